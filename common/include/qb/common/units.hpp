@@ -1,0 +1,34 @@
+// Parsing of the quantities a suite is written in: rates, durations, sizes.
+// Decimal prefixes for rates ("Gbps" = 1e9 bit/s); sizes take both KB (1000) and KiB (1024).
+// Lower-case "b" is bits, upper-case "B" is bytes ("GBps" and "GB/s" are bytes per second).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "qb/common/result.hpp"
+
+namespace qb {
+
+struct Rate {
+  enum class Unit { bits_per_second, packets_per_second };
+  double value = 0.0;  // in bit/s or packet/s, per unit
+  Unit unit = Unit::bits_per_second;
+};
+
+/// "100Gbps", "4Gbit/s", "4096Mbps", "12.5 GB/s", "2Mpps", "1500kpps". Must be > 0 and finite.
+Result<Rate> parse_rate(std::string_view text);
+
+/// "200ms", "20us", "1.5s", "300ns", "2min". Returns nanoseconds; must be > 0 unless allow_zero.
+Result<int64_t> parse_duration_ns(std::string_view text, bool allow_zero = false);
+
+/// "4KiB", "1500", "9000B", "1MB", "2MiB". Returns bytes; must be > 0.
+Result<uint64_t> parse_size_bytes(std::string_view text);
+
+/// Human form for reports: 95.904 Gbit/s, 4.096 Gbit/s, 812.3 Mbit/s.
+std::string format_rate_bps(double rate_bps);
+/// Human form for reports: 12.3 us, 1.20 ms, 850 ns.
+std::string format_duration_ns(double duration_ns);
+
+}  // namespace qb

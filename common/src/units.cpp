@@ -1,0 +1,144 @@
+#include "qb/common/units.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <utility>
+
+namespace qb {
+namespace {
+
+struct UnitFactor {
+  std::string_view suffix;
+  double factor;
+};
+
+// Splits "12.5 Gbps" into 12.5 and "Gbps". Returns false when there is no leading number.
+bool split_number(std::string_view text, double& number, std::string_view& suffix) {
+  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  const char* begin = text.data();
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(begin, end, number);
+  if (ec != std::errc{} || ptr == begin) return false;
+  suffix = std::string_view(ptr, static_cast<size_t>(end - ptr));
+  while (!suffix.empty() && suffix.front() == ' ') suffix.remove_prefix(1);
+  return true;
+}
+
+template <size_t N>
+const UnitFactor* find_unit(const std::array<UnitFactor, N>& table, std::string_view suffix) {
+  for (const auto& unit : table) {
+    if (unit.suffix == suffix) return &unit;
+  }
+  return nullptr;
+}
+
+constexpr std::array<UnitFactor, 20> kBitRates{{
+    {"bps", 1.0},      {"bit/s", 1.0},      {"kbps", 1e3},       {"kbit/s", 1e3},
+    {"Kbps", 1e3},     {"Mbps", 1e6},       {"Mbit/s", 1e6},     {"Gbps", 1e9},
+    {"Gbit/s", 1e9},   {"Tbps", 1e12},      {"Tbit/s", 1e12},    {"Bps", 8.0},
+    {"B/s", 8.0},      {"kBps", 8e3},       {"kB/s", 8e3},       {"MBps", 8e6},
+    {"MB/s", 8e6},     {"GBps", 8e9},       {"GB/s", 8e9},       {"TB/s", 8e12},
+}};
+constexpr std::array<UnitFactor, 5> kPacketRates{{
+    {"pps", 1.0}, {"kpps", 1e3}, {"Kpps", 1e3}, {"Mpps", 1e6}, {"Gpps", 1e9},
+}};
+constexpr std::array<UnitFactor, 7> kDurations{{
+    {"ns", 1.0}, {"us", 1e3}, {"\xC2\xB5s", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"min", 60e9},
+    {"h", 3600e9},
+}};
+constexpr std::array<UnitFactor, 10> kSizes{{
+    {"", 1.0}, {"B", 1.0}, {"KB", 1e3}, {"kB", 1e3}, {"KiB", 1024.0}, {"MB", 1e6},
+    {"MiB", 1048576.0}, {"GB", 1e9}, {"GiB", 1073741824.0}, {"k", 1e3},
+}};
+
+Error bad(std::string message) { return make_error(Errc::invalid_config, std::move(message)); }
+
+}  // namespace
+
+Result<Rate> parse_rate(std::string_view text) {
+  double number = 0;
+  std::string_view suffix;
+  if (!split_number(text, number, suffix)) {
+    return bad(fmt::format("'{}' is not a rate; write e.g. \"100Gbps\", \"4096Mbps\" or \"2Mpps\"",
+                           text));
+  }
+  Rate rate;
+  if (const auto* unit = find_unit(kBitRates, suffix)) {
+    rate = Rate{number * unit->factor, Rate::Unit::bits_per_second};
+  } else if (const auto* punit = find_unit(kPacketRates, suffix)) {
+    rate = Rate{number * punit->factor, Rate::Unit::packets_per_second};
+  } else {
+    return bad(fmt::format("unknown rate unit '{}' in '{}' (use bps, kbps, Mbps, Gbps, Tbps, "
+                           "bit/s forms, B/s forms, or pps, kpps, Mpps)",
+                           suffix, text));
+  }
+  if (!std::isfinite(rate.value) || rate.value <= 0) {
+    return bad(fmt::format("rate '{}' must be greater than zero", text));
+  }
+  return rate;
+}
+
+Result<int64_t> parse_duration_ns(std::string_view text, bool allow_zero) {
+  double number = 0;
+  std::string_view suffix;
+  if (!split_number(text, number, suffix)) {
+    return bad(fmt::format("'{}' is not a duration; write e.g. \"200ms\", \"20us\" or \"1s\"", text));
+  }
+  const auto* unit = find_unit(kDurations, suffix);
+  if (unit == nullptr) {
+    return bad(fmt::format("unknown duration unit '{}' in '{}' (use ns, us, ms, s, min, h)",
+                           suffix, text));
+  }
+  const double ns = number * unit->factor;
+  if (!std::isfinite(ns) || ns < 0 || ns > 9.2e18) {
+    return bad(fmt::format("duration '{}' is out of range", text));
+  }
+  if (!allow_zero && ns < 1.0) {
+    return bad(fmt::format("duration '{}' must be greater than zero", text));
+  }
+  return static_cast<int64_t>(std::llround(ns));
+}
+
+Result<uint64_t> parse_size_bytes(std::string_view text) {
+  double number = 0;
+  std::string_view suffix;
+  if (!split_number(text, number, suffix)) {
+    return bad(fmt::format("'{}' is not a size; write e.g. 4096, \"4KiB\" or \"9000B\"", text));
+  }
+  const auto* unit = find_unit(kSizes, suffix);
+  if (unit == nullptr) {
+    return bad(fmt::format("unknown size unit '{}' in '{}' (use B, KB, KiB, MB, MiB, GB, GiB)",
+                           suffix, text));
+  }
+  const double bytes = number * unit->factor;
+  if (!std::isfinite(bytes) || bytes < 1.0 || bytes > 1.8e19) {
+    return bad(fmt::format("size '{}' must be at least one byte", text));
+  }
+  if (bytes != std::floor(bytes)) {
+    return bad(fmt::format("size '{}' is not a whole number of bytes", text));
+  }
+  return static_cast<uint64_t>(bytes);
+}
+
+std::string format_rate_bps(double rate_bps) {
+  const double magnitude = std::fabs(rate_bps);
+  if (magnitude >= 1e12) return fmt::format("{:.3f} Tbit/s", rate_bps / 1e12);
+  if (magnitude >= 1e9) return fmt::format("{:.3f} Gbit/s", rate_bps / 1e9);
+  if (magnitude >= 1e6) return fmt::format("{:.3f} Mbit/s", rate_bps / 1e6);
+  if (magnitude >= 1e3) return fmt::format("{:.3f} kbit/s", rate_bps / 1e3);
+  return fmt::format("{:.0f} bit/s", rate_bps);
+}
+
+std::string format_duration_ns(double duration_ns) {
+  const double magnitude = std::fabs(duration_ns);
+  if (magnitude >= 1e9) return fmt::format("{:.3f} s", duration_ns / 1e9);
+  if (magnitude >= 1e6) return fmt::format("{:.2f} ms", duration_ns / 1e6);
+  if (magnitude >= 1e3) return fmt::format("{:.2f} us", duration_ns / 1e3);
+  return fmt::format("{:.0f} ns", duration_ns);
+}
+
+}  // namespace qb

@@ -1,0 +1,71 @@
+// Latency histogram with the HdrHistogram layout (log-linear buckets): fixed memory chosen at
+// construction, a few ns per record, mergeable, and every percentile exact to the configured
+// number of significant decimal digits (default 3: within 0.1% of the true sample value).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace qb::engine {
+
+class Histogram {
+ public:
+  /// Values are recorded in [0, highest_trackable]; larger values are clamped to it and
+  /// counted in clamped_count(). significant_digits in [1, 5].
+  explicit Histogram(int64_t highest_trackable = 10'000'000'000 /* 10 s in ns */,
+                     int significant_digits = 3);
+
+  void record(int64_t value) noexcept;
+  void record_n(int64_t value, uint64_t count) noexcept;
+  /// Adds another histogram's counts; both must have the same layout (returns false if not).
+  bool merge(const Histogram& other) noexcept;
+  void reset() noexcept;
+
+  uint64_t count() const noexcept { return total_count_; }
+  uint64_t clamped_count() const noexcept { return clamped_count_; }
+  int64_t min() const noexcept;      // 0 when empty
+  int64_t max() const noexcept;      // exact recorded maximum (after clamping); 0 when empty
+  double mean() const noexcept;
+  /// Value at percentile p in [0, 100]: the highest value equivalent (same bucket) to the
+  /// smallest recorded value v such that at least p% of the samples are <= v. For p = 100,
+  /// returns max(). 0 when empty.
+  int64_t value_at_percentile(double p) const noexcept;
+
+  int64_t highest_trackable() const noexcept { return highest_trackable_; }
+  int significant_digits() const noexcept { return significant_digits_; }
+  size_t memory_bytes() const noexcept;
+
+  /// Visits every non-empty bucket as (lowest value, highest equivalent value, count), in
+  /// ascending order. Used for serialisation and for percentile spectra.
+  template <class F>
+  void for_each_bucket(F&& visit) const {
+    for (size_t i = 0; i < counts_.size(); ++i) {
+      if (counts_[i] != 0) visit(value_from_index(i), highest_equivalent(value_from_index(i)),
+                                 counts_[i]);
+    }
+  }
+
+  /// Rebuilds from serialised buckets (value, count) pairs, as written by for_each_bucket.
+  void add_bucket(int64_t value, uint64_t count) noexcept { record_n(value, count); }
+
+ private:
+  size_t index_of(int64_t value) const noexcept;
+  int64_t value_from_index(size_t index) const noexcept;
+  int64_t highest_equivalent(int64_t value) const noexcept;
+
+  int64_t highest_trackable_;
+  int significant_digits_;
+  int sub_bucket_half_count_magnitude_ = 0;
+  int64_t sub_bucket_half_count_ = 0;
+  int64_t sub_bucket_mask_ = 0;
+  int32_t unit_magnitude_ = 0;       // lowest discernible value is 1
+  size_t bucket_count_ = 0;
+  std::vector<uint64_t> counts_;
+  uint64_t total_count_ = 0;
+  uint64_t clamped_count_ = 0;
+  int64_t min_ = INT64_MAX;
+  int64_t max_ = 0;
+  double sum_ = 0.0;
+};
+
+}  // namespace qb::engine

@@ -1,0 +1,73 @@
+// The scenario model: a suite as loaded from TOML, before compilation. Plain data.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "qb/common/result.hpp"
+#include "qb/generators/arrival_process.hpp"
+#include "qb/generators/size_distribution.hpp"
+#include "qb/policies/sched_tree.hpp"
+#include "qb/policies/wire.hpp"
+
+namespace qb::engine {
+
+struct PortSpec {
+  double rate_bps = 100e9;
+  policy::WireModel wire;            // transport, mtu, vlan, ipv6
+  int64_t propagation_delay_ns = 500;  // one way, NIC to NIC (cable + PHY), model default
+};
+
+struct FlowSpec {
+  std::string name;                  // reported as name#i when count > 1, and as a group
+  uint32_t count = 1;
+  std::string leaf;                  // scheduling leaf; empty = the implicit default leaf
+  policy::RdmaOp op = policy::RdmaOp::write;
+  gen::SizeSpec size;
+  gen::ArrivalSpec arrival;
+  std::string where;                 // "flow[0]"
+  SourceLoc loc;
+};
+
+struct LatencyGate {
+  std::string flow;                  // a flow instance ("g1-qp#0") or a group ("g1-qp")
+  enum class Basis { scheduled, sent };  // which histogram (default: from scheduled time)
+  Basis basis = Basis::scheduled;
+  std::optional<int64_t> p50_ns, p90_ns, p99_ns, p999_ns, max_ns;
+  std::string where;
+  SourceLoc loc;
+};
+
+struct GateSpec {
+  std::optional<double> max_share_error;        // worst per-flow |measured/expected - 1|
+  std::optional<double> max_group_share_error;  // same per flow group
+  std::optional<double> min_jain;               // normalised Jain index over measured/expected
+  std::optional<double> max_cap_overshoot;      // worst (measured/cap - 1) over capped elements
+  std::vector<LatencyGate> latency;
+};
+
+struct Scenario {
+  std::string name;
+  uint64_t seed = 1;
+  uint32_t repetitions = 1;
+  int64_t warmup_ns = 10'000'000;
+  int64_t duration_ns = 100'000'000;
+  int64_t bin_ns = 1'000'000;        // throughput time-series bin
+  PortSpec port;
+  std::vector<policy::SchedElementSpec> sched;
+  std::vector<FlowSpec> flows;
+  GateSpec gates;
+};
+
+struct Suite {
+  std::string name;
+  std::string file;                  // path as given
+  std::string driver = "sim";
+  std::string config_hash;           // FNV-1a of the file bytes, hex
+  std::vector<Scenario> scenarios;   // the single-scenario form gives exactly one
+  std::vector<policy::Warning> warnings;
+};
+
+}  // namespace qb::engine

@@ -1,0 +1,57 @@
+// Arrival processes: when does a flow post its next message?
+//   saturate: keep `outstanding` messages in flight (an RDMA application's send window);
+//   cbr:      constant rate in bit/s (of message payload) or messages/s;
+//   poisson:  exponential gaps with the same mean as cbr;
+//   onoff:    cbr during `on_ns`, silent during `off_ns`, repeating (phase starts "on" at t=0).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "qb/common/result.hpp"
+#include "qb/common/rng.hpp"
+
+namespace qb::gen {
+
+struct ArrivalSpec {
+  enum class Kind { saturate, cbr, poisson, onoff };
+  Kind kind = Kind::saturate;
+  /// For cbr/poisson/onoff: the rate while sending. Exactly one of the two is > 0.
+  double rate_bps = 0.0;             // payload bits per second
+  double rate_pps = 0.0;             // messages per second
+  int64_t on_ns = 0;                 // onoff only
+  int64_t off_ns = 0;                // onoff only
+  uint32_t outstanding = 16;         // saturate: messages kept in flight per QP
+
+  bool saturating() const noexcept { return kind == Kind::saturate; }
+  /// Long-run mean offered load in payload bit/s for a given mean message size;
+  /// +infinity for saturate.
+  double mean_offered_bps(double mean_message_bytes) const noexcept;
+  Status validate() const;
+  std::string describe() const;      // "saturate (16 outstanding)", "cbr 10 Gbit/s", ...
+};
+
+constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+
+/// Produces scheduled departure times (ns since the start of the run) for non-saturating flows.
+/// The schedule is independent of when messages actually leave, so latency measured from it
+/// includes any stall of the sender (coordinated omission is not hidden).
+class ArrivalProcess {
+ public:
+  ArrivalProcess(const ArrivalSpec& spec, double mean_message_bytes);
+
+  /// The first departure at or after start_ns.
+  int64_t first_ns(int64_t start_ns, Rng& rng) noexcept;
+  /// The departure after one at prev_ns, for a message of the given size.
+  /// Returns kNever for saturate (saturating flows are driven by their window instead).
+  int64_t next_ns(int64_t prev_ns, uint32_t message_bytes, Rng& rng) noexcept;
+
+ private:
+  ArrivalSpec spec_;
+  double mean_gap_ns_ = 0.0;         // pps-based gap
+  double ns_per_byte_ = 0.0;         // bps-based gap = bytes * ns_per_byte
+  double carry_ns_ = 0.0;            // fractional ns carried so CBR does not drift
+};
+
+}  // namespace qb::gen
