@@ -35,6 +35,9 @@ struct WireModel {
   uint64_t wire_bytes_for_message(uint64_t message_bytes, RdmaOp op) const noexcept;
   /// Payload bytes of packet `index` (0-based) of a message.
   uint32_t packet_payload_bytes(uint64_t message_bytes, uint32_t index) const noexcept;
+  /// Wire bytes of one packet carrying `payload_bytes`: headers, the BTH pad to 4 bytes
+  /// (RDMA), the 64-byte Ethernet minimum frame, and L1 bytes. Simulators must use this.
+  uint32_t packet_wire_bytes(uint32_t payload_bytes, bool first_packet, RdmaOp op) const noexcept;
   /// Largest message/frame size a flow may use (eth: mtu + 18 (+4 VLAN); RDMA: 2^31).
   uint64_t max_message_bytes() const noexcept;
   /// Smallest (eth: 64-byte frame; RDMA: 1 byte).
