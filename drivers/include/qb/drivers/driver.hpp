@@ -69,6 +69,9 @@ struct Capabilities {
   bool hw_sched_tree = false;     // enforces the mlx5 tree in hardware
   bool hw_timestamps = false;
   uint32_t max_workers = 1;
+  /// Most messages a flow may have posted and not yet completed (tx_done); the engine never
+  /// exceeds it, so a driver's per-flow send queue of this depth cannot overflow.
+  uint32_t max_outstanding_per_flow = 512;
 };
 
 struct Topology {

@@ -28,7 +28,8 @@ struct FlowSpec {
   gen::SizeSpec size;
   gen::ArrivalSpec arrival;
   std::string where;                 // "flow[0]"
-  SourceLoc loc;
+  SourceLoc loc;                     // the [[flow]] entry
+  SourceLoc leaf_loc;                // the `leaf` value (when written)
 };
 
 struct LatencyGate {
@@ -36,8 +37,9 @@ struct LatencyGate {
   enum class Basis { scheduled, sent };  // which histogram (default: from scheduled time)
   Basis basis = Basis::scheduled;
   std::optional<int64_t> p50_ns, p90_ns, p99_ns, p999_ns, max_ns;
-  std::string where;
-  SourceLoc loc;
+  std::string where;                 // "gates.latency[0]"
+  SourceLoc loc;                     // the entry
+  SourceLoc flow_loc;                // the `flow` value
 };
 
 struct GateSpec {
@@ -59,6 +61,8 @@ struct Scenario {
   std::vector<policy::SchedElementSpec> sched;
   std::vector<FlowSpec> flows;
   GateSpec gates;
+  std::string where;                 // "" for the single-scenario form, else "scenario[i]"
+  SourceLoc loc;                     // the file (and the [[scenario]] entry, when there is one)
 };
 
 struct Suite {

@@ -1,0 +1,41 @@
+// What a run measured, per flow instance and repetition. Plain data, merged after the run.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "qb/drivers/driver.hpp"
+#include "qb/engine/histogram.hpp"
+
+namespace qb::engine {
+
+/// Counters of one flow instance inside the measured window [warmup, warmup + duration):
+/// a packet counts when it reaches the receiver inside the window; a message counts (and its
+/// latency is recorded) when its last packet does.
+struct FlowCounters {
+  uint64_t messages = 0;
+  uint64_t packets = 0;
+  uint64_t payload_bytes = 0;
+  uint64_t wire_bytes = 0;
+  uint64_t drops = 0;
+  uint64_t posted_messages = 0;     // over the whole run, warm-up included
+  uint64_t late_posts = 0;          // messages posted after their scheduled time (window full)
+  std::vector<uint64_t> series_wire_bytes;  // per time-series bin of the measured window
+};
+
+struct RepetitionMeasurement {
+  std::vector<FlowCounters> flows;  // per flow instance, in plan order
+  drv::DriverStats driver_stats;
+  double wall_seconds = 0.0;
+  bool ran = false;                 // false: never started (the run was interrupted before it)
+  bool complete = true;             // false when interrupted part-way
+};
+
+/// Latency of one flow instance over all repetitions, merged.
+struct FlowLatency {
+  Histogram from_scheduled_ns;      // delivery - scheduled send time (includes sender stalls)
+  Histogram from_sent_ns;           // delivery - actual send time
+};
+
+}  // namespace qb::engine

@@ -1,0 +1,58 @@
+// Run: open the driver, apply the plan, drive the flows for warm-up + duration, repeat; spread
+// the independent (scenario, repetition) runs over `jobs` threads when the driver runs in virtual
+// time. Results are identical for a seed whatever the job count.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "qb/common/result.hpp"
+#include "qb/engine/compile.hpp"
+#include "qb/engine/measurement.hpp"
+#include "qb/engine/suite.hpp"
+
+namespace qb::engine {
+
+struct RunOptions {
+  std::string driver;                        // empty: the suite's [driver] name
+  std::optional<uint64_t> seed;              // overrides every scenario's seed
+  std::optional<uint32_t> repetitions;
+  std::optional<int64_t> duration_ns;
+  uint32_t jobs = 0;                         // 0: all cores
+  const std::atomic<bool>* interrupted = nullptr;  // set by a signal handler to stop early
+  /// Called (from any worker thread, serialised) when a repetition finishes.
+  std::function<void(uint32_t scenario, uint32_t repetition, uint32_t done, uint32_t total)>
+      on_progress;
+};
+
+struct ScenarioRun {
+  CompiledScenario compiled;
+  uint64_t seed = 0;
+  uint32_t repetitions = 0;
+  int64_t warmup_ns = 0;
+  int64_t duration_ns = 0;
+  int64_t bin_ns = 0;
+  std::vector<RepetitionMeasurement> reps;   // in repetition order
+  std::vector<FlowLatency> latency;          // per flow instance, merged over repetitions
+};
+
+struct SuiteRun {
+  std::string driver;
+  std::string clock;                         // the clock latency was measured with
+  uint32_t jobs = 1;
+  bool complete = true;
+  double wall_seconds = 0.0;
+  std::vector<ScenarioRun> scenarios;
+};
+
+/// Compiles every scenario (config errors: Errc::invalid_config before anything runs).
+Result<std::vector<CompiledScenario>> compile_suite(const Suite& suite,
+                                                    std::vector<policy::Warning>& warnings);
+
+Result<SuiteRun> run_suite(const Suite& suite, const RunOptions& options);
+
+}  // namespace qb::engine

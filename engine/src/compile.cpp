@@ -1,0 +1,148 @@
+#include "qb/engine/compile.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace qb::engine {
+namespace {
+
+Error config_error(std::string message, std::string where, SourceLoc loc) {
+  return make_error(Errc::invalid_config, std::move(message), std::move(where), std::move(loc));
+}
+
+// The leaf a flow attaches to: its `leaf`, or the only leaf of the tree when it names none.
+Result<uint32_t> resolve_leaf(const FlowSpec& flow, const policy::SchedTree& tree) {
+  if (flow.leaf.empty()) {
+    const auto leaves = tree.leaves();
+    if (leaves.size() == 1) return leaves.front();
+    return config_error(fmt::format("flow '{}' names no leaf and the tree has {} leaves; add "
+                                    "leaf = \"...\"",
+                                    flow.name, leaves.size()),
+                        flow.where, flow.loc);
+  }
+  const uint32_t index = tree.find(flow.leaf);
+  const SourceLoc& loc = flow.leaf_loc.line != 0 ? flow.leaf_loc : flow.loc;
+  if (index == policy::SchedTree::kNoParent) {
+    std::string known;
+    for (uint32_t leaf : tree.leaves()) {
+      known += (known.empty() ? "" : ", ") + tree.elements[leaf].name;
+    }
+    return config_error(fmt::format("unknown leaf '{}' (leaves: {})", flow.leaf, known),
+                        flow.where + ".leaf", loc);
+  }
+  if (!tree.elements[index].is_leaf) {
+    return config_error(fmt::format("'{}' is a scheduling node; flows attach to leaves",
+                                    flow.leaf),
+                        flow.where + ".leaf", loc);
+  }
+  return index;
+}
+
+Status check_latency_gates(const Scenario& scenario, const policy::QosPlan& plan) {
+  for (const auto& gate : scenario.gates.latency) {
+    bool found = false;
+    for (const auto& flow : plan.flows) {
+      if (flow.name == gate.flow || flow.group == gate.flow) {
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
+      const SourceLoc& loc = gate.flow_loc.line != 0 ? gate.flow_loc : gate.loc;
+      return config_error(fmt::format("latency gate names no flow or flow group '{}'", gate.flow),
+                          gate.where + ".flow", loc);
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+double mean_wire_bytes(const gen::SizeSpec& size, const policy::WireModel& wire,
+                       policy::RdmaOp op) {
+  using Kind = gen::SizeSpec::Kind;
+  switch (size.kind) {
+    case Kind::fixed:
+      return static_cast<double>(wire.wire_bytes_for_message(size.fixed_bytes, op));
+    case Kind::uniform: {
+      // Sizes are at most a few MB apart in practice; enumerate, stepping when the range is huge.
+      const uint64_t span = static_cast<uint64_t>(size.max_bytes) - size.min_bytes + 1;
+      const uint64_t step = span > 1'000'000 ? span / 1'000'000 : 1;
+      double sum = 0;
+      uint64_t n = 0;
+      for (uint64_t bytes = size.min_bytes; bytes <= size.max_bytes; bytes += step, ++n) {
+        sum += static_cast<double>(wire.wire_bytes_for_message(bytes, op));
+      }
+      return n == 0 ? 0.0 : sum / static_cast<double>(n);
+    }
+    case Kind::imix:
+    case Kind::weighted: {
+      double sum = 0, weights = 0;
+      for (const auto& entry : size.table) {
+        sum += entry.weight * static_cast<double>(wire.wire_bytes_for_message(entry.size_bytes, op));
+        weights += entry.weight;
+      }
+      return weights == 0 ? 0.0 : sum / weights;
+    }
+  }
+  return 0.0;
+}
+
+Result<CompiledScenario> compile_scenario(const Scenario& scenario,
+                                          std::vector<policy::Warning>& warnings) {
+  CompiledScenario out;
+  out.scenario = &scenario;
+  auto tree = policy::compile_sched_tree(scenario.sched, scenario.port.rate_bps, warnings);
+  if (!tree) return std::move(tree).error();
+  out.plan.tree = std::move(*tree);
+  out.plan.wire = scenario.port.wire;
+  out.plan.port_rate_bps = scenario.port.rate_bps;
+
+  std::vector<policy::FlowDemand> demands;
+  for (uint32_t spec_index = 0; spec_index < scenario.flows.size(); ++spec_index) {
+    const FlowSpec& flow = scenario.flows[spec_index];
+    auto leaf = resolve_leaf(flow, out.plan.tree);
+    if (!leaf) return std::move(leaf).error();
+    const double wire_bytes = mean_wire_bytes(flow.size, scenario.port.wire, flow.op);
+    const double message_bytes = flow.size.mean_bytes();
+    double offered_bps = policy::kUnlimited;
+    if (!flow.arrival.saturating()) {
+      // Offered payload rate -> wire rate via the mean wire bytes per message.
+      const double messages_per_s =
+          flow.arrival.rate_pps > 0 ? flow.arrival.rate_pps
+                                    : flow.arrival.rate_bps / (8.0 * message_bytes);
+      double duty = 1.0;
+      if (flow.arrival.kind == gen::ArrivalSpec::Kind::onoff) {
+        duty = static_cast<double>(flow.arrival.on_ns) /
+               static_cast<double>(flow.arrival.on_ns + flow.arrival.off_ns);
+      }
+      offered_bps = messages_per_s * duty * wire_bytes * 8.0;
+    }
+    for (uint32_t i = 0; i < flow.count; ++i) {
+      policy::FlowPlan plan;
+      plan.name = flow.count == 1 ? flow.name : fmt::format("{}#{}", flow.name, i);
+      plan.group = flow.name;
+      plan.leaf = *leaf;
+      plan.op = flow.op;
+      out.plan.flows.push_back(std::move(plan));
+      out.flow_spec.push_back(spec_index);
+      out.flow_instance.push_back(i);
+      out.offered_bps.push_back(offered_bps);
+      out.mean_wire_bytes.push_back(wire_bytes);
+      out.mean_message_bytes.push_back(message_bytes);
+      demands.push_back(policy::FlowDemand{*leaf, offered_bps});
+    }
+  }
+  if (out.plan.flows.empty()) {
+    return config_error("the scenario has no flows; add at least one [[flow]]",
+                        scenario.where.empty() ? "flow" : scenario.where + ".flow", scenario.loc);
+  }
+  if (auto status = check_latency_gates(scenario, out.plan); !status) {
+    return std::move(status).error();
+  }
+  out.expected = policy::expected_rates(out.plan.tree, demands, scenario.port.rate_bps);
+  return out;
+}
+
+}  // namespace qb::engine

@@ -1,0 +1,64 @@
+// The worker loop: one worker drives its flows through one driver Queue and Clock.
+// The same code drives the simulator (virtual time) and real drivers (TSC time).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <queue>
+#include <vector>
+
+#include "qb/drivers/driver.hpp"
+#include "qb/engine/compile.hpp"
+#include "qb/engine/measurement.hpp"
+#include "qb/generators/arrival_process.hpp"
+#include "qb/generators/size_distribution.hpp"
+
+namespace qb::engine {
+
+struct WorkerWindow {
+  int64_t warmup_ns = 0;
+  int64_t duration_ns = 0;
+  int64_t bin_ns = 1'000'000;
+  uint32_t max_outstanding = 512;  // the driver's send-queue depth per flow
+};
+
+class FlowWorker {
+ public:
+  FlowWorker(const CompiledScenario& compiled, uint64_t seed, WorkerWindow window);
+
+  /// Drives every flow until warmup + duration (or until *interrupted). Fills `counters` and
+  /// records latency into `latency` (both sized to the flow count by the caller).
+  /// Returns false when interrupted.
+  bool run(drv::Queue& queue, drv::Clock& clock, const std::atomic<bool>* interrupted,
+           std::vector<FlowCounters>& counters, std::vector<FlowLatency>& latency);
+
+ private:
+  struct FlowState {
+    gen::ArrivalProcess arrivals;
+    gen::SizeSampler sizes;
+    Rng rng;
+    uint32_t window = 0;           // most messages in flight
+    uint32_t outstanding = 0;      // posted, tx_done not yet seen
+    bool saturating = false;
+    bool queued = false;           // in ready_ (saturating) or due_ (scheduled)
+    int64_t next_ns = 0;           // scheduled time of the next message (scheduled flows)
+    uint64_t next_sequence = 0;
+  };
+  using Due = std::pair<int64_t, uint32_t>;  // (scheduled ns, flow), min-heap
+
+  void post(uint32_t flow, int64_t scheduled_ns, int64_t now_ns);
+  void post_due(int64_t now_ns);
+  void flush(drv::Queue& queue);
+  void on_completion(const drv::Completion& completion, std::vector<FlowCounters>& counters,
+                     std::vector<FlowLatency>& latency);
+
+  WorkerWindow window_;
+  std::vector<FlowState> flows_;
+  std::vector<uint32_t> ready_;    // saturating flows with room in their window
+  std::priority_queue<Due, std::vector<Due>, std::greater<>> due_;
+  std::vector<drv::Message> burst_;
+  size_t burst_sent_ = 0;          // prefix of burst_ the queue has accepted
+  std::vector<FlowCounters>* counters_ = nullptr;
+};
+
+}  // namespace qb::engine

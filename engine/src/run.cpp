@@ -1,0 +1,182 @@
+#include "qb/engine/run.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+#include "flow_worker.hpp"
+#include "qb/drivers/registry.hpp"
+
+namespace qb::engine {
+namespace {
+
+struct Task {
+  uint32_t scenario = 0;
+  uint32_t repetition = 0;
+};
+
+struct TaskResult {
+  RepetitionMeasurement measurement;
+  std::vector<FlowLatency> latency;
+  std::string clock;
+};
+
+Status check(Status status, std::string_view step) {
+  if (status) return status;
+  Error error = std::move(status).error();
+  error.message = fmt::format("driver {} failed: {}", step, error.message);
+  return error;
+}
+
+// One repetition of one scenario on a fresh driver instance.
+Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repetition,
+                                  const std::string& driver_name,
+                                  const std::atomic<bool>* interrupted) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  auto driver = drv::create_driver(driver_name);
+  if (!driver) return std::move(driver).error();
+  drv::Driver& d = **driver;
+
+  const CompiledScenario& compiled = scenario_run.compiled;
+  const PortSpec& port = compiled.scenario->port;
+  drv::Topology topology;
+  topology.port_rate_bps = port.rate_bps;
+  topology.wire = port.wire;
+  topology.propagation_delay_ns = port.propagation_delay_ns;
+  topology.flow_count = static_cast<uint32_t>(compiled.plan.flows.size());
+  topology.workers = 1;
+  if (auto s = check(d.open(topology), "open"); !s) return std::move(s).error();
+  if (auto s = check(d.apply(compiled.plan), "apply"); !s) {
+    d.close();
+    return std::move(s).error();
+  }
+
+  WorkerWindow window;
+  window.warmup_ns = scenario_run.warmup_ns;
+  window.duration_ns = scenario_run.duration_ns;
+  window.bin_ns = scenario_run.bin_ns;
+  window.max_outstanding = d.capabilities().max_outstanding_per_flow;
+  FlowWorker worker(compiled, derive_seed(scenario_run.seed, repetition), window);
+
+  TaskResult result;
+  result.measurement.ran = true;
+  result.measurement.flows.resize(compiled.plan.flows.size());
+  result.latency.resize(compiled.plan.flows.size());
+  if (auto s = check(d.start(), "start"); !s) {
+    d.close();
+    return std::move(s).error();
+  }
+  result.measurement.complete = worker.run(d.queue(0), d.clock(0), interrupted,
+                                           result.measurement.flows, result.latency);
+  result.clock = std::string(d.clock(0).name());
+  const Status stopped = check(d.stop(), "stop");
+  result.measurement.driver_stats = d.stats();
+  d.close();
+  if (!stopped) return stopped.error();
+  result.measurement.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return result;
+}
+
+}  // namespace
+
+Result<std::vector<CompiledScenario>> compile_suite(const Suite& suite,
+                                                    std::vector<policy::Warning>& warnings) {
+  std::vector<CompiledScenario> compiled;
+  compiled.reserve(suite.scenarios.size());
+  for (const Scenario& scenario : suite.scenarios) {
+    auto one = compile_scenario(scenario, warnings);
+    if (!one) return std::move(one).error();
+    compiled.push_back(std::move(*one));
+  }
+  return compiled;
+}
+
+Result<SuiteRun> run_suite(const Suite& suite, const RunOptions& options) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  SuiteRun run;
+  run.driver = options.driver.empty() ? suite.driver : options.driver;
+
+  std::vector<policy::Warning> warnings;
+  auto compiled = compile_suite(suite, warnings);
+  if (!compiled) return std::move(compiled).error();
+
+  // Probe the driver once: unknown/unavailable drivers fail before any work starts, and only
+  // drivers in virtual time may run repetitions side by side.
+  auto probe = drv::create_driver(run.driver);
+  if (!probe) return std::move(probe).error();
+  const drv::Capabilities caps = (*probe)->capabilities();
+  probe->reset();
+
+  std::vector<Task> tasks;
+  for (uint32_t s = 0; s < compiled->size(); ++s) {
+    const Scenario& scenario = suite.scenarios[s];
+    ScenarioRun scenario_run;
+    scenario_run.compiled = std::move((*compiled)[s]);
+    scenario_run.seed = options.seed.value_or(scenario.seed);
+    scenario_run.repetitions = options.repetitions.value_or(scenario.repetitions);
+    scenario_run.warmup_ns = scenario.warmup_ns;
+    scenario_run.duration_ns = options.duration_ns.value_or(scenario.duration_ns);
+    scenario_run.bin_ns = std::min(scenario.bin_ns, scenario_run.duration_ns);
+    scenario_run.reps.resize(scenario_run.repetitions);
+    scenario_run.latency.resize(scenario_run.compiled.plan.flows.size());
+    for (uint32_t r = 0; r < scenario_run.repetitions; ++r) tasks.push_back(Task{s, r});
+    run.scenarios.push_back(std::move(scenario_run));
+  }
+
+  uint32_t jobs = options.jobs != 0 ? options.jobs : std::max(1U, std::thread::hardware_concurrency());
+  if (!caps.virtual_time) jobs = 1;  // real devices: one run at a time
+  jobs = std::min<uint32_t>(jobs, std::max<size_t>(tasks.size(), 1));
+  run.jobs = jobs;
+
+  std::atomic<size_t> next_task{0};
+  std::mutex merge_mutex;
+  std::optional<Error> first_error;
+  uint32_t done = 0;
+  auto work = [&] {
+    for (size_t t = next_task.fetch_add(1); t < tasks.size(); t = next_task.fetch_add(1)) {
+      if (options.interrupted != nullptr && options.interrupted->load()) return;
+      const Task task = tasks[t];
+      ScenarioRun& scenario_run = run.scenarios[task.scenario];
+      auto result = run_repetition(scenario_run, task.repetition, run.driver, options.interrupted);
+      std::lock_guard lock(merge_mutex);
+      if (!result) {
+        if (!first_error) first_error = std::move(result).error();
+        next_task.store(tasks.size());  // stop handing out work
+        return;
+      }
+      // Each slot is written by exactly one task and histograms merge commutatively, so the
+      // outcome does not depend on the job count or on which thread finished first.
+      scenario_run.reps[task.repetition] = std::move(result->measurement);
+      for (size_t f = 0; f < scenario_run.latency.size(); ++f) {
+        scenario_run.latency[f].from_scheduled_ns.merge(result->latency[f].from_scheduled_ns);
+        scenario_run.latency[f].from_sent_ns.merge(result->latency[f].from_sent_ns);
+      }
+      run.clock = result->clock;
+      ++done;
+      if (options.on_progress) {
+        options.on_progress(task.scenario, task.repetition, done,
+                            static_cast<uint32_t>(tasks.size()));
+      }
+    }
+  };
+  std::vector<std::jthread> threads;
+  for (uint32_t j = 1; j < jobs; ++j) threads.emplace_back(work);
+  work();
+  threads.clear();  // joins
+
+  if (first_error) return std::move(*first_error);
+  for (const auto& scenario_run : run.scenarios) {
+    for (const auto& rep : scenario_run.reps) {
+      run.complete = run.complete && rep.ran && rep.complete;
+    }
+  }
+  if (options.interrupted != nullptr && options.interrupted->load()) run.complete = false;
+  run.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return run;
+}
+
+}  // namespace qb::engine
