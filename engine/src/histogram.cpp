@@ -1,1 +1,175 @@
-// placeholder: being written
+// Log-linear histogram in the HdrHistogram layout, written from the layout description:
+// bucket b (b >= 0) covers [2^b * half, 2^(b+1) * half) ... with 2*half sub-buckets of width 2^b,
+// where only the top half of every bucket but the first is used (the bottom half is covered
+// by the previous bucket at a finer resolution). With the lowest discernible value 1 the
+// flat index of a value v is
+//   b     = (64 - sub_bucket_count_magnitude) - clz(v | sub_bucket_mask)
+//   index = (b << half_count_magnitude) + (v >> b)
+// which needs one clz, two shifts and an add: no division, no branch.
+#include "qb/engine/histogram.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+namespace qb::engine {
+
+namespace {
+
+constexpr int kMinDigits = 1;
+constexpr int kMaxDigits = 5;
+
+}  // namespace
+
+Histogram::Histogram(int64_t highest_trackable, int significant_digits)
+    // Out-of-range arguments are clamped rather than rejected: a constructor cannot return an
+    // Error, and the callers (engine, results loader) pass validated or fixed values.
+    : highest_trackable_(std::max<int64_t>(highest_trackable, 2)),
+      significant_digits_(std::clamp(significant_digits, kMinDigits, kMaxDigits)) {
+  int64_t largest_single_unit = 2;
+  for (int i = 0; i < significant_digits_; ++i) largest_single_unit *= 10;
+  // Sub-bucket count: the next power of two >= 2 * 10^digits, so that the width of a
+  // sub-bucket (2^b) is at most 1/10^digits of the lowest value it holds (2^b * half).
+  const int sub_bucket_count_magnitude =
+      std::bit_width(static_cast<uint64_t>(largest_single_unit - 1));
+  sub_bucket_half_count_magnitude_ = sub_bucket_count_magnitude - 1;
+  sub_bucket_half_count_ = int64_t{1} << sub_bucket_half_count_magnitude_;
+  const uint64_t sub_bucket_count = uint64_t{1} << sub_bucket_count_magnitude;
+  sub_bucket_mask_ = static_cast<int64_t>(sub_bucket_count - 1) << unit_magnitude_;
+
+  // Buckets double until one covers highest_trackable (unsigned: no overflow up to INT64_MAX).
+  size_t buckets = 1;
+  for (uint64_t smallest_untrackable = sub_bucket_count << unit_magnitude_;
+       smallest_untrackable <= static_cast<uint64_t>(highest_trackable_);
+       smallest_untrackable <<= 1) {
+    ++buckets;
+  }
+  bucket_count_ = buckets;
+  counts_.assign((bucket_count_ + 1) * static_cast<size_t>(sub_bucket_half_count_), 0);
+}
+
+size_t Histogram::index_of(int64_t value) const noexcept {
+  const auto v = static_cast<uint64_t>(value);
+  const int leading_zero_base = 64 - unit_magnitude_ - (sub_bucket_half_count_magnitude_ + 1);
+  const int bucket = leading_zero_base - std::countl_zero(v | static_cast<uint64_t>(sub_bucket_mask_));
+  return (static_cast<size_t>(bucket) << sub_bucket_half_count_magnitude_) +
+         static_cast<size_t>(v >> (bucket + unit_magnitude_));
+}
+
+int64_t Histogram::value_from_index(size_t index) const noexcept {
+  int bucket = static_cast<int>(index >> sub_bucket_half_count_magnitude_) - 1;
+  auto sub_bucket = static_cast<int64_t>(index & static_cast<size_t>(sub_bucket_half_count_ - 1)) +
+                    sub_bucket_half_count_;
+  if (bucket < 0) {  // the first bucket uses its bottom half too
+    sub_bucket -= sub_bucket_half_count_;
+    bucket = 0;
+  }
+  return sub_bucket << (bucket + unit_magnitude_);
+}
+
+int64_t Histogram::highest_equivalent(int64_t value) const noexcept {
+  const auto v = static_cast<uint64_t>(value);
+  const int leading_zero_base = 64 - unit_magnitude_ - (sub_bucket_half_count_magnitude_ + 1);
+  const int bucket = leading_zero_base - std::countl_zero(v | static_cast<uint64_t>(sub_bucket_mask_));
+  const int shift = bucket + unit_magnitude_;
+  const uint64_t lowest = (v >> shift) << shift;
+  return static_cast<int64_t>(lowest + ((uint64_t{1} << shift) - 1));
+}
+
+void Histogram::record(int64_t value) noexcept {
+  // The clamp (to [0, highest_trackable]) compiles to conditional moves.
+  const int64_t clamped = std::clamp<int64_t>(value, 0, highest_trackable_);
+  clamped_count_ += static_cast<uint64_t>(clamped != value);
+  ++counts_[index_of(clamped)];
+  ++total_count_;
+  min_ = std::min(min_, clamped);
+  max_ = std::max(max_, clamped);
+  sum_ += static_cast<double>(clamped);
+}
+
+void Histogram::record_n(int64_t value, uint64_t count) noexcept {
+  if (count == 0) return;
+  const int64_t clamped = std::clamp<int64_t>(value, 0, highest_trackable_);
+  clamped_count_ += clamped != value ? count : 0;
+  counts_[index_of(clamped)] += count;
+  total_count_ += count;
+  min_ = std::min(min_, clamped);
+  max_ = std::max(max_, clamped);
+  sum_ += static_cast<double>(clamped) * static_cast<double>(count);
+}
+
+void Histogram::add_bucket_counts(int64_t value, uint64_t count) noexcept {
+  if (count == 0) return;
+  // Only the bucket is known: keep min/max as bounds that never understate the spread
+  // (lowest value of the lowest bucket, highest equivalent of the highest), and use the
+  // bucket middle for the mean.
+  const int64_t clamped = std::clamp<int64_t>(value, 0, highest_trackable_);
+  const size_t index = index_of(clamped);
+  const int64_t lowest = value_from_index(index);
+  const int64_t highest = std::min(highest_equivalent(lowest), highest_trackable_);
+  counts_[index] += count;
+  total_count_ += count;
+  min_ = std::min(min_, lowest);
+  max_ = std::max(max_, highest);
+  sum_ += (static_cast<double>(lowest) + static_cast<double>(highest)) / 2.0 *
+          static_cast<double>(count);
+}
+
+bool Histogram::merge(const Histogram& other) noexcept {
+  if (other.highest_trackable_ != highest_trackable_ ||
+      other.significant_digits_ != significant_digits_ || other.counts_.size() != counts_.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < counts_.size(); ++i) counts_[i] += other.counts_[i];
+  total_count_ += other.total_count_;
+  clamped_count_ += other.clamped_count_;
+  min_ = std::min(min_, other.min_);
+  max_ = std::max(max_, other.max_);
+  sum_ += other.sum_;
+  return true;
+}
+
+void Histogram::reset() noexcept {
+  std::fill(counts_.begin(), counts_.end(), 0);
+  total_count_ = 0;
+  clamped_count_ = 0;
+  min_ = INT64_MAX;
+  max_ = 0;
+  sum_ = 0.0;
+}
+
+int64_t Histogram::min() const noexcept { return total_count_ == 0 ? 0 : min_; }
+
+int64_t Histogram::max() const noexcept { return total_count_ == 0 ? 0 : max_; }
+
+double Histogram::mean() const noexcept {
+  return total_count_ == 0 ? 0.0 : sum_ / static_cast<double>(total_count_);
+}
+
+int64_t Histogram::value_at_percentile(double p) const noexcept {
+  if (total_count_ == 0) return 0;
+  if (!(p < 100.0)) return max_;  // also catches +inf; NaN falls through to p = 0 below
+  if (!(p > 0.0)) p = 0.0;
+  // Rank of the sample: the smallest r with r >= p% of count (at least the first sample).
+  // The tiny relative slack absorbs the rounding of p / 100 * count (99.9% of 1000 is 999,
+  // not 999.0000000000001 -> 1000).
+  const double target = p / 100.0 * static_cast<double>(total_count_);
+  auto rank = static_cast<uint64_t>(std::ceil(target - target * 1e-12));
+  rank = std::clamp<uint64_t>(rank, 1, total_count_);
+  uint64_t seen = 0;
+  for (size_t i = 0; i < counts_.size(); ++i) {
+    seen += counts_[i];
+    if (seen >= rank) {
+      // Capped at the exact maximum: the top bucket's highest equivalent may exceed it, and
+      // p99.99 must never report more than p100.
+      return std::min(highest_equivalent(value_from_index(i)), max_);
+    }
+  }
+  return max_;
+}
+
+size_t Histogram::memory_bytes() const noexcept {
+  return sizeof(*this) + counts_.capacity() * sizeof(uint64_t);
+}
+
+}  // namespace qb::engine

@@ -3,6 +3,7 @@
 // number of significant decimal digits (default 3: within 0.1% of the true sample value).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -10,8 +11,8 @@ namespace qb::engine {
 
 class Histogram {
  public:
-  /// Values are recorded in [0, highest_trackable]; larger values are clamped to it and
-  /// counted in clamped_count(). significant_digits in [1, 5].
+  /// Values are recorded in [0, highest_trackable]; larger values are clamped to it (negative
+  /// ones to 0) and counted in clamped_count(). significant_digits in [1, 5] (clamped into it).
   explicit Histogram(int64_t highest_trackable = 10'000'000'000 /* 10 s in ns */,
                      int significant_digits = 3);
 
@@ -45,10 +46,14 @@ class Histogram {
     }
   }
 
-  /// Rebuilds from serialised buckets (value, count) pairs, as written by for_each_bucket.
-  void add_bucket(int64_t value, uint64_t count) noexcept { record_n(value, count); }
+  /// Rebuilds from serialised buckets (value, count) pairs, as written by for_each_bucket
+  /// (any value of the bucket will do). The counts, and so every percentile below the top
+  /// bucket, round-trip exactly; min()/max() become the bucket bounds (never inside the true
+  /// range) and mean() uses bucket middles.
+  void add_bucket(int64_t value, uint64_t count) noexcept { add_bucket_counts(value, count); }
 
  private:
+  void add_bucket_counts(int64_t value, uint64_t count) noexcept;
   size_t index_of(int64_t value) const noexcept;
   int64_t value_from_index(size_t index) const noexcept;
   int64_t highest_equivalent(int64_t value) const noexcept;

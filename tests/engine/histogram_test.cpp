@@ -1,0 +1,323 @@
+#include "qb/engine/histogram.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "qb/common/rng.hpp"
+
+namespace qb::engine {
+namespace {
+
+constexpr int64_t kTenSeconds = 10'000'000'000;
+
+// Percentiles in hundredths of a percent, so the exact rank is integer arithmetic.
+constexpr int64_t kPercentilesX100[] = {0, 100, 1000, 5000, 9000, 9900, 9990, 9999, 10000};
+
+/// The exact sample value at the rank the histogram promises: the smallest r with
+/// r >= p% of n (at least 1).
+int64_t exact_at(const std::vector<int64_t>& sorted, int64_t p_x100) {
+  const auto n = static_cast<uint64_t>(sorted.size());
+  uint64_t rank = (static_cast<uint64_t>(p_x100) * n + 9999) / 10000;
+  rank = std::clamp<uint64_t>(rank, 1, n);
+  return sorted[rank - 1];
+}
+
+/// Records the samples, then checks every percentile against the exact one: never below,
+/// within 10^-3 relative above. Samples are expected to be already clamped.
+void check_percentiles(const std::vector<int64_t>& samples, const std::string& what,
+                       int64_t highest = kTenSeconds) {
+  Histogram histogram(highest, 3);
+  for (int64_t v : samples) histogram.record(v);
+  std::vector<int64_t> sorted = samples;
+  for (auto& v : sorted) v = std::clamp<int64_t>(v, 0, highest);
+  std::sort(sorted.begin(), sorted.end());
+  ASSERT_EQ(histogram.count(), samples.size()) << what;
+  EXPECT_EQ(histogram.min(), sorted.front()) << what;
+  EXPECT_EQ(histogram.max(), sorted.back()) << what;
+  for (int64_t p_x100 : kPercentilesX100) {
+    const double p = static_cast<double>(p_x100) / 100.0;
+    const int64_t exact = exact_at(sorted, p_x100);
+    const int64_t got = histogram.value_at_percentile(p);
+    EXPECT_GE(got, exact) << what << " p" << p;
+    EXPECT_LE(static_cast<double>(got - exact), 1e-3 * static_cast<double>(exact))
+        << what << " p" << p << " exact " << exact << " got " << got;
+  }
+}
+
+std::vector<int64_t> draw(size_t n, uint64_t seed, const std::function<int64_t(Rng&)>& one) {
+  Rng rng(seed);
+  std::vector<int64_t> samples(n);
+  for (auto& v : samples) v = one(rng);
+  return samples;
+}
+
+TEST(Histogram, LayoutForThreeDigits) {
+  // 2 * 10^3 -> 2048 sub-buckets; buckets double from 2048 until one covers 10 s:
+  // 2048 * 2^23 > 1e10 >= 2048 * 2^22, so 24 buckets and (24 + 1) * 1024 counters.
+  Histogram histogram(kTenSeconds, 3);
+  EXPECT_GE(histogram.memory_bytes(), 25u * 1024u * sizeof(uint64_t));
+  EXPECT_LT(histogram.memory_bytes(), 25u * 1024u * sizeof(uint64_t) + 1024u);
+  EXPECT_EQ(histogram.highest_trackable(), kTenSeconds);
+  EXPECT_EQ(histogram.significant_digits(), 3);
+}
+
+TEST(Histogram, SmallValuesAreExact) {
+  // Below 2048 every value has its own counter.
+  Histogram histogram;
+  for (int64_t v = 0; v < 2048; ++v) histogram.record(v);
+  int64_t expected_lowest = 0;
+  histogram.for_each_bucket([&](int64_t lowest, int64_t highest, uint64_t count) {
+    EXPECT_EQ(lowest, expected_lowest);
+    EXPECT_EQ(highest, lowest);
+    EXPECT_EQ(count, 1u);
+    ++expected_lowest;
+  });
+  EXPECT_EQ(expected_lowest, 2048);
+  EXPECT_EQ(histogram.value_at_percentile(50.0), 1023);  // rank 1024 of 0..2047
+}
+
+TEST(Histogram, BucketBoundaries) {
+  // 2048..4095 in width-2 sub-buckets, 4096..8191 in width 4, ...
+  Histogram histogram;
+  histogram.record(2048);
+  histogram.record(2049);
+  histogram.record(4099);
+  std::vector<std::tuple<int64_t, int64_t, uint64_t>> buckets;
+  histogram.for_each_bucket([&](int64_t lowest, int64_t highest, uint64_t count) {
+    buckets.emplace_back(lowest, highest, count);
+  });
+  ASSERT_EQ(buckets.size(), 2u);
+  EXPECT_EQ(buckets[0], std::make_tuple(int64_t{2048}, int64_t{2049}, uint64_t{2}));
+  EXPECT_EQ(buckets[1], std::make_tuple(int64_t{4096}, int64_t{4099}, uint64_t{1}));
+}
+
+TEST(Histogram, EmptyHistogram) {
+  Histogram histogram;
+  EXPECT_EQ(histogram.count(), 0u);
+  EXPECT_EQ(histogram.min(), 0);
+  EXPECT_EQ(histogram.max(), 0);
+  EXPECT_EQ(histogram.mean(), 0.0);
+  EXPECT_EQ(histogram.value_at_percentile(50.0), 0);
+  EXPECT_EQ(histogram.value_at_percentile(100.0), 0);
+}
+
+TEST(Histogram, PercentilesUniform) {
+  check_percentiles(draw(200'000, 1, [](Rng& r) { return int64_t(r.next_below(5'000'000)); }),
+                    "uniform");
+}
+
+TEST(Histogram, PercentilesExponential) {
+  check_percentiles(draw(200'000, 2,
+                         [](Rng& r) { return static_cast<int64_t>(r.next_exponential(20'000)); }),
+                    "exponential");
+}
+
+TEST(Histogram, PercentilesLognormalHeavyTail) {
+  // exp(N(mu, sigma)) with a wide sigma: spans several decades.
+  check_percentiles(draw(200'000, 3,
+                         [](Rng& r) {
+                           const double u1 = 1.0 - r.next_unit();
+                           const double u2 = r.next_unit();
+                           const double z = std::sqrt(-2.0 * std::log(u1)) *
+                                            std::cos(6.283185307179586 * u2);
+                           return static_cast<int64_t>(std::exp(9.0 + 2.5 * z));
+                         }),
+                    "lognormal");
+}
+
+TEST(Histogram, PercentilesConstant) {
+  check_percentiles(std::vector<int64_t>(1000, 123'456'789), "constant");
+  check_percentiles(std::vector<int64_t>(10, 0), "zeros");
+  check_percentiles({7}, "single");
+}
+
+TEST(Histogram, PercentilesNearBucketBoundaries) {
+  std::vector<int64_t> samples;
+  for (int shift = 11; shift < 33; ++shift) {
+    const int64_t edge = int64_t{1} << shift;
+    for (int64_t d = -3; d <= 3; ++d) samples.push_back(edge + d);
+    // Sub-bucket edges inside the bucket, too.
+    const int64_t width = int64_t{1} << (shift - 10);
+    samples.push_back(edge + 5 * width - 1);
+    samples.push_back(edge + 5 * width);
+  }
+  check_percentiles(samples, "boundaries");
+}
+
+TEST(Histogram, PercentilesWithClampedValues) {
+  auto samples = draw(10'000, 4, [](Rng& r) {
+    return r.next_below(10) == 0 ? int64_t{5'000'000'000'000} : int64_t(r.next_below(1'000'000));
+  });
+  check_percentiles(samples, "clamped");
+  Histogram histogram;
+  for (int64_t v : samples) histogram.record(v);
+  const auto huge = std::count(samples.begin(), samples.end(), int64_t{5'000'000'000'000});
+  EXPECT_EQ(histogram.clamped_count(), static_cast<uint64_t>(huge));
+  EXPECT_EQ(histogram.max(), kTenSeconds);
+  EXPECT_EQ(histogram.value_at_percentile(100.0), kTenSeconds);
+  EXPECT_EQ(histogram.value_at_percentile(99.0), kTenSeconds);  // capped at max, not above
+}
+
+TEST(Histogram, NegativeValuesClampToZero) {
+  Histogram histogram;
+  histogram.record(-5);
+  histogram.record(3);
+  EXPECT_EQ(histogram.clamped_count(), 1u);
+  EXPECT_EQ(histogram.min(), 0);
+  EXPECT_EQ(histogram.value_at_percentile(50.0), 0);
+}
+
+TEST(Histogram, SmallHighestTrackableAndOtherDigits) {
+  check_percentiles(draw(50'000, 5, [](Rng& r) { return int64_t(r.next_below(1500)); }),
+                    "small range", 1000);
+  for (int digits = 1; digits <= 5; ++digits) {
+    Histogram histogram(1'000'000'000, digits);
+    EXPECT_EQ(histogram.significant_digits(), digits);
+    Rng rng(digits);
+    std::vector<int64_t> samples(20'000);
+    for (auto& v : samples) v = int64_t(rng.next_below(1'000'000'000));
+    for (int64_t v : samples) histogram.record(v);
+    std::sort(samples.begin(), samples.end());
+    const double tolerance = std::pow(10.0, -digits);
+    for (int64_t p_x100 : kPercentilesX100) {
+      const int64_t exact = exact_at(samples, p_x100);
+      const int64_t got = histogram.value_at_percentile(static_cast<double>(p_x100) / 100.0);
+      EXPECT_GE(got, exact) << digits;
+      EXPECT_LE(static_cast<double>(got - exact), tolerance * static_cast<double>(exact))
+          << digits;
+    }
+  }
+}
+
+TEST(Histogram, MeanMinMaxAreExact) {
+  Histogram histogram;
+  histogram.record(100);
+  histogram.record(200);
+  histogram.record_n(3000, 2);
+  EXPECT_EQ(histogram.count(), 4u);
+  EXPECT_EQ(histogram.min(), 100);
+  EXPECT_EQ(histogram.max(), 3000);
+  EXPECT_DOUBLE_EQ(histogram.mean(), (100.0 + 200.0 + 6000.0) / 4.0);
+  histogram.record_n(1, 0);  // no samples: min stays
+  EXPECT_EQ(histogram.min(), 100);
+}
+
+std::vector<std::tuple<int64_t, int64_t, uint64_t>> buckets_of(const Histogram& histogram) {
+  std::vector<std::tuple<int64_t, int64_t, uint64_t>> buckets;
+  histogram.for_each_bucket([&](int64_t lowest, int64_t highest, uint64_t count) {
+    buckets.emplace_back(lowest, highest, count);
+  });
+  return buckets;
+}
+
+TEST(Histogram, MergeEqualsRecordingBothStreams) {
+  Histogram a, b, both;
+  Rng rng(11);
+  for (int i = 0; i < 50'000; ++i) {
+    const auto v = static_cast<int64_t>(rng.next_exponential(1e5));
+    (i % 3 == 0 ? a : b).record(v);
+    both.record(v);
+  }
+  a.record(kTenSeconds * 3);
+  both.record(kTenSeconds * 3);
+  ASSERT_TRUE(a.merge(b));
+  EXPECT_EQ(buckets_of(a), buckets_of(both));
+  EXPECT_EQ(a.count(), both.count());
+  EXPECT_EQ(a.clamped_count(), both.clamped_count());
+  EXPECT_EQ(a.min(), both.min());
+  EXPECT_EQ(a.max(), both.max());
+  EXPECT_NEAR(a.mean(), both.mean(), 1e-9 * both.mean());
+  for (double p : {0.0, 50.0, 99.0, 99.99, 100.0}) {
+    EXPECT_EQ(a.value_at_percentile(p), both.value_at_percentile(p)) << p;
+  }
+}
+
+TEST(Histogram, MergeRejectsOtherLayouts) {
+  Histogram a(kTenSeconds, 3);
+  Histogram other_digits(kTenSeconds, 2);
+  Histogram other_range(1'000'000, 3);
+  other_digits.record(5);
+  EXPECT_FALSE(a.merge(other_digits));
+  EXPECT_FALSE(a.merge(other_range));
+  EXPECT_EQ(a.count(), 0u);
+}
+
+TEST(Histogram, ResetForgetsEverything) {
+  Histogram histogram;
+  histogram.record(5);
+  histogram.record(-1);
+  histogram.record(kTenSeconds + 1);
+  histogram.reset();
+  EXPECT_EQ(histogram.count(), 0u);
+  EXPECT_EQ(histogram.clamped_count(), 0u);
+  EXPECT_EQ(histogram.max(), 0);
+  EXPECT_TRUE(buckets_of(histogram).empty());
+  histogram.record(42);
+  EXPECT_EQ(histogram.min(), 42);
+  EXPECT_EQ(histogram.max(), 42);
+  EXPECT_EQ(histogram.mean(), 42.0);
+}
+
+TEST(Histogram, MemoryIsFixed) {
+  Histogram histogram;
+  const size_t before = histogram.memory_bytes();
+  Rng rng(3);
+  for (int i = 0; i < 100'000; ++i) histogram.record(int64_t(rng.next_u64() >> 20));
+  histogram.record(INT64_MAX);
+  histogram.record(INT64_MIN);
+  EXPECT_EQ(histogram.memory_bytes(), before);
+  Histogram other;
+  other.record(1);
+  ASSERT_TRUE(histogram.merge(other));
+  histogram.reset();
+  EXPECT_EQ(histogram.memory_bytes(), before);
+}
+
+TEST(Histogram, ExtremeHighestTrackable) {
+  Histogram histogram(INT64_MAX, 3);
+  histogram.record(INT64_MAX);
+  histogram.record(1);
+  EXPECT_EQ(histogram.clamped_count(), 0u);
+  EXPECT_EQ(histogram.max(), INT64_MAX);
+  EXPECT_EQ(histogram.value_at_percentile(100.0), INT64_MAX);
+  EXPECT_EQ(histogram.value_at_percentile(50.0), 1);
+  auto buckets = buckets_of(histogram);
+  ASSERT_EQ(buckets.size(), 2u);
+  EXPECT_EQ(std::get<1>(buckets[1]), INT64_MAX);
+  EXPECT_GE(std::get<0>(buckets[1]), INT64_MAX - (INT64_MAX >> 10));
+}
+
+TEST(Histogram, BucketsRoundTripThroughAddBucket) {
+  Histogram original;
+  Rng rng(17);
+  for (int i = 0; i < 30'000; ++i) {
+    original.record(static_cast<int64_t>(rng.next_exponential(3e6)));
+  }
+  original.record(kTenSeconds * 2);
+  Histogram copy;
+  original.for_each_bucket(
+      [&](int64_t lowest, int64_t /*highest*/, uint64_t count) { copy.add_bucket(lowest, count); });
+  EXPECT_EQ(buckets_of(copy), buckets_of(original));
+  EXPECT_EQ(copy.count(), original.count());
+  EXPECT_LE(copy.min(), original.min());
+  EXPECT_GE(copy.max(), original.max());
+  EXPECT_NEAR(copy.mean(), original.mean(), 1e-3 * original.mean());
+  for (double p : {0.0, 1.0, 50.0, 90.0, 99.0, 99.9}) {
+    EXPECT_EQ(copy.value_at_percentile(p), original.value_at_percentile(p)) << p;
+  }
+  // Any value of a bucket identifies it: rebuilding from the highest equivalents agrees.
+  Histogram from_highest;
+  original.for_each_bucket(
+      [&](int64_t, int64_t highest, uint64_t count) { from_highest.add_bucket(highest, count); });
+  EXPECT_EQ(buckets_of(from_highest), buckets_of(original));
+}
+
+}  // namespace
+}  // namespace qb::engine
