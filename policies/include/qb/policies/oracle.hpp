@@ -29,6 +29,14 @@ struct OracleResult {
   std::vector<double> element_demand_bps;  // per element: min(cap, sum of children demand)
 };
 
+/// `tree` is a well-formed tree (as compile_sched_tree() makes it); capacity_bps is what the port
+/// arbitrates (the line rate in wire bit/s; +inf allowed). Demand bottom-up: a leaf's is
+/// min(cap, sum of its flows' offered), a node's min(cap, sum of its children's). Top-down: the
+/// root gets min(capacity, its demand); every node water-fills what it got among its children by
+/// weight (bw_share, 0 counting as kDefaultWeight); a leaf water-fills among its flows with equal
+/// weights. So the total is min(capacity, root demand) (work-conserving up to the caps) and
+/// nobody gets more than its demand. Exact with saturating (+inf) flows; never NaN.
+/// A flow whose `leaf` is not a leaf of the tree, and an offered load that is NaN or <= 0, get 0.
 OracleResult expected_rates(const SchedTree& tree, std::span<const FlowDemand> flows,
                             double capacity_bps);
 

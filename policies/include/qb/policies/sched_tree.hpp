@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "qb/common/result.hpp"
@@ -58,13 +59,38 @@ struct Warning {
   SourceLoc loc;
 };
 
-/// Validates and compiles the tree. Errors (Errc::invalid_config, with where + loc):
-/// no root / several roots, bw_share or max_avg_bw on the root, a leaf without a parent,
-/// unknown parent, a leaf as parent, duplicate names, cycles, depth beyond kMaxDepth, a cap
-/// above the port rate, a node with no children (warning only).
-/// Warnings: bw_share 0 mixed with non-zero siblings (reference §1 model choice).
-/// An empty spec list compiles to a single implicit root leaf named "default".
+/// Name of the leaf a flow without a `leaf` key attaches to (see resolve_leaf()).
+inline constexpr std::string_view kDefaultLeafName = "default";
+
+/// Validates and compiles the tree (reference §1).
+///
+/// Errors (Errc::invalid_config; `where` is the key path, e.g. "sched.leaf[2].parent", and
+/// `loc` the key's SourceLoc when it was written, else the entry's):
+/// - a leaf without a parent ("a leaf needs a parent"); more than one parentless node
+///   ("more than one root"); the root is the one [[sched.node]] without `parent`;
+/// - bw_share or max_avg_bw on the root (root flags must be 0), even when written as 0;
+/// - an empty name; a duplicate name (the message says where the first one is);
+/// - an unknown parent (the message lists the known nodes); a leaf as parent;
+/// - a cycle of parents that never reaches the root (reported as "a -> b -> a", starting at the
+///   member that comes first in the spec, on that member's `.parent`);
+/// - depth beyond kMaxDepth;
+/// - max_avg_bw not finite or negative, above port_rate_bps (when port_rate_bps > 0), or
+///   between 0 and 1 Mbit/s (the device takes Mbit/s and 0 means unlimited).
+/// Warnings (appended to `warnings`): a node with no children (it can never carry traffic);
+/// bw_share 0 mixed with non-zero among siblings (model choice: 0 counts as kDefaultWeight).
+/// The first error found is returned; checks run entry by entry in spec order, then cycles, then depth.
+///
+/// Order: element 0 is the root, the other elements follow in spec order; children are in
+/// spec order; depth is filled in (root = 0).
+/// An empty spec list compiles to a root node "root" with one leaf kDefaultLeafName under it,
+/// so every flow without a `leaf` key attaches to "default".
 Result<SchedTree> compile_sched_tree(const std::vector<SchedElementSpec>& specs,
                                      double port_rate_bps, std::vector<Warning>& warnings);
+
+/// The leaf a flow attaches to: `name`, or kDefaultLeafName when `name` is empty.
+/// Errors (Errc::invalid_config with the given where/loc): unknown leaf (the message lists the
+/// known leaves), a node named instead of a leaf, no `leaf` given and no leaf "default".
+Result<uint32_t> resolve_leaf(const SchedTree& tree, std::string_view name,
+                              const std::string& where, const SourceLoc& loc);
 
 }  // namespace qb::policy
