@@ -99,8 +99,7 @@ Result<SuiteRun> run_suite(const Suite& suite, const RunOptions& options) {
   SuiteRun run;
   run.driver = options.driver.empty() ? suite.driver : options.driver;
 
-  std::vector<policy::Warning> warnings;
-  auto compiled = compile_suite(suite, warnings);
+  auto compiled = compile_suite(suite, run.warnings);
   if (!compiled) return std::move(compiled).error();
 
   // Probe the driver once: unknown/unavailable drivers fail before any work starts, and only

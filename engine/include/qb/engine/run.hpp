@@ -46,6 +46,7 @@ struct SuiteRun {
   uint32_t jobs = 1;
   bool complete = true;
   double wall_seconds = 0.0;
+  std::vector<policy::Warning> warnings;     // from compiling the scenarios
   std::vector<ScenarioRun> scenarios;
 };
 

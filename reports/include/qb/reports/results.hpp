@@ -1,0 +1,121 @@
+// The results model: what a run measured, judged against what the policy should give.
+// Plain data; every reporter (console, JSON, HTML, JUnit) renders these structs.
+// All *_bps figures count wire bytes (see policies/wire.hpp) unless named *_payload_bps.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace qb::report {
+
+inline constexpr const char* kResultsSchema = "qosbench.results/1";
+
+struct LatencySummary {
+  uint64_t count = 0;
+  int64_t p50_ns = 0, p90_ns = 0, p99_ns = 0, p999_ns = 0, max_ns = 0, min_ns = 0;
+  double mean_ns = 0.0;
+  /// (percentile, value) pairs for percentile spectra: 50 .. 99.999, 100.
+  std::vector<std::pair<double, int64_t>> spectrum;
+};
+
+struct FlowResult {
+  std::string name;
+  std::string group;
+  std::string leaf;
+  std::optional<double> offered_bps;   // empty: saturating
+  double expected_bps = 0.0;
+  double measured_bps = 0.0;           // mean over repetitions
+  double measured_payload_bps = 0.0;
+  double error = 0.0;                  // measured / expected - 1
+  std::vector<double> measured_bps_reps;
+  uint64_t messages = 0, packets = 0, payload_bytes = 0, wire_bytes = 0, drops = 0;
+  uint64_t late_posts = 0;
+  LatencySummary latency;              // from scheduled send time
+  LatencySummary latency_from_sent;    // from actual send time
+  std::vector<double> series_bps;      // per bin, mean over repetitions
+};
+
+struct GroupResult {
+  std::string name;
+  std::string leaf;
+  uint32_t flows = 0;
+  double expected_bps = 0.0;
+  double measured_bps = 0.0;
+  double error = 0.0;
+  std::vector<double> measured_bps_reps;
+  LatencySummary latency;
+  LatencySummary latency_from_sent;
+  std::vector<double> series_bps;
+};
+
+/// One element of the scheduling tree with what it should and did carry.
+struct ElementResult {
+  std::string name;
+  std::string parent;                  // empty for the root
+  bool is_leaf = false;
+  uint32_t bw_share = 0;
+  uint32_t weight = 1;
+  std::optional<double> cap_bps;
+  double demand_bps = 0.0;             // +inf is written as null (saturating subtree)
+  double expected_bps = 0.0;
+  double measured_bps = 0.0;
+};
+
+struct GateResult {
+  std::string name;                    // "max_share_error", "latency.p99[g1-qp]", ...
+  bool passed = false;
+  double value = 0.0;
+  double threshold = 0.0;
+  std::string unit;                    // "", "ns"
+  std::string detail;                  // which flow/element decided it
+};
+
+struct Fairness {
+  double jain = 1.0;                   // normalised: over measured/expected of every flow
+  double worst_flow_error = 0.0;       // max |error|
+  std::string worst_flow;
+  double worst_group_error = 0.0;
+  std::string worst_group;
+  std::vector<double> jain_series;     // per time bin
+};
+
+struct ScenarioResult {
+  std::string name;
+  std::string transport;
+  uint32_t mtu_bytes = 0;
+  double capacity_bps = 0.0;           // port line rate, wire bit/s
+  uint64_t seed = 0;
+  uint32_t repetitions = 0;
+  uint32_t repetitions_completed = 0;
+  int64_t warmup_ns = 0, duration_ns = 0, bin_ns = 0;
+  double wall_seconds = 0.0;           // sum over repetitions
+  std::vector<FlowResult> flows;
+  std::vector<GroupResult> groups;
+  std::vector<ElementResult> tree;
+  Fairness fairness;
+  std::vector<GateResult> gates;
+  std::vector<std::pair<std::string, double>> driver_stats;  // summed over repetitions
+  bool passed = true;
+};
+
+struct Results {
+  std::string schema = kResultsSchema;
+  std::string tool_version;
+  std::string suite;
+  std::string suite_file;
+  std::string config_hash;
+  std::string driver;
+  std::string clock;
+  std::string host;
+  std::string date_utc;                // ISO 8601
+  uint32_t jobs = 1;
+  bool complete = true;
+  bool passed = true;
+  double wall_seconds = 0.0;
+  std::vector<std::string> warnings;
+  std::vector<ScenarioResult> scenarios;
+};
+
+}  // namespace qb::report

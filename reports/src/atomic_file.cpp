@@ -1,0 +1,45 @@
+#include "qb/reports/atomic_file.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace qb::report {
+
+Status write_file_atomically(const std::string& path, std::string_view contents) {
+  const std::string temp = fmt::format("{}.tmp.{}", path, ::getpid());
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return make_error(Errc::io, fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+  }
+  size_t written = 0;
+  while (written < contents.size()) {
+    const ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int saved = errno;
+      ::close(fd);
+      ::unlink(temp.c_str());
+      return make_error(Errc::io, fmt::format("cannot write '{}': {}", path, std::strerror(saved)));
+    }
+    written += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    const int saved = errno;
+    ::unlink(temp.c_str());
+    return make_error(Errc::io, fmt::format("cannot write '{}': {}", path, std::strerror(saved)));
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    const int saved = errno;
+    ::unlink(temp.c_str());
+    return make_error(Errc::io, fmt::format("cannot rename '{}' to '{}': {}", temp, path,
+                                            std::strerror(saved)));
+  }
+  return {};
+}
+
+}  // namespace qb::report

@@ -1,0 +1,95 @@
+#include "qb/reports/console_report.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "qb/common/units.hpp"
+
+namespace qb::report {
+namespace {
+
+std::string gbps(double bps) { return fmt::format("{:.3f}", bps / 1e9); }
+std::string percent(double ratio) { return fmt::format("{:+.3f}%", ratio * 100.0); }
+std::string latency(int64_t ns, uint64_t count) {
+  return count == 0 ? std::string("-") : format_duration_ns(static_cast<double>(ns));
+}
+
+constexpr const char* kRowFormat = "  {:<20} {:<10} {:>12} {:>12} {:>9} {:>10} {:>10} {:>10}\n";
+
+void print_row(std::ostream& out, const std::string& name, const std::string& leaf,
+               double expected_bps, double measured_bps, double error,
+               const LatencySummary& lat) {
+  fmt::print(out, kRowFormat, name, leaf, gbps(expected_bps), gbps(measured_bps), percent(error),
+             latency(lat.p50_ns, lat.count), latency(lat.p99_ns, lat.count),
+             latency(lat.p999_ns, lat.count));
+}
+
+std::string gate_value(const GateResult& gate, double value) {
+  if (gate.unit == "ns") return format_duration_ns(value);
+  return fmt::format("{:.6g}", value);
+}
+
+void print_scenario(const ScenarioResult& s, std::ostream& out, const ConsoleOptions& options) {
+  fmt::print(out, "\nscenario \"{}\": {} {} port, MTU {}, {} x {} after {} warm-up (rates: Gbit/s "
+                  "of wire bytes)\n",
+             s.name, format_rate_bps(s.capacity_bps), s.transport, s.mtu_bytes,
+             s.repetitions_completed, format_duration_ns(static_cast<double>(s.duration_ns)),
+             format_duration_ns(static_cast<double>(s.warmup_ns)));
+  fmt::print(out, kRowFormat, "flow", "leaf", "expected", "measured", "error", "p50", "p99",
+             "p99.9");
+  std::vector<size_t> order(s.flows.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  if (s.flows.size() > options.max_flows) {
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return std::fabs(s.flows[a].error) > std::fabs(s.flows[b].error);
+    });
+    order.resize(options.worst_flows);
+    fmt::print(out, "  ({} flows: the {} with the largest error)\n", s.flows.size(),
+               options.worst_flows);
+  }
+  for (size_t f : order) {
+    const auto& flow = s.flows[f];
+    print_row(out, flow.name, flow.leaf, flow.expected_bps, flow.measured_bps, flow.error,
+              flow.latency);
+  }
+  fmt::print(out, "  groups:\n");
+  for (const auto& group : s.groups) {
+    print_row(out, fmt::format("{} (x{})", group.name, group.flows), group.leaf,
+              group.expected_bps, group.measured_bps, group.error, group.latency);
+  }
+  fmt::print(out, "  fairness: normalised Jain {:.6f}; worst flow error {} ({}); worst group error "
+                  "{} ({})\n",
+             s.fairness.jain, percent(s.fairness.worst_flow_error), s.fairness.worst_flow,
+             percent(s.fairness.worst_group_error), s.fairness.worst_group);
+  if (!s.gates.empty()) fmt::print(out, "  gates:\n");
+  for (const auto& gate : s.gates) {
+    const bool lower_bound = gate.name == "min_jain";
+    fmt::print(out, "    {} {:<28} {} {} {}   {}\n", gate.passed ? "PASS" : "FAIL", gate.name,
+               gate_value(gate, gate.value), lower_bound ? ">=" : "<=",
+               gate_value(gate, gate.threshold), gate.detail);
+  }
+}
+
+}  // namespace
+
+void print_console(const Results& results, std::ostream& out, const ConsoleOptions& options) {
+  fmt::print(out, "qosbench {}: suite \"{}\" on driver {} (clock: {})\n", results.tool_version,
+             results.suite, results.driver, results.clock);
+  for (const auto& warning : results.warnings) fmt::print(out, "warning: {}\n", warning);
+  for (const auto& scenario : results.scenarios) print_scenario(scenario, out, options);
+  size_t gates = 0, failed = 0;
+  for (const auto& scenario : results.scenarios) {
+    gates += scenario.gates.size();
+    for (const auto& gate : scenario.gates) failed += gate.passed ? 0 : 1;
+  }
+  fmt::print(out, "\n{}: {} of {} gates passed{} ({:.2f} s)\n",
+             results.passed ? "PASSED" : "FAILED", gates - failed, gates,
+             results.complete ? "" : "; the run was interrupted, results are incomplete",
+             results.wall_seconds);
+}
+
+}  // namespace qb::report
