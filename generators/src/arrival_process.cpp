@@ -1,1 +1,197 @@
-// placeholder: being written
+#include "qb/generators/arrival_process.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "qb/common/units.hpp"
+
+namespace qb::gen {
+
+namespace {
+
+const char* kind_name(ArrivalSpec::Kind kind) noexcept {
+  switch (kind) {
+    case ArrivalSpec::Kind::saturate: return "saturate";
+    case ArrivalSpec::Kind::cbr: return "cbr";
+    case ArrivalSpec::Kind::poisson: return "poisson";
+    case ArrivalSpec::Kind::onoff: return "onoff";
+  }
+  return "?";
+}
+
+bool positive_finite(double x) noexcept { return x > 0.0 && std::isfinite(x); }
+
+std::string format_rate_pps(double rate_pps) {
+  if (rate_pps >= 1e9) return fmt::format("{:.3f} Gpps", rate_pps / 1e9);
+  if (rate_pps >= 1e6) return fmt::format("{:.3f} Mpps", rate_pps / 1e6);
+  if (rate_pps >= 1e3) return fmt::format("{:.3f} kpps", rate_pps / 1e3);
+  return fmt::format("{:g} pps", rate_pps);
+}
+
+/// Floor division for a possibly negative numerator and a positive divisor.
+int64_t floor_div(int64_t a, int64_t b) noexcept {
+  const int64_t q = a / b;
+  return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+// Gaps beyond this (~127 years) mean "never": keeps the int64 arithmetic below far from overflow.
+constexpr double kMaxGapNs = 4e18;
+
+}  // namespace
+
+double ArrivalSpec::mean_offered_bps(double mean_message_bytes) const noexcept {
+  if (kind == Kind::saturate) return std::numeric_limits<double>::infinity();
+  const double rate = rate_bps > 0.0 ? rate_bps : rate_pps * mean_message_bytes * 8.0;
+  if (kind != Kind::onoff) return rate;
+  const double period_ns = static_cast<double>(on_ns) + static_cast<double>(off_ns);
+  return period_ns > 0.0 ? rate * static_cast<double>(on_ns) / period_ns : 0.0;
+}
+
+Status ArrivalSpec::validate() const {
+  const char* name = kind_name(kind);
+  if (kind == Kind::saturate) {
+    if (outstanding == 0) {
+      return make_error(Errc::invalid_config,
+                        "saturate needs at least 1 outstanding message per QP");
+    }
+    if (rate_bps != 0.0 || rate_pps != 0.0) {
+      return make_error(Errc::invalid_config,
+                        "saturate takes no rate (it keeps `outstanding` messages in flight); "
+                        "use cbr, poisson or onoff for a rate");
+    }
+  } else {
+    if (std::isnan(rate_bps) || std::isnan(rate_pps) || rate_bps < 0.0 || rate_pps < 0.0 ||
+        std::isinf(rate_bps) || std::isinf(rate_pps)) {
+      return make_error(Errc::invalid_config,
+                        fmt::format("{} rate must be a finite positive number", name));
+    }
+    if (rate_bps > 0.0 && rate_pps > 0.0) {
+      return make_error(Errc::invalid_config,
+                        fmt::format("{} takes either a bit rate or a message rate, not both",
+                                    name));
+    }
+    if (rate_bps == 0.0 && rate_pps == 0.0) {
+      return make_error(Errc::invalid_config,
+                        fmt::format("{} needs a rate > 0 (bit/s or messages/s)", name));
+    }
+  }
+  if (kind == Kind::onoff) {
+    if (on_ns <= 0) {
+      return make_error(Errc::invalid_config, "onoff needs an on duration > 0");
+    }
+    if (off_ns < 0) {
+      return make_error(Errc::invalid_config, "onoff off duration must be >= 0");
+    }
+    if (off_ns > std::numeric_limits<int64_t>::max() - on_ns) {
+      return make_error(Errc::invalid_config, "onoff period (on + off) is too long");
+    }
+  } else if (on_ns != 0 || off_ns != 0) {
+    return make_error(Errc::invalid_config,
+                      fmt::format("on/off durations only apply to onoff, not {}", name));
+  }
+  return {};
+}
+
+std::string ArrivalSpec::describe() const {
+  if (kind == Kind::saturate) return fmt::format("saturate ({} outstanding)", outstanding);
+  std::string text = kind_name(kind);
+  text += ' ';
+  text += rate_bps > 0.0 ? format_rate_bps(rate_bps) : format_rate_pps(rate_pps);
+  if (kind == Kind::onoff) {
+    text += fmt::format(", on {} / off {}", format_duration_ns(static_cast<double>(on_ns)),
+                        format_duration_ns(static_cast<double>(off_ns)));
+  }
+  return text;
+}
+
+ArrivalProcess::ArrivalProcess(const ArrivalSpec& spec, double mean_message_bytes) : spec_(spec) {
+  if (spec.kind == ArrivalSpec::Kind::saturate) return;
+  if (positive_finite(spec.rate_bps)) {
+    ns_per_byte_ = 8e9 / spec.rate_bps;
+    mean_gap_ns_ = mean_message_bytes * ns_per_byte_;
+  } else if (positive_finite(spec.rate_pps)) {
+    mean_gap_ns_ = 1e9 / spec.rate_pps;
+  }
+  // An invalid spec (validate() says why) schedules nothing rather than looping or crashing.
+  usable_ = ns_per_byte_ > 0.0 || mean_gap_ns_ > 0.0;
+  if (spec.kind == ArrivalSpec::Kind::poisson) usable_ = positive_finite(mean_gap_ns_);
+  if (spec.kind == ArrivalSpec::Kind::onoff) {
+    usable_ = usable_ && spec.on_ns > 0 && spec.off_ns >= 0 &&
+              spec.off_ns <= std::numeric_limits<int64_t>::max() - spec.on_ns;
+  }
+}
+
+double ArrivalProcess::cbr_gap_ns(uint32_t message_bytes) const noexcept {
+  return ns_per_byte_ > 0.0 ? static_cast<double>(message_bytes) * ns_per_byte_ : mean_gap_ns_;
+}
+
+int64_t ArrivalProcess::advance(int64_t prev_ns, double gap_ns) noexcept {
+  // Departures are whole ns; the fraction is carried so that after N gaps the schedule is
+  // within 1 ns of the exact sum (a 3 Mpps flow keeps its 333.33 ns average).
+  const double total_ns = carry_ns_ + gap_ns;
+  if (!(total_ns < kMaxGapNs)) return kNever;
+  const auto whole_ns = static_cast<int64_t>(total_ns);
+  carry_ns_ = total_ns - static_cast<double>(whole_ns);
+  if (prev_ns > kNever - whole_ns) return kNever;
+  return prev_ns + whole_ns;
+}
+
+int64_t ArrivalProcess::first_ns(int64_t start_ns, Rng& rng) noexcept {
+  carry_ns_ = 0.0;
+  if (spec_.kind == ArrivalSpec::Kind::saturate) return start_ns;
+  if (!usable_) return kNever;
+  switch (spec_.kind) {
+    case ArrivalSpec::Kind::cbr: return start_ns;
+    // A stationary Poisson stream: the first arrival is one exponential gap after the start.
+    case ArrivalSpec::Kind::poisson: return advance(start_ns, rng.next_exponential(mean_gap_ns_));
+    case ArrivalSpec::Kind::onoff: {
+      const int64_t period_ns = spec_.on_ns + spec_.off_ns;
+      const int64_t window = floor_div(start_ns, period_ns);
+      const int64_t offset_ns = start_ns - window * period_ns;
+      if (offset_ns < spec_.on_ns) return start_ns;
+      if (window >= kNever / period_ns - 1) return kNever;
+      return (window + 1) * period_ns;
+    }
+    case ArrivalSpec::Kind::saturate: break;
+  }
+  return kNever;
+}
+
+int64_t ArrivalProcess::next_ns(int64_t prev_ns, uint32_t message_bytes, Rng& rng) noexcept {
+  if (!usable_) return kNever;
+  switch (spec_.kind) {
+    case ArrivalSpec::Kind::saturate: return kNever;
+    case ArrivalSpec::Kind::cbr: return advance(prev_ns, cbr_gap_ns(message_bytes));
+    // Gaps independent of the sizes (a true Poisson process of messages); for a bit rate the
+    // mean gap is that of the mean message size, so the offered bit/s is the same as CBR's.
+    case ArrivalSpec::Kind::poisson:
+      return advance(prev_ns, rng.next_exponential(mean_gap_ns_));
+    case ArrivalSpec::Kind::onoff: {
+      // CBR on a clock that only runs during on windows [k*period, k*period + on): a gap that
+      // crosses the end of a window continues at the start of the next one. The remainder is
+      // carried (not dropped), so the long-run rate is exactly rate * on / (on + off).
+      const int64_t on_ns = spec_.on_ns;
+      const int64_t period_ns = on_ns + spec_.off_ns;
+      int64_t window = floor_div(prev_ns, period_ns);
+      const int64_t offset_ns = std::min(prev_ns - window * period_ns, on_ns);
+      const double position_ns = static_cast<double>(offset_ns) + carry_ns_ +
+                                 cbr_gap_ns(message_bytes);
+      if (!(position_ns < kMaxGapNs)) return kNever;
+      const auto on = static_cast<double>(on_ns);
+      const double windows_ahead = std::floor(position_ns / on);
+      double in_window_ns = position_ns - windows_ahead * on;
+      if (in_window_ns >= on) in_window_ns = 0.0;  // rounding at an exact multiple
+      if (in_window_ns < 0.0) in_window_ns = 0.0;
+      if (windows_ahead >= static_cast<double>(kNever / period_ns - window - 1)) return kNever;
+      window += static_cast<int64_t>(windows_ahead);
+      const auto whole_ns = static_cast<int64_t>(in_window_ns);
+      carry_ns_ = in_window_ns - static_cast<double>(whole_ns);
+      return window * period_ns + whole_ns;
+    }
+  }
+  return kNever;
+}
+
+}  // namespace qb::gen

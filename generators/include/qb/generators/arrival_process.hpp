@@ -3,6 +3,11 @@
 //   cbr:      constant rate in bit/s (of message payload) or messages/s;
 //   poisson:  exponential gaps with the same mean as cbr;
 //   onoff:    cbr during `on_ns`, silent during `off_ns`, repeating (phase starts "on" at t=0).
+//             The cbr clock runs only during on windows: a gap that crosses the end of a window
+//             continues at the start of the next, so the long-run rate is rate * on / (on + off).
+// All cbr gaps are whole ns with the fraction carried: after N messages the schedule is within
+// 1 ns of the exact sum of the gaps. Poisson gaps do not depend on the message sizes (a bit
+// rate uses the mean message size); cbr bit-rate gaps are those of the message just sent.
 #pragma once
 
 #include <cstdint>
@@ -41,9 +46,12 @@ class ArrivalProcess {
  public:
   ArrivalProcess(const ArrivalSpec& spec, double mean_message_bytes);
 
-  /// The first departure at or after start_ns.
+  /// The first departure at or after start_ns (start_ns itself for cbr and saturate, one
+  /// exponential gap later for poisson, the next on window for onoff). Restarts the carry.
+  /// An invalid spec gives kNever here and in next_ns.
   int64_t first_ns(int64_t start_ns, Rng& rng) noexcept;
-  /// The departure after one at prev_ns, for a message of the given size.
+  /// The departure after one at prev_ns (the previous value this returned), for a message of
+  /// the given size.
   /// Returns kNever for saturate (saturating flows are driven by their window instead).
   int64_t next_ns(int64_t prev_ns, uint32_t message_bytes, Rng& rng) noexcept;
 
@@ -52,6 +60,10 @@ class ArrivalProcess {
   double mean_gap_ns_ = 0.0;         // pps-based gap
   double ns_per_byte_ = 0.0;         // bps-based gap = bytes * ns_per_byte
   double carry_ns_ = 0.0;            // fractional ns carried so CBR does not drift
+  bool usable_ = false;              // false for an invalid spec: nothing is scheduled
+
+  double cbr_gap_ns(uint32_t message_bytes) const noexcept;
+  int64_t advance(int64_t prev_ns, double gap_ns) noexcept;
 };
 
 }  // namespace qb::gen

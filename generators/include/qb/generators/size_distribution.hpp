@@ -37,7 +37,8 @@ struct SizeSpec {
   std::string describe() const;      // "fixed 4096 B", "imix 64x7/594x4/1518x1", ...
 };
 
-/// Draws sizes from a SizeSpec. Allocation only at construction.
+/// Draws sizes from a SizeSpec (validate() it first; an invalid spec draws 0 B rather than
+/// crashing). Allocation only at construction; fixed sizes consume no random numbers.
 class SizeSampler {
  public:
   explicit SizeSampler(const SizeSpec& spec);
@@ -47,9 +48,9 @@ class SizeSampler {
   SizeSpec::Kind kind_;
   uint32_t fixed_bytes_;
   uint32_t min_bytes_;
-  uint32_t span_bytes_;              // max - min + 1
-  std::vector<uint32_t> sizes_;      // weighted tables: alias-free cumulative lookup
-  std::vector<uint64_t> cumulative_weight_;
+  uint64_t span_bytes_;              // max - min + 1 (2^32 for the full range)
+  std::vector<uint32_t> sizes_;      // weighted tables, zero weights dropped
+  std::vector<uint64_t> cumulative_weight_;  // strictly increasing; next() scans it linearly
 };
 
 }  // namespace qb::gen
