@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# One command on a fresh Debian 12 machine: install what is missing, build with warnings as
+# errors, and run every test (unit, integration, end-to-end) and the fuzzers for a bounded time.
+# CI (.ci/run) calls exactly this.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/scripts/setup.sh"
+"$root/scripts/build.sh" -DQB_WERROR=ON
+build_dir=${QB_BUILD_DIR:-$root/build}
+ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" --timeout 900
+if [[ -x "$root/scripts/fuzz.sh" && "${QB_SKIP_FUZZ:-0}" != 1 ]]; then
+  "$root/scripts/fuzz.sh"
+fi
