@@ -5,6 +5,18 @@
 // shaper the DPDK driver puts in front of its Tx queues. Time is in caller-chosen ticks
 // (picoseconds in the simulator, TSC cycles on DPDK). No allocation after construction;
 // every call is O(tree depth) amortised.
+//
+// How it works: every element (tree node, leaf, and each queue as a weight-1 child of its
+// leaf) keeps an intrusive ring of its *active* children (backlogged below and not throttled).
+// pick() walks from the root down the ring heads. Deficit round robin with overdraft: the head
+// child may send while its deficit > 0; a send is charged to every element on the path; a child
+// whose deficit drops to <= 0 gets its quantum added and rotates to the tail. Quantum of a child
+// = quantum_bytes * weight / (smallest weight among its siblings); deficits are kept scaled by
+// that smallest weight so the weight ratios are exact in integers. A child that leaves its ring
+// (idle or throttled) drops positive credit and keeps its debt.
+// Caps: a token bucket (bits, lazy refill) per capped element; when a send leaves it with
+// tokens <= 0 the element is throttled (out of its parent's ring) until the tick its tokens are
+// back above 0; throttled elements wait in a min-heap by that tick.
 #pragma once
 
 #include <cstdint>
@@ -22,14 +34,17 @@ class TreeScheduler {
 
   struct Config {
     double ticks_per_second = 1e12;
-    /// DWRR quantum of the lightest sibling, in wire bytes (use the largest packet's wire size).
+    /// DWRR quantum of the lightest sibling, in wire bytes (use the largest packet's wire size;
+    /// packets larger than the quantum are still served fairly, by skipping rounds).
     uint32_t quantum_bytes = 4200;
     /// Token bucket depth of a capped element, in seconds of its cap (at least 2 quanta).
     double bucket_depth_s = 20e-6;
   };
 
   /// queue_leaf[q] is the SchedTree element (a leaf) queue q is attached to. QPs on one leaf
-  /// are served round robin with equal weight.
+  /// are served round robin with equal weight. A queue whose leaf index is out of range is
+  /// never scheduled (callers validate first). The root's own cap/weight are ignored (a valid
+  /// tree has none).
   TreeScheduler(const SchedTree& tree, std::span<const uint32_t> queue_leaf, Config config);
 
   /// Queue q went from empty to backlogged at `now`.
@@ -43,13 +58,49 @@ class TreeScheduler {
   /// Earliest tick at which a throttled element gets tokens back, or kNever.
   int64_t next_eligible() const noexcept;
 
-  uint32_t queue_count() const noexcept { return static_cast<uint32_t>(queue_parent_.size()); }
+  uint32_t queue_count() const noexcept { return static_cast<uint32_t>(nodes_.size()) - tree_size_; }
+  /// Whether any queue is backlogged (eligible or throttled).
+  bool any_backlogged() const noexcept { return backlogged_queues_ != 0; }
 
  private:
-  struct Impl;
-  // Flat arrays: elements [0, tree size) are tree elements, queues follow. Filled by the .cpp.
-  std::vector<uint32_t> queue_parent_;
-  std::vector<uint8_t> storage_placeholder_;
+  struct Node {
+    uint32_t parent = kNone;
+    uint32_t prev = kNone;    // links in the parent's ring of active children
+    uint32_t next = kNone;
+    uint32_t head = kNone;    // first of this element's active children (kNone: empty ring)
+    uint32_t bucket = kNone;  // index into buckets_, kNone when uncapped
+    bool in_ring = false;
+    bool throttled = false;
+    bool backlogged = false;  // queues only
+    int64_t deficit = 0;       // in charge units: wire bytes * charge_scale
+    int64_t quantum = 0;       // quantum_bytes * weight
+    int64_t charge_scale = 1;  // smallest weight among the siblings
+  };
+  struct Bucket {
+    double tokens_bits = 0.0;
+    double rate_bits_per_tick = 0.0;
+    double depth_bits = 0.0;
+    int64_t refilled_at = 0;
+  };
+  struct Wake {
+    int64_t at;
+    uint32_t element;
+  };
+
+  void insert_tail(uint32_t parent, uint32_t child) noexcept;
+  void unlink(uint32_t parent, uint32_t child) noexcept;
+  void activate(uint32_t element, int64_t now) noexcept;
+  void throttle(uint32_t element, const Bucket& bucket, int64_t now) noexcept;
+  static void refill(Bucket& bucket, int64_t now) noexcept;
+  void push_wake(uint32_t element, int64_t at) noexcept;
+  void pop_wake() noexcept;
+  void wake_due(int64_t now) noexcept;
+
+  std::vector<Node> nodes_;  // [0, tree_size_): tree elements; then one per queue
+  std::vector<Bucket> buckets_;
+  std::vector<Wake> wake_heap_;  // capacity = buckets_.size(); each element at most once
+  uint32_t tree_size_ = 0;
+  uint32_t backlogged_queues_ = 0;
 };
 
 }  // namespace qb::policy
