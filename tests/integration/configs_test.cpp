@@ -1,0 +1,110 @@
+// Every suite in configs/ runs on the simulator and passes its own gates; the simulator agrees
+// with the oracle; results do not depend on the job count.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "qb/engine/run.hpp"
+#include "qb/engine/suite_loader.hpp"
+#include "qb/reports/json_results.hpp"
+#include "qb/reports/judge.hpp"
+
+namespace qb {
+namespace {
+
+std::vector<std::string> config_files() {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(QB_SOURCE_DIR "/configs")) {
+    if (entry.path().extension() == ".toml") files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+class ConfigSuite : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ConfigSuite, RunsOnTheSimulatorAndPassesItsGates) {
+  auto suite = engine::load_suite_file(GetParam());
+  ASSERT_TRUE(suite.ok()) << suite.error().to_string();
+  engine::RunOptions options;
+  options.driver = "sim";
+  auto run = engine::run_suite(*suite, options);
+  ASSERT_TRUE(run.ok()) << run.error().to_string();
+  auto results = report::judge(*suite, *run);
+  ASSERT_TRUE(results.ok()) << results.error().to_string();
+  EXPECT_TRUE(results->complete);
+  for (const auto& scenario : results->scenarios) {
+    EXPECT_FALSE(scenario.gates.empty()) << scenario.name << ": a suite without gates tests nothing";
+    for (const auto& gate : scenario.gates) {
+      EXPECT_TRUE(gate.passed) << scenario.name << ": " << gate.name << " = " << gate.value
+                               << " (threshold " << gate.threshold << ") " << gate.detail;
+    }
+    // The simulator against the oracle, independently of the suite's own gates: every flow
+    // within 2% of its expectation, and the port neither over- nor (when saturated) under-used.
+    double total_measured_bps = 0.0, total_expected_bps = 0.0;
+    for (const auto& flow : scenario.flows) {
+      EXPECT_NEAR(flow.measured_bps / flow.expected_bps, 1.0, 0.02) << flow.name;
+      EXPECT_GT(flow.messages, 0u) << flow.name;
+      total_measured_bps += flow.measured_bps;
+      total_expected_bps += flow.expected_bps;
+    }
+    EXPECT_LE(total_measured_bps, scenario.capacity_bps * 1.0005);
+    EXPECT_NEAR(total_measured_bps / total_expected_bps, 1.0, 0.005);
+    for (const auto& element : scenario.tree) {
+      if (element.cap_bps) EXPECT_LE(element.measured_bps, *element.cap_bps * 1.005) << element.name;
+    }
+  }
+  EXPECT_TRUE(results->passed);
+}
+
+INSTANTIATE_TEST_SUITE_P(Configs, ConfigSuite, ::testing::ValuesIn(config_files()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = std::filesystem::path(info.param).stem().string();
+                           for (char& c : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return name;
+                         });
+
+// The figures, not only the verdict: results JSON minus the wall-clock, host and date fields.
+std::string figures_json(const engine::Suite& suite, uint32_t jobs) {
+  engine::RunOptions options;
+  options.jobs = jobs;
+  options.repetitions = 3;
+  options.duration_ns = 20'000'000;
+  auto run = engine::run_suite(suite, options);
+  EXPECT_TRUE(run.ok());
+  auto results = report::judge(suite, *run);
+  EXPECT_TRUE(results.ok());
+  results->wall_seconds = 0;
+  results->date_utc.clear();
+  results->jobs = 0;
+  for (auto& scenario : results->scenarios) {
+    scenario.wall_seconds = 0;
+    for (auto& [name, value] : scenario.driver_stats) {
+      if (name.find("wall") != std::string::npos) value = 0;
+    }
+  }
+  return report::results_to_json(*results);
+}
+
+TEST(Determinism, SameSeedSameFiguresWhateverTheJobCount) {
+  auto suite = engine::load_suite_file(QB_SOURCE_DIR "/configs/cbr_redistribution.toml");
+  ASSERT_TRUE(suite.ok()) << suite.error().to_string();
+  const std::string one_job = figures_json(*suite, 1);
+  EXPECT_EQ(one_job, figures_json(*suite, 2));
+  EXPECT_EQ(one_job, figures_json(*suite, 3));
+}
+
+TEST(Determinism, AnotherSeedGivesOtherFigures) {
+  auto suite = engine::load_suite_file(QB_SOURCE_DIR "/configs/cbr_redistribution.toml");
+  ASSERT_TRUE(suite.ok());
+  const std::string first = figures_json(*suite, 2);
+  for (auto& scenario : suite->scenarios) scenario.seed += 1;
+  EXPECT_NE(first, figures_json(*suite, 2));
+}
+
+}  // namespace
+}  // namespace qb
