@@ -11,10 +11,10 @@ namespace {
 
 /// A contender for a parent's bandwidth: a child element or a flow of a leaf.
 struct Claim {
-  uint32_t id;      // element or flow index
-  double weight;    // > 0
-  double demand;    // >= 0, may be +inf
-  double level;     // demand / weight: the water level at which this claim is satisfied
+  uint32_t id;    // element or flow index
+  double weight;  // > 0
+  double demand;  // >= 0, may be +inf
+  double level;   // demand / weight: the water level at which this claim is satisfied
 };
 
 Claim make_claim(uint32_t id, double weight, double demand) {
@@ -61,7 +61,9 @@ double weight_of(const SchedTree::Element& element) {
 }
 
 /// NaN and negative offered loads count as 0.
-double sanitize(double offered_bps) { return offered_bps > 0.0 ? offered_bps : 0.0; }
+double sanitize(double offered_bps) {
+  return offered_bps > 0.0 ? offered_bps : 0.0;
+}
 
 }  // namespace
 
@@ -82,7 +84,8 @@ OracleResult expected_rates(const SchedTree& tree, std::span<const FlowDemand> f
   std::partial_sum(first_flow.begin(), first_flow.end(), first_flow.begin());
   std::vector<uint32_t> leaf_flows(first_flow[element_count]);
   {
-    std::vector<uint32_t> fill(first_flow.begin(), first_flow.begin() + static_cast<std::ptrdiff_t>(element_count));
+    std::vector<uint32_t> fill(first_flow.begin(),
+                               first_flow.begin() + static_cast<std::ptrdiff_t>(element_count));
     for (uint32_t f = 0; f < flows.size(); ++f) {
       const uint32_t leaf = flows[f].leaf;
       if (leaf < element_count && tree.elements[leaf].is_leaf) leaf_flows[fill[leaf]++] = f;

@@ -30,7 +30,9 @@ std::string describe_loc(const SourceLoc& loc) {
   return out;
 }
 
-std::string quoted(std::string_view name) { return "'" + std::string(name) + "'"; }
+std::string quoted(std::string_view name) {
+  return "'" + std::string(name) + "'";
+}
 
 Error config_error(std::string message, std::string where, const SourceLoc& loc) {
   return make_error(Errc::invalid_config, std::move(message), std::move(where), loc);
@@ -124,9 +126,9 @@ Result<SchedTree> compile_sched_tree(const std::vector<SchedElementSpec>& specs,
       if (const std::string loc = describe_loc(first.loc); !loc.empty()) {
         first_at += " at " + loc;
       }
-      return config_error("duplicate name " + quoted(spec.name) + " (first defined in " +
-                              first_at + ")",
-                          spec.where + ".name", spec.loc);
+      return config_error(
+          "duplicate name " + quoted(spec.name) + " (first defined in " + first_at + ")",
+          spec.where + ".name", spec.loc);
     }
   }
 
@@ -150,15 +152,14 @@ Result<SchedTree> compile_sched_tree(const std::vector<SchedElementSpec>& specs,
       }
       root = i;
       if (spec.has_bw_share || spec.bw_share != 0) {
-        return config_error("the root node " + quoted(spec.name) +
-                                " must not have bw_share (root flags must be 0)",
-                            spec.where + ".bw_share", key_loc(spec.bw_share_loc, spec.loc));
+        return config_error(
+            "the root node " + quoted(spec.name) + " must not have bw_share (root flags must be 0)",
+            spec.where + ".bw_share", key_loc(spec.bw_share_loc, spec.loc));
       }
       if (spec.has_max_avg_bw || spec.max_avg_bw_bps != 0.0) {
         return config_error("the root node " + quoted(spec.name) +
                                 " must not have max_avg_bw (root flags must be 0)",
-                            spec.where + ".max_avg_bw",
-                            key_loc(spec.max_avg_bw_loc, spec.loc));
+                            spec.where + ".max_avg_bw", key_loc(spec.max_avg_bw_loc, spec.loc));
       }
       continue;
     }
@@ -179,7 +180,8 @@ Result<SchedTree> compile_sched_tree(const std::vector<SchedElementSpec>& specs,
     parent[i] = it->second;
   }
 
-  // Cycles: every chain of parents must reach the root. state: 0 new, 1 on the walk, 2 reaches root.
+  // Cycles: every chain of parents must reach the root. state: 0 new, 1 on the walk, 2 reaches
+  // root.
   std::vector<uint8_t> state(n, 0);
   std::vector<size_t> walk;
   for (size_t start = 0; start < n; ++start) {
@@ -272,9 +274,9 @@ Result<SchedTree> compile_sched_tree(const std::vector<SchedElementSpec>& specs,
     const auto& spec = specs[spec_of[e]];
     if (element.is_leaf) continue;
     if (element.children.empty()) {
-      warnings.push_back({"node " + quoted(element.name) +
-                              " has no children; it can never carry traffic",
-                          spec.where, spec.loc});
+      warnings.push_back(
+          {"node " + quoted(element.name) + " has no children; it can never carry traffic",
+           spec.where, spec.loc});
       continue;
     }
     bool any_zero = false;
@@ -291,46 +293,15 @@ Result<SchedTree> compile_sched_tree(const std::vector<SchedElementSpec>& specs,
       listing += c.name + "=" + std::to_string(c.bw_share);
       if (c.bw_share == 0 && first_zero == nullptr) first_zero = &specs[spec_of[child]];
     }
-    warnings.push_back(
-        {"bw_share 0 (the device default weight, counted as " +
-             std::to_string(SchedTree::kDefaultWeight) +
-             ") is mixed with non-zero bw_share among the children of " +
-             quoted(element.name) + " (" + listing +
-             "); the real device default may differ, give every sibling a bw_share",
-         first_zero->where + ".bw_share", key_loc(first_zero->bw_share_loc, first_zero->loc)});
+    warnings.push_back({"bw_share 0 (the device default weight, counted as " +
+                            std::to_string(SchedTree::kDefaultWeight) +
+                            ") is mixed with non-zero bw_share among the children of " +
+                            quoted(element.name) + " (" + listing +
+                            "); the real device default may differ, give every sibling a bw_share",
+                        first_zero->where + ".bw_share",
+                        key_loc(first_zero->bw_share_loc, first_zero->loc)});
   }
   return tree;
-}
-
-Result<uint32_t> resolve_leaf(const SchedTree& tree, std::string_view name,
-                              const std::string& where, const SourceLoc& loc) {
-  auto known_leaves = [&tree] {
-    std::string out;
-    for (const auto& element : tree.elements) {
-      if (!element.is_leaf) continue;
-      if (!out.empty()) out += ", ";
-      out += element.name;
-    }
-    return out.empty() ? std::string("none") : out;
-  };
-  if (name.empty()) {
-    const uint32_t index = tree.find(kDefaultLeafName);
-    if (index != SchedTree::kNoParent && tree.elements[index].is_leaf) return index;
-    return config_error(std::string("no `leaf` given and the scheduling tree has no leaf named '") +
-                            std::string(kDefaultLeafName) + "' (leaves: " + known_leaves() + ")",
-                        where, loc);
-  }
-  const uint32_t index = tree.find(name);
-  if (index == SchedTree::kNoParent) {
-    return config_error("unknown leaf " + quoted(name) + " (known leaves: " + known_leaves() + ")",
-                        where, loc);
-  }
-  if (!tree.elements[index].is_leaf) {
-    return config_error(quoted(name) + " is a node; flows attach to leaves (known leaves: " +
-                            known_leaves() + ")",
-                        where, loc);
-  }
-  return index;
 }
 
 }  // namespace qb::policy

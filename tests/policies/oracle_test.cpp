@@ -215,8 +215,8 @@ TEST(Oracle, DegenerateInputsNeverGiveNaN) {
   TreeBuilder b;
   const uint32_t l0 = b.leaf(0, 1);
   const uint32_t n = b.node(0, 1);  // a node a flow wrongly names
-  std::vector<FlowDemand> flows{{l0, std::nan("")}, {l0, -5.0}, {l0, 0.0}, {n, 1e9}, {99, 1e9},
-                                {l0, kUnlimited}};
+  std::vector<FlowDemand> flows{{l0, std::nan("")}, {l0, -5.0}, {l0, 0.0},
+                                {n, 1e9},           {99, 1e9},  {l0, kUnlimited}};
   for (const double capacity : {kPort, 0.0, -1.0, std::nan(""), kUnlimited}) {
     const auto r = expected_rates(b.tree(), flows, capacity);
     for (const double rate : r.flow_bps) EXPECT_FALSE(std::isnan(rate)) << capacity;
@@ -247,9 +247,9 @@ RandomCase random_case(uint64_t seed) {
   RandomCase c;
   const auto max_depth = static_cast<uint32_t>(1 + rng.next_below(5));  // leaves at depth 1-5
   auto random_cap = [&rng](double scale) {
-    return rng.next_below(3) == 0 ? 1e6 * static_cast<double>(1 + rng.next_below(
-                                                                   static_cast<uint64_t>(scale / 1e6)))
-                                  : 0.0;
+    return rng.next_below(3) == 0
+               ? 1e6 * static_cast<double>(1 + rng.next_below(static_cast<uint64_t>(scale / 1e6)))
+               : 0.0;
   };
   // Grow level by level from the root.
   std::vector<uint32_t> frontier{0};

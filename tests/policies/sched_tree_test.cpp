@@ -127,9 +127,8 @@ TEST(SchedTree, EmptySpecGivesRootAndDefaultLeaf) {
   EXPECT_TRUE(tree->elements[1].is_leaf);
   EXPECT_EQ(tree->elements[1].parent, 0u);
   EXPECT_EQ(tree->elements[1].depth, 1u);
-  auto leaf = resolve_leaf(*tree, "", "flow[0]", {});
-  ASSERT_TRUE(leaf.ok());
-  EXPECT_EQ(*leaf, 1u);
+  EXPECT_EQ(tree->leaves(), (std::vector<uint32_t>{1}));
+  EXPECT_EQ(tree->find(kDefaultLeafName), 1u);
   EXPECT_TRUE(warnings.empty());
 }
 
@@ -178,8 +177,7 @@ TEST(SchedTree, ErrorShareOnRoot) {
   EXPECT_EQ(error.loc.line, 3u);
   EXPECT_EQ(error.loc.column, 12u);
   EXPECT_THAT(error.message, HasSubstr("root"));
-  EXPECT_EQ(error.to_string(),
-            "suite.toml:3:12: error: sched.node[0].bw_share: " + error.message);
+  EXPECT_EQ(error.to_string(), "suite.toml:3:12: error: sched.node[0].bw_share: " + error.message);
 }
 
 TEST(SchedTree, ErrorShareZeroWrittenOnRoot) {
@@ -336,9 +334,9 @@ TEST(SchedTree, WarnsOnZeroShareMixedWithNonZero) {
   std::vector<Warning> warnings;
   auto tree = compile_sched_tree(specs.get(), kPort, warnings);
   ASSERT_TRUE(tree.ok());
-  ASSERT_EQ(warnings.size(), 1u);  // one per sibling group
+  ASSERT_EQ(warnings.size(), 1u);                          // one per sibling group
   EXPECT_EQ(warnings[0].where, "sched.leaf[1].bw_share");  // the first zero sibling
-  EXPECT_EQ(warnings[0].loc.line, 11u);                     // key not written: the entry
+  EXPECT_EQ(warnings[0].loc.line, 11u);                    // key not written: the entry
   EXPECT_THAT(warnings[0].message, HasSubstr("a=7, b=0, c=0"));
   EXPECT_EQ(tree->elements[2].weight, 1u);
   EXPECT_EQ(tree->elements[1].weight, 7u);
@@ -351,29 +349,6 @@ TEST(SchedTree, NoMixWarningAcrossDifferentParents) {
   std::vector<Warning> warnings;
   ASSERT_TRUE(compile_sched_tree(specs.get(), kPort, warnings).ok());
   EXPECT_TRUE(warnings.empty());
-}
-
-TEST(SchedTree, ResolveLeaf) {
-  Specs specs;
-  specs.node("root").node("n", "root").leaf("a", "n").leaf("b", "root");
-  std::vector<Warning> warnings;
-  auto tree = compile_sched_tree(specs.get(), kPort, warnings);
-  ASSERT_TRUE(tree.ok());
-  const SourceLoc loc{"suite.toml", 40, 8};
-  auto b = resolve_leaf(*tree, "b", "flow[0].leaf", loc);
-  ASSERT_TRUE(b.ok());
-  EXPECT_EQ(*b, 3u);
-  auto unknown = resolve_leaf(*tree, "zz", "flow[1].leaf", loc);
-  ASSERT_FALSE(unknown.ok());
-  EXPECT_EQ(unknown.error().code, Errc::invalid_config);
-  EXPECT_EQ(unknown.error().to_string(),
-            "suite.toml:40:8: error: flow[1].leaf: unknown leaf 'zz' (known leaves: a, b)");
-  auto node = resolve_leaf(*tree, "n", "flow[2].leaf", loc);
-  ASSERT_FALSE(node.ok());
-  EXPECT_THAT(node.error().message, HasSubstr("is a node"));
-  auto missing_default = resolve_leaf(*tree, "", "flow[3]", loc);
-  ASSERT_FALSE(missing_default.ok());
-  EXPECT_THAT(missing_default.error().message, HasSubstr("no leaf named 'default'"));
 }
 
 }  // namespace

@@ -19,13 +19,13 @@ namespace qb::policy {
 constexpr double kUnlimited = std::numeric_limits<double>::infinity();
 
 struct FlowDemand {
-  uint32_t leaf = 0;                  // element index in the SchedTree
-  double offered_bps = kUnlimited;    // wire bit/s the flow would send alone; +inf = saturating
+  uint32_t leaf = 0;                // element index in the SchedTree
+  double offered_bps = kUnlimited;  // wire bit/s the flow would send alone; +inf = saturating
 };
 
 struct OracleResult {
-  std::vector<double> flow_bps;       // per FlowDemand, in order
-  std::vector<double> element_bps;    // per SchedTree element: sum of its subtree's flows
+  std::vector<double> flow_bps;            // per FlowDemand, in order
+  std::vector<double> element_bps;         // per SchedTree element: sum of its subtree's flows
   std::vector<double> element_demand_bps;  // per element: min(cap, sum of children demand)
 };
 

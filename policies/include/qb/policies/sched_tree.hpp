@@ -14,14 +14,14 @@ namespace qb::policy {
 /// One `[[sched.node]]` or `[[sched.leaf]]` entry as written in the suite.
 struct SchedElementSpec {
   std::string name;
-  std::string parent;            // empty: none (only the root may have none)
+  std::string parent;  // empty: none (only the root may have none)
   bool is_leaf = false;
-  uint32_t bw_share = 0;         // 0 = device default weight
-  double max_avg_bw_bps = 0.0;   // 0 = unlimited; written in the suite in Mbit/s or with a unit
-  bool has_bw_share = false;     // whether the key was written (root may not have it)
+  uint32_t bw_share = 0;        // 0 = device default weight
+  double max_avg_bw_bps = 0.0;  // 0 = unlimited; written in the suite in Mbit/s or with a unit
+  bool has_bw_share = false;    // whether the key was written (root may not have it)
   bool has_max_avg_bw = false;
-  std::string where;             // key path for errors, e.g. "sched.leaf[1]"
-  SourceLoc loc;                 // where the entry starts
+  std::string where;                                   // key path for errors, e.g. "sched.leaf[1]"
+  SourceLoc loc;                                       // where the entry starts
   SourceLoc parent_loc, bw_share_loc, max_avg_bw_loc;  // where those keys are (if written)
 };
 
@@ -59,7 +59,7 @@ struct Warning {
   SourceLoc loc;
 };
 
-/// Name of the leaf a flow without a `leaf` key attaches to (see resolve_leaf()).
+/// Name of the implicit leaf of a suite without a scheduling tree (see compile_sched_tree()).
 inline constexpr std::string_view kDefaultLeafName = "default";
 
 /// Validates and compiles the tree (reference §1).
@@ -78,7 +78,8 @@ inline constexpr std::string_view kDefaultLeafName = "default";
 ///   between 0 and 1 Mbit/s (the device takes Mbit/s and 0 means unlimited).
 /// Warnings (appended to `warnings`): a node with no children (it can never carry traffic);
 /// bw_share 0 mixed with non-zero among siblings (model choice: 0 counts as kDefaultWeight).
-/// The first error found is returned; checks run entry by entry in spec order, then cycles, then depth.
+/// The first error found is returned; checks run entry by entry in spec order, then cycles, then
+/// depth.
 ///
 /// Order: element 0 is the root, the other elements follow in spec order; children are in
 /// spec order; depth is filled in (root = 0).
@@ -86,11 +87,5 @@ inline constexpr std::string_view kDefaultLeafName = "default";
 /// so every flow without a `leaf` key attaches to "default".
 Result<SchedTree> compile_sched_tree(const std::vector<SchedElementSpec>& specs,
                                      double port_rate_bps, std::vector<Warning>& warnings);
-
-/// The leaf a flow attaches to: `name`, or kDefaultLeafName when `name` is empty.
-/// Errors (Errc::invalid_config with the given where/loc): unknown leaf (the message lists the
-/// known leaves), a node named instead of a leaf, no `leaf` given and no leaf "default".
-Result<uint32_t> resolve_leaf(const SchedTree& tree, std::string_view name,
-                              const std::string& where, const SourceLoc& loc);
 
 }  // namespace qb::policy
