@@ -1,1 +1,676 @@
-// placeholder: being written
+// The suite loader: TOML++ document -> Suite. Syntax, types, units and per-key ranges are
+// checked here, where the locations are; tree semantics are left to compile_sched_tree().
+#include "qb/engine/suite_loader.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "qb/common/units.hpp"
+#include "toml_reader.hpp"
+
+namespace qb::engine {
+namespace {
+
+using detail::fail;
+using detail::index_path;
+using detail::join_path;
+using detail::Located;
+using detail::loc_of;
+using detail::TableReader;
+
+constexpr int64_t kMaxU32 = std::numeric_limits<uint32_t>::max();
+constexpr int64_t kMaxI64 = std::numeric_limits<int64_t>::max();
+constexpr int64_t kMaxRepetitions = 1000;
+constexpr int64_t kMaxFlowCount = 65536;
+constexpr int64_t kMaxOutstanding = 4096;
+constexpr int64_t kDefaultBinNs = 1'000'000;
+
+template <class T>
+struct EnumName {
+  std::string_view name;
+  T value;
+};
+
+template <class T, size_t N>
+std::optional<T> read_enum(const TableReader& reader, std::string_view key,
+                           const EnumName<T> (&names)[N]) {
+  auto text = reader.string(key);
+  if (!text) return std::nullopt;
+  std::string choices;
+  for (const auto& entry : names) {
+    if (entry.name == *text) return entry.value;
+    choices += fmt::format("{}\"{}\"", choices.empty() ? "" : ", ", entry.name);
+  }
+  reader.fail_at(key, fmt::format("unknown {} '{}' (use {})", key, *text, choices));
+}
+
+bool loc_before(const SourceLoc& a, const SourceLoc& b) noexcept {
+  return a.line != b.line ? a.line < b.line : a.column < b.column;
+}
+
+// ---- [suite] and the per-scenario run settings -------------------------------------------
+
+struct RunSettings {
+  uint64_t seed = 1;
+  uint32_t repetitions = 1;
+  int64_t warmup_ns = 10'000'000;
+  int64_t duration_ns = 100'000'000;
+  std::optional<int64_t> bin_ns;     // default: min(1 ms, duration)
+  std::string bin_where;             // where bin was written, for the bin <= duration check
+  SourceLoc bin_loc;
+};
+
+// Reads seed/repetitions/warmup/duration/bin from [suite] or a [[scenario]] entry, over `s`.
+void read_run_settings(const TableReader& reader, RunSettings& s) {
+  if (auto seed = reader.integer("seed", 0, kMaxI64)) s.seed = static_cast<uint64_t>(*seed);
+  if (auto reps = reader.integer("repetitions", 1, kMaxRepetitions)) {
+    s.repetitions = static_cast<uint32_t>(*reps);
+  }
+  if (auto warmup = reader.duration_ns("warmup", true)) s.warmup_ns = *warmup;
+  if (auto duration = reader.duration_ns("duration", false)) s.duration_ns = *duration;
+  if (auto bin = reader.duration_ns("bin", false)) {
+    s.bin_ns = *bin;
+    s.bin_where = reader.key_path("bin");
+    s.bin_loc = reader.value_loc("bin");
+  }
+}
+
+// ---- [port] ------------------------------------------------------------------------------
+
+PortSpec read_port(const Located* section) {
+  PortSpec port;
+  if (section == nullptr) return port;
+  const TableReader reader(section->table(), section->path, section->file);
+  reader.allow_only({"rate", "transport", "mtu", "vlan", "ipv6", "grh", "propagation_delay"});
+
+  if (const auto* node = reader.find("rate")) {
+    if (const auto* integer = node->as_integer()) {
+      if (integer->get() <= 0) reader.fail_at("rate", "port rate must be greater than zero");
+      port.rate_bps = static_cast<double>(integer->get());
+    } else if (const auto* text = node->as_string()) {
+      auto rate = parse_rate(text->get());
+      if (!rate) reader.fail_at("rate", rate.error().message);
+      if (rate->unit != Rate::Unit::bits_per_second) {
+        reader.fail_at("rate", fmt::format("port rate must be a bit rate such as \"100Gbps\", not "
+                                           "a packet rate ('{}')",
+                                           text->get()));
+      }
+      port.rate_bps = rate->value;
+    } else {
+      reader.at("rate").fail_type("a string (a bit rate such as \"100Gbps\") or an integer (bit/s)");
+    }
+  }
+
+  using policy::Transport;
+  static constexpr EnumName<Transport> kTransports[] = {
+      {"rocev2", Transport::rocev2}, {"ib", Transport::ib}, {"eth", Transport::eth}};
+  if (auto transport = read_enum(reader, "transport", kTransports)) port.wire.transport = *transport;
+  const Transport transport = port.wire.transport;
+  const auto name = policy::transport_name(transport);
+
+  if (auto mtu = reader.integer("mtu", 0, kMaxI64)) {
+    if (transport == Transport::eth) {
+      if (*mtu < 68 || *mtu > 9216) {
+        reader.fail_at("mtu", fmt::format("eth mtu must be in 68..9216, got {}", *mtu));
+      }
+    } else if (*mtu != 256 && *mtu != 512 && *mtu != 1024 && *mtu != 2048 && *mtu != 4096) {
+      reader.fail_at("mtu", fmt::format("{} mtu must be one of 256, 512, 1024, 2048, 4096, got {}",
+                                        name, *mtu));
+    }
+    port.wire.mtu_bytes = static_cast<uint32_t>(*mtu);
+  } else if (transport == Transport::eth) {
+    port.wire.mtu_bytes = 1500;  // the Ethernet default; RDMA keeps the 4096 path MTU
+  }
+
+  // Flags that do not apply to the transport are errors when set, so a typo'd transport
+  // cannot silently drop a header from the wire model.
+  if (auto vlan = reader.boolean("vlan")) {
+    if (*vlan && transport == Transport::ib) {
+      reader.fail_at("vlan", "vlan applies to eth and rocev2 only, not ib");
+    }
+    port.wire.vlan = *vlan;
+  }
+  if (auto ipv6 = reader.boolean("ipv6")) {
+    if (*ipv6 && transport != Transport::rocev2) {
+      reader.fail_at("ipv6", fmt::format("ipv6 applies to rocev2 only, not {}", name));
+    }
+    port.wire.ipv6 = *ipv6;
+  }
+  if (auto grh = reader.boolean("grh")) {
+    if (*grh && transport != Transport::ib) {
+      reader.fail_at("grh", fmt::format("grh applies to ib only, not {}", name));
+    }
+    port.wire.ib_grh = *grh;
+  }
+  if (auto delay = reader.duration_ns("propagation_delay", true)) {
+    port.propagation_delay_ns = *delay;
+  }
+  return port;
+}
+
+// ---- [[sched.node]] / [[sched.leaf]] -----------------------------------------------------
+
+policy::SchedElementSpec read_sched_element(const Located& entry, bool is_leaf) {
+  const TableReader reader(entry.table(), entry.path, entry.file);
+  reader.allow_only({"name", "parent", "bw_share", "max_avg_bw"});
+  policy::SchedElementSpec spec;
+  spec.is_leaf = is_leaf;
+  spec.where = entry.path;
+  spec.loc = reader.loc();
+  spec.name = reader.required_string("name");
+  if (auto parent = reader.string("parent")) {
+    if (parent->empty()) {
+      reader.fail_at("parent", "parent must not be empty (leave the key out for the root)");
+    }
+    spec.parent = std::move(*parent);
+    spec.parent_loc = reader.value_loc("parent");
+  }
+  if (auto share = reader.integer("bw_share", 0, kMaxU32)) {
+    spec.bw_share = static_cast<uint32_t>(*share);
+    spec.has_bw_share = true;
+    spec.bw_share_loc = reader.value_loc("bw_share");
+  }
+  if (const auto* node = reader.find("max_avg_bw")) {
+    if (const auto* integer = node->as_integer()) {
+      // A bare number is Mbit/s, as mlx5dv_sched_attr takes it; 0 means unlimited.
+      if (integer->get() < 0 || integer->get() > kMaxU32) {
+        reader.fail_at("max_avg_bw", fmt::format("max_avg_bw in Mbit/s must be in 0..{} (0 = "
+                                                 "unlimited), got {}",
+                                                 kMaxU32, integer->get()));
+      }
+      spec.max_avg_bw_bps = static_cast<double>(integer->get()) * 1e6;
+    } else if (const auto* text = node->as_string()) {
+      auto rate = parse_rate(text->get());
+      if (!rate) reader.fail_at("max_avg_bw", rate.error().message);
+      if (rate->unit != Rate::Unit::bits_per_second) {
+        reader.fail_at("max_avg_bw", fmt::format("max_avg_bw must be a bit rate such as "
+                                                 "\"4096Mbps\", not a packet rate ('{}')",
+                                                 text->get()));
+      }
+      spec.max_avg_bw_bps = rate->value;
+    } else {
+      reader.at("max_avg_bw")
+          .fail_type("a string (a bit rate such as \"4096Mbps\") or an integer (Mbit/s)");
+    }
+    spec.has_max_avg_bw = true;
+    spec.max_avg_bw_loc = reader.value_loc("max_avg_bw");
+  }
+  return spec;
+}
+
+std::vector<policy::SchedElementSpec> read_sched(const Located* section) {
+  std::vector<policy::SchedElementSpec> specs;
+  if (section == nullptr) return specs;
+  const TableReader reader(section->table(), section->path, section->file);
+  reader.allow_only({"node", "leaf"});
+  for (const std::string_view kind : {"node", "leaf"}) {
+    const auto* node = reader.find(kind);
+    if (node == nullptr) continue;
+    const auto* array = node->as_array();
+    if (array == nullptr) {
+      reader.at(kind).fail_type(fmt::format("an array of tables ([[{}]])", reader.key_path(kind)));
+    }
+    for (size_t i = 0; i < array->size(); ++i) {
+      const Located entry{*array->get(i), index_path(reader.path(), kind, i), reader.file()};
+      specs.push_back(read_sched_element(entry, kind == "leaf"));
+    }
+  }
+  // Spec order is document order: nodes and leaves may be interleaved in the file.
+  std::stable_sort(specs.begin(), specs.end(), [](const auto& a, const auto& b) {
+    return loc_before(a.loc, b.loc);
+  });
+  return specs;
+}
+
+// ---- [[flow]] ----------------------------------------------------------------------------
+
+// Why `bytes` cannot be a message/frame size on this port, or empty when it can.
+std::string size_problem(uint64_t bytes, const policy::WireModel& wire) {
+  const uint64_t smallest = wire.min_message_bytes();
+  const uint64_t largest = wire.max_message_bytes();
+  if (wire.transport == policy::Transport::eth) {
+    if (bytes < smallest) {
+      return fmt::format("size {} B is below the {}-byte minimum Ethernet frame", bytes, smallest);
+    }
+    if (bytes > largest) {
+      return fmt::format("size {} B is larger than the largest frame for eth mtu {}{} ({} B)",
+                         bytes, wire.mtu_bytes, wire.vlan ? " with vlan" : "", largest);
+    }
+  } else if (bytes < smallest || bytes > largest) {
+    return fmt::format("size {} B is outside the {} message range {}..{} B", bytes,
+                       policy::transport_name(wire.transport), smallest, largest);
+  }
+  if (bytes > static_cast<uint64_t>(kMaxU32)) {
+    return fmt::format("size {} B is too large", bytes);  // SizeSpec holds 32-bit sizes
+  }
+  return {};
+}
+
+// One size in bytes (integer or size string), within what the port can carry.
+uint32_t read_size_value(const Located& value, const policy::WireModel& wire) {
+  uint64_t bytes = 0;
+  if (const auto* integer = value.node.as_integer()) {
+    if (integer->get() <= 0) {
+      value.fail_here(fmt::format("size must be at least 1 byte, got {}", integer->get()));
+    }
+    bytes = static_cast<uint64_t>(integer->get());
+  } else if (const auto* text = value.node.as_string()) {
+    auto parsed = parse_size_bytes(text->get());
+    if (!parsed) value.fail_here(parsed.error().message);
+    bytes = *parsed;
+  } else {
+    value.fail_type("an integer (bytes) or a size string such as \"4KiB\"");
+  }
+  if (auto problem = size_problem(bytes, wire); !problem.empty()) value.fail_here(problem);
+  return static_cast<uint32_t>(bytes);
+}
+
+// `[[size, weight], ...]` for imix and weighted tables.
+std::vector<gen::WeightedSize> read_size_table(const Located& value,
+                                               const policy::WireModel& wire) {
+  const auto* array = value.node.as_array();
+  if (array == nullptr) value.fail_type("an array of [size, weight] pairs");
+  if (array->empty()) value.fail_here("the size table is empty (give at least one [size, weight])");
+  std::vector<gen::WeightedSize> table;
+  for (size_t i = 0; i < array->size(); ++i) {
+    const Located pair_value{*array->get(i), fmt::format("{}[{}]", value.path, i), value.file};
+    const auto* pair = pair_value.node.as_array();
+    if (pair == nullptr) pair_value.fail_type("a [size, weight] pair");
+    if (pair->size() != 2) {
+      pair_value.fail_here(fmt::format("expected a [size, weight] pair, got {} elements",
+                                       pair->size()));
+    }
+    gen::WeightedSize entry;
+    entry.size_bytes =
+        read_size_value(Located{*pair->get(0), pair_value.path + "[0]", value.file}, wire);
+    const Located weight_value{*pair->get(1), pair_value.path + "[1]", value.file};
+    const auto* weight = weight_value.node.as_integer();
+    if (weight == nullptr) weight_value.fail_type("an integer weight");
+    if (weight->get() < 0 || weight->get() > kMaxU32) {
+      weight_value.fail_here(fmt::format("weight must be in 0..{}, got {}", kMaxU32,
+                                         weight->get()));
+    }
+    entry.weight = static_cast<uint32_t>(weight->get());
+    table.push_back(entry);
+  }
+  return table;
+}
+
+gen::SizeSpec read_size(const Located& value, const policy::WireModel& wire) {
+  gen::SizeSpec size;
+  if (const auto* text = value.node.as_string(); text != nullptr && text->get() == "imix") {
+    size = gen::SizeSpec::classic_imix();
+    // The classic table must still fit the port (e.g. eth with a small MTU).
+    for (const auto& entry : size.table) {
+      if (auto problem = size_problem(entry.size_bytes, wire); !problem.empty()) {
+        value.fail_here(fmt::format("imix: {}", problem));
+      }
+    }
+  } else if (const auto* table = value.node.as_table()) {
+    const TableReader reader(*table, value.path, value.file);
+    reader.allow_only({"uniform", "imix", "weighted"});
+    if (table->size() != 1) {
+      value.fail_here("a size table takes exactly one of uniform, imix, weighted");
+    }
+    if (reader.has("uniform")) {
+      const Located range_value = reader.at("uniform");
+      const auto* range = range_value.node.as_array();
+      if (range == nullptr || range->size() != 2) {
+        range_value.fail_here("uniform takes [min, max] (bytes, inclusive)");
+      }
+      const uint32_t min_bytes =
+          read_size_value(Located{*range->get(0), range_value.path + "[0]", value.file}, wire);
+      const uint32_t max_bytes =
+          read_size_value(Located{*range->get(1), range_value.path + "[1]", value.file}, wire);
+      size = gen::SizeSpec::uniform(min_bytes, max_bytes);
+    } else if (reader.has("imix")) {
+      size = gen::SizeSpec::classic_imix();
+      size.table = read_size_table(reader.at("imix"), wire);
+    } else {
+      size = gen::SizeSpec::weighted(read_size_table(reader.at("weighted"), wire));
+    }
+  } else {
+    size = gen::SizeSpec::fixed(read_size_value(value, wire));
+  }
+  // Structure (empty tables, all-zero weights, min > max) is the generator's rule.
+  if (auto status = size.validate(); !status) value.fail_here(status.error().message);
+  return size;
+}
+
+gen::ArrivalSpec read_arrival(const TableReader& reader) {
+  using Kind = gen::ArrivalSpec::Kind;
+  gen::ArrivalSpec arrival;
+  const auto rate_text = reader.string("rate");
+  if (!rate_text) {
+    reader.fail_missing("rate", "\"saturate\", a bit rate such as \"10Gbps\" or a packet rate "
+                                "such as \"2Mpps\"");
+  }
+  static constexpr EnumName<Kind> kPatterns[] = {
+      {"cbr", Kind::cbr}, {"poisson", Kind::poisson}, {"onoff", Kind::onoff}};
+  const auto pattern = read_enum(reader, "pattern", kPatterns);
+
+  if (*rate_text == "saturate") {
+    arrival.kind = Kind::saturate;
+    if (pattern) {
+      reader.fail_at("pattern", "pattern applies to a numeric rate; rate = \"saturate\" keeps "
+                                "`outstanding` messages in flight instead");
+    }
+    if (auto outstanding = reader.integer("outstanding", 1, kMaxOutstanding)) {
+      arrival.outstanding = static_cast<uint32_t>(*outstanding);
+    }
+  } else {
+    auto rate = parse_rate(*rate_text);
+    if (!rate) {
+      reader.fail_at("rate", fmt::format("{} (or \"saturate\")", rate.error().message));
+    }
+    if (rate->unit == Rate::Unit::bits_per_second) {
+      arrival.rate_bps = rate->value;
+    } else {
+      arrival.rate_pps = rate->value;
+    }
+    arrival.kind = pattern.value_or(Kind::cbr);
+    if (reader.has("outstanding")) {
+      reader.fail_at("outstanding", "outstanding applies only to rate = \"saturate\"");
+    }
+  }
+
+  if (arrival.kind == Kind::onoff) {
+    if (!reader.has("on")) reader.fail_missing("on", "pattern \"onoff\" needs on and off");
+    if (!reader.has("off")) reader.fail_missing("off", "pattern \"onoff\" needs on and off");
+    arrival.on_ns = *reader.duration_ns("on", false);
+    arrival.off_ns = *reader.duration_ns("off", false);
+    if (arrival.on_ns > kMaxI64 - arrival.off_ns) {
+      reader.fail_at("off", "on + off is too long");
+    }
+  } else {
+    for (const std::string_view key : {"on", "off"}) {
+      if (reader.has(key)) {
+        reader.fail_at(key, fmt::format("{} applies only to pattern = \"onoff\"", key));
+      }
+    }
+  }
+  return arrival;
+}
+
+FlowSpec read_flow(const Located& entry, const PortSpec& port) {
+  const TableReader reader(entry.table(), entry.path, entry.file);
+  reader.allow_only({"name", "count", "leaf", "op", "size", "rate", "pattern", "on", "off",
+                     "outstanding"});
+  FlowSpec flow;
+  flow.where = entry.path;
+  flow.loc = reader.loc();
+  flow.name = reader.required_string("name");
+  if (flow.name.find('#') != std::string::npos) {
+    reader.fail_at("name", fmt::format("flow name '{}' must not contain '#' (instances are "
+                                       "reported as name#i)",
+                                       flow.name));
+  }
+  if (auto count = reader.integer("count", 1, kMaxFlowCount)) {
+    flow.count = static_cast<uint32_t>(*count);
+  }
+  if (auto leaf = reader.string("leaf")) {
+    if (leaf->empty()) reader.fail_at("leaf", "leaf must not be empty (leave the key out)");
+    flow.leaf = std::move(*leaf);
+    flow.leaf_loc = reader.value_loc("leaf");
+  }
+  using policy::RdmaOp;
+  static constexpr EnumName<RdmaOp> kOps[] = {{"write", RdmaOp::write}, {"send", RdmaOp::send}};
+  if (auto op = read_enum(reader, "op", kOps)) flow.op = *op;
+  if (!reader.has("size")) {
+    reader.fail_missing("size", "bytes, a size string such as \"4KiB\", \"imix\" or a table");
+  }
+  flow.size = read_size(reader.at("size"), port.wire);
+  flow.arrival = read_arrival(reader);
+  return flow;
+}
+
+std::vector<FlowSpec> read_flows(const Located* section, const PortSpec& port) {
+  std::vector<FlowSpec> flows;
+  if (section == nullptr) return flows;
+  const auto* array = section->node.as_array();
+  if (array == nullptr) section->fail_type("an array of tables ([[flow]])");
+  for (size_t i = 0; i < array->size(); ++i) {
+    const Located entry{*array->get(i), fmt::format("{}[{}]", section->path, i), section->file};
+    FlowSpec flow = read_flow(entry, port);
+    for (const auto& earlier : flows) {
+      if (earlier.name == flow.name) {
+        const TableReader reader(entry.table(), entry.path, entry.file);
+        reader.fail_at("name", fmt::format("duplicate flow name '{}' (first used by {} at line {})",
+                                           flow.name, earlier.where, earlier.loc.line));
+      }
+    }
+    flows.push_back(std::move(flow));
+  }
+  return flows;
+}
+
+// ---- [gates] -----------------------------------------------------------------------------
+
+LatencyGate read_latency_gate(const Located& entry) {
+  const TableReader reader(entry.table(), entry.path, entry.file);
+  reader.allow_only({"flow", "basis", "p50", "p90", "p99", "p999", "max"});
+  LatencyGate gate;
+  gate.where = entry.path;
+  gate.loc = reader.loc();
+  gate.flow = reader.required_string("flow");
+  gate.flow_loc = reader.value_loc("flow");
+  static constexpr EnumName<LatencyGate::Basis> kBases[] = {
+      {"scheduled", LatencyGate::Basis::scheduled}, {"sent", LatencyGate::Basis::sent}};
+  if (auto basis = read_enum(reader, "basis", kBases)) gate.basis = *basis;
+  gate.p50_ns = reader.duration_ns("p50", false);
+  gate.p90_ns = reader.duration_ns("p90", false);
+  gate.p99_ns = reader.duration_ns("p99", false);
+  gate.p999_ns = reader.duration_ns("p999", false);
+  gate.max_ns = reader.duration_ns("max", false);
+  if (!gate.p50_ns && !gate.p90_ns && !gate.p99_ns && !gate.p999_ns && !gate.max_ns) {
+    detail::fail("a latency gate needs at least one of p50, p90, p99, p999, max", entry.path,
+                 reader.loc());
+  }
+  return gate;
+}
+
+GateSpec read_gates(const Located* section) {
+  GateSpec gates;
+  if (section == nullptr) return gates;
+  const TableReader reader(section->table(), section->path, section->file);
+  reader.allow_only({"max_share_error", "max_group_share_error", "min_jain", "max_cap_overshoot",
+                     "latency"});
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  gates.max_share_error = reader.number("max_share_error", 0.0, kInf);
+  gates.max_group_share_error = reader.number("max_group_share_error", 0.0, kInf);
+  gates.min_jain = reader.number("min_jain", 0.0, 1.0);
+  gates.max_cap_overshoot = reader.number("max_cap_overshoot", 0.0, kInf);
+  if (const auto* node = reader.find("latency")) {
+    const auto* array = node->as_array();
+    if (array == nullptr) reader.at("latency").fail_type("an array of tables ([[gates.latency]])");
+    for (size_t i = 0; i < array->size(); ++i) {
+      gates.latency.push_back(read_latency_gate(
+          Located{*array->get(i), index_path(reader.path(), "latency", i), reader.file()}));
+    }
+  }
+  return gates;
+}
+
+// ---- scenarios ---------------------------------------------------------------------------
+
+// The QoS/traffic sections a scenario uses: its own, or the top level's.
+struct Sections {
+  std::optional<Located> port, sched, flow, gates;
+};
+
+std::optional<Located> section_of(const TableReader& reader, std::string_view key) {
+  if (!reader.has(key)) return std::nullopt;
+  return reader.at(key);
+}
+
+const Located* ptr(const std::optional<Located>& section) {
+  return section ? &*section : nullptr;
+}
+
+Scenario build_scenario(std::string name, const Sections& sections, const RunSettings& settings,
+                        std::string where, SourceLoc loc) {
+  Scenario scenario;
+  scenario.name = std::move(name);
+  scenario.where = std::move(where);
+  scenario.loc = std::move(loc);
+  scenario.seed = settings.seed;
+  scenario.repetitions = settings.repetitions;
+  scenario.warmup_ns = settings.warmup_ns;
+  scenario.duration_ns = settings.duration_ns;
+  if (settings.bin_ns) {
+    if (*settings.bin_ns > settings.duration_ns) {
+      fail(fmt::format("bin ({}) must not be longer than duration ({})",
+                       format_duration_ns(static_cast<double>(*settings.bin_ns)),
+                       format_duration_ns(static_cast<double>(settings.duration_ns))),
+           settings.bin_where, settings.bin_loc);
+    }
+    scenario.bin_ns = *settings.bin_ns;
+  } else {
+    scenario.bin_ns = std::min(kDefaultBinNs, settings.duration_ns);
+  }
+  scenario.port = read_port(ptr(sections.port));
+  scenario.sched = read_sched(ptr(sections.sched));
+  scenario.flows = read_flows(ptr(sections.flow), scenario.port);
+  scenario.gates = read_gates(ptr(sections.gates));
+  return scenario;
+}
+
+std::vector<Scenario> read_scenarios(const TableReader& top, const Sections& top_sections,
+                                     const RunSettings& base, const std::string& suite_name) {
+  const auto* array = top.find("scenario")->as_array();
+  if (array == nullptr) top.at("scenario").fail_type("an array of tables ([[scenario]])");
+  if (array->empty()) top.fail_at("scenario", "give at least one [[scenario]] or leave the key out");
+
+  // The top-level sections are checked as written, even where every scenario replaces them.
+  (void)build_scenario(suite_name, top_sections, base, "", loc_of(top.table().source(), top.file()));
+
+  std::vector<Scenario> scenarios;
+  for (size_t i = 0; i < array->size(); ++i) {
+    const Located entry{*array->get(i), fmt::format("scenario[{}]", i), top.file()};
+    const TableReader reader(entry.table(), entry.path, entry.file);
+    reader.allow_only({"name", "seed", "repetitions", "warmup", "duration", "bin", "port", "sched",
+                       "flow", "gates"});
+    std::string name = reader.required_string("name");
+    for (const auto& earlier : scenarios) {
+      if (earlier.name == name) {
+        reader.fail_at("name", fmt::format("duplicate scenario name '{}' (first used by {} at "
+                                           "line {})",
+                                           name, earlier.where, earlier.loc.line));
+      }
+    }
+    RunSettings settings = base;
+    read_run_settings(reader, settings);
+    // A section a scenario sets replaces the top-level one as a whole.
+    Sections sections = top_sections;
+    for (auto [key, slot] : {std::pair{"port", &sections.port}, std::pair{"sched", &sections.sched},
+                             std::pair{"flow", &sections.flow}, std::pair{"gates", &sections.gates}}) {
+      if (reader.has(key)) slot->emplace(reader.at(key));
+    }
+    try {
+      scenarios.push_back(build_scenario(std::move(name), sections, settings, entry.path,
+                                         reader.loc()));
+    } catch (detail::ConfigError& error) {
+      // An inherited section can fail only against this scenario's port (sizes vs MTU):
+      // say which scenario, since the location points at the top-level key.
+      if (error.error.where.rfind(entry.path, 0) != 0) {
+        error.error.message += fmt::format(" (in scenario '{}')", reader.string("name").value());
+      }
+      throw;
+    }
+  }
+  return scenarios;
+}
+
+std::string fnv1a_hex(std::string_view bytes) {
+  uint64_t hash = 14695981039346656037ULL;
+  for (const char c : bytes) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ULL;
+  }
+  return fmt::format("{:016x}", hash);
+}
+
+Suite load(std::string_view text, const std::string& file) {
+  Suite suite;
+  suite.file = file;
+  suite.config_hash = fnv1a_hex(text);
+
+  toml::table root;
+  try {
+    root = toml::parse(text, std::string_view(file));
+  } catch (const toml::parse_error& error) {
+    fail(std::string(error.description()), "", loc_of(error.source(), file));
+  }
+
+  const TableReader top(root, "", file);
+  top.allow_only({"suite", "driver", "port", "sched", "flow", "gates", "scenario"});
+
+  suite.name = std::filesystem::path(file).stem().string();
+  RunSettings base;
+  if (const auto* table = top.subtable("suite")) {
+    const TableReader reader(*table, "suite", file);
+    reader.allow_only({"name", "description", "seed", "repetitions", "warmup", "duration", "bin"});
+    if (reader.has("name")) suite.name = reader.required_string("name");
+    suite.description = reader.string("description").value_or("");
+    read_run_settings(reader, base);
+  }
+  if (suite.name.empty()) suite.name = "suite";
+
+  if (const auto* table = top.subtable("driver")) {
+    const TableReader reader(*table, "driver", file);
+    // Driver option tables ([driver.dpdk], [driver.verbs]) will be read here once those
+    // drivers take options; until then they are unknown keys like any other.
+    reader.allow_only({"name"});
+    if (reader.has("name")) suite.driver = reader.required_string("name");
+  }
+
+  const Sections sections{section_of(top, "port"), section_of(top, "sched"),
+                          section_of(top, "flow"), section_of(top, "gates")};
+  if (top.has("scenario")) {
+    suite.scenarios = read_scenarios(top, sections, base, suite.name);
+  } else {
+    suite.scenarios.push_back(build_scenario(suite.name, sections, base, "",
+                                             SourceLoc{file, 0, 0}));
+  }
+  return suite;
+}
+
+}  // namespace
+
+Result<Suite> load_suite_string(std::string_view toml_text, const std::string& source_name) {
+  try {
+    return load(toml_text, source_name);
+  } catch (detail::ConfigError& error) {
+    return std::move(error.error);
+  }
+}
+
+Result<Suite> load_suite_file(const std::string& path) {
+  std::FILE* stream = std::fopen(path.c_str(), "rb");
+  if (stream == nullptr) {
+    return make_error(Errc::io, fmt::format("cannot open suite file '{}': {}", path,
+                                            std::strerror(errno)));
+  }
+  std::string text;
+  char buffer[65536];
+  size_t got = 0;
+  while ((got = std::fread(buffer, 1, sizeof buffer, stream)) > 0) text.append(buffer, got);
+  const bool failed = std::ferror(stream) != 0;
+  const int read_errno = errno;
+  std::fclose(stream);
+  if (failed) {
+    return make_error(Errc::io, fmt::format("cannot read suite file '{}': {}", path,
+                                            std::strerror(read_errno)));
+  }
+  return load_suite_string(text, path);
+}
+
+}  // namespace qb::engine

@@ -67,6 +67,7 @@ struct Scenario {
 
 struct Suite {
   std::string name;
+  std::string description;           // [suite] description, free text
   std::string file;                  // path as given
   std::string driver = "sim";
   std::string config_hash;           // FNV-1a of the file bytes, hex
