@@ -51,7 +51,10 @@ Histogram::Histogram(int64_t highest_trackable, int significant_digits)
 size_t Histogram::index_of(int64_t value) const noexcept {
   const auto v = static_cast<uint64_t>(value);
   const int leading_zero_base = 64 - unit_magnitude_ - (sub_bucket_half_count_magnitude_ + 1);
-  const int bucket = leading_zero_base - std::countl_zero(v | static_cast<uint64_t>(sub_bucket_mask_));
+  // The operand is never 0 (the mask covers bit 0); the explicit | 1 tells the compiler, which
+  // otherwise branches around bsr for countl_zero(0) on baseline x86-64.
+  const int bucket =
+      leading_zero_base - std::countl_zero(v | static_cast<uint64_t>(sub_bucket_mask_) | 1u);
   return (static_cast<size_t>(bucket) << sub_bucket_half_count_magnitude_) +
          static_cast<size_t>(v >> (bucket + unit_magnitude_));
 }
