@@ -36,9 +36,15 @@ void run_arrival(benchmark::State& state, ArrivalSpec::Kind kind) {
   state.SetItemsProcessed(state.iterations());
 }
 
-void BM_ArrivalCbr(benchmark::State& state) { run_arrival(state, ArrivalSpec::Kind::cbr); }
-void BM_ArrivalPoisson(benchmark::State& state) { run_arrival(state, ArrivalSpec::Kind::poisson); }
-void BM_ArrivalOnOff(benchmark::State& state) { run_arrival(state, ArrivalSpec::Kind::onoff); }
+void BM_ArrivalCbr(benchmark::State& state) {
+  run_arrival(state, ArrivalSpec::Kind::cbr);
+}
+void BM_ArrivalPoisson(benchmark::State& state) {
+  run_arrival(state, ArrivalSpec::Kind::poisson);
+}
+void BM_ArrivalOnOff(benchmark::State& state) {
+  run_arrival(state, ArrivalSpec::Kind::onoff);
+}
 BENCHMARK(BM_ArrivalCbr);
 BENCHMARK(BM_ArrivalPoisson);
 BENCHMARK(BM_ArrivalOnOff);
@@ -50,9 +56,15 @@ void run_size(benchmark::State& state, const SizeSpec& spec) {
   state.SetItemsProcessed(state.iterations());
 }
 
-void BM_SizeFixed(benchmark::State& state) { run_size(state, SizeSpec::fixed(4096)); }
-void BM_SizeUniform(benchmark::State& state) { run_size(state, SizeSpec::uniform(64, 9000)); }
-void BM_SizeImix(benchmark::State& state) { run_size(state, SizeSpec::classic_imix()); }
+void BM_SizeFixed(benchmark::State& state) {
+  run_size(state, SizeSpec::fixed(4096));
+}
+void BM_SizeUniform(benchmark::State& state) {
+  run_size(state, SizeSpec::uniform(64, 9000));
+}
+void BM_SizeImix(benchmark::State& state) {
+  run_size(state, SizeSpec::classic_imix());
+}
 BENCHMARK(BM_SizeFixed);
 BENCHMARK(BM_SizeUniform);
 BENCHMARK(BM_SizeImix);

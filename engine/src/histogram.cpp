@@ -73,7 +73,8 @@ int64_t Histogram::value_from_index(size_t index) const noexcept {
 int64_t Histogram::highest_equivalent(int64_t value) const noexcept {
   const auto v = static_cast<uint64_t>(value);
   const int leading_zero_base = 64 - unit_magnitude_ - (sub_bucket_half_count_magnitude_ + 1);
-  const int bucket = leading_zero_base - std::countl_zero(v | static_cast<uint64_t>(sub_bucket_mask_));
+  const int bucket =
+      leading_zero_base - std::countl_zero(v | static_cast<uint64_t>(sub_bucket_mask_));
   const int shift = bucket + unit_magnitude_;
   const uint64_t lowest = (v >> shift) << shift;
   return static_cast<int64_t>(lowest + ((uint64_t{1} << shift) - 1));
@@ -141,9 +142,13 @@ void Histogram::reset() noexcept {
   sum_ = 0.0;
 }
 
-int64_t Histogram::min() const noexcept { return total_count_ == 0 ? 0 : min_; }
+int64_t Histogram::min() const noexcept {
+  return total_count_ == 0 ? 0 : min_;
+}
 
-int64_t Histogram::max() const noexcept { return total_count_ == 0 ? 0 : max_; }
+int64_t Histogram::max() const noexcept {
+  return total_count_ == 0 ? 0 : max_;
+}
 
 double Histogram::mean() const noexcept {
   return total_count_ == 0 ? 0.0 : sum_ / static_cast<double>(total_count_);

@@ -1,9 +1,9 @@
 #include "qb/generators/arrival_process.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "qb/common/units.hpp"
 
@@ -13,15 +13,21 @@ namespace {
 
 const char* kind_name(ArrivalSpec::Kind kind) noexcept {
   switch (kind) {
-    case ArrivalSpec::Kind::saturate: return "saturate";
-    case ArrivalSpec::Kind::cbr: return "cbr";
-    case ArrivalSpec::Kind::poisson: return "poisson";
-    case ArrivalSpec::Kind::onoff: return "onoff";
+    case ArrivalSpec::Kind::saturate:
+      return "saturate";
+    case ArrivalSpec::Kind::cbr:
+      return "cbr";
+    case ArrivalSpec::Kind::poisson:
+      return "poisson";
+    case ArrivalSpec::Kind::onoff:
+      return "onoff";
   }
   return "?";
 }
 
-bool positive_finite(double x) noexcept { return x > 0.0 && std::isfinite(x); }
+bool positive_finite(double x) noexcept {
+  return x > 0.0 && std::isfinite(x);
+}
 
 std::string format_rate_pps(double rate_pps) {
   if (rate_pps >= 1e9) return fmt::format("{:.3f} Gpps", rate_pps / 1e9);
@@ -68,9 +74,9 @@ Status ArrivalSpec::validate() const {
                         fmt::format("{} rate must be a finite positive number", name));
     }
     if (rate_bps > 0.0 && rate_pps > 0.0) {
-      return make_error(Errc::invalid_config,
-                        fmt::format("{} takes either a bit rate or a message rate, not both",
-                                    name));
+      return make_error(
+          Errc::invalid_config,
+          fmt::format("{} takes either a bit rate or a message rate, not both", name));
     }
     if (rate_bps == 0.0 && rate_pps == 0.0) {
       return make_error(Errc::invalid_config,
@@ -143,9 +149,11 @@ int64_t ArrivalProcess::first_ns(int64_t start_ns, Rng& rng) noexcept {
   if (spec_.kind == ArrivalSpec::Kind::saturate) return start_ns;
   if (!usable_) return kNever;
   switch (spec_.kind) {
-    case ArrivalSpec::Kind::cbr: return start_ns;
+    case ArrivalSpec::Kind::cbr:
+      return start_ns;
     // A stationary Poisson stream: the first arrival is one exponential gap after the start.
-    case ArrivalSpec::Kind::poisson: return advance(start_ns, rng.next_exponential(mean_gap_ns_));
+    case ArrivalSpec::Kind::poisson:
+      return advance(start_ns, rng.next_exponential(mean_gap_ns_));
     case ArrivalSpec::Kind::onoff: {
       const int64_t period_ns = spec_.on_ns + spec_.off_ns;
       const int64_t window = floor_div(start_ns, period_ns);
@@ -154,7 +162,8 @@ int64_t ArrivalProcess::first_ns(int64_t start_ns, Rng& rng) noexcept {
       if (window >= kNever / period_ns - 1) return kNever;
       return (window + 1) * period_ns;
     }
-    case ArrivalSpec::Kind::saturate: break;
+    case ArrivalSpec::Kind::saturate:
+      break;
   }
   return kNever;
 }
@@ -162,8 +171,10 @@ int64_t ArrivalProcess::first_ns(int64_t start_ns, Rng& rng) noexcept {
 int64_t ArrivalProcess::next_ns(int64_t prev_ns, uint32_t message_bytes, Rng& rng) noexcept {
   if (!usable_) return kNever;
   switch (spec_.kind) {
-    case ArrivalSpec::Kind::saturate: return kNever;
-    case ArrivalSpec::Kind::cbr: return advance(prev_ns, cbr_gap_ns(message_bytes));
+    case ArrivalSpec::Kind::saturate:
+      return kNever;
+    case ArrivalSpec::Kind::cbr:
+      return advance(prev_ns, cbr_gap_ns(message_bytes));
     // Gaps independent of the sizes (a true Poisson process of messages); for a bit rate the
     // mean gap is that of the mean message size, so the offered bit/s is the same as CBR's.
     case ArrivalSpec::Kind::poisson:
@@ -176,8 +187,8 @@ int64_t ArrivalProcess::next_ns(int64_t prev_ns, uint32_t message_bytes, Rng& rn
       const int64_t period_ns = on_ns + spec_.off_ns;
       int64_t window = floor_div(prev_ns, period_ns);
       const int64_t offset_ns = std::min(prev_ns - window * period_ns, on_ns);
-      const double position_ns = static_cast<double>(offset_ns) + carry_ns_ +
-                                 cbr_gap_ns(message_bytes);
+      const double position_ns =
+          static_cast<double>(offset_ns) + carry_ns_ + cbr_gap_ns(message_bytes);
       if (!(position_ns < kMaxGapNs)) return kNever;
       const auto on = static_cast<double>(on_ns);
       const double windows_ahead = std::floor(position_ns / on);

@@ -1,9 +1,9 @@
 #include "qb/generators/size_distribution.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <utility>
-
-#include <fmt/format.h>
 
 namespace qb::gen {
 
@@ -11,10 +11,14 @@ namespace {
 
 const char* kind_name(SizeSpec::Kind kind) noexcept {
   switch (kind) {
-    case SizeSpec::Kind::fixed: return "fixed";
-    case SizeSpec::Kind::uniform: return "uniform";
-    case SizeSpec::Kind::imix: return "imix";
-    case SizeSpec::Kind::weighted: return "weighted";
+    case SizeSpec::Kind::fixed:
+      return "fixed";
+    case SizeSpec::Kind::uniform:
+      return "uniform";
+    case SizeSpec::Kind::imix:
+      return "imix";
+    case SizeSpec::Kind::weighted:
+      return "weighted";
   }
   return "?";
 }
@@ -56,8 +60,10 @@ SizeSpec SizeSpec::weighted(std::vector<WeightedSize> table) {
 
 double SizeSpec::mean_bytes() const noexcept {
   switch (kind) {
-    case Kind::fixed: return fixed_bytes;
-    case Kind::uniform: return (static_cast<double>(min_bytes) + max_bytes) / 2.0;
+    case Kind::fixed:
+      return fixed_bytes;
+    case Kind::uniform:
+      return (static_cast<double>(min_bytes) + max_bytes) / 2.0;
     case Kind::imix:
     case Kind::weighted: {
       double weighted_sum = 0.0;
@@ -105,17 +111,17 @@ Status SizeSpec::validate() const {
         return make_error(Errc::invalid_config, "uniform size range must start above 0 bytes");
       }
       if (min_bytes > max_bytes) {
-        return make_error(Errc::invalid_config,
-                          fmt::format("uniform size range is empty: min {} B > max {} B",
-                                      min_bytes, max_bytes));
+        return make_error(
+            Errc::invalid_config,
+            fmt::format("uniform size range is empty: min {} B > max {} B", min_bytes, max_bytes));
       }
       return {};
     case Kind::imix:
     case Kind::weighted: {
       if (table.empty()) {
-        return make_error(Errc::invalid_config,
-                          fmt::format("{} size table is empty (give at least one size)",
-                                      kind_name(kind)));
+        return make_error(
+            Errc::invalid_config,
+            fmt::format("{} size table is empty (give at least one size)", kind_name(kind)));
       }
       uint64_t total_weight = 0;
       for (size_t i = 0; i < table.size(); ++i) {
@@ -141,8 +147,10 @@ Status SizeSpec::validate() const {
 
 std::string SizeSpec::describe() const {
   switch (kind) {
-    case Kind::fixed: return fmt::format("fixed {} B", fixed_bytes);
-    case Kind::uniform: return fmt::format("uniform {}..{} B", min_bytes, max_bytes);
+    case Kind::fixed:
+      return fmt::format("fixed {} B", fixed_bytes);
+    case Kind::uniform:
+      return fmt::format("uniform {}..{} B", min_bytes, max_bytes);
     case Kind::imix:
     case Kind::weighted: {
       std::string text = kind_name(kind);
@@ -180,7 +188,8 @@ SizeSampler::SizeSampler(const SizeSpec& spec)
 
 uint32_t SizeSampler::next(Rng& rng) noexcept {
   switch (kind_) {
-    case SizeSpec::Kind::fixed: return fixed_bytes_;
+    case SizeSpec::Kind::fixed:
+      return fixed_bytes_;
     case SizeSpec::Kind::uniform:
       return min_bytes_ + static_cast<uint32_t>(rng.next_below(span_bytes_));
     case SizeSpec::Kind::imix:

@@ -114,9 +114,9 @@ TEST(Histogram, PercentilesUniform) {
 }
 
 TEST(Histogram, PercentilesExponential) {
-  check_percentiles(draw(200'000, 2,
-                         [](Rng& r) { return static_cast<int64_t>(r.next_exponential(20'000)); }),
-                    "exponential");
+  check_percentiles(
+      draw(200'000, 2, [](Rng& r) { return static_cast<int64_t>(r.next_exponential(20'000)); }),
+      "exponential");
 }
 
 TEST(Histogram, PercentilesLognormalHeavyTail) {
@@ -125,8 +125,8 @@ TEST(Histogram, PercentilesLognormalHeavyTail) {
                          [](Rng& r) {
                            const double u1 = 1.0 - r.next_unit();
                            const double u2 = r.next_unit();
-                           const double z = std::sqrt(-2.0 * std::log(u1)) *
-                                            std::cos(6.283185307179586 * u2);
+                           const double z =
+                               std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
                            return static_cast<int64_t>(std::exp(9.0 + 2.5 * z));
                          }),
                     "lognormal");
@@ -190,8 +190,7 @@ TEST(Histogram, SmallHighestTrackableAndOtherDigits) {
       const int64_t exact = exact_at(samples, p_x100);
       const int64_t got = histogram.value_at_percentile(static_cast<double>(p_x100) / 100.0);
       EXPECT_GE(got, exact) << digits;
-      EXPECT_LE(static_cast<double>(got - exact), tolerance * static_cast<double>(exact))
-          << digits;
+      EXPECT_LE(static_cast<double>(got - exact), tolerance * static_cast<double>(exact)) << digits;
     }
   }
 }

@@ -163,8 +163,8 @@ struct GapStats {
   double fraction_above_mean = 0.0;  // of the nominal mean
 };
 
-GapStats poisson_gaps(const ArrivalSpec& spec, double nominal_mean_ns, uint64_t seed,
-                      int gaps, uint32_t bytes) {
+GapStats poisson_gaps(const ArrivalSpec& spec, double nominal_mean_ns, uint64_t seed, int gaps,
+                      uint32_t bytes) {
   ArrivalProcess process(spec, bytes);
   Rng rng(seed);
   int64_t t = process.first_ns(0, rng);
@@ -308,8 +308,8 @@ TEST(ArrivalProcess, OnOffFirstDepartureSkipsAnOffWindow) {
   const ArrivalSpec spec = onoff_pps(1e6, 1000, 3000);
   ArrivalProcess process(spec, 64.0);
   Rng rng(1);
-  EXPECT_EQ(process.first_ns(500, rng), 500);      // inside the first on window
-  EXPECT_EQ(process.first_ns(1000, rng), 4000);    // the off window starts at 1000
+  EXPECT_EQ(process.first_ns(500, rng), 500);    // inside the first on window
+  EXPECT_EQ(process.first_ns(1000, rng), 4000);  // the off window starts at 1000
   EXPECT_EQ(process.first_ns(7999, rng), 8000);
   EXPECT_EQ(process.first_ns(8000, rng), 8000);
   // A departure that would land in the off window continues at the next window start:
