@@ -22,8 +22,8 @@ namespace {
 using detail::fail;
 using detail::index_path;
 using detail::join_path;
-using detail::Located;
 using detail::loc_of;
+using detail::Located;
 using detail::TableReader;
 
 constexpr int64_t kMaxU32 = std::numeric_limits<uint32_t>::max();
@@ -63,8 +63,8 @@ struct RunSettings {
   uint32_t repetitions = 1;
   int64_t warmup_ns = 10'000'000;
   int64_t duration_ns = 100'000'000;
-  std::optional<int64_t> bin_ns;     // default: min(1 ms, duration)
-  std::string bin_where;             // where bin was written, for the bin <= duration check
+  std::optional<int64_t> bin_ns;  // default: min(1 ms, duration)
+  std::string bin_where;          // where bin was written, for the bin <= duration check
   SourceLoc bin_loc;
 };
 
@@ -105,14 +105,16 @@ PortSpec read_port(const Located* section) {
       }
       port.rate_bps = rate->value;
     } else {
-      reader.at("rate").fail_type("a string (a bit rate such as \"100Gbps\") or an integer (bit/s)");
+      reader.at("rate").fail_type(
+          "a string (a bit rate such as \"100Gbps\") or an integer (bit/s)");
     }
   }
 
   using policy::Transport;
   static constexpr EnumName<Transport> kTransports[] = {
       {"rocev2", Transport::rocev2}, {"ib", Transport::ib}, {"eth", Transport::eth}};
-  if (auto transport = read_enum(reader, "transport", kTransports)) port.wire.transport = *transport;
+  if (auto transport = read_enum(reader, "transport", kTransports))
+    port.wire.transport = *transport;
   const Transport transport = port.wire.transport;
   const auto name = policy::transport_name(transport);
 
@@ -224,9 +226,8 @@ std::vector<policy::SchedElementSpec> read_sched(const Located* section) {
     }
   }
   // Spec order is document order: nodes and leaves may be interleaved in the file.
-  std::stable_sort(specs.begin(), specs.end(), [](const auto& a, const auto& b) {
-    return loc_before(a.loc, b.loc);
-  });
+  std::stable_sort(specs.begin(), specs.end(),
+                   [](const auto& a, const auto& b) { return loc_before(a.loc, b.loc); });
   return specs;
 }
 
@@ -285,8 +286,8 @@ std::vector<gen::WeightedSize> read_size_table(const Located& value,
     const auto* pair = pair_value.node.as_array();
     if (pair == nullptr) pair_value.fail_type("a [size, weight] pair");
     if (pair->size() != 2) {
-      pair_value.fail_here(fmt::format("expected a [size, weight] pair, got {} elements",
-                                       pair->size()));
+      pair_value.fail_here(
+          fmt::format("expected a [size, weight] pair, got {} elements", pair->size()));
     }
     gen::WeightedSize entry;
     entry.size_bytes =
@@ -295,8 +296,8 @@ std::vector<gen::WeightedSize> read_size_table(const Located& value,
     const auto* weight = weight_value.node.as_integer();
     if (weight == nullptr) weight_value.fail_type("an integer weight");
     if (weight->get() < 0 || weight->get() > kMaxU32) {
-      weight_value.fail_here(fmt::format("weight must be in 0..{}, got {}", kMaxU32,
-                                         weight->get()));
+      weight_value.fail_here(
+          fmt::format("weight must be in 0..{}, got {}", kMaxU32, weight->get()));
     }
     entry.weight = static_cast<uint32_t>(weight->get());
     table.push_back(entry);
@@ -350,8 +351,9 @@ gen::ArrivalSpec read_arrival(const TableReader& reader) {
   gen::ArrivalSpec arrival;
   const auto rate_text = reader.string("rate");
   if (!rate_text) {
-    reader.fail_missing("rate", "\"saturate\", a bit rate such as \"10Gbps\" or a packet rate "
-                                "such as \"2Mpps\"");
+    reader.fail_missing("rate",
+                        "\"saturate\", a bit rate such as \"10Gbps\" or a packet rate "
+                        "such as \"2Mpps\"");
   }
   static constexpr EnumName<Kind> kPatterns[] = {
       {"cbr", Kind::cbr}, {"poisson", Kind::poisson}, {"onoff", Kind::onoff}};
@@ -360,8 +362,9 @@ gen::ArrivalSpec read_arrival(const TableReader& reader) {
   if (*rate_text == "saturate") {
     arrival.kind = Kind::saturate;
     if (pattern) {
-      reader.fail_at("pattern", "pattern applies to a numeric rate; rate = \"saturate\" keeps "
-                                "`outstanding` messages in flight instead");
+      reader.fail_at("pattern",
+                     "pattern applies to a numeric rate; rate = \"saturate\" keeps "
+                     "`outstanding` messages in flight instead");
     }
     if (auto outstanding = reader.integer("outstanding", 1, kMaxOutstanding)) {
       arrival.outstanding = static_cast<uint32_t>(*outstanding);
@@ -402,8 +405,8 @@ gen::ArrivalSpec read_arrival(const TableReader& reader) {
 
 FlowSpec read_flow(const Located& entry, const PortSpec& port) {
   const TableReader reader(entry.table(), entry.path, entry.file);
-  reader.allow_only({"name", "count", "leaf", "op", "size", "rate", "pattern", "on", "off",
-                     "outstanding"});
+  reader.allow_only(
+      {"name", "count", "leaf", "op", "size", "rate", "pattern", "on", "off", "outstanding"});
   FlowSpec flow;
   flow.where = entry.path;
   flow.loc = reader.loc();
@@ -481,8 +484,8 @@ GateSpec read_gates(const Located* section) {
   GateSpec gates;
   if (section == nullptr) return gates;
   const TableReader reader(section->table(), section->path, section->file);
-  reader.allow_only({"max_share_error", "max_group_share_error", "min_jain", "max_cap_overshoot",
-                     "latency"});
+  reader.allow_only(
+      {"max_share_error", "max_group_share_error", "min_jain", "max_cap_overshoot", "latency"});
   constexpr double kInf = std::numeric_limits<double>::infinity();
   gates.max_share_error = reader.number("max_share_error", 0.0, kInf);
   gates.max_group_share_error = reader.number("max_group_share_error", 0.0, kInf);
@@ -547,10 +550,12 @@ std::vector<Scenario> read_scenarios(const TableReader& top, const Sections& top
                                      const RunSettings& base, const std::string& suite_name) {
   const auto* array = top.find("scenario")->as_array();
   if (array == nullptr) top.at("scenario").fail_type("an array of tables ([[scenario]])");
-  if (array->empty()) top.fail_at("scenario", "give at least one [[scenario]] or leave the key out");
+  if (array->empty())
+    top.fail_at("scenario", "give at least one [[scenario]] or leave the key out");
 
   // The top-level sections are checked as written, even where every scenario replaces them.
-  (void)build_scenario(suite_name, top_sections, base, "", loc_of(top.table().source(), top.file()));
+  (void)build_scenario(suite_name, top_sections, base, "",
+                       loc_of(top.table().source(), top.file()));
 
   std::vector<Scenario> scenarios;
   for (size_t i = 0; i < array->size(); ++i) {
@@ -570,13 +575,14 @@ std::vector<Scenario> read_scenarios(const TableReader& top, const Sections& top
     read_run_settings(reader, settings);
     // A section a scenario sets replaces the top-level one as a whole.
     Sections sections = top_sections;
-    for (auto [key, slot] : {std::pair{"port", &sections.port}, std::pair{"sched", &sections.sched},
-                             std::pair{"flow", &sections.flow}, std::pair{"gates", &sections.gates}}) {
+    for (auto [key, slot] :
+         {std::pair{"port", &sections.port}, std::pair{"sched", &sections.sched},
+          std::pair{"flow", &sections.flow}, std::pair{"gates", &sections.gates}}) {
       if (reader.has(key)) slot->emplace(reader.at(key));
     }
     try {
-      scenarios.push_back(build_scenario(std::move(name), sections, settings, entry.path,
-                                         reader.loc()));
+      scenarios.push_back(
+          build_scenario(std::move(name), sections, settings, entry.path, reader.loc()));
     } catch (detail::ConfigError& error) {
       // An inherited section can fail only against this scenario's port (sizes vs MTU):
       // say which scenario, since the location points at the top-level key.
@@ -637,8 +643,8 @@ Suite load(std::string_view text, const std::string& file) {
   if (top.has("scenario")) {
     suite.scenarios = read_scenarios(top, sections, base, suite.name);
   } else {
-    suite.scenarios.push_back(build_scenario(suite.name, sections, base, "",
-                                             SourceLoc{file, 0, 0}));
+    suite.scenarios.push_back(
+        build_scenario(suite.name, sections, base, "", SourceLoc{file, 0, 0}));
   }
   return suite;
 }
@@ -656,8 +662,8 @@ Result<Suite> load_suite_string(std::string_view toml_text, const std::string& s
 Result<Suite> load_suite_file(const std::string& path) {
   std::FILE* stream = std::fopen(path.c_str(), "rb");
   if (stream == nullptr) {
-    return make_error(Errc::io, fmt::format("cannot open suite file '{}': {}", path,
-                                            std::strerror(errno)));
+    return make_error(Errc::io,
+                      fmt::format("cannot open suite file '{}': {}", path, std::strerror(errno)));
   }
   std::string text;
   char buffer[65536];
@@ -667,8 +673,8 @@ Result<Suite> load_suite_file(const std::string& path) {
   const int read_errno = errno;
   std::fclose(stream);
   if (failed) {
-    return make_error(Errc::io, fmt::format("cannot read suite file '{}': {}", path,
-                                            std::strerror(read_errno)));
+    return make_error(
+        Errc::io, fmt::format("cannot read suite file '{}': {}", path, std::strerror(read_errno)));
   }
   return load_suite_string(text, path);
 }

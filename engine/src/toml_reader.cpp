@@ -47,8 +47,8 @@ std::string list_keys(std::initializer_list<std::string_view> known) {
 }  // namespace
 
 void fail(std::string message, std::string where, SourceLoc loc) {
-  throw ConfigError{make_error(Errc::invalid_config, std::move(message), std::move(where),
-                               std::move(loc))};
+  throw ConfigError{
+      make_error(Errc::invalid_config, std::move(message), std::move(where), std::move(loc))};
 }
 
 std::string join_path(std::string_view prefix, std::string_view key) {
@@ -62,16 +62,26 @@ std::string index_path(std::string_view prefix, std::string_view key, size_t ind
 
 std::string_view type_phrase(const toml::node& node) noexcept {
   switch (node.type()) {
-    case toml::node_type::table: return "a table";
-    case toml::node_type::array: return "an array";
-    case toml::node_type::string: return "a string";
-    case toml::node_type::integer: return "an integer";
-    case toml::node_type::floating_point: return "a float";
-    case toml::node_type::boolean: return "a boolean";
-    case toml::node_type::date: return "a date";
-    case toml::node_type::time: return "a time";
-    case toml::node_type::date_time: return "a date-time";
-    case toml::node_type::none: break;
+    case toml::node_type::table:
+      return "a table";
+    case toml::node_type::array:
+      return "an array";
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a float";
+    case toml::node_type::boolean:
+      return "a boolean";
+    case toml::node_type::date:
+      return "a date";
+    case toml::node_type::time:
+      return "a time";
+    case toml::node_type::date_time:
+      return "a date-time";
+    case toml::node_type::none:
+      break;
   }
   return "nothing";
 }
@@ -95,7 +105,9 @@ std::string_view closest_key(std::string_view key, std::initializer_list<std::st
   return best_distance <= allowed ? best : std::string_view{};
 }
 
-void Located::fail_here(std::string message) const { fail(std::move(message), path, loc()); }
+void Located::fail_here(std::string message) const {
+  fail(std::move(message), path, loc());
+}
 
 void Located::fail_type(std::string_view expected) const {
   fail_here(fmt::format("expected {}, got {}", expected, type_phrase(node)));
@@ -122,9 +134,8 @@ void TableReader::allow_only(std::initializer_list<std::string_view> known) cons
   const std::string_view name = first->str();
   const std::string_view suggestion = closest_key(name, known);
   std::string message =
-      suggestion.empty()
-          ? fmt::format("unknown key '{}' (known keys: {})", name, list_keys(known))
-          : fmt::format("unknown key '{}'; did you mean '{}'?", name, suggestion);
+      suggestion.empty() ? fmt::format("unknown key '{}' (known keys: {})", name, list_keys(known))
+                         : fmt::format("unknown key '{}'; did you mean '{}'?", name, suggestion);
   if (known.size() == 0) message = fmt::format("unknown key '{}'", name);
   fail(std::move(message), key_path(name), loc_of(first->source(), file_));
 }
@@ -191,7 +202,8 @@ std::optional<double> TableReader::number(std::string_view key, double min, doub
   }
   if (!std::isfinite(number)) fail_at(key, fmt::format("{} must be a finite number", key));
   if (number < min || number > max) {
-    if (std::isinf(max)) fail_at(key, fmt::format("{} must be at least {}, got {}", key, min, number));
+    if (std::isinf(max))
+      fail_at(key, fmt::format("{} must be at least {}, got {}", key, min, number));
     fail_at(key, fmt::format("{} must be in {}..{}, got {}", key, min, max, number));
   }
   return number;
