@@ -143,6 +143,31 @@ TEST(SizeSampler, WeightedNeverDrawsZeroWeights) {
   expect_frequency(small, kDraws, 0.75, "128 B");
 }
 
+TEST(SizeSampler, LargeTableFrequencies) {
+  // 40 entries (binary-search path): size i * 100 B with weight i, zero-weight gaps between.
+  std::vector<WeightedSize> table;
+  uint64_t total_weight = 0;
+  for (uint32_t i = 1; i <= 40; ++i) {
+    table.push_back({i * 100, i % 5 == 0 ? 0u : i});
+    total_weight += i % 5 == 0 ? 0u : i;
+  }
+  SizeSampler sampler(SizeSpec::weighted(table));
+  Rng rng(99);
+  constexpr uint64_t kDraws = 800'000;
+  std::map<uint32_t, uint64_t> seen;
+  for (uint64_t i = 0; i < kDraws; ++i) ++seen[sampler.next(rng)];
+  EXPECT_EQ(seen.size(), 32u);  // the 8 zero-weight sizes never appear
+  for (const auto& entry : table) {
+    if (entry.weight == 0) {
+      EXPECT_EQ(seen.count(entry.size_bytes), 0u) << entry.size_bytes;
+      continue;
+    }
+    expect_frequency(seen[entry.size_bytes], kDraws,
+                     static_cast<double>(entry.weight) / static_cast<double>(total_weight),
+                     std::to_string(entry.size_bytes) + " B");
+  }
+}
+
 TEST(SizeSampler, DeterministicPerSeed) {
   for (const SizeSpec& spec : {SizeSpec::classic_imix(), SizeSpec::uniform(1, 65536)}) {
     SizeSampler a(spec), b(spec), c(spec);

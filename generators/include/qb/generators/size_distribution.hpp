@@ -50,7 +50,7 @@ class SizeSampler {
   uint32_t min_bytes_;
   uint64_t span_bytes_;              // max - min + 1 (2^32 for the full range)
   std::vector<uint32_t> sizes_;      // weighted tables, zero weights dropped
-  std::vector<uint64_t> cumulative_weight_;  // strictly increasing; next() scans it linearly
+  std::vector<uint64_t> cumulative_weight_;  // strictly increasing (scan or binary search)
 };
 
 }  // namespace qb::gen
