@@ -3,11 +3,16 @@
 // per-packet overheads, propagation, a receiver). Virtual time; deterministic.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 
 #include "qb/drivers/driver.hpp"
 
 namespace qb::drv {
+
+/// Messages a flow may have posted and not yet seen tx_done for (the per-QP send queue depth);
+/// reported as Capabilities::max_outstanding_per_flow. A power of two.
+inline constexpr uint32_t kSimSendQueueDepth = 512;
 
 std::unique_ptr<Driver> make_sim_driver();
 
