@@ -2,7 +2,7 @@
 add_library(qb_warnings INTERFACE)
 target_compile_options(qb_warnings INTERFACE
   -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wold-style-cast
-  -Wcast-align -Woverloaded-virtual -Wnull-dereference -Wimplicit-fallthrough)
+  -Wcast-align -Woverloaded-virtual -Wimplicit-fallthrough)
 if(QB_WERROR)
   target_compile_options(qb_warnings INTERFACE -Werror)
 endif()

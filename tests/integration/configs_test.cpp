@@ -53,15 +53,18 @@ TEST_P(ConfigSuite, RunsOnTheSimulatorAndPassesItsGates) {
     EXPECT_LE(total_measured_bps, scenario.capacity_bps * 1.0005);
     EXPECT_NEAR(total_measured_bps / total_expected_bps, 1.0, 0.005);
     for (const auto& element : scenario.tree) {
-      if (element.cap_bps) EXPECT_LE(element.measured_bps, *element.cap_bps * 1.005) << element.name;
+      if (element.cap_bps) {
+        EXPECT_LE(element.measured_bps, *element.cap_bps * 1.005) << element.name;
+      }
     }
   }
   EXPECT_TRUE(results->passed);
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, ConfigSuite, ::testing::ValuesIn(config_files()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string name = std::filesystem::path(info.param).stem().string();
+                         [](const ::testing::TestParamInfo<std::string>& param_info) {
+                           std::string name =
+                               std::filesystem::path(param_info.param).stem().string();
                            for (char& c : name) {
                              if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                            }
