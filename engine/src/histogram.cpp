@@ -45,7 +45,7 @@ Histogram::Histogram(int64_t highest_trackable, int significant_digits)
     ++buckets;
   }
   bucket_count_ = buckets;
-  counts_.assign((bucket_count_ + 1) * static_cast<size_t>(sub_bucket_half_count_), 0);
+  counts_ = ZeroedCounters((bucket_count_ + 1) * static_cast<size_t>(sub_bucket_half_count_));
 }
 
 size_t Histogram::index_of(int64_t value) const noexcept {
@@ -124,7 +124,11 @@ bool Histogram::merge(const Histogram& other) noexcept {
       other.significant_digits_ != significant_digits_ || other.counts_.size() != counts_.size()) {
     return false;
   }
-  for (size_t i = 0; i < counts_.size(); ++i) counts_[i] += other.counts_[i];
+  if (other.total_count_ != 0) {
+    for (size_t i = other.index_of(other.min_), last = other.index_of(other.max_); i <= last; ++i) {
+      counts_[i] += other.counts_[i];
+    }
+  }
   total_count_ += other.total_count_;
   clamped_count_ += other.clamped_count_;
   min_ = std::min(min_, other.min_);
@@ -134,7 +138,7 @@ bool Histogram::merge(const Histogram& other) noexcept {
 }
 
 void Histogram::reset() noexcept {
-  std::fill(counts_.begin(), counts_.end(), 0);
+  if (total_count_ != 0) counts_.clear_range(index_of(min_), index_of(max_) + 1);
   total_count_ = 0;
   clamped_count_ = 0;
   min_ = INT64_MAX;
@@ -165,7 +169,7 @@ int64_t Histogram::value_at_percentile(double p) const noexcept {
   auto rank = static_cast<uint64_t>(std::ceil(target - target * 1e-12));
   rank = std::clamp<uint64_t>(rank, 1, total_count_);
   uint64_t seen = 0;
-  for (size_t i = 0; i < counts_.size(); ++i) {
+  for (size_t i = index_of(min_); i < counts_.size(); ++i) {
     seen += counts_[i];
     if (seen >= rank) {
       // Capped at the exact maximum: the top bucket's highest equivalent may exceed it, and
@@ -177,7 +181,7 @@ int64_t Histogram::value_at_percentile(double p) const noexcept {
 }
 
 size_t Histogram::memory_bytes() const noexcept {
-  return sizeof(*this) + counts_.capacity() * sizeof(uint64_t);
+  return sizeof(*this) + counts_.reserved_bytes();
 }
 
 }  // namespace qb::engine

@@ -141,10 +141,14 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run, uint64_t& delivere
     if (rep.ran) reps.push_back(&rep);
   }
   out.repetitions_completed = static_cast<uint32_t>(reps.size());
+  // Driver stats are averaged over repetitions: that keeps counters (per repetition), maxima and
+  // ratios all meaningful without knowing what each one is.
   std::map<std::string, double> stats;
   for (const auto* rep : reps) {
     out.wall_seconds += rep->wall_seconds;
-    for (const auto& [name, value] : rep->driver_stats) stats[name] += value;
+    for (const auto& [name, value] : rep->driver_stats) {
+      stats[name] += value / static_cast<double>(reps.size());
+    }
   }
   out.driver_stats.assign(stats.begin(), stats.end());
 

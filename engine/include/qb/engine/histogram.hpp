@@ -5,7 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
+
+#include "qb/engine/zeroed_counters.hpp"
 
 namespace qb::engine {
 
@@ -40,7 +41,8 @@ class Histogram {
   /// ascending order. Used for serialisation and for percentile spectra.
   template <class F>
   void for_each_bucket(F&& visit) const {
-    for (size_t i = 0; i < counts_.size(); ++i) {
+    if (total_count_ == 0) return;
+    for (size_t i = index_of(min_), last = index_of(max_); i <= last; ++i) {
       if (counts_[i] != 0) visit(value_from_index(i), highest_equivalent(value_from_index(i)),
                                  counts_[i]);
     }
@@ -65,7 +67,7 @@ class Histogram {
   int64_t sub_bucket_mask_ = 0;
   int32_t unit_magnitude_ = 0;       // lowest discernible value is 1
   size_t bucket_count_ = 0;
-  std::vector<uint64_t> counts_;
+  ZeroedCounters counts_;            // only [index_of(min_), index_of(max_)] can be non-zero
   uint64_t total_count_ = 0;
   uint64_t clamped_count_ = 0;
   int64_t min_ = INT64_MAX;

@@ -96,7 +96,7 @@ struct ScenarioResult {
   std::vector<ElementResult> tree;
   Fairness fairness;
   std::vector<GateResult> gates;
-  std::vector<std::pair<std::string, double>> driver_stats;  // summed over repetitions
+  std::vector<std::pair<std::string, double>> driver_stats;  // mean over repetitions
   bool passed = true;
 };
 
