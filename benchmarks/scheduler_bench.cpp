@@ -81,4 +81,9 @@ void BM_Decision(benchmark::State& state) {
 }  // namespace
 
 // Args: {groups (0 = flat), capped}
-BENCHMARK(BM_Decision)->ArgNames({"groups", "capped"})->Args({0, 0})->Args({0, 1})->Args({16, 0})->Args({16, 1});
+BENCHMARK(BM_Decision)
+    ->ArgNames({"groups", "capped"})
+    ->Args({0, 0})
+    ->Args({0, 1})
+    ->Args({16, 0})
+    ->Args({16, 1});

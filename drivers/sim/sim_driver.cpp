@@ -33,9 +33,8 @@ class SimDriver final : public Driver {
                         "port.propagation_delay");
     }
     if (topology.workers != 1) {
-      return make_error(Errc::not_supported,
-                        "sim: the simulator runs one worker (asked for " +
-                            std::to_string(topology.workers) + ")");
+      return make_error(Errc::not_supported, "sim: the simulator runs one worker (asked for " +
+                                                 std::to_string(topology.workers) + ")");
     }
     topology_ = topology;
     state_ = State::opened;
@@ -50,10 +49,10 @@ class SimDriver final : public Driver {
       return make_error(Errc::invalid_config, "sim: the plan has no scheduling tree", "sched");
     }
     if (plan.flows.size() != topology_.flow_count) {
-      return make_error(Errc::invalid_config,
-                        "sim: the plan has " + std::to_string(plan.flows.size()) +
-                            " flows but the topology was opened for " +
-                            std::to_string(topology_.flow_count));
+      return make_error(Errc::invalid_config, "sim: the plan has " +
+                                                  std::to_string(plan.flows.size()) +
+                                                  " flows but the topology was opened for " +
+                                                  std::to_string(topology_.flow_count));
     }
     for (size_t f = 0; f < plan.flows.size(); ++f) {
       if (plan.flows[f].leaf >= plan.tree.elements.size()) {
@@ -127,6 +126,8 @@ class SimDriver final : public Driver {
 
 }  // namespace
 
-std::unique_ptr<Driver> make_sim_driver() { return std::make_unique<SimDriver>(); }
+std::unique_ptr<Driver> make_sim_driver() {
+  return std::make_unique<SimDriver>();
+}
 
 }  // namespace qb::drv

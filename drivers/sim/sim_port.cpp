@@ -48,7 +48,8 @@ void SimPort::configure(const Topology& topology, const policy::QosPlan& plan) {
   // Ring sizes: entries still in flight are spaced at least one smallest packet apart on the
   // link, plus what wait_until() lets become due before it hands back (kDueHighWater).
   const uint32_t smallest = std::max(1u, wire_.packet_wire_bytes(0, false, policy::RdmaOp::send));
-  const auto min_ps = std::max<uint64_t>(1, smallest * 8ULL * kPsPerSecond / static_cast<uint64_t>(rate_bps_));
+  const auto min_ps =
+      std::max<uint64_t>(1, smallest * 8ULL * kPsPerSecond / static_cast<uint64_t>(rate_bps_));
   const auto max_ps = largest * 8ULL * kPsPerSecond / static_cast<uint64_t>(rate_bps_) + 1;
   const auto prop = static_cast<uint64_t>(std::max<int64_t>(0, propagation_ps_));
   const uint64_t slack = kDueHighWater + 64;

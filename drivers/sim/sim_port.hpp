@@ -55,10 +55,10 @@ struct PortStats {
   uint64_t posted_messages = 0;
   uint64_t wire_bytes = 0;
   uint64_t payload_bytes = 0;
-  uint64_t steps = 0;               // event instants processed by wait_until()
-  uint64_t busy_ps = 0;             // link serialising
-  uint64_t rejected_posts = 0;      // tx_burst() short counts (send queue full / bad flow)
-  uint64_t ring_stalls = 0;         // link held idle because a completion ring was full
+  uint64_t steps = 0;           // event instants processed by wait_until()
+  uint64_t busy_ps = 0;         // link serialising
+  uint64_t rejected_posts = 0;  // tx_burst() short counts (send queue full / bad flow)
+  uint64_t ring_stalls = 0;     // link held idle because a completion ring was full
   uint32_t max_send_queue_depth = 0;
   uint64_t completions = 0;
 };

@@ -18,10 +18,9 @@ const std::vector<DriverInfo>& driver_registry() {
                                  "net_null/net_ring/net_af_xdp without a NIC)",
                                  false, "not built: the DPDK driver is not part of this build yet",
                                  nullptr});
-    drivers.push_back(DriverInfo{"verbs",
-                                 "RDMA RC QPs through rdma-core with the mlx5dv_sched tree",
-                                 false, "not built: the verbs driver is not part of this build yet",
-                                 nullptr});
+    drivers.push_back(
+        DriverInfo{"verbs", "RDMA RC QPs through rdma-core with the mlx5dv_sched tree", false,
+                   "not built: the verbs driver is not part of this build yet", nullptr});
     return drivers;
   }();
   return registry;

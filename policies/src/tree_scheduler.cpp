@@ -39,7 +39,8 @@ TreeScheduler::TreeScheduler(const SchedTree& tree, std::span<const uint32_t> qu
   std::vector<uint64_t> min_sibling_weight(tree_size_, UINT64_MAX);
   for (size_t n = 0; n < total; ++n) {
     const uint32_t parent = nodes_[n].parent;
-    if (parent != kNone) min_sibling_weight[parent] = std::min(min_sibling_weight[parent], weight[n]);
+    if (parent != kNone)
+      min_sibling_weight[parent] = std::min(min_sibling_weight[parent], weight[n]);
   }
   size_t capped = 0;
   for (uint32_t e = 1; e < tree_size_; ++e) {
@@ -136,9 +137,9 @@ void TreeScheduler::throttle(uint32_t element, const Bucket& bucket, int64_t now
 
 void TreeScheduler::refill(Bucket& bucket, int64_t now) noexcept {
   if (now <= bucket.refilled_at) return;
-  bucket.tokens_bits = std::min(
-      bucket.depth_bits,
-      bucket.tokens_bits + static_cast<double>(now - bucket.refilled_at) * bucket.rate_bits_per_tick);
+  bucket.tokens_bits = std::min(bucket.depth_bits,
+                                bucket.tokens_bits + static_cast<double>(now - bucket.refilled_at) *
+                                                         bucket.rate_bits_per_tick);
   bucket.refilled_at = now;
 }
 

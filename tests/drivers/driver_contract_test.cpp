@@ -183,8 +183,7 @@ TEST_P(DriverContract, SendQueueHoldsAtMostMaxOutstanding) {
   driver->close();
 }
 
-INSTANTIATE_TEST_SUITE_P(AvailableDrivers, DriverContract,
-                         ::testing::ValuesIn(available_drivers()),
+INSTANTIATE_TEST_SUITE_P(AvailableDrivers, DriverContract, ::testing::ValuesIn(available_drivers()),
                          [](const ::testing::TestParamInfo<std::string>& param) {
                            return param.param;
                          });

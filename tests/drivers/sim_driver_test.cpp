@@ -88,7 +88,8 @@ Topology topology_for(const QosPlan& plan, int64_t propagation_ns = kPropagation
   return topology;
 }
 
-std::unique_ptr<Driver> started_driver(const QosPlan& plan, int64_t propagation_ns = kPropagationNs) {
+std::unique_ptr<Driver> started_driver(const QosPlan& plan,
+                                       int64_t propagation_ns = kPropagationNs) {
   auto driver = make_sim_driver();
   EXPECT_TRUE(driver->open(topology_for(plan, propagation_ns)).ok());
   EXPECT_TRUE(driver->apply(plan).ok());
@@ -160,7 +161,8 @@ LoopResult run_saturating(Driver& driver, uint32_t flows, uint32_t window, uint3
     if (burst.empty()) clock.wait_until(end_ns);
   }
   const double seconds = static_cast<double>(end_ns - warmup_ns) * 1e-9;
-  for (uint32_t f = 0; f < flows; ++f) result.wire_bps.push_back(static_cast<double>(wire[f]) * 8 / seconds);
+  for (uint32_t f = 0; f < flows; ++f)
+    result.wire_bps.push_back(static_cast<double>(wire[f]) * 8 / seconds);
   return result;
 }
 
@@ -273,6 +275,30 @@ TEST(SimDriver, SendHasNoReth) {
   const auto completions = drain(driver->queue(0));
   ASSERT_FALSE(completions.empty());
   EXPECT_EQ(completions[0].wire_bytes, 4096u + 82u);
+}
+
+TEST(SimDriver, EthernetFramesCountL1BytesAndTheMinimumFrame) {
+  QosPlan plan = flat_plan(2);
+  plan.wire = policy::WireModel{policy::Transport::eth, 1500};
+  auto driver = started_driver(plan, 0);
+  // A 40-byte frame is padded to 64 B; + 20 B of preamble/SFD/IFG = 84 B = 6.72 ns.
+  // A 1518-byte frame: 1538 B on the wire = 123.04 ns.
+  const std::array<Message, 2> m{Message{0, 40, 0, 0}, Message{1, 1518, 0, 0}};
+  ASSERT_EQ(driver->queue(0).tx_burst(m), 2u);
+  std::vector<Completion> completions;
+  for (int i = 0; i < 2; ++i) {  // wait_until hands back at each tx_done
+    driver->clock(0).wait_until(1'000'000);
+    const auto more = drain(driver->queue(0));
+    completions.insert(completions.end(), more.begin(), more.end());
+  }
+  ASSERT_EQ(completions.size(), 4u);  // with no propagation, each rx comes with its tx_done
+  EXPECT_EQ(completions[0].wire_bytes, 84u);
+  EXPECT_EQ(completions[0].payload_bytes, 40u);
+  EXPECT_EQ(completions[0].time_ns, 6);  // 6.72 ns, truncated
+  EXPECT_EQ(completions[1].kind, Completion::Kind::tx_done);
+  EXPECT_EQ(completions[2].wire_bytes, 1538u);
+  EXPECT_EQ(completions[2].sent_ns, 6);
+  EXPECT_EQ(completions[2].time_ns, (6720 + 123'040) / 1000);
 }
 
 TEST(SimDriver, WaitUntilReturnsAtATxDone) {
@@ -425,10 +451,12 @@ TEST(Registry, ListsSimAvailableAndDpdkVerbsWithTheirReason) {
   EXPECT_FALSE(registry[0].description.empty());
   EXPECT_EQ(registry[1].name, "dpdk");
   EXPECT_FALSE(registry[1].available);
-  EXPECT_EQ(registry[1].unavailable_reason, "not built: the DPDK driver is not part of this build yet");
+  EXPECT_EQ(registry[1].unavailable_reason,
+            "not built: the DPDK driver is not part of this build yet");
   EXPECT_EQ(registry[2].name, "verbs");
   EXPECT_FALSE(registry[2].available);
-  EXPECT_EQ(registry[2].unavailable_reason, "not built: the verbs driver is not part of this build yet");
+  EXPECT_EQ(registry[2].unavailable_reason,
+            "not built: the verbs driver is not part of this build yet");
 }
 
 TEST(Registry, CreateDriver) {

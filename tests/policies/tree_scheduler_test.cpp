@@ -390,14 +390,16 @@ TEST(TreeScheduler, RandomTreesMatchTheOracle) {
     const auto nodes = static_cast<uint32_t>(rng.next_u64() % 4);
     for (uint32_t i = 0; i < nodes; ++i) {
       const uint32_t parent = parents[rng.next_u64() % parents.size()];
-      const double cap = rng.next_u64() % 3 == 0 ? 1e9 * static_cast<double>(5 + rng.next_u64() % 60) : 0.0;
+      const double cap =
+          rng.next_u64() % 3 == 0 ? 1e9 * static_cast<double>(5 + rng.next_u64() % 60) : 0.0;
       parents.push_back(b.node(parent, static_cast<uint32_t>(1 + rng.next_u64() % 6), cap));
     }
     // Every node gets at least one leaf so no node is empty.
     for (const uint32_t parent : parents) {
       const auto count = static_cast<uint32_t>(1 + rng.next_u64() % 3);
       for (uint32_t i = 0; i < count; ++i) {
-        const double cap = rng.next_u64() % 4 == 0 ? 1e9 * static_cast<double>(2 + rng.next_u64() % 40) : 0.0;
+        const double cap =
+            rng.next_u64() % 4 == 0 ? 1e9 * static_cast<double>(2 + rng.next_u64() % 40) : 0.0;
         leaves.push_back(b.leaf(parent, static_cast<uint32_t>(1 + rng.next_u64() % 6), cap));
       }
     }

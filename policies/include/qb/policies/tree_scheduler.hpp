@@ -58,20 +58,22 @@ class TreeScheduler {
   /// Earliest tick at which a throttled element gets tokens back, or kNever.
   int64_t next_eligible() const noexcept;
 
-  uint32_t queue_count() const noexcept { return static_cast<uint32_t>(nodes_.size()) - tree_size_; }
+  uint32_t queue_count() const noexcept {
+    return static_cast<uint32_t>(nodes_.size()) - tree_size_;
+  }
   /// Whether any queue is backlogged (eligible or throttled).
   bool any_backlogged() const noexcept { return backlogged_queues_ != 0; }
 
  private:
   struct Node {
     uint32_t parent = kNone;
-    uint32_t prev = kNone;    // links in the parent's ring of active children
+    uint32_t prev = kNone;  // links in the parent's ring of active children
     uint32_t next = kNone;
     uint32_t head = kNone;    // first of this element's active children (kNone: empty ring)
     uint32_t bucket = kNone;  // index into buckets_, kNone when uncapped
     bool in_ring = false;
     bool throttled = false;
-    bool backlogged = false;  // queues only
+    bool backlogged = false;   // queues only
     int64_t deficit = 0;       // in charge units: wire bytes * charge_scale
     int64_t quantum = 0;       // quantum_bytes * weight
     int64_t charge_scale = 1;  // smallest weight among the siblings
