@@ -83,19 +83,25 @@ void FlowWorker::flush(drv::Queue& queue) {
   }
 }
 
-void FlowWorker::on_completion(const drv::Completion& c, std::vector<FlowCounters>& counters,
+void FlowWorker::on_completion(const drv::Completion& c, drv::Queue& queue,
+                               std::vector<FlowCounters>& counters,
                                std::vector<FlowLatency>& latency) {
   if (c.kind == drv::Completion::Kind::tx_done) {
     FlowState& state = flows_[c.flow];
     --state.outstanding;
-    if (!state.queued) {
-      if (state.saturating) {
-        ready_.push_back(c.flow);
-        state.queued = true;
-      } else if (state.next_ns != gen::kNever) {
-        due_.emplace(state.next_ns, c.flow);
+    if (state.saturating) {
+      // An RDMA application posts the next message when it sees the completion: the freed
+      // slot is refilled at the completion's time, whenever the driver hands it to us.
+      if (burst_.size() == burst_.capacity()) flush(queue);
+      if (burst_.size() < burst_.capacity() && !state.queued) {
+        post(c.flow, c.time_ns, c.time_ns);
+      } else if (!state.queued) {
+        ready_.push_back(c.flow);  // the driver is full: refill when it drains
         state.queued = true;
       }
+    } else if (!state.queued && state.next_ns != gen::kNever) {
+      due_.emplace(state.next_ns, c.flow);
+      state.queued = true;
     }
     return;
   }
@@ -146,8 +152,11 @@ bool FlowWorker::run(drv::Queue& queue, drv::Clock& clock, const std::atomic<boo
     uint32_t polled = 0;
     do {
       polled = queue.poll(completions);
-      for (uint32_t i = 0; i < polled; ++i) on_completion(completions[i], counters, latency);
+      for (uint32_t i = 0; i < polled; ++i) {
+        on_completion(completions[i], queue, counters, latency);
+      }
     } while (polled == completions.size());
+    flush(queue);
     if (!burst_.empty()) {
       clock.wait_until(now_ns + 1);  // the driver is full: let it drain
       continue;

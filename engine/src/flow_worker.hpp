@@ -49,12 +49,12 @@ class FlowWorker {
   void post(uint32_t flow, int64_t scheduled_ns, int64_t now_ns);
   void post_due(int64_t now_ns);
   void flush(drv::Queue& queue);
-  void on_completion(const drv::Completion& completion, std::vector<FlowCounters>& counters,
-                     std::vector<FlowLatency>& latency);
+  void on_completion(const drv::Completion& completion, drv::Queue& queue,
+                     std::vector<FlowCounters>& counters, std::vector<FlowLatency>& latency);
 
   WorkerWindow window_;
   std::vector<FlowState> flows_;
-  std::vector<uint32_t> ready_;    // saturating flows with room in their window
+  std::vector<uint32_t> ready_;    // saturating flows to fill now (start, or driver was full)
   std::priority_queue<Due, std::vector<Due>, std::greater<>> due_;
   std::vector<drv::Message> burst_;
   size_t burst_sent_ = 0;          // prefix of burst_ the queue has accepted

@@ -20,7 +20,8 @@ struct FlowCounters {
   uint64_t wire_bytes = 0;
   uint64_t drops = 0;
   uint64_t posted_messages = 0;     // over the whole run, warm-up included
-  uint64_t late_posts = 0;          // messages posted after their scheduled time (window full)
+  uint64_t late_posts = 0;          // rate-driven flows: messages posted after their scheduled
+                                    // time because the send window was full
   std::vector<uint64_t> series_wire_bytes;  // per time-series bin of the measured window
 };
 
