@@ -389,7 +389,7 @@ gen::ArrivalSpec read_arrival(const TableReader& reader) {
     if (!reader.has("on")) reader.fail_missing("on", "pattern \"onoff\" needs on and off");
     if (!reader.has("off")) reader.fail_missing("off", "pattern \"onoff\" needs on and off");
     arrival.on_ns = *reader.duration_ns("on", false);
-    arrival.off_ns = *reader.duration_ns("off", false);
+    arrival.off_ns = *reader.duration_ns("off", true);  // "0s" is cbr, but not wrong
     if (arrival.on_ns > kMaxI64 - arrival.off_ns) {
       reader.fail_at("off", "on + off is too long");
     }
@@ -400,6 +400,8 @@ gen::ArrivalSpec read_arrival(const TableReader& reader) {
       }
     }
   }
+  // The generator's own rules, as a backstop for the checks above.
+  if (auto status = arrival.validate(); !status) reader.fail_at("rate", status.error().message);
   return arrival;
 }
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "qb/engine/compile.hpp"
+
 namespace qb::engine {
 namespace {
 
@@ -163,6 +165,28 @@ TEST(SuiteLoader, IssueFormLoadsWithEveryValue) {
   EXPECT_EQ(gate.where, "gates.latency[0]");
   EXPECT_EQ(gate.flow_loc.line, 40U);
   EXPECT_EQ(gate.flow_loc.column, 8U);
+}
+
+TEST(SuiteLoader, IssueFormCompilesAndTreeErrorsUseTheLoaderLocations) {
+  auto suite = load(kIssueSuite);
+  ASSERT_TRUE(suite.ok()) << suite.error().to_string();
+  std::vector<policy::Warning> warnings;
+  auto compiled = compile_scenario(suite->scenarios[0], warnings);
+  ASSERT_TRUE(compiled.ok()) << compiled.error().to_string();
+  EXPECT_EQ(compiled->plan.flows.size(), 8U);  // 2 x count 4
+
+  // Tree semantics are compile_sched_tree's; it reports with the key paths and locations
+  // the loader filled in.
+  std::string unknown_parent(kIssueSuite);
+  unknown_parent.replace(unknown_parent.find("parent = \"root\"\nbw_share = 3"), 15,
+                         "parent = \"rot\" ");
+  auto bad = load(unknown_parent);
+  ASSERT_TRUE(bad.ok()) << bad.error().to_string();
+  auto error = compile_scenario(bad->scenarios[0], warnings);
+  ASSERT_FALSE(error.ok());
+  EXPECT_EQ(error.error().where, "sched.leaf[1].parent");
+  EXPECT_EQ(error.error().loc.line, 21U);
+  EXPECT_EQ(error.error().loc.column, 10U);
 }
 
 TEST(SuiteLoader, DefaultsForAMinimalSuite) {
