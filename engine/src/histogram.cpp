@@ -45,7 +45,9 @@ Histogram::Histogram(int64_t highest_trackable, int significant_digits)
     ++buckets;
   }
   bucket_count_ = buckets;
-  counts_ = ZeroedCounters((bucket_count_ + 1) * static_cast<size_t>(sub_bucket_half_count_));
+  // Index i lives in block i >> half-count magnitude: bucket 0 takes blocks 0 and 1, every
+  // further bucket one block (its upper half; the lower half is the previous bucket's range).
+  counts_ = BlockCounters(bucket_count_ + 1, sub_bucket_half_count_magnitude_);
 }
 
 size_t Histogram::index_of(int64_t value) const noexcept {
@@ -84,7 +86,7 @@ void Histogram::record(int64_t value) noexcept {
   // The clamp (to [0, highest_trackable]) compiles to conditional moves.
   const int64_t clamped = std::clamp<int64_t>(value, 0, highest_trackable_);
   clamped_count_ += static_cast<uint64_t>(clamped != value);
-  ++counts_[index_of(clamped)];
+  ++counts_.at(index_of(clamped));
   ++total_count_;
   min_ = std::min(min_, clamped);
   max_ = std::max(max_, clamped);
@@ -95,7 +97,7 @@ void Histogram::record_n(int64_t value, uint64_t count) noexcept {
   if (count == 0) return;
   const int64_t clamped = std::clamp<int64_t>(value, 0, highest_trackable_);
   clamped_count_ += clamped != value ? count : 0;
-  counts_[index_of(clamped)] += count;
+  counts_.at(index_of(clamped)) += count;
   total_count_ += count;
   min_ = std::min(min_, clamped);
   max_ = std::max(max_, clamped);
@@ -111,7 +113,7 @@ void Histogram::add_bucket_counts(int64_t value, uint64_t count) noexcept {
   const size_t index = index_of(clamped);
   const int64_t lowest = value_from_index(index);
   const int64_t highest = std::min(highest_equivalent(lowest), highest_trackable_);
-  counts_[index] += count;
+  counts_.at(index) += count;
   total_count_ += count;
   min_ = std::min(min_, lowest);
   max_ = std::max(max_, highest);
@@ -124,10 +126,11 @@ bool Histogram::merge(const Histogram& other) noexcept {
       other.significant_digits_ != significant_digits_ || other.counts_.size() != counts_.size()) {
     return false;
   }
-  if (other.total_count_ != 0) {
-    for (size_t i = other.index_of(other.min_), last = other.index_of(other.max_); i <= last; ++i) {
-      counts_[i] += other.counts_[i];
-    }
+  for (size_t b = 0; b < other.counts_.block_count(); ++b) {
+    const uint64_t* source = other.counts_.block(b);
+    if (source == nullptr) continue;
+    uint64_t* target = counts_.mutable_block(b);
+    for (size_t i = 0; i < counts_.block_size(); ++i) target[i] += source[i];
   }
   total_count_ += other.total_count_;
   clamped_count_ += other.clamped_count_;
@@ -138,7 +141,7 @@ bool Histogram::merge(const Histogram& other) noexcept {
 }
 
 void Histogram::reset() noexcept {
-  if (total_count_ != 0) counts_.clear_range(index_of(min_), index_of(max_) + 1);
+  counts_.clear();
   total_count_ = 0;
   clamped_count_ = 0;
   min_ = INT64_MAX;
@@ -170,7 +173,7 @@ int64_t Histogram::value_at_percentile(double p) const noexcept {
   rank = std::clamp<uint64_t>(rank, 1, total_count_);
   uint64_t seen = 0;
   for (size_t i = index_of(min_); i < counts_.size(); ++i) {
-    seen += counts_[i];
+    seen += counts_.get(i);
     if (seen >= rank) {
       // Capped at the exact maximum: the top bucket's highest equivalent may exceed it, and
       // p99.99 must never report more than p100.

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "qb/engine/zeroed_counters.hpp"
+#include "qb/engine/block_counters.hpp"
 
 namespace qb::engine {
 
@@ -43,8 +43,8 @@ class Histogram {
   void for_each_bucket(F&& visit) const {
     if (total_count_ == 0) return;
     for (size_t i = index_of(min_), last = index_of(max_); i <= last; ++i) {
-      if (counts_[i] != 0) visit(value_from_index(i), highest_equivalent(value_from_index(i)),
-                                 counts_[i]);
+      const uint64_t count = counts_.get(i);
+      if (count != 0) visit(value_from_index(i), highest_equivalent(value_from_index(i)), count);
     }
   }
 
@@ -67,7 +67,7 @@ class Histogram {
   int64_t sub_bucket_mask_ = 0;
   int32_t unit_magnitude_ = 0;       // lowest discernible value is 1
   size_t bucket_count_ = 0;
-  ZeroedCounters counts_;            // only [index_of(min_), index_of(max_)] can be non-zero
+  BlockCounters counts_;             // one block per half-bucket run, allocated on first use
   uint64_t total_count_ = 0;
   uint64_t clamped_count_ = 0;
   int64_t min_ = INT64_MAX;
