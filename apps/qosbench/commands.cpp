@@ -23,7 +23,9 @@ namespace {
 
 std::atomic<bool> g_interrupted{false};
 
-extern "C" void on_interrupt(int /*signal*/) { g_interrupted.store(true); }
+extern "C" void on_interrupt(int /*signal*/) {
+  g_interrupted.store(true);
+}
 
 int fail(const Error& error) {
   fmt::print(std::cerr, "{}\n", error.to_string());
@@ -34,7 +36,8 @@ void print_warning(const policy::Warning& warning) {
   std::string location;
   if (!warning.loc.file.empty()) {
     location = warning.loc.file;
-    if (warning.loc.line != 0) location += fmt::format(":{}:{}", warning.loc.line, warning.loc.column);
+    if (warning.loc.line != 0)
+      location += fmt::format(":{}:{}", warning.loc.line, warning.loc.column);
     location += ": ";
   }
   fmt::print(std::cerr, "{}warning: {}{}\n", location,
@@ -95,8 +98,8 @@ int run_command(const RunArgs& args) {
     std::error_code ec;
     std::filesystem::create_directories(args.out_dir, ec);
     if (ec) {
-      return fail(make_error(Errc::io, fmt::format("cannot create '{}': {}", args.out_dir,
-                                                   ec.message())));
+      return fail(
+          make_error(Errc::io, fmt::format("cannot create '{}': {}", args.out_dir, ec.message())));
     }
     json_path = (std::filesystem::path(args.out_dir) / "results.json").string();
   }

@@ -1,6 +1,5 @@
 // qosbench: the command line. Thin: parse arguments, call the library, map errors to exit codes.
 #include <CLI/CLI.hpp>
-
 #include <iostream>
 
 #include "commands.hpp"

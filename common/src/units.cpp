@@ -37,25 +37,43 @@ const UnitFactor* find_unit(const std::array<UnitFactor, N>& table, std::string_
 }
 
 constexpr std::array<UnitFactor, 20> kBitRates{{
-    {"bps", 1.0},      {"bit/s", 1.0},      {"kbps", 1e3},       {"kbit/s", 1e3},
-    {"Kbps", 1e3},     {"Mbps", 1e6},       {"Mbit/s", 1e6},     {"Gbps", 1e9},
-    {"Gbit/s", 1e9},   {"Tbps", 1e12},      {"Tbit/s", 1e12},    {"Bps", 8.0},
-    {"B/s", 8.0},      {"kBps", 8e3},       {"kB/s", 8e3},       {"MBps", 8e6},
-    {"MB/s", 8e6},     {"GBps", 8e9},       {"GB/s", 8e9},       {"TB/s", 8e12},
+    {"bps", 1.0},     {"bit/s", 1.0},  {"kbps", 1e3}, {"kbit/s", 1e3}, {"Kbps", 1e3},
+    {"Mbps", 1e6},    {"Mbit/s", 1e6}, {"Gbps", 1e9}, {"Gbit/s", 1e9}, {"Tbps", 1e12},
+    {"Tbit/s", 1e12}, {"Bps", 8.0},    {"B/s", 8.0},  {"kBps", 8e3},   {"kB/s", 8e3},
+    {"MBps", 8e6},    {"MB/s", 8e6},   {"GBps", 8e9}, {"GB/s", 8e9},   {"TB/s", 8e12},
 }};
 constexpr std::array<UnitFactor, 5> kPacketRates{{
-    {"pps", 1.0}, {"kpps", 1e3}, {"Kpps", 1e3}, {"Mpps", 1e6}, {"Gpps", 1e9},
+    {"pps", 1.0},
+    {"kpps", 1e3},
+    {"Kpps", 1e3},
+    {"Mpps", 1e6},
+    {"Gpps", 1e9},
 }};
 constexpr std::array<UnitFactor, 7> kDurations{{
-    {"ns", 1.0}, {"us", 1e3}, {"\xC2\xB5s", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"min", 60e9},
+    {"ns", 1.0},
+    {"us", 1e3},
+    {"\xC2\xB5s", 1e3},
+    {"ms", 1e6},
+    {"s", 1e9},
+    {"min", 60e9},
     {"h", 3600e9},
 }};
 constexpr std::array<UnitFactor, 10> kSizes{{
-    {"", 1.0}, {"B", 1.0}, {"KB", 1e3}, {"kB", 1e3}, {"KiB", 1024.0}, {"MB", 1e6},
-    {"MiB", 1048576.0}, {"GB", 1e9}, {"GiB", 1073741824.0}, {"k", 1e3},
+    {"", 1.0},
+    {"B", 1.0},
+    {"KB", 1e3},
+    {"kB", 1e3},
+    {"KiB", 1024.0},
+    {"MB", 1e6},
+    {"MiB", 1048576.0},
+    {"GB", 1e9},
+    {"GiB", 1073741824.0},
+    {"k", 1e3},
 }};
 
-Error bad(std::string message) { return make_error(Errc::invalid_config, std::move(message)); }
+Error bad(std::string message) {
+  return make_error(Errc::invalid_config, std::move(message));
+}
 
 }  // namespace
 
@@ -63,8 +81,8 @@ Result<Rate> parse_rate(std::string_view text) {
   double number = 0;
   std::string_view suffix;
   if (!split_number(text, number, suffix)) {
-    return bad(fmt::format("'{}' is not a rate; write e.g. \"100Gbps\", \"4096Mbps\" or \"2Mpps\"",
-                           text));
+    return bad(
+        fmt::format("'{}' is not a rate; write e.g. \"100Gbps\", \"4096Mbps\" or \"2Mpps\"", text));
   }
   Rate rate;
   if (const auto* unit = find_unit(kBitRates, suffix)) {
@@ -72,9 +90,10 @@ Result<Rate> parse_rate(std::string_view text) {
   } else if (const auto* punit = find_unit(kPacketRates, suffix)) {
     rate = Rate{number * punit->factor, Rate::Unit::packets_per_second};
   } else {
-    return bad(fmt::format("unknown rate unit '{}' in '{}' (use bps, kbps, Mbps, Gbps, Tbps, "
-                           "bit/s forms, B/s forms, or pps, kpps, Mpps)",
-                           suffix, text));
+    return bad(
+        fmt::format("unknown rate unit '{}' in '{}' (use bps, kbps, Mbps, Gbps, Tbps, "
+                    "bit/s forms, B/s forms, or pps, kpps, Mpps)",
+                    suffix, text));
   }
   if (!std::isfinite(rate.value) || rate.value <= 0) {
     return bad(fmt::format("rate '{}' must be greater than zero", text));
@@ -86,12 +105,13 @@ Result<int64_t> parse_duration_ns(std::string_view text, bool allow_zero) {
   double number = 0;
   std::string_view suffix;
   if (!split_number(text, number, suffix)) {
-    return bad(fmt::format("'{}' is not a duration; write e.g. \"200ms\", \"20us\" or \"1s\"", text));
+    return bad(
+        fmt::format("'{}' is not a duration; write e.g. \"200ms\", \"20us\" or \"1s\"", text));
   }
   const auto* unit = find_unit(kDurations, suffix);
   if (unit == nullptr) {
-    return bad(fmt::format("unknown duration unit '{}' in '{}' (use ns, us, ms, s, min, h)",
-                           suffix, text));
+    return bad(fmt::format("unknown duration unit '{}' in '{}' (use ns, us, ms, s, min, h)", suffix,
+                           text));
   }
   const double ns = number * unit->factor;
   if (!std::isfinite(ns) || ns < 0 || ns > 9.2e18) {

@@ -32,8 +32,7 @@ Result<uint32_t> resolve_leaf(const FlowSpec& flow, const policy::SchedTree& tre
                         flow.where + ".leaf", loc);
   }
   if (!tree.elements[index].is_leaf) {
-    return config_error(fmt::format("'{}' is a scheduling node; flows attach to leaves",
-                                    flow.leaf),
+    return config_error(fmt::format("'{}' is a scheduling node; flows attach to leaves", flow.leaf),
                         flow.where + ".leaf", loc);
   }
   return index;
@@ -80,7 +79,8 @@ double mean_wire_bytes(const gen::SizeSpec& size, const policy::WireModel& wire,
     case Kind::weighted: {
       double sum = 0, weights = 0;
       for (const auto& entry : size.table) {
-        sum += entry.weight * static_cast<double>(wire.wire_bytes_for_message(entry.size_bytes, op));
+        sum +=
+            entry.weight * static_cast<double>(wire.wire_bytes_for_message(entry.size_bytes, op));
         weights += entry.weight;
       }
       return weights == 0 ? 0.0 : sum / weights;
@@ -109,9 +109,9 @@ Result<CompiledScenario> compile_scenario(const Scenario& scenario,
     double offered_bps = policy::kUnlimited;
     if (!flow.arrival.saturating()) {
       // Offered payload rate -> wire rate via the mean wire bytes per message.
-      const double messages_per_s =
-          flow.arrival.rate_pps > 0 ? flow.arrival.rate_pps
-                                    : flow.arrival.rate_bps / (8.0 * message_bytes);
+      const double messages_per_s = flow.arrival.rate_pps > 0
+                                        ? flow.arrival.rate_pps
+                                        : flow.arrival.rate_bps / (8.0 * message_bytes);
       double duty = 1.0;
       if (flow.arrival.kind == gen::ArrivalSpec::Kind::onoff) {
         duty = static_cast<double>(flow.arrival.on_ns) /

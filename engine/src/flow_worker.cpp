@@ -123,7 +123,8 @@ bool FlowWorker::run(drv::Queue& queue, drv::Clock& clock, const std::atomic<boo
                      std::vector<FlowCounters>& counters, std::vector<FlowLatency>& latency) {
   counters_ = &counters;
   const int64_t end_ns = window_.warmup_ns + window_.duration_ns;
-  const auto bins = static_cast<size_t>((window_.duration_ns + window_.bin_ns - 1) / window_.bin_ns);
+  const auto bins =
+      static_cast<size_t>((window_.duration_ns + window_.bin_ns - 1) / window_.bin_ns);
   for (auto& flow : counters) flow.series_wire_bytes.assign(bins, 0);
 
   const int64_t start_ns = clock.now_ns();

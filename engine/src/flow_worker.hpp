@@ -37,11 +37,11 @@ class FlowWorker {
     gen::ArrivalProcess arrivals;
     gen::SizeSampler sizes;
     Rng rng;
-    uint32_t window = 0;           // most messages in flight
-    uint32_t outstanding = 0;      // posted, tx_done not yet seen
+    uint32_t window = 0;       // most messages in flight
+    uint32_t outstanding = 0;  // posted, tx_done not yet seen
     bool saturating = false;
-    bool queued = false;           // in ready_ (saturating) or due_ (scheduled)
-    int64_t next_ns = 0;           // scheduled time of the next message (scheduled flows)
+    bool queued = false;  // in ready_ (saturating) or due_ (scheduled)
+    int64_t next_ns = 0;  // scheduled time of the next message (scheduled flows)
     uint64_t next_sequence = 0;
   };
   using Due = std::pair<int64_t, uint32_t>;  // (scheduled ns, flow), min-heap
@@ -54,10 +54,10 @@ class FlowWorker {
 
   WorkerWindow window_;
   std::vector<FlowState> flows_;
-  std::vector<uint32_t> ready_;    // saturating flows to fill now (start, or driver was full)
+  std::vector<uint32_t> ready_;  // saturating flows to fill now (start, or driver was full)
   std::priority_queue<Due, std::vector<Due>, std::greater<>> due_;
   std::vector<drv::Message> burst_;
-  size_t burst_sent_ = 0;          // prefix of burst_ the queue has accepted
+  size_t burst_sent_ = 0;  // prefix of burst_ the queue has accepted
   std::vector<FlowCounters>* counters_ = nullptr;
 };
 

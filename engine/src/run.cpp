@@ -68,8 +68,8 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
     d.close();
     return std::move(s).error();
   }
-  result.measurement.complete = worker.run(d.queue(0), d.clock(0), interrupted,
-                                           result.measurement.flows, result.latency);
+  result.measurement.complete =
+      worker.run(d.queue(0), d.clock(0), interrupted, result.measurement.flows, result.latency);
   result.clock = std::string(d.clock(0).name());
   const Status stopped = check(d.stop(), "stop");
   result.measurement.driver_stats = d.stats();
@@ -125,7 +125,8 @@ Result<SuiteRun> run_suite(const Suite& suite, const RunOptions& options) {
     run.scenarios.push_back(std::move(scenario_run));
   }
 
-  uint32_t jobs = options.jobs != 0 ? options.jobs : std::max(1U, std::thread::hardware_concurrency());
+  uint32_t jobs =
+      options.jobs != 0 ? options.jobs : std::max(1U, std::thread::hardware_concurrency());
   if (!caps.virtual_time) jobs = 1;  // real devices: one run at a time
   jobs = std::min<uint32_t>(jobs, std::max<size_t>(tasks.size(), 1));
   run.jobs = jobs;

@@ -675,8 +675,8 @@ Result<Suite> load_suite_file(const std::string& path) {
   const int read_errno = errno;
   std::fclose(stream);
   if (failed) {
-    return make_error(
-        Errc::usage, fmt::format("cannot read suite file '{}': {}", path, std::strerror(read_errno)));
+    return make_error(Errc::usage, fmt::format("cannot read suite file '{}': {}", path,
+                                               std::strerror(read_errno)));
   }
   return load_suite_string(text, path);
 }

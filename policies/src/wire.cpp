@@ -23,20 +23,27 @@ constexpr uint32_t kIbVcrcBytes = 2;
 constexpr uint64_t kRdmaMaxMessageBytes = 1ULL << 31;
 
 // The BTH pad count rounds an RDMA payload up to a multiple of 4 bytes.
-constexpr uint32_t pad_to_4(uint32_t bytes) noexcept { return (bytes + 3U) & ~3U; }
+constexpr uint32_t pad_to_4(uint32_t bytes) noexcept {
+  return (bytes + 3U) & ~3U;
+}
 
 }  // namespace
 
 std::string_view transport_name(Transport transport) noexcept {
   switch (transport) {
-    case Transport::rocev2: return "rocev2";
-    case Transport::ib: return "ib";
-    case Transport::eth: return "eth";
+    case Transport::rocev2:
+      return "rocev2";
+    case Transport::ib:
+      return "ib";
+    case Transport::eth:
+      return "eth";
   }
   return "?";
 }
 
-std::string_view op_name(RdmaOp op) noexcept { return op == RdmaOp::write ? "write" : "send"; }
+std::string_view op_name(RdmaOp op) noexcept {
+  return op == RdmaOp::write ? "write" : "send";
+}
 
 uint32_t WireModel::per_packet_overhead_bytes() const noexcept {
   switch (transport) {
@@ -88,8 +95,8 @@ uint64_t WireModel::wire_bytes_for_message(uint64_t message_bytes, RdmaOp op) co
     return packet_wire_bytes(static_cast<uint32_t>(message_bytes), true, op);
   }
   // All packets but the last are full (mtu is a multiple of 4, so no pad).
-  const uint64_t full = static_cast<uint64_t>(packets - 1) *
-                        packet_wire_bytes(mtu_bytes, false, op);
+  const uint64_t full =
+      static_cast<uint64_t>(packets - 1) * packet_wire_bytes(mtu_bytes, false, op);
   const uint32_t last = packet_payload_bytes(message_bytes, packets - 1);
   return full + first_packet_extra_bytes(op) + packet_wire_bytes(last, false, op);
 }

@@ -36,8 +36,8 @@ Status write_file_atomically(const std::string& path, std::string_view contents)
   if (std::rename(temp.c_str(), path.c_str()) != 0) {
     const int saved = errno;
     ::unlink(temp.c_str());
-    return make_error(Errc::io, fmt::format("cannot rename '{}' to '{}': {}", temp, path,
-                                            std::strerror(saved)));
+    return make_error(
+        Errc::io, fmt::format("cannot rename '{}' to '{}': {}", temp, path, std::strerror(saved)));
   }
   return {};
 }

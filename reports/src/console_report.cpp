@@ -12,8 +12,12 @@
 namespace qb::report {
 namespace {
 
-std::string gbps(double bps) { return fmt::format("{:.3f}", bps / 1e9); }
-std::string percent(double ratio) { return fmt::format("{:+.3f}%", ratio * 100.0); }
+std::string gbps(double bps) {
+  return fmt::format("{:.3f}", bps / 1e9);
+}
+std::string percent(double ratio) {
+  return fmt::format("{:+.3f}%", ratio * 100.0);
+}
 std::string latency(int64_t ns, uint64_t count) {
   return count == 0 ? std::string("-") : format_duration_ns(static_cast<double>(ns));
 }
@@ -21,8 +25,7 @@ std::string latency(int64_t ns, uint64_t count) {
 constexpr const char* kRowFormat = "  {:<20} {:<10} {:>12} {:>12} {:>9} {:>10} {:>10} {:>10}\n";
 
 void print_row(std::ostream& out, const std::string& name, const std::string& leaf,
-               double expected_bps, double measured_bps, double error,
-               const LatencySummary& lat) {
+               double expected_bps, double measured_bps, double error, const LatencySummary& lat) {
   fmt::print(out, kRowFormat, name, leaf, gbps(expected_bps), gbps(measured_bps), percent(error),
              latency(lat.p50_ns, lat.count), latency(lat.p99_ns, lat.count),
              latency(lat.p999_ns, lat.count));
@@ -34,8 +37,9 @@ std::string gate_value(const GateResult& gate, double value) {
 }
 
 void print_scenario(const ScenarioResult& s, std::ostream& out, const ConsoleOptions& options) {
-  fmt::print(out, "\nscenario \"{}\": {} {} port, MTU {}, {} x {} after {} warm-up (rates: Gbit/s "
-                  "of wire bytes)\n",
+  fmt::print(out,
+             "\nscenario \"{}\": {} {} port, MTU {}, {} x {} after {} warm-up (rates: Gbit/s "
+             "of wire bytes)\n",
              s.name, format_rate_bps(s.capacity_bps), s.transport, s.mtu_bytes,
              s.repetitions_completed, format_duration_ns(static_cast<double>(s.duration_ns)),
              format_duration_ns(static_cast<double>(s.warmup_ns)));
@@ -58,19 +62,20 @@ void print_scenario(const ScenarioResult& s, std::ostream& out, const ConsoleOpt
   }
   fmt::print(out, "  groups:\n");
   for (const auto& group : s.groups) {
-    print_row(out, fmt::format("{} (x{})", group.name, group.flows), group.leaf,
-              group.expected_bps, group.measured_bps, group.error, group.latency);
+    print_row(out, fmt::format("{} (x{})", group.name, group.flows), group.leaf, group.expected_bps,
+              group.measured_bps, group.error, group.latency);
   }
-  fmt::print(out, "  fairness: normalised Jain {:.6f}; worst flow error {} ({}); worst group error "
-                  "{} ({})\n",
+  fmt::print(out,
+             "  fairness: normalised Jain {:.6f}; worst flow error {} ({}); worst group error "
+             "{} ({})\n",
              s.fairness.jain, percent(s.fairness.worst_flow_error), s.fairness.worst_flow,
              percent(s.fairness.worst_group_error), s.fairness.worst_group);
   if (!s.gates.empty()) fmt::print(out, "  gates:\n");
   for (const auto& gate : s.gates) {
     const bool lower_bound = gate.name == "min_jain";
     fmt::print(out, "    {} {:<28} {} {} {}   {}\n", gate.passed ? "PASS" : "FAIL", gate.name,
-               gate_value(gate, gate.value), lower_bound ? ">=" : "<=",
-               gate_value(gate, gate.threshold), gate.detail);
+               gate_value(gate, gate.value),
+               lower_bound ? ">=" : "<=", gate_value(gate, gate.threshold), gate.detail);
   }
 }
 

@@ -13,7 +13,9 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-Json number(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
+Json number(double value) {
+  return std::isfinite(value) ? Json(value) : Json(nullptr);
+}
 
 std::string rate_or_unbounded(double bps) {
   return std::isfinite(bps) ? format_rate_bps(bps) : std::string("saturating");
@@ -48,8 +50,9 @@ std::vector<std::string> model_choices(const engine::CompiledScenario& compiled)
           : " (+16 B RETH on the first packet of an RDMA WRITE)"));
   out.push_back("bw_share 0 (device default) counts as weight 1");
   out.push_back("QPs on one leaf share it equally (round robin)");
-  out.push_back("the tree is work-conserving: bandwidth a child does not use (demand or cap) goes "
-                "to its siblings by weight");
+  out.push_back(
+      "the tree is work-conserving: bandwidth a child does not use (demand or cap) goes "
+      "to its siblings by weight");
   for (uint32_t f = 0; f < compiled.plan.flows.size(); ++f) {
     const auto& spec = compiled.scenario->flows[compiled.flow_spec[f]];
     if (spec.arrival.kind == gen::ArrivalSpec::Kind::onoff ||
@@ -92,17 +95,16 @@ std::string explain_json(const engine::Suite& suite,
           {"expected_bps", c.expected.element_bps[e]}});
     }
     const auto& wire = c.plan.wire;
-    scenarios.push_back(Json{
-        {"name", c.scenario->name},
-        {"capacity_bps", c.plan.port_rate_bps},
-        {"rate_basis", "wire"},
-        {"wire",
-         {{"transport", policy::transport_name(wire.transport)},
-          {"mtu_bytes", wire.mtu_bytes},
-          {"per_packet_overhead_bytes", wire.per_packet_overhead_bytes()}}},
-        {"model_choices", model_choices(c)},
-        {"tree", std::move(tree)},
-        {"flows", std::move(flows)}});
+    scenarios.push_back(Json{{"name", c.scenario->name},
+                             {"capacity_bps", c.plan.port_rate_bps},
+                             {"rate_basis", "wire"},
+                             {"wire",
+                              {{"transport", policy::transport_name(wire.transport)},
+                               {"mtu_bytes", wire.mtu_bytes},
+                               {"per_packet_overhead_bytes", wire.per_packet_overhead_bytes()}}},
+                             {"model_choices", model_choices(c)},
+                             {"tree", std::move(tree)},
+                             {"flows", std::move(flows)}});
   }
   Json root{{"schema", "qosbench.explain/1"},
             {"suite", suite.name},

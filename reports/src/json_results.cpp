@@ -9,7 +9,9 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 // JSON has no infinity: an unbounded figure (a saturating demand) is written as null.
-Json number(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
+Json number(double value) {
+  return std::isfinite(value) ? Json(value) : Json(nullptr);
+}
 
 Json optional_number(const std::optional<double>& value) {
   return value ? number(*value) : Json(nullptr);
@@ -18,8 +20,9 @@ Json optional_number(const std::optional<double>& value) {
 Json latency_json(const LatencySummary& latency) {
   Json spectrum = Json::array();
   for (const auto& [percentile, value] : latency.spectrum) spectrum.push_back({percentile, value});
-  return Json{{"p50", latency.p50_ns},   {"p90", latency.p90_ns},   {"p99", latency.p99_ns},
-              {"p999", latency.p999_ns}, {"max", latency.max_ns},   {"min", latency.min_ns},
+  return Json{{"p50", latency.p50_ns},           {"p90", latency.p90_ns},
+              {"p99", latency.p99_ns},           {"p999", latency.p999_ns},
+              {"max", latency.max_ns},           {"min", latency.min_ns},
               {"mean", number(latency.mean_ns)}, {"count", latency.count},
               {"spectrum", std::move(spectrum)}};
 }
@@ -77,9 +80,9 @@ Json element_json(const ElementResult& element) {
 }
 
 Json gate_json(const GateResult& gate) {
-  return Json{{"name", gate.name},         {"passed", gate.passed},
+  return Json{{"name", gate.name},           {"passed", gate.passed},
               {"value", number(gate.value)}, {"threshold", number(gate.threshold)},
-              {"unit", gate.unit},         {"detail", gate.detail}};
+              {"unit", gate.unit},           {"detail", gate.detail}};
 }
 
 Json scenario_json(const ScenarioResult& scenario) {

@@ -63,10 +63,9 @@ void judge_gates(const engine::GateSpec& spec, const engine::ScenarioRun& run,
                  ScenarioResult& scenario) {
   const Fairness& fair = scenario.fairness;
   if (spec.max_share_error) {
-    scenario.gates.push_back(GateResult{"max_share_error",
-                                        fair.worst_flow_error <= *spec.max_share_error,
-                                        fair.worst_flow_error, *spec.max_share_error, "",
-                                        "worst flow: " + fair.worst_flow});
+    scenario.gates.push_back(GateResult{
+        "max_share_error", fair.worst_flow_error <= *spec.max_share_error, fair.worst_flow_error,
+        *spec.max_share_error, "", "worst flow: " + fair.worst_flow});
   }
   if (spec.max_group_share_error) {
     scenario.gates.push_back(GateResult{"max_group_share_error",
@@ -103,7 +102,8 @@ void judge_gates(const engine::GateSpec& spec, const engine::ScenarioRun& run,
     const char* basis = gate.basis == engine::LatencyGate::Basis::sent ? ",sent" : "";
     auto add = [&](const char* key, const std::optional<int64_t>& threshold, double percentile) {
       if (!threshold) return;
-      const int64_t value = percentile >= 100 ? merged.max() : merged.value_at_percentile(percentile);
+      const int64_t value =
+          percentile >= 100 ? merged.max() : merged.value_at_percentile(percentile);
       // No samples at all is a failure: an empty histogram must not pass a latency bound.
       const bool passed = merged.count() > 0 && value <= *threshold;
       scenario.gates.push_back(GateResult{fmt::format("latency.{}[{}{}]", key, gate.flow, basis),
@@ -181,8 +181,8 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run, uint64_t& delivere
       flow.drops += c.drops;
       flow.late_posts += c.late_posts;
       for (size_t b = 0; b < bins && b < c.series_wire_bytes.size(); ++b) {
-        flow.series_bps[b] += static_cast<double>(c.series_wire_bytes[b]) * 8.0 / bin_seconds(b) /
-                              rep_count;
+        flow.series_bps[b] +=
+            static_cast<double>(c.series_wire_bytes[b]) * 8.0 / bin_seconds(b) / rep_count;
       }
     }
     delivered_packets += flow.packets;
@@ -250,8 +250,7 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run, uint64_t& delivere
   std::vector<double> ratios;
   for (const auto& flow : out.flows) {
     if (flow.expected_bps > 0) ratios.push_back(flow.measured_bps / flow.expected_bps);
-    if (out.fairness.worst_flow.empty() ||
-        std::fabs(flow.error) > out.fairness.worst_flow_error) {
+    if (out.fairness.worst_flow.empty() || std::fabs(flow.error) > out.fairness.worst_flow_error) {
       out.fairness.worst_flow_error = std::fabs(flow.error);
       out.fairness.worst_flow = flow.name;
     }

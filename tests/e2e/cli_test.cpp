@@ -48,7 +48,8 @@ TEST(Cli, RunTwoGroupsPassesAndWritesTheResultsContract) {
   EXPECT_DOUBLE_EQ(scenario["capacity_bps"].get<double>(), 100e9);
   ASSERT_EQ(scenario["flows"].size(), 8u);
   for (const json& flow : scenario["flows"]) {
-    for (const char* key : {"name", "group", "expected_bps", "measured_bps", "error", "latency_ns"}) {
+    for (const char* key :
+         {"name", "group", "expected_bps", "measured_bps", "error", "latency_ns"}) {
       EXPECT_TRUE(flow.contains(key)) << key;
     }
     for (const char* key : {"p50", "p90", "p99", "p999", "max", "count"}) {
@@ -132,8 +133,9 @@ rate = "saturate"
 }
 
 TEST(Cli, ConfigErrorWritesNoResultsFile) {
-  const std::string path = write_temp("zero_rate.toml", base_suite().replace(
-      base_suite().find("rate = \"saturate\""), 17, "rate = \"0Gbps\""));
+  const std::string path = write_temp(
+      "zero_rate.toml",
+      base_suite().replace(base_suite().find("rate = \"saturate\""), 17, "rate = \"0Gbps\""));
   const std::string json_path = ::testing::TempDir() + "/never.json";
   std::filesystem::remove(json_path);
   const Outcome outcome = run_qosbench({"run", path, "--json", json_path});

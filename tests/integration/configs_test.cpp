@@ -36,7 +36,8 @@ TEST_P(ConfigSuite, RunsOnTheSimulatorAndPassesItsGates) {
   ASSERT_TRUE(results.ok()) << results.error().to_string();
   EXPECT_TRUE(results->complete);
   for (const auto& scenario : results->scenarios) {
-    EXPECT_FALSE(scenario.gates.empty()) << scenario.name << ": a suite without gates tests nothing";
+    EXPECT_FALSE(scenario.gates.empty())
+        << scenario.name << ": a suite without gates tests nothing";
     for (const auto& gate : scenario.gates) {
       EXPECT_TRUE(gate.passed) << scenario.name << ": " << gate.name << " = " << gate.value
                                << " (threshold " << gate.threshold << ") " << gate.detail;

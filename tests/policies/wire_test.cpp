@@ -42,7 +42,7 @@ TEST(WireModel, PayloadIsPaddedToFourBytesAndFramesToSixtyFour) {
 TEST(WireModel, EthernetMessageIsTheFrame) {
   WireModel eth{Transport::eth, 1500};
   EXPECT_EQ(eth.packets_for_message(1518), 1u);
-  EXPECT_EQ(eth.wire_bytes_for_message(64, RdmaOp::write), 84u);   // 64 B frame = 84 B on wire
+  EXPECT_EQ(eth.wire_bytes_for_message(64, RdmaOp::write), 84u);  // 64 B frame = 84 B on wire
   EXPECT_EQ(eth.wire_bytes_for_message(1518, RdmaOp::send), 1538u);
   EXPECT_EQ(eth.max_message_bytes(), 1518u);
   EXPECT_EQ(eth.min_message_bytes(), 64u);

@@ -18,10 +18,10 @@ namespace qb::drv {
 
 /// One message (RDMA work request, or Ethernet frame) posted by the engine.
 struct Message {
-  uint32_t flow = 0;          // flow instance index in the QosPlan
-  uint32_t bytes = 0;         // payload bytes (eth: frame bytes incl. FCS)
-  int64_t scheduled_ns = 0;   // when the generator meant it to leave (run time, ns)
-  uint64_t sequence = 0;      // per flow, from 0
+  uint32_t flow = 0;         // flow instance index in the QosPlan
+  uint32_t bytes = 0;        // payload bytes (eth: frame bytes incl. FCS)
+  int64_t scheduled_ns = 0;  // when the generator meant it to leave (run time, ns)
+  uint64_t sequence = 0;     // per flow, from 0
 };
 
 struct Completion {
@@ -32,13 +32,13 @@ struct Completion {
   Kind kind = Kind::rx_packet;
   bool last_of_message = false;  // rx_packet: the message's last packet
   uint32_t flow = 0;
-  uint32_t payload_bytes = 0;    // rx_packet: payload in this packet; tx_done: message bytes
-  uint32_t wire_bytes = 0;       // rx_packet: wire bytes of this packet (reference §8)
+  uint32_t payload_bytes = 0;  // rx_packet: payload in this packet; tx_done: message bytes
+  uint32_t wire_bytes = 0;     // rx_packet: wire bytes of this packet (reference §8)
   uint64_t sequence = 0;
-  int64_t scheduled_ns = 0;      // the Message's scheduled time
-  int64_t sent_ns = 0;           // when the message actually left the sender (sim: its first
-                                 // byte went on the wire; dpdk: the Tx timestamp in the payload)
-  int64_t time_ns = 0;           // rx_packet: arrival at the receiver; tx_done: completion time
+  int64_t scheduled_ns = 0;  // the Message's scheduled time
+  int64_t sent_ns = 0;       // when the message actually left the sender (sim: its first
+                             // byte went on the wire; dpdk: the Tx timestamp in the payload)
+  int64_t time_ns = 0;       // rx_packet: arrival at the receiver; tx_done: completion time
 };
 
 /// Fast path: one per worker. Never throws, never allocates.
@@ -65,8 +65,8 @@ class Clock {
 };
 
 struct Capabilities {
-  bool virtual_time = false;      // results are deterministic per seed
-  bool hw_sched_tree = false;     // enforces the mlx5 tree in hardware
+  bool virtual_time = false;   // results are deterministic per seed
+  bool hw_sched_tree = false;  // enforces the mlx5 tree in hardware
   bool hw_timestamps = false;
   uint32_t max_workers = 1;
   /// Most messages a flow may have posted and not yet completed (tx_done); the engine never

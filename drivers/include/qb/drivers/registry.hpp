@@ -16,7 +16,7 @@ struct DriverInfo {
   std::string name;
   std::string description;
   bool available = false;
-  std::string unavailable_reason;  // empty when available
+  std::string unavailable_reason;                   // empty when available
   std::function<std::unique_ptr<Driver>()> create;  // null when unavailable
 };
 

@@ -33,7 +33,8 @@ class BlockCounters {
   /// The counter, allocating its block on first use.
   uint64_t& at(size_t i) {
     uint64_t* block = blocks_[i >> block_shift_].get();
-    if (block == nullptr) [[unlikely]] block = allocate(i >> block_shift_);
+    if (block == nullptr) [[unlikely]]
+      block = allocate(i >> block_shift_);
     return block[i & mask_];
   }
   /// The block's counters, or nullptr when it was never written.

@@ -12,14 +12,14 @@
 namespace qb::engine {
 
 struct CompiledScenario {
-  const Scenario* scenario = nullptr;   // owned by the Suite, which outlives every run
+  const Scenario* scenario = nullptr;  // owned by the Suite, which outlives every run
   policy::QosPlan plan;
   std::vector<uint32_t> flow_spec;      // per flow instance: index into scenario->flows
   std::vector<uint32_t> flow_instance;  // per flow instance: its index within its group
   std::vector<double> offered_bps;      // per flow instance: wire bit/s offered; +inf = saturate
   std::vector<double> mean_wire_bytes;  // per flow instance: mean wire bytes per message
   std::vector<double> mean_message_bytes;
-  policy::OracleResult expected;        // wire bit/s per flow and per tree element
+  policy::OracleResult expected;  // wire bit/s per flow and per tree element
 };
 
 /// Errors (Errc::invalid_config, with the key path and location): everything

@@ -25,8 +25,8 @@ class Histogram {
 
   uint64_t count() const noexcept { return total_count_; }
   uint64_t clamped_count() const noexcept { return clamped_count_; }
-  int64_t min() const noexcept;      // 0 when empty
-  int64_t max() const noexcept;      // exact recorded maximum (after clamping); 0 when empty
+  int64_t min() const noexcept;  // 0 when empty
+  int64_t max() const noexcept;  // exact recorded maximum (after clamping); 0 when empty
   double mean() const noexcept;
   /// Value at percentile p in [0, 100]: the highest value equivalent (same bucket) to the
   /// smallest recorded value v such that at least p% of the samples are <= v. For p = 100,
@@ -65,9 +65,9 @@ class Histogram {
   int sub_bucket_half_count_magnitude_ = 0;
   int64_t sub_bucket_half_count_ = 0;
   int64_t sub_bucket_mask_ = 0;
-  int32_t unit_magnitude_ = 0;       // lowest discernible value is 1
+  int32_t unit_magnitude_ = 0;  // lowest discernible value is 1
   size_t bucket_count_ = 0;
-  BlockCounters counts_;             // one block per half-bucket run, allocated on first use
+  BlockCounters counts_;  // one block per half-bucket run, allocated on first use
   uint64_t total_count_ = 0;
   uint64_t clamped_count_ = 0;
   int64_t min_ = INT64_MAX;

@@ -19,9 +19,9 @@ struct FlowCounters {
   uint64_t payload_bytes = 0;
   uint64_t wire_bytes = 0;
   uint64_t drops = 0;
-  uint64_t posted_messages = 0;     // over the whole run, warm-up included
-  uint64_t late_posts = 0;          // rate-driven flows: messages posted after their scheduled
-                                    // time because the send window was full
+  uint64_t posted_messages = 0;  // over the whole run, warm-up included
+  uint64_t late_posts = 0;       // rate-driven flows: messages posted after their scheduled
+                                 // time because the send window was full
   std::vector<uint64_t> series_wire_bytes;  // per time-series bin of the measured window
 };
 
@@ -29,14 +29,14 @@ struct RepetitionMeasurement {
   std::vector<FlowCounters> flows;  // per flow instance, in plan order
   drv::DriverStats driver_stats;
   double wall_seconds = 0.0;
-  bool ran = false;                 // false: never started (the run was interrupted before it)
-  bool complete = true;             // false when interrupted part-way
+  bool ran = false;      // false: never started (the run was interrupted before it)
+  bool complete = true;  // false when interrupted part-way
 };
 
 /// Latency of one flow instance over all repetitions, merged.
 struct FlowLatency {
-  Histogram from_scheduled_ns;      // delivery - scheduled send time (includes sender stalls)
-  Histogram from_sent_ns;           // delivery - actual send time
+  Histogram from_scheduled_ns;  // delivery - scheduled send time (includes sender stalls)
+  Histogram from_sent_ns;       // delivery - actual send time
 };
 
 }  // namespace qb::engine

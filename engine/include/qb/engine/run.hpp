@@ -18,11 +18,11 @@
 namespace qb::engine {
 
 struct RunOptions {
-  std::string driver;                        // empty: the suite's [driver] name
-  std::optional<uint64_t> seed;              // overrides every scenario's seed
+  std::string driver;            // empty: the suite's [driver] name
+  std::optional<uint64_t> seed;  // overrides every scenario's seed
   std::optional<uint32_t> repetitions;
   std::optional<int64_t> duration_ns;
-  uint32_t jobs = 0;                         // 0: all cores
+  uint32_t jobs = 0;                               // 0: all cores
   const std::atomic<bool>* interrupted = nullptr;  // set by a signal handler to stop early
   /// Called (from any worker thread, serialised) when a repetition finishes.
   std::function<void(uint32_t scenario, uint32_t repetition, uint32_t done, uint32_t total)>
@@ -36,17 +36,17 @@ struct ScenarioRun {
   int64_t warmup_ns = 0;
   int64_t duration_ns = 0;
   int64_t bin_ns = 0;
-  std::vector<RepetitionMeasurement> reps;   // in repetition order
-  std::vector<FlowLatency> latency;          // per flow instance, merged over repetitions
+  std::vector<RepetitionMeasurement> reps;  // in repetition order
+  std::vector<FlowLatency> latency;         // per flow instance, merged over repetitions
 };
 
 struct SuiteRun {
   std::string driver;
-  std::string clock;                         // the clock latency was measured with
+  std::string clock;  // the clock latency was measured with
   uint32_t jobs = 1;
   bool complete = true;
   double wall_seconds = 0.0;
-  std::vector<policy::Warning> warnings;     // from compiling the scenarios
+  std::vector<policy::Warning> warnings;  // from compiling the scenarios
   std::vector<ScenarioRun> scenarios;
 };
 

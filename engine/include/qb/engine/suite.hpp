@@ -16,30 +16,30 @@ namespace qb::engine {
 
 struct PortSpec {
   double rate_bps = 100e9;
-  policy::WireModel wire;            // transport, mtu, vlan, ipv6
+  policy::WireModel wire;              // transport, mtu, vlan, ipv6
   int64_t propagation_delay_ns = 500;  // one way, NIC to NIC (cable + PHY), model default
 };
 
 struct FlowSpec {
-  std::string name;                  // reported as name#i when count > 1, and as a group
+  std::string name;  // reported as name#i when count > 1, and as a group
   uint32_t count = 1;
-  std::string leaf;                  // scheduling leaf; empty = the implicit default leaf
+  std::string leaf;  // scheduling leaf; empty = the implicit default leaf
   policy::RdmaOp op = policy::RdmaOp::write;
   gen::SizeSpec size;
   gen::ArrivalSpec arrival;
-  std::string where;                 // "flow[0]"
-  SourceLoc loc;                     // the [[flow]] entry
-  SourceLoc leaf_loc;                // the `leaf` value (when written)
+  std::string where;   // "flow[0]"
+  SourceLoc loc;       // the [[flow]] entry
+  SourceLoc leaf_loc;  // the `leaf` value (when written)
 };
 
 struct LatencyGate {
-  std::string flow;                  // a flow instance ("g1-qp#0") or a group ("g1-qp")
+  std::string flow;                      // a flow instance ("g1-qp#0") or a group ("g1-qp")
   enum class Basis { scheduled, sent };  // which histogram (default: from scheduled time)
   Basis basis = Basis::scheduled;
   std::optional<int64_t> p50_ns, p90_ns, p99_ns, p999_ns, max_ns;
-  std::string where;                 // "gates.latency[0]"
-  SourceLoc loc;                     // the entry
-  SourceLoc flow_loc;                // the `flow` value
+  std::string where;   // "gates.latency[0]"
+  SourceLoc loc;       // the entry
+  SourceLoc flow_loc;  // the `flow` value
 };
 
 struct GateSpec {
@@ -56,22 +56,22 @@ struct Scenario {
   uint32_t repetitions = 1;
   int64_t warmup_ns = 10'000'000;
   int64_t duration_ns = 100'000'000;
-  int64_t bin_ns = 1'000'000;        // throughput time-series bin
+  int64_t bin_ns = 1'000'000;  // throughput time-series bin
   PortSpec port;
   std::vector<policy::SchedElementSpec> sched;
   std::vector<FlowSpec> flows;
   GateSpec gates;
-  std::string where;                 // "" for the single-scenario form, else "scenario[i]"
-  SourceLoc loc;                     // the file (and the [[scenario]] entry, when there is one)
+  std::string where;  // "" for the single-scenario form, else "scenario[i]"
+  SourceLoc loc;      // the file (and the [[scenario]] entry, when there is one)
 };
 
 struct Suite {
   std::string name;
-  std::string description;           // [suite] description, free text
-  std::string file;                  // path as given
+  std::string description;  // [suite] description, free text
+  std::string file;         // path as given
   std::string driver = "sim";
-  std::string config_hash;           // FNV-1a of the file bytes, hex
-  std::vector<Scenario> scenarios;   // the single-scenario form gives exactly one
+  std::string config_hash;          // FNV-1a of the file bytes, hex
+  std::vector<Scenario> scenarios;  // the single-scenario form gives exactly one
   std::vector<policy::Warning> warnings;
 };
 

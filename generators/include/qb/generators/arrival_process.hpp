@@ -23,18 +23,18 @@ struct ArrivalSpec {
   enum class Kind { saturate, cbr, poisson, onoff };
   Kind kind = Kind::saturate;
   /// For cbr/poisson/onoff: the rate while sending. Exactly one of the two is > 0.
-  double rate_bps = 0.0;             // payload bits per second
-  double rate_pps = 0.0;             // messages per second
-  int64_t on_ns = 0;                 // onoff only
-  int64_t off_ns = 0;                // onoff only
-  uint32_t outstanding = 16;         // saturate: messages kept in flight per QP
+  double rate_bps = 0.0;      // payload bits per second
+  double rate_pps = 0.0;      // messages per second
+  int64_t on_ns = 0;          // onoff only
+  int64_t off_ns = 0;         // onoff only
+  uint32_t outstanding = 16;  // saturate: messages kept in flight per QP
 
   bool saturating() const noexcept { return kind == Kind::saturate; }
   /// Long-run mean offered load in payload bit/s for a given mean message size;
   /// +infinity for saturate.
   double mean_offered_bps(double mean_message_bytes) const noexcept;
   Status validate() const;
-  std::string describe() const;      // "saturate (16 outstanding)", "cbr 10 Gbit/s", ...
+  std::string describe() const;  // "saturate (16 outstanding)", "cbr 10 Gbit/s", ...
 };
 
 constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
@@ -57,10 +57,10 @@ class ArrivalProcess {
 
  private:
   ArrivalSpec spec_;
-  double mean_gap_ns_ = 0.0;         // pps-based gap
-  double ns_per_byte_ = 0.0;         // bps-based gap = bytes * ns_per_byte
-  double carry_ns_ = 0.0;            // fractional ns carried so CBR does not drift
-  bool usable_ = false;              // false for an invalid spec: nothing is scheduled
+  double mean_gap_ns_ = 0.0;  // pps-based gap
+  double ns_per_byte_ = 0.0;  // bps-based gap = bytes * ns_per_byte
+  double carry_ns_ = 0.0;     // fractional ns carried so CBR does not drift
+  bool usable_ = false;       // false for an invalid spec: nothing is scheduled
 
   double cbr_gap_ns(uint32_t message_bytes) const noexcept;
   int64_t advance(int64_t prev_ns, double gap_ns) noexcept;

@@ -13,9 +13,9 @@ namespace qb::policy {
 
 /// One flow instance (a QP): a `[[flow]]` with count = 4 gives four of these.
 struct FlowPlan {
-  std::string name;     // "g1-qp#2" (or "g1-qp" when count = 1)
-  std::string group;    // the [[flow]] entry's name: "g1-qp"
-  uint32_t leaf = 0;    // SchedTree element index
+  std::string name;   // "g1-qp#2" (or "g1-qp" when count = 1)
+  std::string group;  // the [[flow]] entry's name: "g1-qp"
+  uint32_t leaf = 0;  // SchedTree element index
   RdmaOp op = RdmaOp::write;
 };
 

@@ -24,17 +24,17 @@ struct FlowResult {
   std::string name;
   std::string group;
   std::string leaf;
-  std::optional<double> offered_bps;   // empty: saturating
+  std::optional<double> offered_bps;  // empty: saturating
   double expected_bps = 0.0;
-  double measured_bps = 0.0;           // mean over repetitions
+  double measured_bps = 0.0;  // mean over repetitions
   double measured_payload_bps = 0.0;
-  double error = 0.0;                  // measured / expected - 1
+  double error = 0.0;  // measured / expected - 1
   std::vector<double> measured_bps_reps;
   uint64_t messages = 0, packets = 0, payload_bytes = 0, wire_bytes = 0, drops = 0;
   uint64_t late_posts = 0;
-  LatencySummary latency;              // from scheduled send time
-  LatencySummary latency_from_sent;    // from actual send time
-  std::vector<double> series_bps;      // per bin, mean over repetitions
+  LatencySummary latency;            // from scheduled send time
+  LatencySummary latency_from_sent;  // from actual send time
+  std::vector<double> series_bps;    // per bin, mean over repetitions
 };
 
 struct GroupResult {
@@ -53,44 +53,44 @@ struct GroupResult {
 /// One element of the scheduling tree with what it should and did carry.
 struct ElementResult {
   std::string name;
-  std::string parent;                  // empty for the root
+  std::string parent;  // empty for the root
   bool is_leaf = false;
   uint32_t bw_share = 0;
   uint32_t weight = 1;
   std::optional<double> cap_bps;
-  double demand_bps = 0.0;             // +inf is written as null (saturating subtree)
+  double demand_bps = 0.0;  // +inf is written as null (saturating subtree)
   double expected_bps = 0.0;
   double measured_bps = 0.0;
 };
 
 struct GateResult {
-  std::string name;                    // "max_share_error", "latency.p99[g1-qp]", ...
+  std::string name;  // "max_share_error", "latency.p99[g1-qp]", ...
   bool passed = false;
   double value = 0.0;
   double threshold = 0.0;
-  std::string unit;                    // "", "ns"
-  std::string detail;                  // which flow/element decided it
+  std::string unit;    // "", "ns"
+  std::string detail;  // which flow/element decided it
 };
 
 struct Fairness {
-  double jain = 1.0;                   // normalised: over measured/expected of every flow
-  double worst_flow_error = 0.0;       // max |error|
+  double jain = 1.0;              // normalised: over measured/expected of every flow
+  double worst_flow_error = 0.0;  // max |error|
   std::string worst_flow;
   double worst_group_error = 0.0;
   std::string worst_group;
-  std::vector<double> jain_series;     // per time bin
+  std::vector<double> jain_series;  // per time bin
 };
 
 struct ScenarioResult {
   std::string name;
   std::string transport;
   uint32_t mtu_bytes = 0;
-  double capacity_bps = 0.0;           // port line rate, wire bit/s
+  double capacity_bps = 0.0;  // port line rate, wire bit/s
   uint64_t seed = 0;
   uint32_t repetitions = 0;
   uint32_t repetitions_completed = 0;
   int64_t warmup_ns = 0, duration_ns = 0, bin_ns = 0;
-  double wall_seconds = 0.0;           // sum over repetitions
+  double wall_seconds = 0.0;  // sum over repetitions
   std::vector<FlowResult> flows;
   std::vector<GroupResult> groups;
   std::vector<ElementResult> tree;
@@ -109,7 +109,7 @@ struct Results {
   std::string driver;
   std::string clock;
   std::string host;
-  std::string date_utc;                // ISO 8601
+  std::string date_utc;  // ISO 8601
   uint32_t jobs = 1;
   bool complete = true;
   bool passed = true;
