@@ -12,28 +12,11 @@ namespace {
 using qb::policy::SchedTree;
 using qb::policy::TreeScheduler;
 
-uint32_t add(SchedTree& tree, uint32_t parent, bool is_leaf, uint32_t weight, double cap_bps) {
-  SchedTree::Element e;
-  e.name = "e" + std::to_string(tree.elements.size());
-  e.parent = parent;
-  e.is_leaf = is_leaf;
-  e.bw_share = weight;
-  e.weight = weight;
-  e.max_avg_bw_bps = cap_bps;
-  e.depth = tree.elements[parent].depth + 1;
-  const auto index = static_cast<uint32_t>(tree.elements.size());
-  tree.elements[parent].children.push_back(index);
-  tree.elements.push_back(e);
-  return index;
-}
-
 // groups == 0: 256 leaves flat under the root; otherwise `groups` nodes x (256/groups) leaves.
 // capped: every fourth leaf (and, with groups, every other node) gets a cap well below its
 // share, so buckets throttle and wake all the time.
 SchedTree make_tree(uint32_t groups, bool capped, std::vector<uint32_t>& queue_leaf) {
-  SchedTree tree;
-  tree.elements.emplace_back();
-  tree.elements[0].name = "root";
+  SchedTree tree = SchedTree::with_root();
   constexpr uint32_t kLeaves = 256;
   for (uint32_t i = 0; i < kLeaves; ++i) {
     uint32_t parent = 0;
@@ -41,11 +24,13 @@ SchedTree make_tree(uint32_t groups, bool capped, std::vector<uint32_t>& queue_l
       const uint32_t per_group = kLeaves / groups;
       if (i % per_group == 0) {
         const uint32_t g = i / per_group;
-        add(tree, 0, false, 1 + g % 4, capped && g % 2 == 0 ? 2e9 : 0.0);
+        tree.add_child(0, "n" + std::to_string(g), false, 1 + g % 4,
+                       capped && g % 2 == 0 ? 2e9 : 0.0);
       }
       parent = static_cast<uint32_t>(tree.elements.size()) - 1 - (i % per_group);
     }
-    const uint32_t leaf = add(tree, parent, true, 1 + i % 7, capped && i % 4 == 0 ? 1e8 : 0.0);
+    const uint32_t leaf = tree.add_child(parent, "l" + std::to_string(i), true, 1 + i % 7,
+                                         capped && i % 4 == 0 ? 1e8 : 0.0);
     queue_leaf.push_back(leaf);
   }
   return tree;

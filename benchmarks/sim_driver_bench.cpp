@@ -14,26 +14,9 @@ namespace {
 
 using namespace qb;
 
-uint32_t add(policy::SchedTree& tree, uint32_t parent, bool is_leaf, uint32_t weight,
-             double cap_bps) {
-  policy::SchedTree::Element e;
-  e.name = "e" + std::to_string(tree.elements.size());
-  e.parent = parent;
-  e.is_leaf = is_leaf;
-  e.bw_share = weight;
-  e.weight = weight;
-  e.max_avg_bw_bps = cap_bps;
-  e.depth = tree.elements[parent].depth + 1;
-  const auto index = static_cast<uint32_t>(tree.elements.size());
-  tree.elements[parent].children.push_back(index);
-  tree.elements.push_back(e);
-  return index;
-}
-
 policy::QosPlan base_plan() {
   policy::QosPlan plan;
-  plan.tree.elements.emplace_back();
-  plan.tree.elements[0].name = "root";
+  plan.tree = policy::SchedTree::with_root();
   plan.wire = policy::WireModel{policy::Transport::rocev2, 4096};
   plan.port_rate_bps = 100e9;
   return plan;
@@ -51,8 +34,8 @@ void add_flows(policy::QosPlan& plan, uint32_t leaf, uint32_t count) {
 // The man page's tree (g1 7, g2 3 capped at 4096 Mbit/s), 4 QPs on each.
 policy::QosPlan man_page_plan() {
   policy::QosPlan plan = base_plan();
-  const uint32_t g1 = add(plan.tree, 0, true, 7, 0.0);
-  const uint32_t g2 = add(plan.tree, 0, true, 3, 4096e6);
+  const uint32_t g1 = plan.tree.add_child(0, "g1", true, 7);
+  const uint32_t g2 = plan.tree.add_child(0, "g2", true, 3, 4096e6);
   add_flows(plan, g1, 4);
   add_flows(plan, g2, 4);
   return plan;
@@ -63,8 +46,12 @@ policy::QosPlan wide_plan() {
   policy::QosPlan plan = base_plan();
   std::vector<uint32_t> leaves;
   for (uint32_t n = 0; n < 16; ++n) {
-    const uint32_t node = add(plan.tree, 0, false, 1 + n % 4, n % 2 == 0 ? 5e9 : 0.0);
-    for (uint32_t l = 0; l < 16; ++l) leaves.push_back(add(plan.tree, node, true, 1 + l % 3, 0.0));
+    const uint32_t node =
+        plan.tree.add_child(0, "n" + std::to_string(n), false, 1 + n % 4, n % 2 == 0 ? 5e9 : 0.0);
+    for (uint32_t l = 0; l < 16; ++l) {
+      leaves.push_back(
+          plan.tree.add_child(node, "l" + std::to_string(leaves.size()), true, 1 + l % 3));
+    }
   }
   for (const uint32_t leaf : leaves) add_flows(plan, leaf, 1);
   return plan;

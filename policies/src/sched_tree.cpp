@@ -304,4 +304,27 @@ Result<SchedTree> compile_sched_tree(const std::vector<SchedElementSpec>& specs,
   return tree;
 }
 
+SchedTree SchedTree::with_root(std::string name) {
+  SchedTree tree;
+  tree.elements.emplace_back();
+  tree.elements[0].name = std::move(name);
+  return tree;
+}
+
+uint32_t SchedTree::add_child(uint32_t parent, std::string name, bool is_leaf, uint32_t bw_share,
+                              double max_avg_bw_bps) {
+  Element element;
+  element.name = std::move(name);
+  element.parent = parent;
+  element.is_leaf = is_leaf;
+  element.bw_share = bw_share;
+  element.weight = bw_share == 0 ? kDefaultWeight : bw_share;
+  element.max_avg_bw_bps = max_avg_bw_bps;
+  element.depth = elements[parent].depth + 1;
+  const auto index = static_cast<uint32_t>(elements.size());
+  elements[parent].children.push_back(index);
+  elements.push_back(std::move(element));
+  return index;
+}
+
 }  // namespace qb::policy

@@ -21,30 +21,13 @@ using policy::SchedTree;
 constexpr double kLinkBps = 100e9;
 constexpr int64_t kPropagationNs = 1000;
 
-uint32_t add_element(SchedTree& tree, uint32_t parent, bool is_leaf, uint32_t weight,
-                     double cap_bps) {
-  SchedTree::Element e;
-  e.name = "e" + std::to_string(tree.elements.size());
-  e.parent = parent;
-  e.is_leaf = is_leaf;
-  e.bw_share = weight;
-  e.weight = weight;
-  e.max_avg_bw_bps = cap_bps;
-  e.depth = tree.elements[parent].depth + 1;
-  const auto index = static_cast<uint32_t>(tree.elements.size());
-  tree.elements[parent].children.push_back(index);
-  tree.elements.push_back(e);
-  return index;
-}
-
 // The man page's tree: g1 (bw_share 7) and g2 (bw_share 3, max_avg_bw 4096 Mbit/s) under the
 // root; `per_group` QPs on each.
 QosPlan man_page_plan(uint32_t per_group, RdmaOp op = RdmaOp::write) {
   QosPlan plan;
-  plan.tree.elements.emplace_back();
-  plan.tree.elements[0].name = "root";
-  const uint32_t g1 = add_element(plan.tree, 0, true, 7, 0.0);
-  const uint32_t g2 = add_element(plan.tree, 0, true, 3, 4096e6);
+  plan.tree = SchedTree::with_root();
+  const uint32_t g1 = plan.tree.add_child(0, "g1", true, 7);
+  const uint32_t g2 = plan.tree.add_child(0, "g2", true, 3, 4096e6);
   plan.wire = policy::WireModel{policy::Transport::rocev2, 4096};
   plan.port_rate_bps = kLinkBps;
   for (uint32_t g = 0; g < 2; ++g) {

@@ -353,3 +353,24 @@ TEST(SchedTree, NoMixWarningAcrossDifferentParents) {
 
 }  // namespace
 }  // namespace qb::policy
+
+namespace qb::policy {
+namespace {
+
+TEST(SchedTreeBuilding, AddChildKeepsParentChildrenDepthAndWeight) {
+  SchedTree tree = SchedTree::with_root("top");
+  const uint32_t node = tree.add_child(0, "n", false, 3, 10e9);
+  const uint32_t leaf = tree.add_child(node, "l", true, 0);
+  EXPECT_EQ(tree.elements[0].name, "top");
+  EXPECT_EQ(tree.elements[0].children, std::vector<uint32_t>{node});
+  EXPECT_EQ(tree.elements[node].children, std::vector<uint32_t>{leaf});
+  EXPECT_EQ(tree.elements[leaf].parent, node);
+  EXPECT_EQ(tree.elements[leaf].depth, 2u);
+  EXPECT_EQ(tree.elements[leaf].weight, SchedTree::kDefaultWeight);  // bw_share 0
+  EXPECT_EQ(tree.elements[node].weight, 3u);
+  EXPECT_DOUBLE_EQ(tree.elements[node].max_avg_bw_bps, 10e9);
+  EXPECT_EQ(tree.find("l"), leaf);
+}
+
+}  // namespace
+}  // namespace qb::policy

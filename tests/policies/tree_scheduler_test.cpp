@@ -20,25 +20,10 @@ constexpr double kNoCap = 0.0;
 
 // Builds a SchedTree by hand (it is plain data). Element 0 is the root.
 struct TreeBuilder {
-  SchedTree tree;
-  TreeBuilder() {
-    SchedTree::Element root;
-    root.name = "root";
-    tree.elements.push_back(root);
-  }
+  SchedTree tree = SchedTree::with_root();
   uint32_t add(uint32_t parent, bool is_leaf, uint32_t weight, double cap_bps = kNoCap) {
-    SchedTree::Element e;
-    e.name = "e" + std::to_string(tree.elements.size());
-    e.parent = parent;
-    e.is_leaf = is_leaf;
-    e.bw_share = weight;
-    e.weight = weight == 0 ? SchedTree::kDefaultWeight : weight;
-    e.max_avg_bw_bps = cap_bps;
-    e.depth = tree.elements[parent].depth + 1;
-    const auto index = static_cast<uint32_t>(tree.elements.size());
-    tree.elements[parent].children.push_back(index);
-    tree.elements.push_back(e);
-    return index;
+    return tree.add_child(parent, "e" + std::to_string(tree.elements.size()), is_leaf, weight,
+                          cap_bps);
   }
   uint32_t node(uint32_t parent, uint32_t weight, double cap_bps = kNoCap) {
     return add(parent, false, weight, cap_bps);

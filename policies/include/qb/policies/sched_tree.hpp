@@ -47,6 +47,14 @@ struct SchedTree {
 
   std::vector<Element> elements;
 
+  /// Programmatic construction (tests, benchmarks, tools): a tree holding only a root node.
+  /// Suites go through compile_sched_tree(), which validates; these only keep the structure
+  /// consistent (parent, children, depth, effective weight).
+  static SchedTree with_root(std::string name = "root");
+  /// Appends a child of `parent` and returns its index (bw_share 0 -> kDefaultWeight).
+  uint32_t add_child(uint32_t parent, std::string name, bool is_leaf, uint32_t bw_share,
+                     double max_avg_bw_bps = 0.0);
+
   uint32_t root() const noexcept { return 0; }
   /// Index of an element by name, or kNoParent.
   uint32_t find(std::string_view name) const noexcept;
