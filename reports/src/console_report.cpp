@@ -33,7 +33,12 @@ void print_row(std::ostream& out, const std::string& name, const std::string& le
 
 std::string gate_value(const GateResult& gate, double value) {
   if (gate.unit == "ns") return format_duration_ns(value);
-  return fmt::format("{:.6g}", value);
+  // Share errors and cap overshoots are ratios: a percentage reads at a glance.
+  if (gate.name.find("error") != std::string::npos ||
+      gate.name.find("overshoot") != std::string::npos) {
+    return fmt::format("{:.4f}%", value * 100.0);
+  }
+  return fmt::format("{:.6f}", value);
 }
 
 void print_scenario(const ScenarioResult& s, std::ostream& out, const ConsoleOptions& options) {
