@@ -23,6 +23,26 @@ struct TaskResult {
   std::string clock;
 };
 
+RepetitionLatency percentiles_of(const Histogram& histogram) {
+  return RepetitionLatency{histogram.count(), histogram.value_at_percentile(50),
+                           histogram.value_at_percentile(90), histogram.value_at_percentile(99),
+                           histogram.value_at_percentile(99.9)};
+}
+
+// Per-repetition percentiles of every flow and flow group, before the histograms are merged.
+void summarise_repetition(const CompiledScenario& compiled, TaskResult& result) {
+  for (const auto& latency : result.latency) {
+    result.measurement.flow_latency.push_back(percentiles_of(latency.from_scheduled_ns));
+  }
+  for (uint32_t group = 0; group < compiled.scenario->flows.size(); ++group) {
+    Histogram merged;
+    for (size_t f = 0; f < compiled.flow_spec.size(); ++f) {
+      if (compiled.flow_spec[f] == group) merged.merge(result.latency[f].from_scheduled_ns);
+    }
+    result.measurement.group_latency.push_back(percentiles_of(merged));
+  }
+}
+
 Status check(Status status, std::string_view step) {
   if (status) return status;
   Error error = std::move(status).error();
@@ -71,6 +91,7 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
   result.measurement.complete =
       worker.run(d.queue(0), d.clock(0), interrupted, result.measurement.flows, result.latency);
   result.clock = std::string(d.clock(0).name());
+  summarise_repetition(compiled, result);
   const Status stopped = check(d.stop(), "stop");
   result.measurement.driver_stats = d.stats();
   d.close();

@@ -27,6 +27,11 @@ Json latency_json(const LatencySummary& latency) {
               {"spectrum", std::move(spectrum)}};
 }
 
+Json latency_reps_json(const LatencyReps& reps) {
+  return Json{
+      {"p50", reps.p50_ns}, {"p90", reps.p90_ns}, {"p99", reps.p99_ns}, {"p999", reps.p999_ns}};
+}
+
 Json numbers(const std::vector<double>& values) {
   Json out = Json::array();
   for (double value : values) out.push_back(number(value));
@@ -51,6 +56,7 @@ Json flow_json(const FlowResult& flow) {
               {"late_posts", flow.late_posts},
               {"latency_ns", latency_json(flow.latency)},
               {"latency_from_sent_ns", latency_json(flow.latency_from_sent)},
+              {"latency_ns_reps", latency_reps_json(flow.latency_reps)},
               {"series_bps", numbers(flow.series_bps)}};
 }
 
@@ -64,6 +70,7 @@ Json group_json(const GroupResult& group) {
               {"measured_bps_reps", numbers(group.measured_bps_reps)},
               {"latency_ns", latency_json(group.latency)},
               {"latency_from_sent_ns", latency_json(group.latency_from_sent)},
+              {"latency_ns_reps", latency_reps_json(group.latency_reps)},
               {"series_bps", numbers(group.series_bps)}};
 }
 
@@ -112,7 +119,8 @@ Json scenario_json(const ScenarioResult& scenario) {
                 {"worst_flow", scenario.fairness.worst_flow},
                 {"worst_group_error", number(scenario.fairness.worst_group_error)},
                 {"worst_group", scenario.fairness.worst_group},
-                {"jain_series", numbers(scenario.fairness.jain_series)}}},
+                {"jain_series", numbers(scenario.fairness.jain_series)},
+                {"jain_reps", numbers(scenario.fairness.jain_reps)}}},
               {"gates", std::move(gates)},
               {"groups", std::move(groups)},
               {"flows", std::move(flows)},

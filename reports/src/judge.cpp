@@ -11,7 +11,9 @@
 namespace qb::report {
 namespace {
 
-constexpr double kSpectrumPercentiles[] = {50, 75, 90, 95, 99, 99.9, 99.99, 99.999, 100};
+// Percentile spectrum points, dense towards the tail (plotted on a log 1/(1-p) axis).
+constexpr double kSpectrumPercentiles[] = {0,    25,   50,    75,    90,     95,     99,
+                                           99.5, 99.9, 99.95, 99.99, 99.995, 99.999, 100};
 
 LatencySummary summarise(const engine::Histogram& histogram) {
   LatencySummary out;
@@ -28,6 +30,13 @@ LatencySummary summarise(const engine::Histogram& histogram) {
     out.spectrum.emplace_back(p, histogram.value_at_percentile(p));
   }
   return out;
+}
+
+void add_repetition(LatencyReps& reps, const engine::RepetitionLatency& latency) {
+  reps.p50_ns.push_back(latency.p50_ns);
+  reps.p90_ns.push_back(latency.p90_ns);
+  reps.p99_ns.push_back(latency.p99_ns);
+  reps.p999_ns.push_back(latency.p999_ns);
 }
 
 double relative_error(double measured, double expected) noexcept {
@@ -180,6 +189,7 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run, uint64_t& delivere
       flow.wire_bytes += c.wire_bytes;
       flow.drops += c.drops;
       flow.late_posts += c.late_posts;
+      if (f < rep->flow_latency.size()) add_repetition(flow.latency_reps, rep->flow_latency[f]);
       for (size_t b = 0; b < bins && b < c.series_wire_bytes.size(); ++b) {
         flow.series_bps[b] +=
             static_cast<double>(c.series_wire_bytes[b]) * 8.0 / bin_seconds(b) / rep_count;
@@ -214,6 +224,11 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run, uint64_t& delivere
       for (size_t b = 0; b < bins; ++b) group.series_bps[b] += flow.series_bps[b];
       scheduled.merge(run.latency[f].from_scheduled_ns);
       sent.merge(run.latency[f].from_sent_ns);
+    }
+    for (const auto* rep : reps) {
+      if (spec_index < rep->group_latency.size()) {
+        add_repetition(group.latency_reps, rep->group_latency[spec_index]);
+      }
     }
     group.error = relative_error(group.measured_bps, group.expected_bps);
     group.latency = summarise(scheduled);
@@ -256,6 +271,14 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run, uint64_t& delivere
     }
   }
   out.fairness.jain = jain_index(ratios);
+  for (size_t r = 0; r < reps.size(); ++r) {
+    std::vector<double> rep_ratios;
+    for (const auto& flow : out.flows) {
+      if (flow.expected_bps > 0)
+        rep_ratios.push_back(flow.measured_bps_reps[r] / flow.expected_bps);
+    }
+    out.fairness.jain_reps.push_back(jain_index(rep_ratios));
+  }
   for (const auto& group : out.groups) {
     if (out.fairness.worst_group.empty() ||
         std::fabs(group.error) > out.fairness.worst_group_error) {

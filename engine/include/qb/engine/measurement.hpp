@@ -25,8 +25,17 @@ struct FlowCounters {
   std::vector<uint64_t> series_wire_bytes;  // per time-series bin of the measured window
 };
 
+/// Latency percentiles of one repetition (from the scheduled send time), kept so comparisons
+/// can test a change across repetitions; the histograms themselves are merged.
+struct RepetitionLatency {
+  uint64_t count = 0;
+  int64_t p50_ns = 0, p90_ns = 0, p99_ns = 0, p999_ns = 0;
+};
+
 struct RepetitionMeasurement {
-  std::vector<FlowCounters> flows;  // per flow instance, in plan order
+  std::vector<FlowCounters> flows;               // per flow instance, in plan order
+  std::vector<RepetitionLatency> flow_latency;   // per flow instance
+  std::vector<RepetitionLatency> group_latency;  // per [[flow]] entry (its instances merged)
   drv::DriverStats driver_stats;
   double wall_seconds = 0.0;
   bool ran = false;      // false: never started (the run was interrupted before it)

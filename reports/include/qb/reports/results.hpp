@@ -20,6 +20,11 @@ struct LatencySummary {
   std::vector<std::pair<double, int64_t>> spectrum;
 };
 
+/// Per-repetition latency percentiles (from the scheduled send time), one entry per repetition.
+struct LatencyReps {
+  std::vector<int64_t> p50_ns, p90_ns, p99_ns, p999_ns;
+};
+
 struct FlowResult {
   std::string name;
   std::string group;
@@ -34,6 +39,7 @@ struct FlowResult {
   uint64_t late_posts = 0;
   LatencySummary latency;            // from scheduled send time
   LatencySummary latency_from_sent;  // from actual send time
+  LatencyReps latency_reps;          // per repetition
   std::vector<double> series_bps;    // per bin, mean over repetitions
 };
 
@@ -47,6 +53,7 @@ struct GroupResult {
   std::vector<double> measured_bps_reps;
   LatencySummary latency;
   LatencySummary latency_from_sent;
+  LatencyReps latency_reps;
   std::vector<double> series_bps;
 };
 
@@ -79,6 +86,7 @@ struct Fairness {
   double worst_group_error = 0.0;
   std::string worst_group;
   std::vector<double> jain_series;  // per time bin
+  std::vector<double> jain_reps;    // per repetition
 };
 
 struct ScenarioResult {
