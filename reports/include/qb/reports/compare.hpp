@@ -3,6 +3,8 @@
 // change beyond the threshold in the bad direction that is also statistically significant.
 #pragma once
 
+#include <ostream>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,9 @@ struct MetricComparison {
 struct ComparisonOptions {
   double threshold = 0.05;  // relative change treated as noise (0.05 = 5 %)
   double alpha = 0.05;      // significance level of the test
+  /// Compare files whose config_hash differs (the suite file was edited); scenario, flow and
+  /// group names must still match.
+  bool allow_config_change = false;
 };
 
 struct Comparison {
@@ -42,6 +47,9 @@ struct Comparison {
   std::vector<MetricComparison> metrics;
   size_t regressions = 0;
   size_t improvements = 0;
+  /// Things the reader of a comparison must know (too few repetitions for any significance,
+  /// an incomplete run, a changed config), in plain sentences.
+  std::vector<std::string> notes;
   bool regressed() const noexcept { return regressions != 0; }
 };
 
@@ -49,5 +57,28 @@ struct Comparison {
 /// (name or config hash), or scenarios/flows that do not match.
 Result<Comparison> compare_results(const Results& baseline, const Results& current,
                                    const ComparisonOptions& options);
+
+/// The two-sided Mann-Whitney U test of samples a and b. `u` is the statistic of `a`
+/// (its mid-rank sum minus n(n+1)/2). Exact (the permutation distribution of the observed
+/// mid-ranks, ties included) when both samples have at most kExactMaxSample values, else the
+/// normal approximation with tie correction and continuity correction. p = 1 when a sample is
+/// empty or every value is equal (no evidence of a difference).
+struct MannWhitney {
+  double u = 0.0;
+  double p_value = 1.0;
+  bool exact = false;
+};
+inline constexpr size_t kExactMaxSample = 10;
+MannWhitney mann_whitney_u(std::span<const double> a, std::span<const double> b);
+
+/// The smallest two-sided p-value the exact test can reach with samples of n and m values
+/// (2 / C(n+m, n), 1 when a sample is empty): below alpha, nothing can be significant.
+double min_p_value(size_t n, size_t m);
+
+/// Readable table, regressions first; at most `max_rows` rows of unflagged metrics.
+void print_comparison(const Comparison& comparison, std::ostream& out, size_t max_rows = 40);
+
+/// "qosbench.compare/1" JSON: options, counts, notes and every metric with its repetitions.
+std::string comparison_to_json(const Comparison& comparison, int indent = 2);
 
 }  // namespace qb::report

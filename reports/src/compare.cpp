@@ -1,0 +1,419 @@
+#include "qb/reports/compare.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <set>
+
+#include "qb/common/units.hpp"
+
+namespace qb::report {
+namespace {
+
+// Positions 1..N of the pooled, sorted sample; a block of ties shares the mean of its
+// positions. Doubled, so that every mid-rank is an integer and the exact test counts in
+// integers: a block over positions i..j gets i + j.
+std::vector<int64_t> doubled_mid_ranks(const std::vector<double>& pooled,
+                                       std::vector<int64_t>* tie_sizes) {
+  const size_t n = pooled.size();
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t x, size_t y) { return pooled[x] < pooled[y]; });
+  std::vector<int64_t> ranks(n);
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    while (j + 1 < n && pooled[order[j + 1]] == pooled[order[i]]) ++j;
+    const auto doubled = static_cast<int64_t>(i + 1 + j + 1);
+    for (size_t k = i; k <= j; ++k) ranks[order[k]] = doubled;
+    if (tie_sizes != nullptr) tie_sizes->push_back(static_cast<int64_t>(j - i + 1));
+    i = j + 1;
+  }
+  return ranks;
+}
+
+// Exact two-sided p: the share of all C(N, n) ways to pick n of the pooled mid-ranks whose
+// sum is at least as far from its mean as the observed one. Counting subsets by (size, sum)
+// is a knapsack over at most 20 items and sums up to N(N+1) doubled: a few thousand cells.
+double exact_p_value(const std::vector<int64_t>& ranks, size_t n, int64_t observed) {
+  const size_t total = ranks.size();
+  const int64_t max_sum = std::accumulate(ranks.begin(), ranks.end(), int64_t{0});
+  std::vector<std::vector<double>> ways(n + 1, std::vector<double>(static_cast<size_t>(max_sum) + 1));
+  ways[0][0] = 1.0;
+  for (size_t item = 0; item < total; ++item) {
+    const auto rank = static_cast<size_t>(ranks[item]);
+    for (size_t k = std::min(n, item + 1); k >= 1; --k) {
+      for (size_t s = static_cast<size_t>(max_sum); s >= rank; --s) ways[k][s] += ways[k - 1][s - rank];
+    }
+  }
+  // Mean of the doubled sum: n * (N + 1).
+  const auto center = static_cast<int64_t>(n) * static_cast<int64_t>(total + 1);
+  const int64_t distance = std::llabs(observed - center);
+  double extreme = 0.0, all = 0.0;
+  for (size_t s = 0; s < ways[n].size(); ++s) {
+    all += ways[n][s];
+    if (std::llabs(static_cast<int64_t>(s) - center) >= distance) extreme += ways[n][s];
+  }
+  return all > 0.0 ? std::min(1.0, extreme / all) : 1.0;
+}
+
+// Normal approximation with the tie-corrected variance and a continuity correction of 1/2.
+double normal_p_value(double u, size_t n, size_t m, const std::vector<int64_t>& tie_sizes) {
+  const double nn = static_cast<double>(n), mm = static_cast<double>(m), total = nn + mm;
+  double ties = 0.0;
+  for (int64_t t : tie_sizes) {
+    const double td = static_cast<double>(t);
+    ties += td * td * td - td;
+  }
+  const double variance = nn * mm / 12.0 * ((total + 1.0) - ties / (total * (total - 1.0)));
+  if (!(variance > 0.0)) return 1.0;
+  const double z = std::max(0.0, std::fabs(u - nn * mm / 2.0) - 0.5) / std::sqrt(variance);
+  return std::min(1.0, std::erfc(z / std::sqrt(2.0)));
+}
+
+std::vector<double> finite_only(const std::vector<double>& values) {
+  std::vector<double> out;
+  for (double v : values) {
+    if (std::isfinite(v)) out.push_back(v);
+  }
+  return out;
+}
+
+double mean(const std::vector<double>& values, double fallback) {
+  if (values.empty()) return fallback;
+  return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+}
+
+std::vector<double> as_doubles(const std::vector<int64_t>& values) {
+  return {values.begin(), values.end()};
+}
+
+// |rep / expected - 1| per repetition: the share error, whose sign does not matter.
+std::vector<double> abs_errors(const std::vector<double>& reps, double expected_bps) {
+  std::vector<double> out;
+  for (double rep : reps) out.push_back(std::fabs(rep / expected_bps - 1.0));
+  return out;
+}
+
+struct Sample {
+  std::vector<double> reps;
+  double summary = 0.0;  // the file's own figure, used when it has no repetitions
+};
+
+class Comparer {
+ public:
+  Comparer(Comparison& out, const ComparisonOptions& options) : out_(out), options_(options) {}
+
+  void add(const std::string& scenario, const char* kind, const std::string& subject,
+           const char* metric, bool higher_is_better, bool absolute_change, const Sample& base,
+           const Sample& cur) {
+    MetricComparison m;
+    m.scenario = scenario;
+    m.kind = kind;
+    m.subject = subject;
+    m.metric = metric;
+    m.higher_is_better = higher_is_better;
+    m.baseline_reps = finite_only(base.reps);
+    m.current_reps = finite_only(cur.reps);
+    m.baseline = mean(m.baseline_reps, base.summary);
+    m.current = mean(m.current_reps, cur.summary);
+    if (absolute_change) {
+      m.change = m.current - m.baseline;
+    } else if (m.baseline != 0.0) {
+      m.change = m.current / m.baseline - 1.0;
+    } else {
+      m.change = m.current == 0.0 ? 0.0 : std::copysign(std::numeric_limits<double>::infinity(), m.current);
+    }
+    m.p_value = mann_whitney_u(m.baseline_reps, m.current_reps).p_value;
+    m.significant = m.p_value < options_.alpha;
+    const double bad = higher_is_better ? -m.change : m.change;
+    m.regression = m.significant && bad > options_.threshold;
+    m.improvement = m.significant && -bad > options_.threshold;
+    out_.regressions += m.regression ? 1 : 0;
+    out_.improvements += m.improvement ? 1 : 0;
+    out_.metrics.push_back(std::move(m));
+  }
+
+  // measured_bps, abs_error and the latency percentiles of one flow or group.
+  template <class Subject>
+  void add_rates_and_latency(const std::string& scenario, const char* kind, const Subject& base,
+                             const Subject& cur) {
+    add(scenario, kind, base.name, "measured_bps", true, false,
+        {base.measured_bps_reps, base.measured_bps}, {cur.measured_bps_reps, cur.measured_bps});
+    if (base.expected_bps > 0.0 && cur.expected_bps > 0.0) {
+      add(scenario, kind, base.name, "abs_error", false, true,
+          {abs_errors(base.measured_bps_reps, base.expected_bps), std::fabs(base.error)},
+          {abs_errors(cur.measured_bps_reps, cur.expected_bps), std::fabs(cur.error)});
+    }
+    // A subject without latency samples on either side has no percentiles to compare.
+    if (base.latency.count == 0 || cur.latency.count == 0) return;
+    const auto latency = [&](const char* metric, const std::vector<int64_t>& b, int64_t b_summary,
+                             const std::vector<int64_t>& c, int64_t c_summary) {
+      add(scenario, kind, base.name, metric, false, false,
+          {as_doubles(b), static_cast<double>(b_summary)},
+          {as_doubles(c), static_cast<double>(c_summary)});
+    };
+    latency("latency_p50_ns", base.latency_reps.p50_ns, base.latency.p50_ns,
+            cur.latency_reps.p50_ns, cur.latency.p50_ns);
+    latency("latency_p99_ns", base.latency_reps.p99_ns, base.latency.p99_ns,
+            cur.latency_reps.p99_ns, cur.latency.p99_ns);
+    latency("latency_p999_ns", base.latency_reps.p999_ns, base.latency.p999_ns,
+            cur.latency_reps.p999_ns, cur.latency.p999_ns);
+  }
+
+ private:
+  Comparison& out_;
+  const ComparisonOptions& options_;
+};
+
+Error incompatible(std::string message) {
+  return make_error(Errc::invalid_config, "cannot compare: " + std::move(message));
+}
+
+// The names of `items` as a set; a duplicate name makes the files ambiguous to match.
+template <class Item>
+Result<std::map<std::string, const Item*>> by_name(const std::vector<Item>& items,
+                                                   const char* what, const std::string& label) {
+  std::map<std::string, const Item*> out;
+  for (const Item& item : items) {
+    if (!out.emplace(item.name, &item).second) {
+      return incompatible(fmt::format("{} has two {}s named \"{}\"", label, what, item.name));
+    }
+  }
+  return out;
+}
+
+// Both files must describe the same things: the same names, whatever their order.
+template <class Item>
+Result<std::map<std::string, const Item*>> matching(const std::vector<Item>& base,
+                                                    const std::vector<Item>& cur, const char* what,
+                                                    const std::string& where) {
+  auto base_map = by_name(base, what, "the baseline" + where);
+  if (!base_map) return std::move(base_map).error();
+  auto cur_map = by_name(cur, what, "the current run" + where);
+  if (!cur_map) return std::move(cur_map).error();
+  for (const auto& [name, item] : *base_map) {
+    if (!cur_map->contains(name)) {
+      return incompatible(fmt::format("{} \"{}\" is in the baseline{} but not in the current run",
+                                      what, name, where));
+    }
+  }
+  for (const auto& [name, item] : *cur_map) {
+    if (!base_map->contains(name)) {
+      return incompatible(fmt::format("{} \"{}\" is in the current run{} but not in the baseline",
+                                      what, name, where));
+    }
+  }
+  return cur_map;
+}
+
+}  // namespace
+
+double min_p_value(size_t n, size_t m) {
+  if (n == 0 || m == 0) return 1.0;
+  double combinations = 1.0;  // C(n + m, n)
+  for (size_t i = 1; i <= n; ++i) combinations = combinations * static_cast<double>(m + i) / static_cast<double>(i);
+  return std::min(1.0, 2.0 / combinations);
+}
+
+MannWhitney mann_whitney_u(std::span<const double> a, std::span<const double> b) {
+  MannWhitney result;
+  const size_t n = a.size(), m = b.size();
+  if (n == 0 || m == 0) return result;
+  std::vector<double> pooled(a.begin(), a.end());
+  pooled.insert(pooled.end(), b.begin(), b.end());
+  std::vector<int64_t> tie_sizes;
+  const std::vector<int64_t> ranks = doubled_mid_ranks(pooled, &tie_sizes);
+  const int64_t doubled_sum_a = std::accumulate(ranks.begin(), ranks.begin() + static_cast<std::ptrdiff_t>(n), int64_t{0});
+  result.u = static_cast<double>(doubled_sum_a) / 2.0 - static_cast<double>(n * (n + 1)) / 2.0;
+  if (tie_sizes.size() == 1) return result;  // every value equal: no evidence either way
+  if (n <= kExactMaxSample && m <= kExactMaxSample) {
+    result.exact = true;
+    result.p_value = exact_p_value(ranks, n, doubled_sum_a);
+  } else {
+    result.p_value = normal_p_value(result.u, n, m, tie_sizes);
+  }
+  return result;
+}
+
+Result<Comparison> compare_results(const Results& baseline, const Results& current,
+                                   const ComparisonOptions& options) {
+  if (!(options.threshold >= 0.0) || !(options.alpha > 0.0 && options.alpha <= 1.0)) {
+    return make_error(Errc::usage, fmt::format("threshold must be >= 0 and alpha in (0, 1], got "
+                                               "{} and {}", options.threshold, options.alpha));
+  }
+  if (baseline.schema != current.schema) {
+    return incompatible(fmt::format("the baseline has schema \"{}\", the current run \"{}\"",
+                                    baseline.schema, current.schema));
+  }
+  if (baseline.suite != current.suite) {
+    return incompatible(fmt::format("the baseline is suite \"{}\", the current run suite \"{}\"",
+                                    baseline.suite, current.suite));
+  }
+  Comparison out;
+  out.suite = current.suite;
+  out.baseline_label = "baseline";
+  out.current_label = "current";
+  out.options = options;
+  if (baseline.config_hash != current.config_hash) {
+    if (!options.allow_config_change) {
+      return incompatible(fmt::format(
+          "the suite file changed (config hash {} in the baseline, {} now): record a new "
+          "baseline, or allow it with --allow-config-change",
+          baseline.config_hash, current.config_hash));
+    }
+    out.notes.push_back(fmt::format("the suite file changed (config hash {} -> {})",
+                                    baseline.config_hash, current.config_hash));
+  }
+  if (!baseline.complete) out.notes.push_back("the baseline run is incomplete (interrupted)");
+  if (!current.complete) out.notes.push_back("the current run is incomplete (interrupted)");
+  if (baseline.driver != current.driver) {
+    out.notes.push_back(fmt::format("the drivers differ: \"{}\" in the baseline, \"{}\" now",
+                                    baseline.driver, current.driver));
+  }
+
+  auto scenarios = matching(baseline.scenarios, current.scenarios, "scenario", "");
+  if (!scenarios) return std::move(scenarios).error();
+  Comparer comparer(out, options);
+  for (const ScenarioResult& base : baseline.scenarios) {
+    const ScenarioResult& cur = *scenarios->at(base.name);
+    const std::string where = fmt::format(" (scenario \"{}\")", base.name);
+    auto flows = matching(base.flows, cur.flows, "flow", where);
+    if (!flows) return std::move(flows).error();
+    auto groups = matching(base.groups, cur.groups, "group", where);
+    if (!groups) return std::move(groups).error();
+
+    const size_t base_reps = base.repetitions_completed, cur_reps = cur.repetitions_completed;
+    if (min_p_value(base_reps, cur_reps) >= options.alpha) {
+      out.notes.push_back(fmt::format(
+          "scenario \"{}\": with {} and {} repetitions the smallest possible p-value is {:.3g}, "
+          "not below alpha {}: no change can be significant; use 5 or more repetitions",
+          base.name, base_reps, cur_reps, min_p_value(base_reps, cur_reps), options.alpha));
+    }
+    for (const FlowResult& flow : base.flows) {
+      comparer.add_rates_and_latency(base.name, "flow", flow, *flows->at(flow.name));
+    }
+    for (const GroupResult& group : base.groups) {
+      comparer.add_rates_and_latency(base.name, "group", group, *groups->at(group.name));
+    }
+    comparer.add(base.name, "scenario", base.name, "jain", true, false,
+                 {base.fairness.jain_reps, base.fairness.jain},
+                 {cur.fairness.jain_reps, cur.fairness.jain});
+  }
+  return out;
+}
+
+namespace {
+
+std::string format_value(const std::string& metric, double value) {
+  if (!std::isfinite(value)) return "-";
+  if (metric == "measured_bps") return format_rate_bps(value);
+  if (metric == "abs_error") return fmt::format("{:.3f}%", value * 100.0);
+  if (metric.starts_with("latency")) return format_duration_ns(value);
+  return fmt::format("{:.5f}", value);
+}
+
+std::string format_change(const MetricComparison& m) {
+  if (!std::isfinite(m.change)) return m.change > 0 ? "+inf" : "-";
+  // abs_error changes are differences of two error ratios: percentage points.
+  if (m.metric == "abs_error") return fmt::format("{:+.3f}pp", m.change * 100.0);
+  return fmt::format("{:+.2f}%", m.change * 100.0);
+}
+
+const char* verdict(const MetricComparison& m) {
+  if (m.regression) return "REGRESSION";
+  if (m.improvement) return "improved";
+  return "ok";
+}
+
+int severity(const MetricComparison& m) {
+  return m.regression ? 0 : m.improvement ? 1 : 2;
+}
+
+}  // namespace
+
+void print_comparison(const Comparison& comparison, std::ostream& out, size_t max_rows) {
+  fmt::print(out, "compare \"{}\": {} -> {} (threshold {:.2f}%, alpha {}, Mann-Whitney U over repetitions)\n",
+             comparison.suite, comparison.baseline_label, comparison.current_label,
+             comparison.options.threshold * 100.0, comparison.options.alpha);
+  for (const auto& note : comparison.notes) fmt::print(out, "note: {}\n", note);
+
+  std::vector<const MetricComparison*> rows;
+  for (const auto& m : comparison.metrics) rows.push_back(&m);
+  // Regressions first, then improvements, then the rest by the size of the bad change.
+  std::stable_sort(rows.begin(), rows.end(), [](const MetricComparison* a, const MetricComparison* b) {
+    if (severity(*a) != severity(*b)) return severity(*a) < severity(*b);
+    const double bad_a = a->higher_is_better ? -a->change : a->change;
+    const double bad_b = b->higher_is_better ? -b->change : b->change;
+    return bad_a > bad_b;
+  });
+  bool multi_scenario = false;
+  for (const auto* m : rows) multi_scenario = multi_scenario || m->scenario != rows.front()->scenario;
+
+  constexpr const char* kRow = "  {:<10} {:<28} {:<16} {:>16} {:>16} {:>10} {:>8}\n";
+  fmt::print(out, kRow, "verdict", "subject", "metric", "baseline", "current", "change", "p");
+  size_t shown = 0, hidden = 0;
+  for (const auto* m : rows) {
+    if (!m->regression && !m->improvement && shown >= max_rows) {
+      ++hidden;
+      continue;
+    }
+    ++shown;
+    std::string subject = m->kind == "scenario" ? m->subject : fmt::format("{} {}", m->kind, m->subject);
+    if (multi_scenario && m->kind != "scenario") subject = m->scenario + ": " + subject;
+    fmt::print(out, kRow, verdict(*m), subject, m->metric, format_value(m->metric, m->baseline),
+               format_value(m->metric, m->current), format_change(*m), fmt::format("{:.3g}", m->p_value));
+  }
+  if (hidden != 0) fmt::print(out, "  ... and {} more metrics within noise\n", hidden);
+  fmt::print(out, "{}: {} regression{}, {} improvement{}, {} metrics compared\n",
+             comparison.regressed() ? "REGRESSED" : "NO REGRESSION", comparison.regressions,
+             comparison.regressions == 1 ? "" : "s", comparison.improvements,
+             comparison.improvements == 1 ? "" : "s", comparison.metrics.size());
+}
+
+std::string comparison_to_json(const Comparison& comparison, int indent) {
+  using Json = nlohmann::ordered_json;
+  const auto number = [](double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); };
+  const auto numbers = [&](const std::vector<double>& values) {
+    Json out = Json::array();
+    for (double v : values) out.push_back(number(v));
+    return out;
+  };
+  Json metrics = Json::array();
+  for (const auto& m : comparison.metrics) {
+    metrics.push_back(Json{{"scenario", m.scenario},
+                           {"kind", m.kind},
+                           {"subject", m.subject},
+                           {"metric", m.metric},
+                           {"higher_is_better", m.higher_is_better},
+                           {"baseline", number(m.baseline)},
+                           {"current", number(m.current)},
+                           {"change", number(m.change)},
+                           {"p_value", number(m.p_value)},
+                           {"significant", m.significant},
+                           {"regression", m.regression},
+                           {"improvement", m.improvement},
+                           {"baseline_reps", numbers(m.baseline_reps)},
+                           {"current_reps", numbers(m.current_reps)}});
+  }
+  Json root{{"schema", "qosbench.compare/1"},
+            {"suite", comparison.suite},
+            {"baseline", comparison.baseline_label},
+            {"current", comparison.current_label},
+            {"threshold", comparison.options.threshold},
+            {"alpha", comparison.options.alpha},
+            {"regressed", comparison.regressed()},
+            {"regressions", comparison.regressions},
+            {"improvements", comparison.improvements},
+            {"notes", comparison.notes},
+            {"metrics", std::move(metrics)}};
+  return root.dump(indent) + "\n";
+}
+
+}  // namespace qb::report

@@ -1,0 +1,277 @@
+// Baseline comparison: the Mann-Whitney U test against hand-computed and tabulated values, and
+// the regression rule (beyond the threshold in the bad direction AND significant).
+#include "qb/reports/compare.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "results_fixture.hpp"
+
+namespace qb::report {
+namespace {
+
+using testing::sample_results;
+
+MannWhitney mw(const std::vector<double>& a, const std::vector<double>& b) {
+  return mann_whitney_u(a, b);
+}
+
+TEST(MannWhitney, FullySeparatedFiveAndFiveIsTwoOver252) {
+  // Every ordering of 10 distinct values into 5 + 5 is one of C(10,5) = 252; only the two
+  // extreme ones are as far from the mean rank sum as this: p = 2/252 = 0.00794 (tables).
+  const MannWhitney below = mw({1, 2, 3, 4, 5}, {6, 7, 8, 9, 10});
+  EXPECT_TRUE(below.exact);
+  EXPECT_DOUBLE_EQ(below.u, 0.0);
+  EXPECT_NEAR(below.p_value, 2.0 / 252.0, 1e-12);
+  EXPECT_NEAR(below.p_value, 0.00794, 5e-6);
+  const MannWhitney above = mw({6, 7, 8, 9, 10}, {1, 2, 3, 4, 5});
+  EXPECT_DOUBLE_EQ(above.u, 25.0);
+  EXPECT_NEAR(above.p_value, 2.0 / 252.0, 1e-12);
+}
+
+TEST(MannWhitney, TabulatedCriticalValuesForFiveAndFive) {
+  // U = 2: P(U <= 2) = 4/252, two-sided 0.0317 (the 5 % critical value); U = 3: 0.0556.
+  const MannWhitney u2 = mw({1, 2, 3, 4, 7}, {5, 6, 8, 9, 10});
+  EXPECT_DOUBLE_EQ(u2.u, 2.0);
+  EXPECT_NEAR(u2.p_value, 8.0 / 252.0, 1e-12);
+  const MannWhitney u3 = mw({1, 2, 3, 5, 7}, {4, 6, 8, 9, 10});
+  EXPECT_DOUBLE_EQ(u3.u, 3.0);
+  EXPECT_NEAR(u3.p_value, 14.0 / 252.0, 1e-12);
+}
+
+TEST(MannWhitney, SmallSamplesCannotBeSignificant) {
+  EXPECT_NEAR(mw({1, 2, 3}, {4, 5, 6}).p_value, 0.1, 1e-12);  // 2 / C(6,3)
+  EXPECT_NEAR(mw({1}, {2}).p_value, 1.0, 1e-12);
+  EXPECT_NEAR(mw({1, 3}, {2, 4}).p_value, 4.0 / 6.0, 1e-12);  // rank sum 4 of {3,4,5,5,6,7}
+  EXPECT_NEAR(min_p_value(3, 3), 0.1, 1e-12);
+  EXPECT_NEAR(min_p_value(4, 4), 2.0 / 70.0, 1e-12);
+  EXPECT_NEAR(min_p_value(5, 5), 2.0 / 252.0, 1e-12);
+  EXPECT_EQ(min_p_value(0, 5), 1.0);
+}
+
+TEST(MannWhitney, TiesUseMidRanksAndTheirExactPermutationDistribution) {
+  // Pooled 1 2 3 4 5 5 6 7 8 9: the fives share rank 5.5; a's rank sum 15.5 (U = 0.5) is
+  // reached by 2 of the 252 subsets and mirrored (39.5) by 2 more: p = 4/252.
+  const MannWhitney tied = mw({1, 2, 3, 4, 5}, {5, 6, 7, 8, 9});
+  EXPECT_TRUE(tied.exact);
+  EXPECT_DOUBLE_EQ(tied.u, 0.5);
+  EXPECT_NEAR(tied.p_value, 4.0 / 252.0, 1e-12);
+  // Ranks {1, 2.5, 2.5, 4}: sums 3.5 3.5 5 5 6.5 6.5 around 5; 3.5 is as extreme as 4 of 6.
+  EXPECT_NEAR(mw({1, 2}, {2, 3}).p_value, 4.0 / 6.0, 1e-12);
+  // Unequal sizes with ties, checked by brute-force enumeration of the C(11,5) = 462 subsets.
+  const MannWhitney uneven = mw({3, 1, 4, 1, 5}, {9, 2, 6, 5, 3, 5});
+  EXPECT_DOUBLE_EQ(uneven.u, 6.5);
+  EXPECT_NEAR(uneven.p_value, 65.0 / 462.0, 1e-12);
+}
+
+TEST(MannWhitney, IdenticalSamplesHaveNoEvidence) {
+  const MannWhitney same = mw({7, 7, 7, 7, 7}, {7, 7, 7, 7, 7});
+  EXPECT_DOUBLE_EQ(same.p_value, 1.0);
+  EXPECT_DOUBLE_EQ(same.u, 12.5);  // n*m/2
+  EXPECT_DOUBLE_EQ(mw({}, {1, 2, 3}).p_value, 1.0);
+  // All baseline values equal, all current values equal but different: fully separated.
+  EXPECT_NEAR(mw({7, 7, 7, 7, 7}, {6, 6, 6, 6, 6}).p_value, 2.0 / 252.0, 1e-12);
+}
+
+TEST(MannWhitney, NormalApproximationBeyondTenPerSample) {
+  std::vector<double> a, b;
+  for (int i = 0; i < 12; ++i) {
+    a.push_back(i);
+    b.push_back(12 + i);
+  }
+  // U = 0, mean 72, variance 12*12*25/12 = 300: z = (72 - 0.5) / sqrt(300) = 4.128.
+  const MannWhitney separated = mw(a, b);
+  EXPECT_FALSE(separated.exact);
+  EXPECT_DOUBLE_EQ(separated.u, 0.0);
+  EXPECT_NEAR(separated.p_value, 3.658455e-05, 1e-10);
+  // With ties: U = 16, tie term sum(t^3 - t) = 60, variance 12*12/12 * (25 - 60/552) = 298.70.
+  const MannWhitney tied =
+      mw({1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6}, {3, 4, 5, 6, 7, 7, 8, 8, 9, 9, 10, 10});
+  EXPECT_DOUBLE_EQ(tied.u, 16.0);
+  EXPECT_NEAR(tied.p_value, 0.00128311518, 1e-10);
+}
+
+const MetricComparison* find(const Comparison& c, const std::string& kind,
+                             const std::string& subject, const std::string& metric) {
+  for (const auto& m : c.metrics) {
+    if (m.kind == kind && m.subject == subject && m.metric == metric) return &m;
+  }
+  return nullptr;
+}
+
+TEST(Compare, PlantedTenPercentThroughputRegressionWithFiveRepetitionsIsFlagged) {
+  auto c = compare_results(sample_results(5), sample_results(5, 0.9), {});
+  ASSERT_TRUE(c) << c.error().to_string();
+  EXPECT_TRUE(c->regressed());
+  const MetricComparison* flow = find(*c, "flow", "g2-qp", "measured_bps");
+  ASSERT_NE(flow, nullptr);
+  EXPECT_NEAR(flow->change, -0.10, 1e-9);
+  EXPECT_NEAR(flow->p_value, 2.0 / 252.0, 1e-12);
+  EXPECT_TRUE(flow->significant);
+  EXPECT_TRUE(flow->regression);
+  EXPECT_FALSE(flow->improvement);
+  const MetricComparison* error = find(*c, "group", "g2-qp", "abs_error");
+  ASSERT_NE(error, nullptr);
+  EXPECT_TRUE(error->regression);
+  EXPECT_NEAR(error->change, 0.10, 1e-3);  // share error grew by 10 percentage points
+  // g2's flow and group, each on throughput and share error; g1 and Jain untouched.
+  EXPECT_EQ(c->regressions, 4u);
+  EXPECT_FALSE(find(*c, "group", "g1-qp", "measured_bps")->regression);
+  EXPECT_FALSE(find(*c, "scenario", "two groups", "jain")->regression);
+  EXPECT_TRUE(c->notes.empty());
+}
+
+TEST(Compare, SameResultsAreNotFlagged) {
+  auto c = compare_results(sample_results(5), sample_results(5), {});
+  ASSERT_TRUE(c) << c.error().to_string();
+  EXPECT_FALSE(c->regressed());
+  EXPECT_EQ(c->improvements, 0u);
+  for (const auto& m : c->metrics) {
+    EXPECT_DOUBLE_EQ(m.p_value, 1.0) << m.subject << " " << m.metric;
+    EXPECT_DOUBLE_EQ(m.change, 0.0);
+  }
+  // 3 flows + 2 groups, each 5 metrics (throughput, error, p50/p99/p999), + Jain.
+  EXPECT_EQ(c->metrics.size(), 26u);
+}
+
+TEST(Compare, SignificantChangeWithinTheThresholdIsNoise) {
+  // Another seed: every g2 figure 0.5 % lower, consistently (so significant) but within 5 %.
+  auto c = compare_results(sample_results(5), sample_results(5, 0.995), {});
+  ASSERT_TRUE(c) << c.error().to_string();
+  const MetricComparison* flow = find(*c, "flow", "g2-qp", "measured_bps");
+  EXPECT_TRUE(flow->significant);
+  EXPECT_FALSE(flow->regression);
+  EXPECT_FALSE(c->regressed());
+  // A tighter threshold makes the same change a regression.
+  auto tight = compare_results(sample_results(5), sample_results(5, 0.995), {.threshold = 0.001});
+  ASSERT_TRUE(tight);
+  EXPECT_TRUE(tight->regressed());
+}
+
+TEST(Compare, ImprovementsAreNotRegressions) {
+  Results current = sample_results(5);
+  for (auto& flow : current.scenarios[0].flows) {
+    for (auto& v : flow.latency_reps.p99_ns) v = v * 8 / 10;  // p99 20 % lower
+  }
+  current.scenarios[0].fairness.jain_reps = {1.0, 1.0, 1.0, 1.0, 1.0};
+  auto c = compare_results(sample_results(5), current, {.threshold = 0.0});
+  ASSERT_TRUE(c) << c.error().to_string();
+  EXPECT_FALSE(c->regressed());
+  // Three flows' p99, and Jain: +0.001 % is beyond a zero threshold and significant.
+  EXPECT_EQ(c->improvements, 4u);
+  const MetricComparison* p99 = find(*c, "flow", "g1-qp#0", "latency_p99_ns");
+  EXPECT_TRUE(p99->improvement);
+  EXPECT_NEAR(p99->change, -0.2, 1e-12);
+  const MetricComparison* jain = find(*c, "scenario", "two groups", "jain");
+  EXPECT_TRUE(jain->improvement);
+  EXPECT_FALSE(jain->regression);
+}
+
+TEST(Compare, LatencyIncreaseIsARegression) {
+  Results current = sample_results(5);
+  for (auto& v : current.scenarios[0].groups[0].latency_reps.p999_ns) v = v * 12 / 10;
+  auto c = compare_results(sample_results(5), current, {});
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->regressions, 1u);
+  EXPECT_TRUE(find(*c, "group", "g1-qp", "latency_p999_ns")->regression);
+}
+
+TEST(Compare, ThreeRepetitionsCannotFlagAndSayWhy) {
+  auto c = compare_results(sample_results(3), sample_results(3, 0.9), {});
+  ASSERT_TRUE(c);
+  EXPECT_FALSE(c->regressed());
+  ASSERT_EQ(c->notes.size(), 1u);
+  EXPECT_NE(c->notes[0].find("smallest possible p-value is 0.1"), std::string::npos) << c->notes[0];
+  // Five against three repetitions: 2 / C(8,3) = 0.036 < 0.05, so it can.
+  auto uneven = compare_results(sample_results(5), sample_results(3, 0.9), {});
+  ASSERT_TRUE(uneven);
+  EXPECT_TRUE(uneven->regressed());
+}
+
+TEST(Compare, IncompatibleFilesAreConfigErrors) {
+  const Results base = sample_results(5);
+  Results other = base;
+  other.suite = "another";
+  auto c = compare_results(base, other, {});
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().code, Errc::invalid_config);
+  EXPECT_NE(c.error().message.find("another"), std::string::npos);
+
+  other = base;
+  other.config_hash = "fedcba9876543210";
+  c = compare_results(base, other, {});
+  ASSERT_FALSE(c);
+  EXPECT_NE(c.error().message.find("--allow-config-change"), std::string::npos);
+  c = compare_results(base, other, {.allow_config_change = true});
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->notes.size(), 1u);
+
+  other = base;
+  other.scenarios[0].flows[2].name = "g3-qp";
+  c = compare_results(base, other, {});
+  ASSERT_FALSE(c);
+  EXPECT_NE(c.error().message.find("flow \"g2-qp\" is in the baseline"), std::string::npos)
+      << c.error().message;
+
+  other = base;
+  other.scenarios[0].groups.pop_back();
+  c = compare_results(base, other, {});
+  ASSERT_FALSE(c);
+
+  other = base;
+  other.scenarios[0].name = "renamed";
+  c = compare_results(base, other, {});
+  ASSERT_FALSE(c);
+
+  other = base;
+  other.schema = "qosbench.results/2";
+  c = compare_results(base, other, {});
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().code, Errc::invalid_config);
+}
+
+TEST(Compare, FlowOrderDoesNotMatter) {
+  Results reordered = sample_results(5, 0.9);
+  std::swap(reordered.scenarios[0].flows[0], reordered.scenarios[0].flows[2]);
+  auto c = compare_results(sample_results(5), reordered, {});
+  ASSERT_TRUE(c);
+  EXPECT_TRUE(find(*c, "flow", "g2-qp", "measured_bps")->regression);
+  EXPECT_EQ(c->regressions, 4u);
+}
+
+TEST(Compare, BadOptionsAreUsageErrors) {
+  auto c = compare_results(sample_results(), sample_results(), {.threshold = -1.0});
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().code, Errc::usage);
+  c = compare_results(sample_results(), sample_results(), {.alpha = 0.0});
+  ASSERT_FALSE(c);
+}
+
+TEST(Compare, TableListsRegressionsFirst) {
+  auto c = compare_results(sample_results(5), sample_results(5, 0.9), {});
+  ASSERT_TRUE(c);
+  std::ostringstream out;
+  print_comparison(*c, out);
+  const std::string text = out.str();
+  const size_t header = text.find("verdict");
+  const size_t first_regression = text.find("REGRESSION", header);
+  const size_t first_ok = text.find("\n  ok ", header);
+  ASSERT_NE(first_regression, std::string::npos) << text;
+  ASSERT_NE(first_ok, std::string::npos) << text;
+  EXPECT_LT(first_regression, first_ok);
+  EXPECT_NE(text.find("REGRESSED: 4 regressions"), std::string::npos) << text;
+  EXPECT_NE(text.find("-10.00%"), std::string::npos) << text;
+}
+
+TEST(Compare, JsonCarriesTheVerdict) {
+  auto c = compare_results(sample_results(5), sample_results(5, 0.9), {});
+  ASSERT_TRUE(c);
+  const std::string json = comparison_to_json(*c);
+  EXPECT_NE(json.find("\"schema\": \"qosbench.compare/1\""), std::string::npos);
+  EXPECT_NE(json.find("\"regressed\": true"), std::string::npos);
+  EXPECT_NE(json.find("\"regressions\": 4"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace qb::report
