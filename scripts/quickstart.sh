@@ -3,7 +3,7 @@
 # suite (configs/mlx5_two_groups.toml) on the simulator, the embedded default driver.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-QB_SETUP_FUZZ=0 "$root/scripts/setup.sh"
+QB_SETUP_FUZZ=0 QB_SETUP_BROWSER=0 "$root/scripts/setup.sh"
 QB_BUILD_TARGET=qosbench "$root/scripts/build.sh"
 build_dir=${QB_BUILD_DIR:-$root/build}
 mkdir -p "$root/out"

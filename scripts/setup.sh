@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages qosbench needs to build and test. Idempotent: packages already
-# present are not reinstalled, and apt is not touched at all when nothing is missing.
+# Installs the Debian 12 packages qosbench needs to build and test, and the browser test's npm
+# packages. Idempotent: packages already present are not reinstalled, apt is not touched at all
+# when nothing is missing, and npm only runs when tests/browser/node_modules is missing or older
+# than its package-lock.json. Switches (default 1): QB_SETUP_FUZZ, QB_SETUP_BROWSER.
 set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
 
 packages=(
   build-essential cmake ninja-build pkg-config git
@@ -12,6 +15,15 @@ packages=(
 if [[ "${QB_SETUP_FUZZ:-1}" == 1 ]]; then
   packages+=(clang-14 libclang-rt-14-dev)
 fi
+# The browser test of the HTML report: Debian's chromium, and node + npm to install
+# playwright-core. A node that is already there (e.g. from another apt source, which bundles its
+# own npm and conflicts with Debian's npm package) is used as it is.
+browser=${QB_SETUP_BROWSER:-1}
+if [[ "$browser" == 1 ]]; then
+  packages+=(chromium)
+  command -v node >/dev/null || packages+=(nodejs)
+  command -v npm >/dev/null || packages+=(npm)
+fi
 
 missing=()
 for package in "${packages[@]}"; do
@@ -20,16 +32,31 @@ for package in "${packages[@]}"; do
   fi
 done
 
-if ((${#missing[@]} == 0)); then
-  echo "setup: all ${#packages[@]} packages present"
-  exit 0
-fi
+install_missing() {
+  if ((${#missing[@]} == 0)); then
+    echo "setup: all ${#packages[@]} packages present"
+    return
+  fi
+  echo "setup: installing ${missing[*]}"
+  local sudo=""
+  if [[ $(id -u) -ne 0 ]]; then
+    command -v sudo >/dev/null || { echo "setup: need root (or sudo) to install packages" >&2; exit 1; }
+    sudo="sudo"
+  fi
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+install_missing
 
-echo "setup: installing ${missing[*]}"
-sudo=""
-if [[ $(id -u) -ne 0 ]]; then
-  command -v sudo >/dev/null || { echo "setup: need root (or sudo) to install packages" >&2; exit 1; }
-  sudo="sudo"
+# playwright-core, exactly as pinned in the committed lock file; it drives /usr/bin/chromium, so
+# no browser is downloaded. The hidden lock file npm writes last marks a finished install.
+if [[ "$browser" == 1 ]]; then
+  browser_dir="$root/tests/browser"
+  stamp="$browser_dir/node_modules/.package-lock.json"
+  if [[ ! -f "$stamp" || "$browser_dir/package-lock.json" -nt "$stamp" ]]; then
+    echo "setup: npm ci in tests/browser"
+    (cd "$browser_dir" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
+  else
+    echo "setup: tests/browser/node_modules up to date"
+  fi
 fi
-$sudo apt-get update -q
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"

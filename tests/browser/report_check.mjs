@@ -1,0 +1,479 @@
+#!/usr/bin/env node
+// Browser test of the HTML report: runs every suite in configs/ (plus two suites with hostile
+// names) on the simulator, renders each to HTML with the qosbench CLI, opens the page from disk in
+// headless Debian Chromium and checks it against the results JSON (docs: tests/browser/README in
+// docs/testing.md; contract: the data attributes listed in the renderer's header).
+//
+//   node report_check.mjs --qosbench BUILD/apps/qosbench/qosbench --configs configs \
+//                         --artifacts BUILD/artifacts/browser
+//   node report_check.mjs --html REPORT.html --json RESULTS.json --artifacts DIR   (one page)
+//
+// Exit 0: every page passed; 1: a check failed; 77: cannot run here (no Chromium, no
+// node_modules), which CTest reports as skipped.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const kSkip = 77;
+const kTopFlows = 20;
+const kRelTolerance = 1e-9;
+// Errors and Jain values sit near 0 and 1; below this absolute difference two values are equal.
+const kAbsTolerance = 1e-12;
+const kHostileNames = ['<script>alert(1)</script>', '"quoted" & <b>'];
+// Exactly the flags of the issue, plus a fresh profile (launchPersistentContext) per run.
+const kChromiumFlags = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run',
+];
+
+function parse_args(argv) {
+  const args = { configs: null, qosbench: null, artifacts: null, html: null, json: null, only: null };
+  for (let i = 0; i < argv.length; ++i) {
+    const key = argv[i].replace(/^--/, '');
+    if (!(key in args) || i + 1 >= argv.length) {
+      console.error(`report_check: unknown or incomplete argument '${argv[i]}'`);
+      process.exit(2);
+    }
+    args[key] = argv[++i];
+  }
+  return args;
+}
+
+function skip(reason) {
+  console.log(`SKIP: ${reason}`);
+  process.exit(kSkip);
+}
+
+// ---------------------------------------------------------------- producing the reports
+
+function run_cli(qosbench, cli_args) {
+  try {
+    return execFileSync(qosbench, cli_args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (e) {
+    // Exit 1 only says a gate failed: the results and the report are still written.
+    if (e.status === 1) return e.stdout;
+    throw new Error(`qosbench ${cli_args.join(' ')} exited ${e.status}: ${e.stderr || e.message}`);
+  }
+}
+
+// A small two-leaf suite whose suite, leaf and flow names are markup. A latency gate on the
+// hostile flow puts the name into a gate name too.
+function hostile_suite(name) {
+  const toml_string = (s) => JSON.stringify(s);  // a JSON string is a valid TOML basic string
+  return `[suite]
+name = ${toml_string(`hostile ${name}`)}
+seed = 5
+repetitions = 2
+warmup = "1ms"
+duration = "20ms"
+
+[port]
+rate = "100Gbps"
+transport = "rocev2"
+mtu = 4096
+
+[[sched.node]]
+name = "root"
+
+[[sched.leaf]]
+name = ${toml_string(`leaf ${name}`)}
+parent = "root"
+bw_share = 3
+
+[[sched.leaf]]
+name = "plain"
+parent = "root"
+bw_share = 1
+
+[[flow]]
+name = ${toml_string(name)}
+leaf = ${toml_string(`leaf ${name}`)}
+size = 4096
+rate = "saturate"
+
+[[flow]]
+name = "plain-qp"
+count = 2
+leaf = "plain"
+size = 4096
+rate = "saturate"
+
+[gates]
+max_share_error = 0.01
+
+[[gates.latency]]
+flow = ${toml_string(name)}
+p99 = "500us"
+`;
+}
+
+// Every config plus the hostile suites, each rendered by `run --json --html` and, from the same
+// JSON, by `report -o`. Returns [{label, json, html, hostile}].
+function produce_reports(args, work_dir) {
+  const suites = fs.readdirSync(args.configs)
+    .filter((f) => f.endsWith('.toml'))
+    .sort()
+    .map((f) => ({ label: path.basename(f, '.toml'), file: path.join(args.configs, f), hostile: null }));
+  kHostileNames.forEach((name, i) => {
+    const file = path.join(work_dir, `hostile_${i}.toml`);
+    fs.writeFileSync(file, hostile_suite(name));
+    suites.push({ label: `hostile_${i}`, file, hostile: name });
+  });
+  const reports = [];
+  for (const suite of suites) {
+    if (args.only && suite.label !== args.only) continue;
+    const json = path.join(work_dir, `${suite.label}.json`);
+    const html = path.join(work_dir, `${suite.label}.html`);
+    const html_from_json = path.join(work_dir, `${suite.label}.report.html`);
+    run_cli(args.qosbench, ['run', suite.file, '--json', json, '--html', html, '--quiet']);
+    run_cli(args.qosbench, ['report', json, '-o', html_from_json]);
+    reports.push({ label: suite.label, json, html, hostile: suite.hostile });
+    // Both commands render the same JSON; when the bytes differ the second page is checked too.
+    if (!fs.readFileSync(html).equals(fs.readFileSync(html_from_json))) {
+      reports.push({ label: `${suite.label}.report`, json, html: html_from_json, hostile: suite.hostile });
+    }
+  }
+  return reports;
+}
+
+// ---------------------------------------------------------------- comparing values
+
+function close_enough(actual, expected) {
+  if (expected === null || expected === undefined) return actual === null || actual === undefined;
+  if (typeof actual !== 'number' || !Number.isFinite(actual)) return false;
+  const diff = Math.abs(actual - expected);
+  return diff <= kAbsTolerance || diff <= kRelTolerance * Math.max(Math.abs(actual), Math.abs(expected));
+}
+
+// A data attribute holding a number: '23976000000', '1e-05'. Absent -> undefined, '' -> NaN.
+function attr_number(attrs, name) {
+  if (!(name in attrs)) return undefined;
+  const text = attrs[name].trim();
+  return text === '' || text === 'null' ? null : Number(text);
+}
+
+// data-points of a series: a JSON array of numbers, of [x, y] pairs, or whitespace/comma
+// separated numbers. Returns the y values, or null when unparseable.
+function parse_points(text) {
+  if (text === undefined) return null;
+  const trimmed = text.trim();
+  try {
+    const value = JSON.parse(trimmed);
+    if (Array.isArray(value)) {
+      return value.map((p) => (Array.isArray(p) ? p[p.length - 1] : p));
+    }
+  } catch { /* not JSON: try a plain list below */ }
+  const numbers = trimmed.split(/[\s,;]+/).filter(Boolean).map(Number);
+  return numbers.every(Number.isFinite) ? numbers : null;
+}
+
+class Checker {
+  constructor(label) {
+    this.label = label;
+    this.failures = [];
+    this.checks = 0;
+  }
+  expect(condition, message) {
+    ++this.checks;
+    if (!condition) this.failures.push(message);
+    return condition;
+  }
+  number(attrs, name, expected, what) {
+    const actual = attr_number(attrs, name);
+    this.expect(close_enough(actual, expected),
+                `${what}: data-${name} = ${attrs[name]} but the results say ${expected}`);
+  }
+  bool(attrs, name, expected, what) {
+    this.expect(attrs[name] === String(expected),
+                `${what}: data-${name} = ${attrs[name]} but the results say ${expected}`);
+  }
+  series(attrs, expected, what) {
+    const points = parse_points(attrs.points);
+    if (!this.expect(points !== null, `${what}: data-points '${String(attrs.points).slice(0, 60)}' is not a list of numbers`)) return;
+    if (points.length === 1 && expected.length !== 1) {
+      // A bare count.
+      this.expect(points[0] === expected.length, `${what}: data-points = ${points[0]}, expected ${expected.length} points`);
+      return;
+    }
+    if (!this.expect(points.length === expected.length,
+                     `${what}: ${points.length} points, the results have ${expected.length}`)) return;
+    const bad = points.findIndex((p, i) => !close_enough(p, expected[i]));
+    this.expect(bad < 0, `${what}: point ${bad} is ${points[bad]}, the results say ${expected[bad]}`);
+  }
+}
+
+// ---------------------------------------------------------------- reading the page
+
+// Everything the checks need, read from the DOM in one evaluate call.
+function read_dom(hostile) {
+  const data = (el) => {
+    const out = {};
+    for (const a of el.attributes) if (a.name.startsWith('data-')) out[a.name.slice(5)] = a.value;
+    return out;
+  };
+  const visible = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      if (['SCRIPT', 'STYLE', 'TITLE', 'TEMPLATE'].includes(e.tagName)) return false;
+    }
+    const style = getComputedStyle(el);
+    return el.getClientRects().length > 0 && style.visibility !== 'hidden' && style.display !== 'none';
+  };
+  // Text nodes that contain the hostile string verbatim and are on screen.
+  const visible_text_with = (needle) => {
+    let count = 0;
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (n.nodeValue.includes(needle) && visible(n.parentElement)) ++count;
+    }
+    return count;
+  };
+  const all = (root, selector) => [...root.querySelectorAll(selector)].map(data);
+  const verdict = document.querySelector('#verdict');
+  const metadata = document.querySelector('#metadata');
+  return {
+    body: data(document.body),
+    verdict: verdict ? data(verdict) : null,
+    metadata_text: metadata ? metadata.innerText : null,
+    scripts_with_payload: [...document.scripts].filter((s) => /alert\(/.test(s.textContent)).length,
+    external_refs: [...document.querySelectorAll('[src], [href], [srcset], [xlink\\:href]')]
+      .map((e) => e.getAttribute('src') || e.getAttribute('href') || e.getAttribute('srcset') || e.getAttribute('xlink:href'))
+      .filter((u) => u && !u.startsWith('#') && !u.startsWith('data:')),
+    hostile_visible: hostile ? visible_text_with(hostile) : 0,
+    page_width: document.documentElement.scrollWidth,
+    scenarios: [...document.querySelectorAll('section.scenario')].map((s) => ({
+      attrs: data(s),
+      text: s.innerText,
+      gates: all(s, 'tr.gate'),
+      tree_nodes: all(s, 'svg.tree g.tree-node'),
+      flow_bars: all(s, 'svg.flow-bars g.flow-bar'),
+      group_bars: all(s, 'svg.group-bars g.group-bar'),
+      series: all(s, 'svg.throughput path.series'),
+      spectra: all(s, 'svg.latency-spectrum path.spectrum'),
+      jain: all(s, 'svg.jain path.jain-series'),
+      // The same classes anywhere in the section, to catch elements outside their svg.
+      loose: {
+        flow_bars: s.querySelectorAll('g.flow-bar').length,
+        group_bars: s.querySelectorAll('g.group-bar').length,
+        series: s.querySelectorAll('path.series').length,
+        spectra: s.querySelectorAll('path.spectrum').length,
+        tree_nodes: s.querySelectorAll('g.tree-node').length,
+      },
+    })),
+  };
+}
+
+function check_scenario(c, dom, sc) {
+  const where = `scenario '${sc.name}'`;
+  c.expect(Number(dom.attrs['flows-total']) === sc.flows.length,
+           `${where}: data-flows-total = ${dom.attrs['flows-total']}, the results have ${sc.flows.length} flows`);
+
+  // Gates: one row each, in any order, matched by name.
+  c.expect(dom.gates.length === sc.gates.length, `${where}: ${dom.gates.length} tr.gate, the results have ${sc.gates.length} gates`);
+  for (const gate of sc.gates) {
+    const row = dom.gates.find((g) => g.gate === gate.name);
+    if (!c.expect(row, `${where}: no tr.gate for gate '${gate.name}'`)) continue;
+    c.bool(row, 'passed', gate.passed, `gate '${gate.name}'`);
+    c.number(row, 'value', gate.value, `gate '${gate.name}'`);
+    c.number(row, 'threshold', gate.threshold, `gate '${gate.name}'`);
+  }
+
+  // Tree: one node per tree element.
+  c.expect(dom.tree_nodes.length === sc.tree.length,
+           `${where}: ${dom.tree_nodes.length} g.tree-node, the tree has ${sc.tree.length} elements`);
+  for (const node of sc.tree) {
+    const el = dom.tree_nodes.find((n) => n.name === node.name);
+    if (!c.expect(el, `${where}: no g.tree-node for '${node.name}'`)) continue;
+    const what = `tree node '${node.name}'`;
+    c.expect(el.kind === node.kind, `${what}: data-kind = ${el.kind}, the results say ${node.kind}`);
+    c.number(el, 'expected-bps', node.expected_bps, what);
+    c.number(el, 'measured-bps', node.measured_bps, what);
+    if (node.cap_bps !== null && node.cap_bps !== undefined) c.number(el, 'cap-bps', node.cap_bps, what);
+    else c.expect(!('cap-bps' in el), `${what}: has data-cap-bps but is not capped`);
+  }
+
+  // Flow bars: the top min(flows, 20) by |error|, sorted.
+  const shown = Math.min(sc.flows.length, kTopFlows);
+  c.expect(dom.flow_bars.length === shown, `${where}: ${dom.flow_bars.length} g.flow-bar, expected ${shown}`);
+  const flows = new Map(sc.flows.map((f) => [f.name, f]));
+  const shown_names = new Set();
+  let previous = Infinity;
+  for (const bar of dom.flow_bars) {
+    const flow = flows.get(bar.flow);
+    if (!c.expect(flow, `${where}: g.flow-bar for unknown flow '${bar.flow}'`)) continue;
+    shown_names.add(flow.name);
+    const what = `flow bar '${flow.name}'`;
+    c.expect(bar.group === flow.group, `${what}: data-group = ${bar.group}, the results say ${flow.group}`);
+    c.number(bar, 'expected-bps', flow.expected_bps, what);
+    c.number(bar, 'measured-bps', flow.measured_bps, what);
+    c.number(bar, 'error', flow.error, what);
+    c.expect(Math.abs(flow.error) <= previous, `${what}: bars are not sorted by |error| descending`);
+    previous = Math.abs(flow.error);
+  }
+  c.expect(shown_names.size === dom.flow_bars.length, `${where}: a flow has two bars`);
+  const worst_hidden = Math.max(0, ...sc.flows.filter((f) => !shown_names.has(f.name)).map((f) => Math.abs(f.error)));
+  c.expect(dom.flow_bars.length === 0 || worst_hidden <= previous,
+           `${where}: a flow with |error| ${worst_hidden} is hidden while one with ${previous} is shown`);
+  if (sc.flows.length > kTopFlows) {
+    const note = `top ${kTopFlows} of ${sc.flows.length} flows`;
+    c.expect(dom.text.includes(note), `${where}: the section does not say "${note}"`);
+  }
+
+  // Group bars: every group.
+  c.expect(dom.group_bars.length === sc.groups.length,
+           `${where}: ${dom.group_bars.length} g.group-bar, the results have ${sc.groups.length} groups`);
+  for (const group of sc.groups) {
+    const bar = dom.group_bars.find((b) => b.group === group.name);
+    if (!c.expect(bar, `${where}: no g.group-bar for group '${group.name}'`)) continue;
+    const what = `group bar '${group.name}'`;
+    c.number(bar, 'expected-bps', group.expected_bps, what);
+    c.number(bar, 'measured-bps', group.measured_bps, what);
+    c.number(bar, 'error', group.error, what);
+  }
+
+  // Throughput series: every group, and the flows shown as bars.
+  c.expect(dom.series.length === sc.groups.length + shown,
+           `${where}: ${dom.series.length} path.series, expected ${sc.groups.length} groups + ${shown} flows`);
+  for (const s of dom.series) {
+    const subject = s.kind === 'group' ? sc.groups.find((g) => g.name === s.subject)
+                  : s.kind === 'flow' && shown_names.has(s.subject) ? flows.get(s.subject) : null;
+    if (!c.expect(subject, `${where}: path.series of ${s.kind} '${s.subject}' matches nothing shown`)) continue;
+    c.series(s, subject.series_bps, `series of ${s.kind} '${s.subject}'`);
+  }
+
+  // Latency spectrum: one path per group and basis.
+  c.expect(dom.spectra.length === 2 * sc.groups.length,
+           `${where}: ${dom.spectra.length} path.spectrum, expected ${2 * sc.groups.length} (groups x 2 bases)`);
+  for (const group of sc.groups) {
+    for (const [basis, key] of [['scheduled', 'latency_ns'], ['sent', 'latency_from_sent_ns']]) {
+      const p = dom.spectra.find((x) => x.subject === group.name && x.basis === basis);
+      if (!c.expect(p, `${where}: no path.spectrum for group '${group.name}', basis ${basis}`)) continue;
+      c.number(p, 'p99-ns', group[key]?.p99 ?? null, `spectrum of '${group.name}' (${basis})`);
+    }
+  }
+
+  // Jain over time.
+  if (c.expect(dom.jain.length === 1, `${where}: ${dom.jain.length} path.jain-series, expected 1`)) {
+    c.series(dom.jain[0], sc.fairness.jain_series, `${where}: Jain series`);
+  }
+
+  // Nothing with the contract's classes outside its chart.
+  for (const [key, count] of Object.entries(dom.loose)) {
+    c.expect(count === dom[key].length, `${where}: ${count - dom[key].length} ${key} elements outside their svg`);
+  }
+}
+
+// ---------------------------------------------------------------- driving the browser
+
+async function check_report(context, report, artifacts) {
+  const c = new Checker(report.label);
+  const results = JSON.parse(fs.readFileSync(report.json, 'utf8'));
+  const file_url = pathToFileURL(path.resolve(report.html)).href;
+  const page = await context.newPage();
+  const events = [];
+  const on_request = (r) => { if (r.url() !== file_url) events.push(`network request: ${r.url()}`); };
+  context.on('request', on_request);
+  page.on('console', (m) => {
+    if (['error', 'warning', 'assert'].includes(m.type())) events.push(`console ${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => events.push(`page error: ${e.message}`));
+  page.on('dialog', async (d) => { events.push(`dialog (${d.type()}): ${d.message()}`); await d.dismiss(); });
+  page.on('popup', (p) => events.push(`popup: ${p.url()}`));
+
+  await page.goto(file_url, { waitUntil: 'load' });
+  // Give timers a chance to fire (an injected setTimeout(alert) would show here).
+  await page.waitForTimeout(300);
+  const dom = await page.evaluate(read_dom, report.hostile);
+  const png = path.join(artifacts, `${report.label}.png`);
+  await page.screenshot({ path: png, fullPage: true });
+  // The page next to its screenshot, to open by hand when a check fails.
+  const html_copy = path.join(artifacts, `${report.label}.html`);
+  if (path.resolve(html_copy) !== path.resolve(report.html)) fs.copyFileSync(report.html, html_copy);
+  context.off('request', on_request);
+  await page.close();
+
+  for (const e of events) c.expect(false, e);
+  c.expect(dom.body.schema === results.schema, `body data-schema = ${dom.body.schema}, expected ${results.schema}`);
+  c.expect(dom.body.suite === results.suite, `body data-suite = ${dom.body.suite}, expected ${results.suite}`);
+  if (c.expect(dom.verdict, 'no #verdict')) {
+    c.bool(dom.verdict, 'passed', results.passed, '#verdict');
+    c.bool(dom.verdict, 'complete', results.complete, '#verdict');
+  }
+  if (c.expect(dom.metadata_text !== null, 'no #metadata')) {
+    for (const key of ['driver', 'host', 'tool_version', 'config_hash', 'date']) {
+      c.expect(dom.metadata_text.includes(results[key]), `#metadata does not show ${key} '${results[key]}'`);
+    }
+  }
+  c.expect(dom.external_refs.length === 0, `references outside the page: ${dom.external_refs.slice(0, 5).join(' ')}`);
+  c.expect(dom.scripts_with_payload === 0, 'a <script> element contains alert(');
+  if (report.hostile) {
+    c.expect(dom.hostile_visible > 0, `the hostile name ${report.hostile} is not visible as text`);
+  }
+  c.expect(dom.scenarios.length === results.scenarios.length,
+           `${dom.scenarios.length} section.scenario, the results have ${results.scenarios.length}`);
+  for (const sc of results.scenarios) {
+    const section = dom.scenarios.find((s) => s.attrs.scenario === sc.name);
+    if (c.expect(section, `no section.scenario for '${sc.name}'`)) check_scenario(c, section, sc);
+  }
+  return { checker: c, png, page_width: dom.page_width };
+}
+
+async function main() {
+  const args = parse_args(process.argv.slice(2));
+  const chromium_path = process.env.QB_CHROMIUM || '/usr/bin/chromium';
+  if (!fs.existsSync(chromium_path)) skip(`${chromium_path} is missing (scripts/setup.sh installs Debian's chromium)`);
+  let playwright;
+  try {
+    playwright = await import('playwright-core');
+  } catch {
+    skip('playwright-core is not installed in tests/browser/node_modules (scripts/setup.sh runs npm ci there)');
+  }
+  if (!args.artifacts) {
+    console.error('report_check: --artifacts DIR is required');
+    process.exit(2);
+  }
+  fs.mkdirSync(args.artifacts, { recursive: true });
+  const work_dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qb-browser-'));
+  let failed = 0;
+  let passed = 0;
+  let context;
+  try {
+    let reports;
+    if (args.html) {
+      reports = [{ label: path.basename(args.html, '.html'), json: args.json, html: args.html, hostile: null }];
+    } else {
+      if (!args.qosbench || !args.configs) {
+        console.error('report_check: give --qosbench and --configs, or --html and --json');
+        process.exit(2);
+      }
+      reports = produce_reports(args, work_dir);
+    }
+    context = await playwright.chromium.launchPersistentContext(path.join(work_dir, 'profile'), {
+      executablePath: chromium_path,
+      headless: true,
+      args: kChromiumFlags,
+      viewport: { width: 1280, height: 900 },
+      offline: true,
+    });
+    for (const report of reports) {
+      const { checker, png, page_width } = await check_report(context, report, args.artifacts);
+      const ok = checker.failures.length === 0;
+      ok ? ++passed : ++failed;
+      console.log(`${ok ? 'PASS' : 'FAIL'} ${report.label}: ${checker.checks} checks, screenshot ${png}`);
+      if (page_width > 1280) console.log(`  note: the page is ${page_width} px wide (viewport 1280): it scrolls sideways`);
+      for (const f of checker.failures.slice(0, 40)) console.log(`  - ${f}`);
+      if (checker.failures.length > 40) console.log(`  ... and ${checker.failures.length - 40} more`);
+    }
+  } finally {
+    if (context) await context.close();
+    fs.rmSync(work_dir, { recursive: true, force: true });
+  }
+  console.log(`browser: ${passed} passed, ${failed} failed`);
+  process.exit(failed === 0 ? 0 : 1);
+}
+
+main().catch((e) => {
+  console.error(`report_check: ${e.stack || e}`);
+  process.exit(1);
+});
