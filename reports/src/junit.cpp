@@ -1,0 +1,298 @@
+#include "qb/reports/junit.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+
+#include "qb/common/units.hpp"
+
+namespace qb::report {
+namespace {
+
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+// Length of the valid UTF-8 sequence at `at` whose code point XML 1.0 allows, or 0.
+size_t valid_utf8_length(std::string_view text, size_t at) {
+  const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+  const unsigned char lead = byte(at);
+  size_t length = 0;
+  uint32_t code = 0;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+    code = lead & 0x1Fu;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    code = lead & 0x0Fu;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    code = lead & 0x07u;
+  } else {
+    return 0;
+  }
+  if (at + length > text.size()) return 0;
+  for (size_t i = 1; i < length; ++i) {
+    if ((byte(at + i) & 0xC0u) != 0x80u) return 0;
+    code = (code << 6) | (byte(at + i) & 0x3Fu);
+  }
+  const uint32_t min_code = length == 2 ? 0x80u : length == 3 ? 0x800u : 0x10000u;
+  if (code < min_code || code > 0x10FFFFu) return 0;               // overlong or too large
+  if (code >= 0xD800u && code <= 0xDFFFu) return 0;                // surrogates
+  if (code == 0xFFFEu || code == 0xFFFFu) return 0;                // not XML characters
+  return length;
+}
+
+// In attributes tab/newline/CR must be character references or a parser normalises them to
+// spaces; in element text they may stay as they are.
+std::string escape(std::string_view text, bool attribute) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      switch (c) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '"': out += "&quot;"; break;
+        case '\'': out += "&apos;"; break;
+        case '\t': out += attribute ? "&#9;" : "\t"; break;
+        case '\n': out += attribute ? "&#10;" : "\n"; break;
+        case '\r': out += "&#13;"; break;
+        default:
+          if (c < 0x20) {
+            out += kReplacement;
+          } else {
+            out += static_cast<char>(c);
+          }
+      }
+      ++i;
+      continue;
+    }
+    const size_t length = valid_utf8_length(text, i);
+    if (length == 0) {
+      out += kReplacement;
+      ++i;
+    } else {
+      out.append(text.substr(i, length));
+      i += length;
+    }
+  }
+  return out;
+}
+
+std::string format_number(double value) {
+  return std::isfinite(value) ? fmt::format("{:.6g}", value) : std::string("n/a");
+}
+
+// A gate's figure as the console shows it: durations, ratios as percentages, else a number.
+std::string gate_figure(const GateResult& gate, double value) {
+  if (!std::isfinite(value)) return "n/a";
+  if (gate.unit == "ns") return format_duration_ns(value);
+  if (gate.name.find("error") != std::string::npos ||
+      gate.name.find("overshoot") != std::string::npos) {
+    return fmt::format("{:.4f}%", value * 100.0);
+  }
+  return format_number(value);
+}
+
+std::string metric_figure(const MetricComparison& m, double value) {
+  if (!std::isfinite(value)) return "n/a";
+  if (m.metric == "measured_bps") return format_rate_bps(value);
+  if (m.metric == "abs_error") return fmt::format("{:.4f}%", value * 100.0);
+  if (m.metric.starts_with("latency")) return format_duration_ns(value);
+  return format_number(value);
+}
+
+struct Case {
+  std::string classname;
+  std::string name;
+  std::string failure;  // message; empty: passed
+  std::string error;    // message of an <error>; empty: none
+  std::string body;     // details: the <failure> text, or <system-out> when passed
+  const char* type = "gate";
+};
+
+struct Suite {
+  std::string name;
+  double time_s = 0.0;
+  std::string timestamp;
+  std::string hostname;
+  std::vector<std::pair<std::string, std::string>> properties;
+  std::vector<Case> cases;
+};
+
+void append_suite(std::string& out, const Suite& suite, size_t& tests, size_t& failures,
+                  size_t& errors) {
+  size_t suite_failures = 0, suite_errors = 0;
+  for (const Case& c : suite.cases) {
+    suite_failures += c.failure.empty() ? 0 : 1;
+    suite_errors += c.error.empty() ? 0 : 1;
+  }
+  tests += suite.cases.size();
+  failures += suite_failures;
+  errors += suite_errors;
+  out += fmt::format(
+      "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"0\" "
+      "time=\"{:.3f}\"",
+      xml_escape(suite.name), suite.cases.size(), suite_failures, suite_errors,
+      std::isfinite(suite.time_s) ? suite.time_s : 0.0);
+  if (!suite.timestamp.empty()) out += fmt::format(" timestamp=\"{}\"", xml_escape(suite.timestamp));
+  if (!suite.hostname.empty()) out += fmt::format(" hostname=\"{}\"", xml_escape(suite.hostname));
+  out += ">\n";
+  if (!suite.properties.empty()) {
+    out += "    <properties>\n";
+    for (const auto& [name, value] : suite.properties) {
+      out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", xml_escape(name),
+                         xml_escape(value));
+    }
+    out += "    </properties>\n";
+  }
+  for (const Case& c : suite.cases) {
+    out += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\"", xml_escape(c.classname),
+                       xml_escape(c.name));
+    if (c.failure.empty() && c.error.empty() && c.body.empty()) {
+      out += "/>\n";
+      continue;
+    }
+    out += ">\n";
+    if (!c.error.empty()) {
+      out += fmt::format("      <error message=\"{}\" type=\"incomplete\">{}</error>\n",
+                         xml_escape(c.error), escape(c.body, false));
+    } else if (!c.failure.empty()) {
+      out += fmt::format("      <failure message=\"{}\" type=\"{}\">{}</failure>\n",
+                         xml_escape(c.failure), c.type, escape(c.body, false));
+    } else {
+      out += fmt::format("      <system-out>{}</system-out>\n", escape(c.body, false));
+    }
+    out += "    </testcase>\n";
+  }
+  out += "  </testsuite>\n";
+}
+
+std::string document(const std::string& name, const std::vector<Suite>& suites) {
+  std::string body;
+  size_t tests = 0, failures = 0, errors = 0;
+  double time_s = 0.0;
+  for (const Suite& suite : suites) {
+    append_suite(body, suite, tests, failures, errors);
+    if (std::isfinite(suite.time_s)) time_s += suite.time_s;
+  }
+  return fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"{}\" tests=\"{}\" "
+      "failures=\"{}\" errors=\"{}\" time=\"{:.3f}\">\n{}</testsuites>\n",
+      xml_escape(name), tests, failures, errors, time_s, body);
+}
+
+Case metric_case(const std::string& classname, const MetricComparison& m, double threshold) {
+  Case c;
+  c.classname = classname;
+  c.type = "regression";
+  c.name = m.kind == "scenario" ? m.metric : fmt::format("{} {} {}", m.kind, m.subject, m.metric);
+  const std::string change =
+      !std::isfinite(m.change)   ? std::string("n/a")
+      : m.metric == "abs_error" ? fmt::format("{:+.4f} percentage points", m.change * 100.0)
+                                : fmt::format("{:+.2f}%", m.change * 100.0);
+  const std::string figures = fmt::format(
+      "baseline {}, current {}, change {}, p = {:.4g}, threshold {:.2f}% ({} is better)",
+      metric_figure(m, m.baseline), metric_figure(m, m.current), change, m.p_value,
+      threshold * 100.0, m.higher_is_better ? "higher" : "lower");
+  if (m.regression) {
+    c.failure = "regression: " + figures;
+    std::string reps = "baseline repetitions:";
+    for (double v : m.baseline_reps) reps += " " + format_number(v);
+    reps += "\ncurrent repetitions:";
+    for (double v : m.current_reps) reps += " " + format_number(v);
+    c.body = reps + "\n";
+  } else {
+    c.body = (m.improvement ? "improved: " : "") + figures + "\n";
+  }
+  return c;
+}
+
+// One suite per scenario of the comparison, in the order the metrics come.
+std::vector<Suite> comparison_suites(const Comparison& comparison) {
+  std::vector<Suite> suites;
+  std::map<std::string, size_t> index;
+  for (const MetricComparison& m : comparison.metrics) {
+    const std::string classname = fmt::format("{}.{}.compare", comparison.suite, m.scenario);
+    auto [it, added] = index.emplace(m.scenario, suites.size());
+    if (added) {
+      Suite suite;
+      suite.name = classname;
+      suite.properties = {{"baseline", comparison.baseline_label},
+                          {"current", comparison.current_label},
+                          {"threshold", format_number(comparison.options.threshold)},
+                          {"alpha", format_number(comparison.options.alpha)},
+                          {"test", "two-sided Mann-Whitney U over repetitions"}};
+      for (size_t i = 0; i < comparison.notes.size(); ++i) {
+        suite.properties.emplace_back(fmt::format("note{}", i + 1), comparison.notes[i]);
+      }
+      suites.push_back(std::move(suite));
+    }
+    suites[it->second].cases.push_back(metric_case(classname, m, comparison.options.threshold));
+  }
+  return suites;
+}
+
+}  // namespace
+
+std::string xml_escape(std::string_view text) {
+  return escape(text, true);
+}
+
+std::string run_junit_xml(const Results& results, const Comparison* comparison) {
+  std::vector<Suite> suites;
+  for (const ScenarioResult& scenario : results.scenarios) {
+    Suite suite;
+    suite.name = fmt::format("{}.{}", results.suite, scenario.name);
+    suite.time_s = scenario.wall_seconds;
+    suite.timestamp = results.date_utc;
+    suite.hostname = results.host;
+    suite.properties = {{"driver", results.driver},
+                        {"seed", std::to_string(scenario.seed)},
+                        {"config_hash", results.config_hash},
+                        {"suite_file", results.suite_file},
+                        {"tool_version", results.tool_version},
+                        {"clock", results.clock},
+                        {"repetitions", fmt::format("{}/{}", scenario.repetitions_completed,
+                                                    scenario.repetitions)}};
+    for (const GateResult& gate : scenario.gates) {
+      Case c;
+      c.classname = suite.name;
+      c.name = gate.name;
+      const std::string figures = fmt::format("measured {}, threshold {}", gate_figure(gate, gate.value),
+                                              gate_figure(gate, gate.threshold));
+      const std::string detail = gate.detail.empty() ? std::string() : ": " + gate.detail;
+      if (!gate.passed) {
+        c.failure = figures + detail;
+        c.body = fmt::format("gate {} failed\nvalue: {}\nthreshold: {}\n{}{}", gate.name,
+                             format_number(gate.value), format_number(gate.threshold),
+                             gate.unit.empty() ? "" : "unit: " + gate.unit + "\n",
+                             gate.detail.empty() ? "" : "detail: " + gate.detail + "\n");
+      } else {
+        c.body = figures + detail + "\n";
+      }
+      suite.cases.push_back(std::move(c));
+    }
+    if (!results.complete) {
+      Case c;
+      c.classname = suite.name;
+      c.name = "complete";
+      c.error = fmt::format("the run was interrupted: {} of {} repetitions completed",
+                            scenario.repetitions_completed, scenario.repetitions);
+      suite.cases.push_back(std::move(c));
+    }
+    suites.push_back(std::move(suite));
+  }
+  if (comparison != nullptr) {
+    for (Suite& suite : comparison_suites(*comparison)) suites.push_back(std::move(suite));
+  }
+  return document("qosbench: " + results.suite, suites);
+}
+
+std::string compare_junit_xml(const Comparison& comparison) {
+  return document("qosbench compare: " + comparison.suite, comparison_suites(comparison));
+}
+
+}  // namespace qb::report
