@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 // Browser test of the HTML report: runs every suite in configs/ (plus two suites with hostile
 // names) on the simulator, renders each to HTML with the qosbench CLI, opens the page from disk in
-// headless Debian Chromium and checks it against the results JSON (docs: tests/browser/README in
-// docs/testing.md; contract: the data attributes listed in the renderer's header).
+// headless Debian Chromium and checks it against the results JSON. How to run it: docs/testing.md;
+// what it reads: the data attributes the HTML report promises (see the renderer's header).
 //
 //   node report_check.mjs --qosbench BUILD/apps/qosbench/qosbench --configs configs \
 //                         --artifacts BUILD/artifacts/browser
-//   node report_check.mjs --html REPORT.html --json RESULTS.json --artifacts DIR   (one page)
+//   node report_check.mjs --html REPORT.html --json RESULTS.json --artifacts DIR \
+//                         [--hostile NAME]   (one page; NAME must show as text)
+//   --only LABEL checks one suite (a config's file name without .toml, or hostile_0/hostile_1).
 //
 // Exit 0: every page passed; 1: a check failed; 77: cannot run here (no Chromium, no
 // node_modules), which CTest reports as skipped.
@@ -29,7 +31,7 @@ const kChromiumFlags = [
 ];
 
 function parse_args(argv) {
-  const args = { configs: null, qosbench: null, artifacts: null, html: null, json: null, only: null };
+  const args = { configs: null, qosbench: null, artifacts: null, html: null, json: null, only: null, hostile: null };
   for (let i = 0; i < argv.length; ++i) {
     const key = argv[i].replace(/^--/, '');
     if (!(key in args) || i + 1 >= argv.length) {
@@ -441,7 +443,7 @@ async function main() {
   try {
     let reports;
     if (args.html) {
-      reports = [{ label: path.basename(args.html, '.html'), json: args.json, html: args.html, hostile: null }];
+      reports = [{ label: path.basename(args.html, '.html'), json: args.json, html: args.html, hostile: args.hostile }];
     } else {
       if (!args.qosbench || !args.configs) {
         console.error('report_check: give --qosbench and --configs, or --html and --json');
