@@ -7,16 +7,22 @@
 #include <csignal>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
+#include "progress.hpp"
 #include "qb/common/units.hpp"
 #include "qb/drivers/registry.hpp"
 #include "qb/engine/run.hpp"
 #include "qb/engine/suite_loader.hpp"
 #include "qb/reports/atomic_file.hpp"
+#include "qb/reports/compare.hpp"
 #include "qb/reports/console_report.hpp"
 #include "qb/reports/explain.hpp"
+#include "qb/reports/html_report.hpp"
 #include "qb/reports/json_results.hpp"
 #include "qb/reports/judge.hpp"
+#include "qb/reports/junit.hpp"
+#include "qb/reports/results_reader.hpp"
 
 namespace qb::cli {
 namespace {
@@ -57,12 +63,76 @@ Result<std::pair<engine::Suite, std::vector<engine::CompiledScenario>>> load_and
   return std::pair{std::move(*suite), std::move(*compiled)};
 }
 
+Result<report::ComparisonOptions> comparison_options(const CompareOptionsArgs& args) {
+  if (!(args.threshold_pct >= 0.0 && args.threshold_pct < 1e6)) {
+    return make_error(Errc::usage, "must be a percentage >= 0", "--threshold");
+  }
+  if (!(args.alpha > 0.0 && args.alpha < 1.0)) {
+    return make_error(Errc::usage, "must be between 0 and 1 (exclusive)", "--alpha");
+  }
+  return report::ComparisonOptions{.threshold = args.threshold_pct / 100.0,
+                                   .alpha = args.alpha,
+                                   .allow_config_change = args.allow_config_change};
+}
+
+// A file to write once everything it depends on is known to be good.
+struct Output {
+  std::string path;
+  std::string contents;
+};
+
+// Every output's contents is computed before the first is written: bad input writes nothing.
+std::optional<int> write_outputs(const std::vector<Output>& outputs) {
+  for (const Output& output : outputs) {
+    if (output.path.empty()) continue;
+    if (auto written = report::write_file_atomically(output.path, output.contents); !written) {
+      return fail(written.error());
+    }
+  }
+  return std::nullopt;
+}
+
+Result<report::Comparison> compare_files(const report::Results& baseline,
+                                         const report::Results& current,
+                                         const report::ComparisonOptions& options,
+                                         const std::string& baseline_label,
+                                         const std::string& current_label) {
+  auto comparison = report::compare_results(baseline, current, options);
+  if (!comparison) {
+    Error error = std::move(comparison).error();
+    if (error.loc.file.empty()) error.loc.file = baseline_label;
+    return error;
+  }
+  comparison->baseline_label = baseline_label;
+  comparison->current_label = current_label;
+  return comparison;
+}
+
 }  // namespace
 
 int run_command(const RunArgs& args) {
   auto suite = engine::load_suite_file(args.suite_path);
   if (!suite) return fail(suite.error());
   for (const auto& warning : suite->warnings) print_warning(warning);
+
+  // The baseline is read and checked before anything runs: a bad one costs no run time.
+  std::optional<report::Results> baseline;
+  std::optional<report::ComparisonOptions> compare_options;
+  if (!args.baseline_path.empty()) {
+    auto parsed = comparison_options(args.compare);
+    if (!parsed) return fail(parsed.error());
+    compare_options = *parsed;
+    auto read = report::read_results_file(args.baseline_path);
+    if (!read) return fail(read.error());
+    if (auto ok = report::check_comparable(*read, report::kResultsSchema, suite->name,
+                                           suite->config_hash, *compare_options);
+        !ok) {
+      Error error = std::move(ok).error();
+      error.loc.file = args.baseline_path;
+      return fail(error);
+    }
+    baseline = std::move(*read);
+  }
 
   engine::RunOptions options;
   options.driver = args.driver;
@@ -81,12 +151,28 @@ int run_command(const RunArgs& args) {
     options.duration_ns = *duration;
   }
 
+  std::optional<ProgressLine> progress;
+  if (progress_wanted(args.quiet) && !suite->scenarios.empty()) {
+    std::vector<std::string> names;
+    std::vector<uint32_t> repetitions;
+    for (const auto& scenario : suite->scenarios) {
+      names.push_back(scenario.name);
+      repetitions.push_back(options.repetitions.value_or(scenario.repetitions));
+    }
+    progress.emplace(stderr, std::move(names), std::move(repetitions));
+    options.on_progress = [&progress](uint32_t scenario, uint32_t /*repetition*/, uint32_t done,
+                                      uint32_t total) {
+      progress->on_repetition(scenario, done, total);
+    };
+  }
+
   // Ctrl-C stops the workers; the results gathered so far are written, marked incomplete.
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
   auto run = engine::run_suite(*suite, options);
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
+  if (progress) progress->finish();
   if (!run) return fail(run.error());
   for (const auto& warning : run->warnings) print_warning(warning);
 
@@ -103,20 +189,90 @@ int run_command(const RunArgs& args) {
     }
     json_path = (std::filesystem::path(args.out_dir) / "results.json").string();
   }
-  if (!json_path.empty()) {
-    if (auto written = report::write_file_atomically(json_path, report::results_to_json(*results));
-        !written) {
-      return fail(written.error());
-    }
-  }
 
+  std::optional<report::Comparison> comparison;
+  if (baseline) {
+    auto compared = compare_files(*baseline, *results, *compare_options, args.baseline_path,
+                                  json_path.empty() ? "current run" : json_path);
+    if (!compared) return fail(compared.error());
+    comparison = std::move(*compared);
+  }
+  const report::Comparison* compared = comparison ? &*comparison : nullptr;
+  std::vector<Output> outputs;
+  if (!json_path.empty()) outputs.push_back({json_path, report::results_to_json(*results)});
+  if (!args.html_path.empty()) {
+    outputs.push_back({args.html_path, report::render_html_report(*results, compared)});
+  }
+  if (!args.junit_path.empty()) {
+    outputs.push_back({args.junit_path, report::run_junit_xml(*results, compared)});
+  }
+  if (auto failed = write_outputs(outputs)) return *failed;
+
+  const bool regressed = comparison && comparison->regressed();
   if (args.quiet) {
-    fmt::print("{}\n", results->passed ? "PASSED" : "FAILED");
+    fmt::print("{}\n", results->passed && !regressed ? "PASSED"
+                       : regressed                 ? "FAILED (regression against the baseline)"
+                                                   : "FAILED");
   } else {
     report::print_console(*results, std::cout);
+    if (comparison) {
+      fmt::print("\n");
+      report::print_comparison(*comparison, std::cout);
+    }
   }
   if (!results->complete) return 3;
-  return results->passed ? 0 : 1;
+  return results->passed && !regressed ? 0 : 1;
+}
+
+int report_command(const ReportArgs& args) {
+  auto results = report::read_results_file(args.results_path);
+  if (!results) return fail(results.error());
+  std::optional<report::Comparison> comparison;
+  if (!args.baseline_path.empty()) {
+    auto options = comparison_options(args.compare);
+    if (!options) return fail(options.error());
+    auto baseline = report::read_results_file(args.baseline_path);
+    if (!baseline) return fail(baseline.error());
+    auto compared =
+        compare_files(*baseline, *results, *options, args.baseline_path, args.results_path);
+    if (!compared) return fail(compared.error());
+    comparison = std::move(*compared);
+  }
+  const std::string html =
+      report::render_html_report(*results, comparison ? &*comparison : nullptr);
+  if (auto failed = write_outputs({{args.output_path, html}})) return *failed;
+  return 0;
+}
+
+int compare_command(const CompareArgs& args) {
+  auto options = comparison_options(args.compare);
+  if (!options) return fail(options.error());
+  auto baseline = report::read_results_file(args.baseline_path);
+  if (!baseline) return fail(baseline.error());
+  auto current = report::read_results_file(args.current_path);
+  if (!current) return fail(current.error());
+  auto comparison =
+      compare_files(*baseline, *current, *options, args.baseline_path, args.current_path);
+  if (!comparison) return fail(comparison.error());
+
+  std::vector<Output> outputs;
+  if (!args.json_path.empty()) {
+    outputs.push_back({args.json_path, report::comparison_to_json(*comparison)});
+  }
+  if (!args.junit_path.empty()) {
+    outputs.push_back({args.junit_path, report::compare_junit_xml(*comparison)});
+  }
+  if (!args.html_path.empty()) {
+    outputs.push_back({args.html_path, report::render_html_report(*current, &*comparison)});
+  }
+  if (auto failed = write_outputs(outputs)) return *failed;
+
+  if (args.quiet) {
+    fmt::print("{}\n", comparison->regressed() ? "REGRESSED" : "NO REGRESSION");
+  } else {
+    report::print_comparison(*comparison, std::cout);
+  }
+  return comparison->regressed() ? 1 : 0;
 }
 
 int validate_command(const std::vector<std::string>& paths) {

@@ -1,5 +1,6 @@
 // The qosbench subcommands. Each returns the process exit code of the CLI contract:
-// 0 all gates pass, 1 a gate failed, 2 usage or config error, 3 driver/runtime/measurement error.
+// 0 all gates pass, 1 a gate failed or a figure regressed against the baseline, 2 usage or config
+// error (also an unreadable or incompatible results file), 3 driver/runtime/measurement error.
 #pragma once
 
 #include <cstdint>
@@ -9,11 +10,22 @@
 
 namespace qb::cli {
 
+// How a baseline comparison is judged (qosbench run --baseline, qosbench compare).
+struct CompareOptionsArgs {
+  double threshold_pct = 5.0;  // relative change treated as noise, in percent
+  double alpha = 0.05;         // significance level of the Mann-Whitney U test
+  bool allow_config_change = false;
+};
+
 struct RunArgs {
   std::string suite_path;
   std::string driver;
   std::string out_dir;
   std::string json_path;
+  std::string html_path;
+  std::string junit_path;
+  std::string baseline_path;
+  CompareOptionsArgs compare;
   std::optional<uint64_t> seed;
   std::optional<uint32_t> repetitions;
   std::string duration;
@@ -21,7 +33,27 @@ struct RunArgs {
   bool quiet = false;
 };
 
+struct ReportArgs {
+  std::string results_path;
+  std::string output_path;
+  std::string baseline_path;
+  CompareOptionsArgs compare;
+};
+
+struct CompareArgs {
+  std::string baseline_path;
+  std::string current_path;
+  std::string junit_path;
+  std::string json_path;
+  std::string html_path;
+  CompareOptionsArgs compare;
+  bool quiet = false;
+};
+
 int run_command(const RunArgs& args);
+/// 0 when the report was written (whatever the run's verdict), 2 on bad input, 3 on I/O errors.
+int report_command(const ReportArgs& args);
+int compare_command(const CompareArgs& args);
 int validate_command(const std::vector<std::string>& paths);
 int explain_command(const std::string& path, bool json);
 int drivers_command();

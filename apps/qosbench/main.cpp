@@ -4,6 +4,24 @@
 
 #include "commands.hpp"
 
+namespace {
+
+// --threshold, --alpha and --allow-config-change, shared by run, report and compare.
+void add_comparison_options(CLI::App* command, qb::cli::CompareOptionsArgs& args) {
+  command
+      ->add_option("--threshold", args.threshold_pct,
+                   "change (in percent) treated as noise: a regression must exceed it (default 5)")
+      ->check(CLI::Range(0.0, 1e6));
+  command
+      ->add_option("--alpha", args.alpha,
+                   "significance level of the Mann-Whitney U test over repetitions (default 0.05)")
+      ->check(CLI::Range(1e-9, 0.999999));
+  command->add_flag("--allow-config-change", args.allow_config_change,
+                    "compare although the suite file changed (scenario and flow names must match)");
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"qosbench: kernel-bypass traffic generator and QoS benchmark for mlx5 and IB/RoCE"};
   app.require_subcommand(1);
@@ -20,7 +38,34 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1U, 100000U));
   run_cmd->add_option("--duration", run.duration, "override the measured duration, e.g. 50ms");
   run_cmd->add_option("--jobs", run.jobs, "parallel repetitions (default: all cores)");
-  run_cmd->add_flag("--quiet", run.quiet, "print only the verdict");
+  run_cmd->add_option("--html", run.html_path, "write the HTML report here");
+  run_cmd->add_option("--junit", run.junit_path, "write JUnit XML here (one test case per gate)");
+  run_cmd->add_option("--baseline", run.baseline_path,
+                      "results JSON to compare against: a regression fails the run (exit 1)");
+  add_comparison_options(run_cmd, run.compare);
+  run_cmd->add_flag("--quiet", run.quiet, "print only the verdict, no progress line");
+
+  qb::cli::ReportArgs report;
+  auto* report_cmd = app.add_subcommand(
+      "report", "write the HTML report of a results file (exit 0 once written, whatever the verdict)");
+  report_cmd->add_option("results", report.results_path, "results JSON")->required();
+  report_cmd->add_option("-o,--output", report.output_path, "HTML file to write")->required();
+  report_cmd->add_option("--baseline", report.baseline_path,
+                         "results JSON to compare against (shown in the report)");
+  add_comparison_options(report_cmd, report.compare);
+
+  qb::cli::CompareArgs compare;
+  auto* compare_cmd = app.add_subcommand(
+      "compare", "compare two results files: exit 1 on a significant regression beyond the threshold");
+  compare_cmd->add_option("baseline", compare.baseline_path, "baseline results JSON")->required();
+  compare_cmd->add_option("current", compare.current_path, "current results JSON")->required();
+  add_comparison_options(compare_cmd, compare.compare);
+  compare_cmd->add_option("--junit", compare.junit_path,
+                          "write JUnit XML here (one test case per compared metric)");
+  compare_cmd->add_option("--json", compare.json_path, "write the comparison as JSON here");
+  compare_cmd->add_option("--html", compare.html_path,
+                          "write the HTML report of the current results with the comparison");
+  compare_cmd->add_flag("--quiet", compare.quiet, "print only the verdict");
 
   std::vector<std::string> validate_paths;
   auto* validate_cmd = app.add_subcommand("validate", "check suite files without running them");
@@ -49,6 +94,8 @@ int main(int argc, char** argv) {
   }
 
   if (run_cmd->parsed()) return qb::cli::run_command(run);
+  if (report_cmd->parsed()) return qb::cli::report_command(report);
+  if (compare_cmd->parsed()) return qb::cli::compare_command(compare);
   if (validate_cmd->parsed()) return qb::cli::validate_command(validate_paths);
   if (explain_cmd->parsed()) return qb::cli::explain_command(explain_path, explain_as_json);
   if (drivers_cmd->parsed()) return qb::cli::drivers_command();

@@ -242,34 +242,47 @@ MannWhitney mann_whitney_u(std::span<const double> a, std::span<const double> b)
   return result;
 }
 
+Status check_comparable(const Results& baseline, const std::string& schema,
+                        const std::string& suite, const std::string& config_hash,
+                        const ComparisonOptions& options, std::vector<std::string>* notes) {
+  if (baseline.schema != schema) {
+    return incompatible(fmt::format("the baseline has schema \"{}\", the current run \"{}\"",
+                                    baseline.schema, schema));
+  }
+  if (baseline.suite != suite) {
+    return incompatible(fmt::format("the baseline is suite \"{}\", the current run suite \"{}\"",
+                                    baseline.suite, suite));
+  }
+  if (baseline.config_hash != config_hash) {
+    if (!options.allow_config_change) {
+      return incompatible(fmt::format(
+          "the suite file changed (config hash {} in the baseline, {} now): record a new "
+          "baseline, or allow it with --allow-config-change",
+          baseline.config_hash, config_hash));
+    }
+    if (notes != nullptr) {
+      notes->push_back(fmt::format("the suite file changed (config hash {} -> {})",
+                                   baseline.config_hash, config_hash));
+    }
+  }
+  return {};
+}
+
 Result<Comparison> compare_results(const Results& baseline, const Results& current,
                                    const ComparisonOptions& options) {
   if (!(options.threshold >= 0.0) || !(options.alpha > 0.0 && options.alpha <= 1.0)) {
     return make_error(Errc::usage, fmt::format("threshold must be >= 0 and alpha in (0, 1], got "
                                                "{} and {}", options.threshold, options.alpha));
   }
-  if (baseline.schema != current.schema) {
-    return incompatible(fmt::format("the baseline has schema \"{}\", the current run \"{}\"",
-                                    baseline.schema, current.schema));
-  }
-  if (baseline.suite != current.suite) {
-    return incompatible(fmt::format("the baseline is suite \"{}\", the current run suite \"{}\"",
-                                    baseline.suite, current.suite));
-  }
   Comparison out;
   out.suite = current.suite;
   out.baseline_label = "baseline";
   out.current_label = "current";
   out.options = options;
-  if (baseline.config_hash != current.config_hash) {
-    if (!options.allow_config_change) {
-      return incompatible(fmt::format(
-          "the suite file changed (config hash {} in the baseline, {} now): record a new "
-          "baseline, or allow it with --allow-config-change",
-          baseline.config_hash, current.config_hash));
-    }
-    out.notes.push_back(fmt::format("the suite file changed (config hash {} -> {})",
-                                    baseline.config_hash, current.config_hash));
+  if (auto ok = check_comparable(baseline, current.schema, current.suite, current.config_hash,
+                                 options, &out.notes);
+      !ok) {
+    return std::move(ok).error();
   }
   if (!baseline.complete) out.notes.push_back("the baseline run is incomplete (interrupted)");
   if (!current.complete) out.notes.push_back("the current run is incomplete (interrupted)");
@@ -326,14 +339,27 @@ std::string format_change(const MetricComparison& m) {
   return fmt::format("{:+.2f}%", m.change * 100.0);
 }
 
-const char* verdict(const MetricComparison& m) {
+double bad_change(const MetricComparison& m) {
+  return m.higher_is_better ? -m.change : m.change;
+}
+
+const char* verdict(const MetricComparison& m, double threshold) {
   if (m.regression) return "REGRESSION";
   if (m.improvement) return "improved";
+  // Beyond the threshold but within what the repetitions' spread explains.
+  if (std::fabs(m.change) > threshold) return "not sig.";
   return "ok";
 }
 
-int severity(const MetricComparison& m) {
-  return m.regression ? 0 : m.improvement ? 1 : 2;
+// Aggregates first among equals: a scenario's Jain and the groups say more than one flow.
+int kind_order(const MetricComparison& m) {
+  return m.kind == "scenario" ? 0 : m.kind == "group" ? 1 : 2;
+}
+
+int severity(const MetricComparison& m, double threshold) {
+  if (m.regression) return 0;
+  if (m.improvement) return 1;
+  return std::fabs(m.change) > threshold ? 2 : 3;
 }
 
 }  // namespace
@@ -347,11 +373,13 @@ void print_comparison(const Comparison& comparison, std::ostream& out, size_t ma
   std::vector<const MetricComparison*> rows;
   for (const auto& m : comparison.metrics) rows.push_back(&m);
   // Regressions first, then improvements, then the rest by the size of the bad change.
-  std::stable_sort(rows.begin(), rows.end(), [](const MetricComparison* a, const MetricComparison* b) {
-    if (severity(*a) != severity(*b)) return severity(*a) < severity(*b);
-    const double bad_a = a->higher_is_better ? -a->change : a->change;
-    const double bad_b = b->higher_is_better ? -b->change : b->change;
-    return bad_a > bad_b;
+  const double threshold = comparison.options.threshold;
+  std::stable_sort(rows.begin(), rows.end(), [&](const MetricComparison* a, const MetricComparison* b) {
+    if (severity(*a, threshold) != severity(*b, threshold)) {
+      return severity(*a, threshold) < severity(*b, threshold);
+    }
+    if (bad_change(*a) != bad_change(*b)) return bad_change(*a) > bad_change(*b);
+    return kind_order(*a) < kind_order(*b);
   });
   bool multi_scenario = false;
   for (const auto* m : rows) multi_scenario = multi_scenario || m->scenario != rows.front()->scenario;
@@ -360,14 +388,14 @@ void print_comparison(const Comparison& comparison, std::ostream& out, size_t ma
   fmt::print(out, kRow, "verdict", "subject", "metric", "baseline", "current", "change", "p");
   size_t shown = 0, hidden = 0;
   for (const auto* m : rows) {
-    if (!m->regression && !m->improvement && shown >= max_rows) {
+    if (severity(*m, threshold) == 3 && shown >= max_rows) {
       ++hidden;
       continue;
     }
     ++shown;
     std::string subject = m->kind == "scenario" ? m->subject : fmt::format("{} {}", m->kind, m->subject);
     if (multi_scenario && m->kind != "scenario") subject = m->scenario + ": " + subject;
-    fmt::print(out, kRow, verdict(*m), subject, m->metric, format_value(m->metric, m->baseline),
+    fmt::print(out, kRow, verdict(*m, threshold), subject, m->metric, format_value(m->metric, m->baseline),
                format_value(m->metric, m->current), format_change(*m), fmt::format("{:.3g}", m->p_value));
   }
   if (hidden != 0) fmt::print(out, "  ... and {} more metrics within noise\n", hidden);

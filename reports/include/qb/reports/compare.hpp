@@ -58,6 +58,13 @@ struct Comparison {
 Result<Comparison> compare_results(const Results& baseline, const Results& current,
                                    const ComparisonOptions& options);
 
+/// The part of compare_results' compatibility check that needs no current results: the schema,
+/// the suite name and the config hash. `run --baseline` calls it before running anything.
+/// Notes (a config change that is allowed) are appended to `notes` when given.
+Status check_comparable(const Results& baseline, const std::string& schema,
+                        const std::string& suite, const std::string& config_hash,
+                        const ComparisonOptions& options, std::vector<std::string>* notes = nullptr);
+
 /// The two-sided Mann-Whitney U test of samples a and b. `u` is the statistic of `a`
 /// (its mid-rank sum minus n(n+1)/2). Exact (the permutation distribution of the observed
 /// mid-ranks, ties included) when both samples have at most kExactMaxSample values, else the
@@ -76,7 +83,7 @@ MannWhitney mann_whitney_u(std::span<const double> a, std::span<const double> b)
 double min_p_value(size_t n, size_t m);
 
 /// Readable table, regressions first; at most `max_rows` rows of unflagged metrics.
-void print_comparison(const Comparison& comparison, std::ostream& out, size_t max_rows = 40);
+void print_comparison(const Comparison& comparison, std::ostream& out, size_t max_rows = 20);
 
 /// "qosbench.compare/1" JSON: options, counts, notes and every metric with its repetitions.
 std::string comparison_to_json(const Comparison& comparison, int indent = 2);
