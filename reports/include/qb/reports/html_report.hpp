@@ -1,0 +1,25 @@
+// The HTML fairness report: one self-contained page (inline CSS, inline SVG, no scripts, no
+// URLs) answering "did every flow get its share, and at what latency?". Every data element
+// carries its figures in data attributes (docs/report.md lists the contract).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "qb/reports/compare.hpp"
+#include "qb/reports/results.hpp"
+
+namespace qb::report {
+
+struct HtmlOptions {
+  /// Flows drawn as bars (and as throughput series) per scenario, the largest |error| first;
+  /// scenarios with more flows say "top N of M flows by error". 0: every flow.
+  size_t top_flows = 20;
+};
+
+/// One self-contained HTML page (inline CSS + inline SVG; no scripts needed to read it).
+/// With a comparison, the page also shows the baseline comparison and its verdict counts.
+std::string render_html_report(const Results& results, const Comparison* comparison = nullptr,
+                               const HtmlOptions& options = {});
+
+}  // namespace qb::report

@@ -1,0 +1,700 @@
+// The page around the figures: verdict, metadata, gates, tables and the baseline comparison.
+// No script anywhere: everything a reader needs is in the markup (tooltips are SVG <title>s).
+#include "qb/reports/html_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <set>
+
+#include "svg_builder.hpp"
+#include "svg_figures.hpp"
+
+namespace qb::report {
+namespace {
+
+using html::Attr;
+using html::format_bps;
+using html::format_ns;
+using html::format_percent;
+using html::format_sig;
+using html::json_number;
+using html::Markup;
+
+constexpr const char* kCss = R"css(
+:root{--fg:#1f2328;--muted:#59636e;--line:#d8dee4;--soft:#f6f8fa;--pass:#1a7f37;--fail:#cf222e;
+--accent:#0072b2;--cap:#d55e00}
+*{box-sizing:border-box}
+html{-webkit-text-size-adjust:100%}
+body{margin:0;color:var(--fg);background:#fff;font:15px/1.5 system-ui,-apple-system,"Segoe UI",
+Roboto,"Helvetica Neue",Arial,"Noto Sans","Liberation Sans",sans-serif}
+main{max-width:1240px;margin:0 auto;padding:28px 28px 72px}
+h1{font-size:26px;line-height:1.25;margin:0 0 2px;font-weight:650}
+h2{font-size:21px;margin:44px 0 6px;padding-top:22px;border-top:2px solid var(--line);font-weight:650}
+h3{font-size:16.5px;margin:34px 0 8px;font-weight:650}
+h4{font-size:14px;margin:18px 0 4px;font-weight:600;color:var(--muted)}
+p{margin:6px 0}
+code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:.92em}
+.sub{color:var(--muted);margin:0}
+.muted{color:var(--muted)}
+.note{color:var(--muted);font-size:13.5px;max-width:80ch}
+.verdict{display:flex;gap:18px;align-items:flex-start;border:1px solid;border-left-width:6px;
+border-radius:8px;padding:14px 20px;margin:20px 0 18px}
+.verdict.pass{border-color:#b7dfc2;border-left-color:var(--pass);background:#f4fbf6}
+.verdict.fail{border-color:#f3c2c5;border-left-color:var(--fail);background:#fdf5f5}
+.verdict .label{font-weight:750;font-size:22px;letter-spacing:.05em;min-width:74px}
+.verdict.pass .label{color:var(--pass)}.verdict.fail .label{color:var(--fail)}
+.verdict p{margin:2px 0}.verdict ul{margin:4px 0 0;padding-left:20px}
+table{border-collapse:collapse;width:100%;font-size:13.5px;font-variant-numeric:tabular-nums}
+th,td{text-align:left;padding:6px 10px;border-bottom:1px solid var(--line);vertical-align:top}
+thead th{font-weight:600;color:var(--muted);font-size:12px;text-transform:uppercase;letter-spacing:.04em;
+border-bottom:1px solid #c4ccd4;white-space:nowrap}
+td.num,th.num{text-align:right;white-space:nowrap}
+.table-wrap{overflow-x:auto}
+#metadata tbody{display:grid;grid-template-columns:repeat(auto-fill,minmax(330px,1fr));column-gap:28px}
+#metadata tr{display:flex;border-bottom:1px solid var(--line)}
+#metadata th,#metadata td{border:0;padding:5px 4px}
+#metadata th{width:118px;flex:none;color:var(--muted);font-weight:500}
+#metadata td{overflow-wrap:anywhere}
+.chip{display:inline-block;padding:1px 9px;border-radius:10px;font-size:12px;font-weight:650;
+letter-spacing:.02em;white-space:nowrap}
+.chip.pass{background:#dcf5e3;color:#116329}.chip.fail{background:#ffe5e3;color:#a40e26}
+.chip.neutral{background:#eef1f4;color:var(--muted)}.chip.better{background:#e3effa;color:#0b4f82}
+h2 .chip{vertical-align:middle;margin-left:10px;font-size:12.5px}
+.facts{color:var(--muted);font-size:14px}
+.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(210px,1fr));gap:12px;margin:16px 0 6px}
+.card{border:1px solid var(--line);border-radius:8px;padding:10px 14px;background:#fff}
+.card .k{color:var(--muted);font-size:12.5px}.card .v{font-size:20px;font-weight:650;
+font-variant-numeric:tabular-nums}.card .d{color:var(--muted);font-size:12.5px;overflow-wrap:anywhere}
+tr.gate.failed td{background:#fff6f6}
+tr.metric.regression td{background:#fff6f6}
+svg.chart{display:block;width:100%;height:auto;margin:6px 0 4px;overflow:visible}
+svg text{fill:var(--fg);font-size:12px}
+svg .axis text{fill:var(--muted);font-size:11.5px}
+svg .axis-title{fill:var(--muted);font-size:12px}
+svg .grid line,svg .gridline{stroke:#edf0f3;stroke-width:1}
+svg .axis-line{stroke:#8c959f}
+svg .zeroline{stroke:#8c959f}
+svg .gate-line{stroke:var(--fail);stroke-dasharray:5 4;stroke-width:1.2;opacity:.75}
+svg .gate-text{fill:var(--fail);font-size:11.5px}
+svg .series{fill:none;stroke-width:2;stroke-linejoin:round}
+svg .series.thin{stroke-width:1.2;opacity:.85}
+svg line.expected{stroke-width:1.2;stroke-dasharray:1.5 3;opacity:.9}
+svg .spectrum{fill:none;stroke-width:2;stroke-linejoin:round}
+svg .jain-series{fill:none;stroke:var(--accent);stroke-width:1.6}
+svg .separator{stroke:#c4ccd4;stroke-dasharray:3 3}
+svg .max-marker{stroke-width:1.6}
+svg .edges path{fill:none;stroke:#aab3bd;stroke-width:1.4}
+svg .box{fill:#fff;stroke:#9aa5b1;stroke-width:1.2}
+svg .box.leaf{fill:var(--soft);stroke:#c4ccd4}
+svg .name{font-weight:650;font-size:13px}
+svg .small{font-size:11.5px}
+svg .muted{fill:var(--muted)}
+svg .track{fill:#e6eaef}
+svg .fill{fill:var(--accent)}
+svg .expected-tick{stroke:var(--fg);stroke-width:2}
+svg .cap-tick{stroke:var(--cap);stroke-width:2.5}
+svg .cap-badge{fill:#fff3ea;stroke:var(--cap);stroke-width:1}
+svg .cap-text{fill:#9a3a00;font-size:11px;font-weight:600}
+svg .zebra{fill:#f8f9fb}
+svg .label{font-size:12.5px}
+svg .expected-bar{fill:#dfe4ea}
+svg .error-bar{fill:#6e7781}
+svg .error-bar.beyond{fill:var(--fail)}
+svg .value{font-size:12px;font-variant-numeric:tabular-nums}
+svg .value.beyond{fill:var(--fail);font-weight:650}
+.cap-key{color:#9a3a00;font-weight:600}
+.legend{display:flex;flex-wrap:wrap;gap:4px 18px;list-style:none;padding:0;margin:4px 0 2px;font-size:13px}
+.legend li{white-space:nowrap}
+.swatch{display:inline-block;width:16px;height:3px;vertical-align:middle;margin-right:6px;border-radius:1px}
+.swatch.dashed{height:0;border-top:3px dashed;background:none}
+.swatch.expected-key{height:0;border-top:2px dotted var(--muted)}
+.panels{display:grid;grid-template-columns:repeat(auto-fill,minmax(360px,1fr));gap:14px 22px}
+figure{margin:0}
+figure.panel figcaption{font-size:13.5px}
+figure.panel figcaption .swatch{width:12px;height:12px;border-radius:3px}
+details{margin:10px 0}
+details>summary{cursor:pointer;color:var(--accent);font-size:14px}
+nav.toc{font-size:14px}nav.toc ol{margin:4px 0;padding-left:22px}
+a{color:var(--accent)}
+.warnings{border:1px solid #eed9a8;background:#fffaf0;border-radius:8px;padding:8px 16px;font-size:14px}
+footer{margin-top:56px;color:var(--muted);font-size:12.5px;border-top:1px solid var(--line);padding-top:12px}
+@media (max-width:720px){main{padding:16px 12px 48px}h1{font-size:22px}.verdict{flex-direction:column;gap:4px}}
+@media print{main{max-width:none}h2{break-before:page}}
+)css";
+
+bool is_ratio_gate(const std::string& name) {
+  return name.find("error") != std::string::npos || name.find("overshoot") != std::string::npos;
+}
+
+std::string gate_value(const GateResult& gate, double value) {
+  if (gate.unit == "ns") return format_ns(value);
+  if (is_ratio_gate(gate.name)) return format_percent(value, false);
+  return format_sig(value, 6);
+}
+
+std::string gate_threshold(const GateResult& gate) {
+  const bool at_least = gate.name.rfind("min_", 0) == 0;
+  return std::string(at_least ? "≥ " : "≤ ") + gate_value(gate, gate.threshold);
+}
+
+std::optional<double> find_gate(const ScenarioResult& s, const std::string& name) {
+  for (const auto& g : s.gates) {
+    if (g.name == name && std::isfinite(g.threshold)) return g.threshold;
+  }
+  return std::nullopt;
+}
+
+const char* bool_text(bool value) {
+  return value ? "true" : "false";
+}
+
+void chip(Markup& m, const char* kind, std::string_view text) {
+  m.element("span", {{"class", std::string("chip ") + kind}}, text);
+}
+
+std::string plural(size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// ---------------------------------------------------------------------------------------------
+void verdict(Markup& m, const Results& r, const Comparison* c) {
+  size_t gates = 0;
+  std::vector<std::pair<const ScenarioResult*, const GateResult*>> failed;
+  for (const auto& s : r.scenarios) {
+    for (const auto& g : s.gates) {
+      ++gates;
+      if (!g.passed) failed.emplace_back(&s, &g);
+    }
+  }
+  const bool regressed = c != nullptr && c->regressed();
+  const bool passed = r.passed && !regressed;
+  m.open("div", {{"id", "verdict"},
+                 {"class", passed ? "verdict pass" : "verdict fail"},
+                 {"data-passed", bool_text(passed)},
+                 {"data-complete", bool_text(r.complete)}});
+  m.element("div", {{"class", "label"}}, passed ? "PASS" : "FAIL");
+  m.open("div");
+  if (failed.empty()) {
+    m.element("p", {},
+              gates == 0 ? "The suite has no gates."
+                         : "Every gate passed: " + plural(gates, "gate", "gates") + " in " +
+                               plural(r.scenarios.size(), "scenario", "scenarios") + ".");
+  } else {
+    m.element("p", {},
+              std::to_string(failed.size()) + " of " + plural(gates, "gate", "gates") +
+                  " failed:");
+    m.open("ul");
+    for (const auto& [s, g] : failed) {
+      m.open("li");
+      m.element("strong", {}, g->name);
+      m.text(" = " + gate_value(*g, g->value) + " (threshold " + gate_threshold(*g) + ")");
+      if (r.scenarios.size() > 1) m.text(" in " + s->name);
+      if (!g->detail.empty()) m.text(" — " + g->detail);
+      m.close();
+    }
+    m.close();
+  }
+  // The headline figures of the share question, worst scenario first.
+  for (const auto& s : r.scenarios) {
+    if (s.flows.empty()) continue;
+    std::string line = (r.scenarios.size() > 1 ? s.name + ": " : std::string()) +
+                       plural(s.flows.size(), "flow", "flows") + ", worst share error " +
+                       format_percent(s.fairness.worst_flow_error, false);
+    if (!s.fairness.worst_flow.empty()) line += " (" + s.fairness.worst_flow + ")";
+    line += ", Jain " + format_sig(s.fairness.jain, 6) + ".";
+    m.element("p", {{"class", "muted"}}, line);
+  }
+  if (!r.complete) {
+    m.element("p", {},
+              "Incomplete run: it was interrupted, the figures cover fewer repetitions than "
+              "asked.");
+  }
+  if (c != nullptr) {
+    m.element("p", {},
+              "Against the baseline: " + plural(c->regressions, "regression", "regressions") +
+                  ", " + plural(c->improvements, "improvement", "improvements") + " in " +
+                  plural(c->metrics.size(), "compared metric", "compared metrics") + ".");
+  }
+  if (!r.passed && failed.empty() && r.complete) {
+    m.element("p", {}, "The results are marked failed.");
+  }
+  m.close();
+  m.close();
+}
+
+void metadata(Markup& m, const Results& r) {
+  std::set<uint64_t> seeds;
+  uint32_t reps = 0, reps_done = 0;
+  for (const auto& s : r.scenarios) {
+    seeds.insert(s.seed);
+    reps += s.repetitions;
+    reps_done += s.repetitions_completed;
+  }
+  std::string seed_text;
+  for (uint64_t seed : seeds) seed_text += (seed_text.empty() ? "" : ", ") + std::to_string(seed);
+  const std::vector<std::pair<std::string, std::string>> rows = {
+      {"driver", r.driver},
+      {"clock", r.clock},
+      {"host", r.host},
+      {"tool version", "qosbench " + r.tool_version},
+      {"date", r.date_utc},
+      {"config hash", r.config_hash},
+      {"seed", seed_text},
+      {"suite file", r.suite_file},
+      {"complete",
+       r.complete ? "yes" : "no (" + std::to_string(reps_done) + " of " + std::to_string(reps) +
+                                " repetitions)"},
+      {"repetitions", std::to_string(reps_done)},
+      {"jobs", std::to_string(r.jobs)},
+      {"wall time", format_sig(r.wall_seconds, 3) + " s"}};
+  m.open("table", {{"id", "metadata"}});
+  m.open("tbody");
+  for (const auto& [key, value] : rows) {
+    m.open("tr", {{"data-key", key}});
+    m.element("th", {{"scope", "row"}}, key);
+    m.element("td", {}, value.empty() ? "–" : value);
+    m.close();
+  }
+  m.close();
+  m.close();
+}
+
+// ---------------------------------------------------------------------------------------------
+void gates_table(Markup& m, const ScenarioResult& s) {
+  if (s.gates.empty()) {
+    m.element("p", {{"class", "note"}}, "This scenario has no gates: nothing here can fail.");
+    return;
+  }
+  m.open("div", {{"class", "table-wrap"}});
+  m.open("table", {{"class", "gates"}});
+  m.open("thead").open("tr");
+  m.element("th", {}, "");
+  m.element("th", {}, "gate");
+  m.element("th", {{"class", "num"}}, "value");
+  m.element("th", {{"class", "num"}}, "threshold");
+  m.element("th", {}, "detail");
+  m.close().close();
+  m.open("tbody");
+  for (const auto& g : s.gates) {
+    m.open("tr", {{"class", g.passed ? "gate" : "gate failed"},
+                  {"data-gate", g.name},
+                  {"data-passed", bool_text(g.passed)},
+                  {"data-value", json_number(g.value)},
+                  {"data-threshold", json_number(g.threshold)}});
+    m.open("td");
+    chip(m, g.passed ? "pass" : "fail", g.passed ? "pass" : "fail");
+    m.close();
+    m.element("td", {{"class", "mono"}}, g.name);
+    m.element("td", {{"class", "num"}}, gate_value(g, g.value));
+    m.element("td", {{"class", "num"}}, gate_threshold(g));
+    m.element("td", {{"class", "muted"}}, g.detail);
+    m.close();
+  }
+  m.close().close().close();
+}
+
+std::string latency_cell(int64_t ns, uint64_t count) {
+  return count == 0 ? "–" : format_ns(static_cast<double>(ns));
+}
+
+void groups_table(Markup& m, const ScenarioResult& s) {
+  m.open("div", {{"class", "table-wrap"}});
+  m.open("table", {{"class", "groups"}});
+  m.open("thead").open("tr");
+  for (const char* h : {"group", "leaf"}) m.element("th", {}, h);
+  for (const char* h : {"flows", "expected", "measured", "error", "p50", "p99", "p99.9", "max",
+                        "p99 sent"}) {
+    m.element("th", {{"class", "num"}}, h);
+  }
+  m.close().close();
+  m.open("tbody");
+  for (size_t gi = 0; gi < s.groups.size(); ++gi) {
+    const auto& g = s.groups[gi];
+    m.open("tr");
+    m.open("td");
+    m.empty("span", {{"class", "swatch"}, {"style", "background:" + html::group_colour(gi)}});
+    m.text(g.name);
+    m.close();
+    m.element("td", {{"class", "muted"}}, g.leaf);
+    m.element("td", {{"class", "num"}}, std::to_string(g.flows));
+    m.element("td", {{"class", "num"}}, format_bps(g.expected_bps));
+    m.element("td", {{"class", "num"}}, format_bps(g.measured_bps));
+    m.element("td", {{"class", "num"}}, format_percent(g.error));
+    m.element("td", {{"class", "num"}}, latency_cell(g.latency.p50_ns, g.latency.count));
+    m.element("td", {{"class", "num"}}, latency_cell(g.latency.p99_ns, g.latency.count));
+    m.element("td", {{"class", "num"}}, latency_cell(g.latency.p999_ns, g.latency.count));
+    m.element("td", {{"class", "num"}}, latency_cell(g.latency.max_ns, g.latency.count));
+    m.element("td", {{"class", "num"}},
+              latency_cell(g.latency_from_sent.p99_ns, g.latency_from_sent.count));
+    m.close();
+  }
+  m.close().close().close();
+}
+
+void flows_table(Markup& m, const ScenarioResult& s, const std::vector<size_t>& shown) {
+  m.open("details");
+  m.element("summary", {},
+            shown.size() == s.flows.size() ? "Table of the flows"
+                                           : "Table of the " + std::to_string(shown.size()) +
+                                                 " flows shown");
+  m.open("div", {{"class", "table-wrap"}});
+  m.open("table", {{"class", "flows"}});
+  m.open("thead").open("tr");
+  for (const char* h : {"flow", "group"}) m.element("th", {}, h);
+  for (const char* h : {"offered", "expected", "measured", "error", "p50", "p99", "p99.9",
+                        "drops", "late posts"}) {
+    m.element("th", {{"class", "num"}}, h);
+  }
+  m.close().close();
+  m.open("tbody");
+  for (size_t fi : shown) {
+    const auto& f = s.flows[fi];
+    m.open("tr");
+    m.element("td", {}, f.name);
+    m.element("td", {{"class", "muted"}}, f.group);
+    m.element("td", {{"class", "num"}}, f.offered_bps ? format_bps(*f.offered_bps) : "saturate");
+    m.element("td", {{"class", "num"}}, format_bps(f.expected_bps));
+    m.element("td", {{"class", "num"}}, format_bps(f.measured_bps));
+    m.element("td", {{"class", "num"}}, format_percent(f.error));
+    m.element("td", {{"class", "num"}}, latency_cell(f.latency.p50_ns, f.latency.count));
+    m.element("td", {{"class", "num"}}, latency_cell(f.latency.p99_ns, f.latency.count));
+    m.element("td", {{"class", "num"}}, latency_cell(f.latency.p999_ns, f.latency.count));
+    m.element("td", {{"class", "num"}}, std::to_string(f.drops));
+    m.element("td", {{"class", "num"}}, std::to_string(f.late_posts));
+    m.close();
+  }
+  m.close().close().close();
+  m.close();
+}
+
+void card(Markup& m, std::string_view key, std::string_view value, std::string_view detail) {
+  m.open("div", {{"class", "card"}});
+  m.element("div", {{"class", "k"}}, key);
+  m.element("div", {{"class", "v"}}, value);
+  if (!detail.empty()) m.element("div", {{"class", "d"}}, detail);
+  m.close();
+}
+
+void scenario_section(Markup& m, const ScenarioResult& s, size_t index,
+                      const HtmlOptions& options) {
+  m.open("section", {{"class", "scenario"},
+                     {"id", "scenario-" + std::to_string(index + 1)},
+                     {"data-scenario", s.name},
+                     {"data-flows-total", std::to_string(s.flows.size())}});
+  m.open("h2");
+  m.text(s.name);
+  chip(m, s.passed ? "pass" : "fail", s.passed ? "PASS" : "FAIL");
+  m.close();
+  std::string facts = s.transport + " port at " + format_bps(s.capacity_bps) + ", MTU " +
+                      std::to_string(s.mtu_bytes) + " · " +
+                      std::to_string(s.repetitions_completed) + " × " +
+                      format_ns(static_cast<double>(s.duration_ns)) + " after " +
+                      format_ns(static_cast<double>(s.warmup_ns)) + " warm-up · seed " +
+                      std::to_string(s.seed) + " · rates count wire bytes";
+  m.element("p", {{"class", "facts"}}, facts);
+  if (s.repetitions_completed < s.repetitions) {
+    m.element("p", {{"class", "note"}},
+              "Incomplete: " + std::to_string(s.repetitions_completed) + " of " +
+                  std::to_string(s.repetitions) + " repetitions finished.");
+  }
+
+  // Cards: the answer before the detail.
+  double measured_total = 0.0;
+  for (const auto& f : s.flows) measured_total += std::isfinite(f.measured_bps) ? f.measured_bps : 0;
+  const GroupResult* slowest = nullptr;
+  for (const auto& g : s.groups) {
+    if (g.latency.count != 0 && (slowest == nullptr || g.latency.p99_ns > slowest->latency.p99_ns)) {
+      slowest = &g;
+    }
+  }
+  m.open("div", {{"class", "cards"}});
+  card(m, "worst flow share error", format_percent(s.fairness.worst_flow_error, false),
+       s.fairness.worst_flow);
+  card(m, "worst group share error", format_percent(s.fairness.worst_group_error, false),
+       s.fairness.worst_group);
+  card(m, "normalised Jain index", format_sig(s.fairness.jain, 6), "1 = every flow its share");
+  card(m, "port throughput", format_bps(measured_total),
+       s.capacity_bps > 0 ? format_sig(measured_total / s.capacity_bps * 100.0, 4) +
+                                "% of " + format_bps(s.capacity_bps)
+                          : std::string());
+  if (slowest != nullptr) {
+    card(m, "highest group p99 latency", format_ns(static_cast<double>(slowest->latency.p99_ns)),
+         slowest->name + ", from the scheduled time");
+  }
+  m.close();
+
+  m.element("h3", {}, "Gates");
+  gates_table(m, s);
+
+  m.element("h3", {}, "Policy: the scheduling tree");
+  html::tree_figure(m, s);
+
+  m.element("h3", {}, "Groups: expected vs measured");
+  std::vector<html::BarRow> group_rows;
+  for (size_t gi = 0; gi < s.groups.size(); ++gi) {
+    const auto& g = s.groups[gi];
+    group_rows.push_back({g.name,
+                          std::to_string(g.flows) + (g.flows == 1 ? " flow" : " flows"),
+                          html::group_colour(gi),
+                          g.expected_bps,
+                          g.measured_bps,
+                          g.error,
+                          {{"class", "group-bar"},
+                           {"data-group", g.name},
+                           {"data-expected-bps", json_number(g.expected_bps)},
+                           {"data-measured-bps", json_number(g.measured_bps)},
+                           {"data-error", json_number(g.error)}}});
+  }
+  html::bar_figure(m, "group-bars", "Expected vs measured rate per group", group_rows,
+                   find_gate(s, "max_group_share_error"));
+  groups_table(m, s);
+
+  // Flows, largest |error| first; big runs show the top N (the groups above cover the rest).
+  std::vector<size_t> order(s.flows.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  auto abs_error = [&](size_t i) {
+    const double e = std::fabs(s.flows[i].error);
+    return std::isfinite(e) ? e : std::numeric_limits<double>::max();
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return abs_error(a) > abs_error(b); });
+  if (options.top_flows != 0 && order.size() > options.top_flows) order.resize(options.top_flows);
+  m.element("h3", {}, "Flows: expected vs measured, largest error first");
+  m.element("p", {{"class", "note flows-shown"}},
+            order.size() < s.flows.size()
+                ? "top " + std::to_string(order.size()) + " of " + std::to_string(s.flows.size()) +
+                      " flows by error (the group figures above include every flow)"
+                : "all " + plural(s.flows.size(), "flow", "flows") + ", largest |error| first");
+  std::vector<html::BarRow> flow_rows;
+  for (size_t fi : order) {
+    const auto& f = s.flows[fi];
+    flow_rows.push_back({f.name,
+                         f.group,
+                         html::group_colour(html::group_index(s, f.group)),
+                         f.expected_bps,
+                         f.measured_bps,
+                         f.error,
+                         {{"class", "flow-bar"},
+                          {"data-flow", f.name},
+                          {"data-group", f.group},
+                          {"data-expected-bps", json_number(f.expected_bps)},
+                          {"data-measured-bps", json_number(f.measured_bps)},
+                          {"data-error", json_number(f.error)}}});
+  }
+  html::bar_figure(m, "flow-bars", "Expected vs measured rate per flow, largest error first",
+                   flow_rows, find_gate(s, "max_share_error"));
+  flows_table(m, s, order);
+
+  m.element("h3", {}, "Throughput over time");
+  html::throughput_figure(m, s, order);
+
+  m.element("h3", {}, "Latency percentile spectrum per group");
+  html::latency_figure(m, s);
+
+  m.element("h3", {}, "Fairness over time");
+  m.element("p", {{"class", "note"}},
+            "Normalised Jain index over measured/expected of every flow, per " +
+                format_ns(static_cast<double>(s.bin_ns)) +
+                " bin (1 when every flow gets exactly its share). Over the whole window: " +
+                format_sig(s.fairness.jain, 8) + ".");
+  html::jain_figure(m, s, find_gate(s, "min_jain"));
+
+  if (!s.driver_stats.empty()) {
+    m.open("details");
+    m.element("summary", {}, "Driver statistics (mean per repetition)");
+    m.open("table", {{"class", "driver-stats"}});
+    m.open("tbody");
+    for (const auto& [key, value] : s.driver_stats) {
+      m.open("tr");
+      m.element("td", {{"class", "mono"}}, key);
+      m.element("td", {{"class", "num"}}, format_sig(value, 8));
+      m.close();
+    }
+    m.close().close().close();
+  }
+  m.close();  // section
+}
+
+// ---------------------------------------------------------------------------------------------
+std::string metric_value(const MetricComparison& mc, double value) {
+  if (mc.metric.find("bps") != std::string::npos) return format_bps(value);
+  if (mc.metric.size() > 3 && mc.metric.ends_with("_ns")) return format_ns(value);
+  if (mc.metric.find("error") != std::string::npos) return format_percent(value, false);
+  return format_sig(value, 6);
+}
+
+std::string metric_change(const MetricComparison& mc) {
+  if (mc.metric == "abs_error") {
+    // A difference of two ratios: percentage points.
+    std::string text = format_percent(mc.change);
+    if (!text.empty() && text.back() == '%') text = text.substr(0, text.size() - 1) + " pp";
+    return text;
+  }
+  return format_percent(mc.change);
+}
+
+void comparison_rows(Markup& m, const std::vector<const MetricComparison*>& rows,
+                     bool show_scenario) {
+  m.open("div", {{"class", "table-wrap"}});
+  m.open("table", {{"class", "comparison"}});
+  m.open("thead").open("tr");
+  m.element("th", {}, "");
+  if (show_scenario) m.element("th", {}, "scenario");
+  m.element("th", {}, "subject");
+  m.element("th", {}, "metric");
+  for (const char* h : {"baseline", "current", "change", "p-value"}) {
+    m.element("th", {{"class", "num"}}, h);
+  }
+  m.close().close();
+  m.open("tbody");
+  for (const MetricComparison* mc : rows) {
+    std::string cls = "metric";
+    if (mc->regression) cls += " regression";
+    if (mc->improvement) cls += " improvement";
+    m.open("tr", {{"class", cls},
+                  {"data-scenario", mc->scenario},
+                  {"data-kind", mc->kind},
+                  {"data-subject", mc->subject},
+                  {"data-metric", mc->metric},
+                  {"data-change", json_number(mc->change)},
+                  {"data-p-value", json_number(mc->p_value)},
+                  {"data-regression", bool_text(mc->regression)}});
+    m.open("td");
+    if (mc->regression) {
+      chip(m, "fail", "regression");
+    } else if (mc->improvement) {
+      chip(m, "better", "improvement");
+    } else {
+      chip(m, "neutral", mc->significant ? "within noise" : "no change");
+    }
+    m.close();
+    if (show_scenario) m.element("td", {}, mc->scenario);
+    m.open("td");
+    m.text(mc->subject);
+    m.element("span", {{"class", "muted"}}, " " + mc->kind);
+    m.close();
+    m.element("td", {{"class", "mono"}}, mc->metric);
+    m.element("td", {{"class", "num"}}, metric_value(*mc, mc->baseline));
+    m.element("td", {{"class", "num"}}, metric_value(*mc, mc->current));
+    m.element("td", {{"class", "num"}}, metric_change(*mc));
+    m.element("td", {{"class", "num"}},
+              mc->p_value < 0.001 ? std::string("< 0.001") : format_sig(mc->p_value, 3));
+    m.close();
+  }
+  m.close().close().close();
+}
+
+void comparison_section(Markup& m, const Comparison& c, size_t scenarios) {
+  m.open("section", {{"id", "comparison"}});
+  m.open("h2");
+  m.text("Baseline comparison");
+  chip(m, c.regressed() ? "fail" : "pass", c.regressed() ? "REGRESSED" : "NO REGRESSION");
+  m.close();
+  m.element("p", {{"class", "facts"}},
+            (c.baseline_label.empty() ? std::string("baseline") : c.baseline_label) + " → " +
+                (c.current_label.empty() ? std::string("current") : c.current_label) +
+                " · noise threshold ±" + format_percent(c.options.threshold, false) +
+                " · two-sided Mann–Whitney U over the repetitions at α = " +
+                format_sig(c.options.alpha, 3));
+  m.element("p", {},
+            plural(c.regressions, "regression", "regressions") + " and " +
+                plural(c.improvements, "improvement", "improvements") + " in " +
+                plural(c.metrics.size(), "metric", "metrics") +
+                ". A regression is a change beyond the threshold in the bad direction that is "
+                "also significant.");
+  std::vector<const MetricComparison*> flagged, rest;
+  for (const auto& mc : c.metrics) {
+    (mc.regression || mc.improvement ? flagged : rest).push_back(&mc);
+  }
+  std::stable_sort(flagged.begin(), flagged.end(),
+                   [](const MetricComparison* a, const MetricComparison* b) {
+                     return a->regression && !b->regression;
+                   });
+  const bool show_scenario = scenarios > 1;
+  if (!flagged.empty()) comparison_rows(m, flagged, show_scenario);
+  if (!rest.empty()) {
+    // Every metric is in the page once; the unflagged ones fold away when there are many.
+    const bool fold = !flagged.empty() || rest.size() > 40;
+    if (fold) {
+      m.open("details");
+      m.element("summary", {},
+                plural(rest.size(), "metric", "metrics") + " without a significant change");
+    }
+    comparison_rows(m, rest, show_scenario);
+    if (fold) m.close();
+  }
+  m.close();
+}
+
+}  // namespace
+
+std::string render_html_report(const Results& results, const Comparison* comparison,
+                               const HtmlOptions& options) {
+  Markup m;
+  m.str().reserve(256 * 1024);
+  m.raw("<!DOCTYPE html>\n");
+  m.open("html", {{"lang", "en"}});
+  m.open("head");
+  m.empty("meta", {{"charset", "utf-8"}});
+  m.empty("meta", {{"name", "viewport"}, {"content", "width=device-width, initial-scale=1"}});
+  m.element("title", {}, "qosbench: " + results.suite);
+  m.open("style");
+  m.raw(kCss);
+  m.close();
+  m.close();  // head
+  m.open("body", {{"data-schema", results.schema}, {"data-suite", results.suite}});
+  m.open("main");
+  m.open("header");
+  m.element("h1", {}, results.suite.empty() ? std::string("qosbench report") : results.suite);
+  m.element("p", {{"class", "sub"}},
+            "qosbench fairness report · did every flow get its share, and at what latency?");
+  m.close();
+
+  verdict(m, results, comparison);
+  metadata(m, results);
+  if (!results.warnings.empty()) {
+    m.open("div", {{"class", "warnings"}});
+    m.element("strong", {}, "Warnings from compiling the policy");
+    m.open("ul");
+    for (const auto& w : results.warnings) m.element("li", {}, w);
+    m.close();
+    m.close();
+  }
+  if (results.scenarios.size() > 1) {
+    m.open("nav", {{"class", "toc"}});
+    m.element("strong", {}, "Scenarios");
+    m.open("ol");
+    for (size_t i = 0; i < results.scenarios.size(); ++i) {
+      const auto& s = results.scenarios[i];
+      m.open("li");
+      m.element("a", {{"href", "#scenario-" + std::to_string(i + 1)}}, s.name);
+      m.text(" ");
+      chip(m, s.passed ? "pass" : "fail", s.passed ? "pass" : "fail");
+      m.close();
+    }
+    m.close();
+    m.close();
+  }
+  if (comparison != nullptr) comparison_section(m, *comparison, results.scenarios.size());
+  for (size_t i = 0; i < results.scenarios.size(); ++i) {
+    scenario_section(m, results.scenarios[i], i, options);
+  }
+  m.open("footer");
+  m.text("Generated by qosbench " + results.tool_version + " from the results of " +
+         results.date_utc +
+         ". One self-contained file: no scripts, no fonts or images fetched. Hover a bar, line "
+         "or box for its figures.");
+  m.close();
+  m.close();  // main
+  m.close();  // body
+  m.close();  // html
+  m.raw("\n");
+  return std::move(m.str());
+}
+
+}  // namespace qb::report
