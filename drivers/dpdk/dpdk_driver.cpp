@@ -1,0 +1,265 @@
+// The DPDK driver's control path: EAL, ports, pool, templates and the worker's fast path.
+#include "qb/drivers/dpdk_driver.hpp"
+
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include <cmath>
+#include <optional>
+
+#include "dpdk_worker.hpp"
+#include "eal.hpp"
+#include "port.hpp"
+
+namespace qb::drv {
+namespace {
+
+using dpdk::DpdkWorker;
+
+class DpdkDriver final : public Driver {
+ public:
+  explicit DpdkDriver(DpdkConfig config) : config_(std::move(config)) {}
+  ~DpdkDriver() override { close(); }
+  DpdkDriver(const DpdkDriver&) = delete;
+  DpdkDriver& operator=(const DpdkDriver&) = delete;
+
+  std::string_view name() const noexcept override { return "dpdk"; }
+
+  Capabilities capabilities() const override {
+    Capabilities caps;
+    caps.virtual_time = false;
+    caps.hw_sched_tree = false;  // mlx5 on DPDK 22.11 has no rte_tm: the tree is in software
+    caps.hw_timestamps = false;
+    caps.max_workers = 1;  // one Tx/Rx queue pair per worker; the engine drives one today
+    caps.max_outstanding_per_flow = std::max(1u, config_.send_queue_depth);
+    return caps;
+  }
+
+  Status open(const Topology& topology) override {
+    if (state_ != State::closed) return order_error("open()", "close() first");
+    if (topology.wire.transport != policy::Transport::eth) {
+      return make_error(Errc::not_supported,
+                        "dpdk: sends Ethernet frames; set the port's transport to \"eth\"",
+                        "port.transport");
+    }
+    if (!(topology.port_rate_bps > 0.0) || !std::isfinite(topology.port_rate_bps)) {
+      return make_error(Errc::invalid_config, "dpdk: the port rate must be > 0 bit/s",
+                        "port.rate");
+    }
+    if (topology.workers == 0 || topology.workers > capabilities().max_workers) {
+      return make_error(Errc::not_supported, "dpdk: runs " +
+                                                 std::to_string(capabilities().max_workers) +
+                                                 " worker(s) (asked for " +
+                                                 std::to_string(topology.workers) + ")");
+    }
+    if (topology.flow_count > dpdk::kMaxFlows) {
+      return make_error(Errc::not_supported,
+                        "dpdk: at most " + std::to_string(dpdk::kMaxFlows) +
+                            " flows per port (the payload header carries a 16-bit flow id)");
+    }
+    if (auto s = dpdk::ensure_eal(config_.eal_args); !s) return s;
+    auto tx = dpdk::find_port(config_.tx_port);
+    if (!tx) return std::move(tx).error();
+    tx_port_ = *tx;
+    receive_ = config_.rx_port != "none";
+    rx_port_ = tx_port_;
+    if (receive_ && !config_.rx_port.empty()) {
+      auto rx = dpdk::find_port(config_.rx_port);
+      if (!rx) return std::move(rx).error();
+      rx_port_ = *rx;
+    }
+    const auto workers = static_cast<uint16_t>(topology.workers);
+    const uint32_t max_frame = static_cast<uint32_t>(topology.wire.max_message_bytes());
+    const uint32_t mbufs =
+        config_.mbufs != 0
+            ? config_.mbufs
+            : dpdk::pool_mbufs_for(workers, config_.tx_descriptors, receive_ ? workers : 0,
+                                   config_.rx_descriptors, rte_lcore_count());
+    const int socket = rte_eth_dev_socket_id(tx_port_);
+    auto pool = dpdk::shared_pool(mbufs, RTE_PKTMBUF_HEADROOM + max_frame,
+                                  socket < 0 ? 0 : socket);
+    if (!pool) return std::move(pool).error();
+    pool_ = *pool;
+
+    const bool same = receive_ && rx_port_ == tx_port_;
+    dpdk::PortQueues txq{tx_port_, workers, static_cast<uint16_t>(same ? workers : 0),
+                         config_.tx_descriptors, config_.rx_descriptors};
+    if (auto s = dpdk::configure_port(txq, pool_); !s) return s;
+    if (receive_ && !same) {
+      dpdk::PortQueues rxq{rx_port_, 0, workers, config_.tx_descriptors, config_.rx_descriptors};
+      if (auto s = dpdk::configure_port(rxq, pool_); !s) return s;
+    }
+    topology_ = topology;
+    state_ = State::opened;
+    return {};
+  }
+
+  Status apply(const policy::QosPlan& plan) override {
+    if (state_ != State::opened && state_ != State::applied) {
+      return order_error("apply()", "open() first, and before start()");
+    }
+    if (plan.flows.size() != topology_.flow_count) {
+      return make_error(Errc::invalid_config, "dpdk: the plan has " +
+                                                  std::to_string(plan.flows.size()) +
+                                                  " flows but the topology was opened for " +
+                                                  std::to_string(topology_.flow_count));
+    }
+    if (config_.software_shaper && plan.tree.elements.empty()) {
+      return make_error(Errc::invalid_config, "dpdk: the plan has no scheduling tree", "sched");
+    }
+    for (size_t f = 0; f < plan.flows.size(); ++f) {
+      if (plan.flows[f].leaf >= plan.tree.elements.size() && config_.software_shaper) {
+        return make_error(Errc::invalid_config,
+                          "dpdk: flow '" + plan.flows[f].name + "' is attached to element " +
+                              std::to_string(plan.flows[f].leaf) + ", which does not exist",
+                          "flows[" + std::to_string(f) + "]");
+      }
+    }
+    plan_ = plan;
+    dpdk::WorkerSetup setup;
+    setup.tx_port = tx_port_;
+    setup.tx_queue = 0;
+    setup.receive = receive_;
+    setup.rx_port = rx_port_;
+    setup.rx_queue = 0;
+    setup.pool = pool_;
+    setup.wire = topology_.wire;
+    setup.udp_dst_port = config_.udp_dst_port;
+    setup.send_queue_depth = std::max(1u, config_.send_queue_depth);
+    setup.shaper_plan = config_.software_shaper ? &plan_ : nullptr;
+    setup.port_rate_bps = topology_.port_rate_bps;
+    setup.templates.reserve(plan.flows.size());
+    for (uint32_t f = 0; f < plan.flows.size(); ++f) {
+      const DpdkFlowMarking& mark =
+          f < config_.flow_marking.size() ? config_.flow_marking[f] : config_.marking;
+      dpdk::FrameSpec spec;
+      spec.src_mac = config_.src_mac;
+      spec.dst_mac = config_.dst_mac;
+      spec.vlan = topology_.wire.vlan;
+      spec.vlan_id = config_.vlan_id;
+      spec.pcp = mark.pcp;
+      spec.dscp = mark.dscp;
+      spec.ecn = mark.ecn;
+      spec.src_ip = config_.src_ip;
+      spec.dst_ip = config_.dst_ip;
+      spec.src_port = static_cast<uint16_t>(config_.udp_src_base + f % 16384);
+      spec.dst_port = config_.udp_dst_port;
+      setup.templates.emplace_back(spec);
+    }
+    worker_ = std::make_unique<DpdkWorker>(std::move(setup));
+    state_ = State::applied;
+    return {};
+  }
+
+  Status start() override {
+    if (state_ != State::applied) return order_error("start()", "apply() first");
+    if (auto s = dpdk::start_port(tx_port_); !s) return s;
+    if (receive_ && rx_port_ != tx_port_) {
+      if (auto s = dpdk::start_port(rx_port_); !s) {
+        dpdk::stop_port(tx_port_);
+        return s;
+      }
+    }
+    rte_eth_stats_reset(tx_port_);
+    if (rx_port_ != tx_port_) rte_eth_stats_reset(rx_port_);
+    worker_->start();
+    state_ = State::started;
+    return {};
+  }
+
+  Queue& queue(uint32_t /*worker*/) override { return *worker_; }
+  Clock& clock(uint32_t /*worker*/) override { return *worker_; }
+
+  Status stop() override {
+    if (state_ != State::started) return order_error("stop()", "start() first");
+    halt();
+    state_ = State::stopped;
+    return {};
+  }
+
+  DriverStats stats() const override {
+    DriverStats out;
+    if (!worker_) return out;
+    const dpdk::WorkerStats& s = worker_->stats();
+    auto add = [&](const char* key, double value) { out.emplace_back(key, value); };
+    add("tx_packets", static_cast<double>(s.tx_packets));
+    add("tx_frame_bytes", static_cast<double>(s.tx_frame_bytes));
+    add("tx_pmd_full", static_cast<double>(s.tx_pmd_full));
+    add("mbuf_alloc_failures", static_cast<double>(s.mbuf_alloc_failures));
+    add("rx_packets", static_cast<double>(s.rx_packets));
+    add("rx_frame_bytes", static_cast<double>(s.rx_frame_bytes));
+    add("rx_foreign", static_cast<double>(s.rx_foreign));
+    add("rx_seq_gaps", static_cast<double>(s.rx_seq_gaps));
+    add("rx_late", static_cast<double>(s.rx_late));
+    add("shaper_rejected", static_cast<double>(s.shaper_rejected));
+    add("tsc_hz", worker_->tsc_hz());
+    if (port_stats_) {
+      add("port_opackets", static_cast<double>(port_stats_->tx.opackets));
+      add("port_oerrors", static_cast<double>(port_stats_->tx.oerrors));
+      add("port_ipackets", static_cast<double>(port_stats_->rx.ipackets));
+      add("port_imissed", static_cast<double>(port_stats_->rx.imissed));
+      add("port_rx_nombuf", static_cast<double>(port_stats_->rx.rx_nombuf));
+    }
+    return out;
+  }
+
+  void close() noexcept override {
+    if (state_ == State::started) halt();
+    worker_.reset();
+    state_ = State::closed;
+  }
+
+  /// The worker (tests: per-flow receive counters).
+  const DpdkWorker* worker() const noexcept { return worker_.get(); }
+
+ private:
+  enum class State { closed, opened, applied, started, stopped };
+  struct PortStats {
+    rte_eth_stats tx{};
+    rte_eth_stats rx{};
+  };
+
+  static Error order_error(const char* call, const char* hint) {
+    return make_error(Errc::runtime, std::string("dpdk: ") + call + " out of order: " + hint);
+  }
+
+  // Stops the worker, reads the port counters, frees what the rx queue still holds, stops
+  // the ports (they stay configured: a later driver in this process reconfigures them).
+  void halt() noexcept {
+    worker_->stop();
+    PortStats ps;
+    rte_eth_stats_get(tx_port_, &ps.tx);
+    rte_eth_stats_get(rx_port_, &ps.rx);
+    port_stats_ = ps;
+    if (receive_) dpdk::drain_rx(rx_port_, static_cast<uint16_t>(topology_.workers));
+    dpdk::stop_port(tx_port_);
+    if (receive_ && rx_port_ != tx_port_) dpdk::stop_port(rx_port_);
+  }
+
+  DpdkConfig config_;
+  State state_ = State::closed;
+  Topology topology_;
+  policy::QosPlan plan_;
+  uint16_t tx_port_ = 0;
+  uint16_t rx_port_ = 0;
+  bool receive_ = false;
+  rte_mempool* pool_ = nullptr;
+  std::unique_ptr<DpdkWorker> worker_;
+  std::optional<PortStats> port_stats_;
+};
+
+}  // namespace
+
+DpdkConfig default_dpdk_config() {
+  DpdkConfig config;
+  config.eal_args = {"--no-huge", "-m", "512", "--no-pci", "-l", "0", "--vdev", "net_ring0"};
+  config.tx_port = "net_ring0";
+  return config;
+}
+
+std::unique_ptr<Driver> make_dpdk_driver(DpdkConfig config) {
+  return std::make_unique<DpdkDriver>(std::move(config));
+}
+
+}  // namespace qb::drv

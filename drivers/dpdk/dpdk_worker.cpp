@@ -1,0 +1,293 @@
+#include "dpdk_worker.hpp"
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_pause.h>
+
+#include <algorithm>
+#include <limits>
+
+namespace qb::drv::dpdk {
+namespace {
+
+uint8_t* frame_data(rte_mbuf* m) noexcept {
+  return static_cast<uint8_t*>(m->buf_addr) + m->data_off;
+}
+
+// Most tx_done completions buffered between polls (memory bound for many flows).
+constexpr size_t kMaxTxDoneBuffer = size_t{1} << 16;
+
+}  // namespace
+
+DpdkWorker::DpdkWorker(WorkerSetup setup) : setup_(std::move(setup)) {
+  flow_count_ = static_cast<uint32_t>(setup_.templates.size());
+  const uint32_t header = setup_.templates.empty() ? 0 : setup_.templates[0].min_length();
+  min_length_ = header;
+  max_length_ = static_cast<uint32_t>(setup_.wire.max_message_bytes()) - kFcsBytes;
+  tsc_hz_ = static_cast<double>(rte_get_tsc_hz());
+  ns_per_tick_ = 1e9 / tsc_hz_;
+  ticks_per_ns_ = tsc_hz_ / 1e9;
+  tx_done_.reset(std::min<size_t>(kMaxTxDoneBuffer, size_t{flow_count_} *
+                                                        std::max(1u, setup_.send_queue_depth)));
+  rx_pending_.reset(kRxPending);
+  rx_flows_.assign(flow_count_, RxFlow{});
+  if (setup_.shaper_plan != nullptr) {
+    const policy::QosPlan& plan = *setup_.shaper_plan;
+    std::vector<uint32_t> queue_leaf(flow_count_);
+    for (uint32_t f = 0; f < flow_count_; ++f) queue_leaf[f] = plan.flows[f].leaf;
+    policy::TreeScheduler::Config config;
+    config.ticks_per_second = tsc_hz_;
+    config.quantum_bytes =
+        setup_.wire.packet_wire_bytes(static_cast<uint32_t>(setup_.wire.max_message_bytes()),
+                                      true, policy::RdmaOp::send);
+    shaper_ = std::make_unique<policy::TreeScheduler>(plan.tree, queue_leaf, config);
+    send_queues_.resize(flow_count_);
+    for (auto& queue : send_queues_) queue.reset(std::max(1u, setup_.send_queue_depth));
+    if (setup_.port_rate_bps > 0.0) {
+      ticks_per_wire_byte_ = tsc_hz_ * 8.0 / setup_.port_rate_bps;
+      // Let a burst of frames through at once; beyond it the emulated link holds them back.
+      link_slack_ = ticks_per_wire_byte_ * config.quantum_bytes * kBurst;
+    }
+  }
+}
+
+DpdkWorker::~DpdkWorker() {
+  stop();
+}
+
+void DpdkWorker::start() noexcept {
+  tsc0_ = rte_rdtsc();
+  link_next_ = 0.0;
+  running_ = true;
+}
+
+void DpdkWorker::stop() noexcept {
+  running_ = false;
+  while (!rx_pending_.empty()) {
+    rte_pktmbuf_free(rx_pending_.front().mbuf);
+    rx_pending_.pop();
+  }
+}
+
+int64_t DpdkWorker::ticks_to_ns(uint64_t tsc) const noexcept {
+  return static_cast<int64_t>(static_cast<double>(static_cast<int64_t>(tsc - tsc0_)) *
+                              ns_per_tick_);
+}
+
+int64_t DpdkWorker::now_ns() noexcept {
+  return ticks_to_ns(rte_rdtsc());
+}
+
+uint32_t DpdkWorker::transmit(const Message* messages, uint32_t count) noexcept {
+  count = std::min<uint32_t>({count, kBurst, static_cast<uint32_t>(tx_done_.free())});
+  if (count == 0) return 0;
+  rte_mbuf* mbufs[kBurst];
+  if (rte_pktmbuf_alloc_bulk(setup_.pool, mbufs, count) != 0) {
+    ++stats_.mbuf_alloc_failures;
+    return 0;
+  }
+  const uint64_t tsc = rte_rdtsc();  // the actual send time of the whole burst
+  for (uint32_t i = 0; i < count; ++i) {
+    const Message& m = messages[i];
+    const uint32_t length =
+        std::clamp(m.bytes > kFcsBytes ? m.bytes - kFcsBytes : 0u, min_length_, max_length_);
+    const uint64_t scheduled_tsc =
+        tsc0_ + static_cast<uint64_t>(static_cast<double>(std::max<int64_t>(m.scheduled_ns, 0)) *
+                                      ticks_per_ns_);
+    const uint64_t lateness = tsc > scheduled_tsc ? tsc - scheduled_tsc : 0;
+    PayloadHeader header;
+    header.flow = static_cast<uint16_t>(m.flow);
+    header.sequence = static_cast<uint32_t>(m.sequence);
+    header.tx_tsc = static_cast<uint32_t>(tsc);
+    header.lateness_tsc =
+        static_cast<uint32_t>(std::min<uint64_t>(lateness, std::numeric_limits<uint32_t>::max()));
+    setup_.templates[m.flow].write(frame_data(mbufs[i]), length, header);
+    mbufs[i]->data_len = static_cast<uint16_t>(length);
+    mbufs[i]->pkt_len = length;
+  }
+  const uint16_t sent = rte_eth_tx_burst(setup_.tx_port, setup_.tx_queue, mbufs,
+                                         static_cast<uint16_t>(count));
+  if (sent < count) {
+    rte_pktmbuf_free_bulk(mbufs + sent, count - sent);
+    ++stats_.tx_pmd_full;
+  }
+  const int64_t sent_ns = ticks_to_ns(tsc);
+  for (uint32_t i = 0; i < sent; ++i) {
+    const Message& m = messages[i];
+    Completion c;
+    c.kind = Completion::Kind::tx_done;
+    c.last_of_message = true;
+    c.flow = m.flow;
+    c.payload_bytes = m.bytes;
+    c.wire_bytes = setup_.wire.packet_wire_bytes(m.bytes, true, policy::RdmaOp::send);
+    c.sequence = m.sequence;
+    c.scheduled_ns = m.scheduled_ns;
+    c.sent_ns = sent_ns;
+    c.time_ns = sent_ns;
+    tx_done_.push(c);
+    stats_.tx_frame_bytes += std::max(m.bytes, min_length_ + kFcsBytes);
+  }
+  stats_.tx_packets += sent;
+  return sent;
+}
+
+uint32_t DpdkWorker::send_direct(std::span<const Message> messages) noexcept {
+  uint32_t accepted = 0;
+  while (accepted < messages.size()) {
+    // A burst stops before the first message of an unknown flow (the caller's error).
+    uint32_t count = 0;
+    const auto left = static_cast<uint32_t>(messages.size() - accepted);
+    while (count < std::min(left, kBurst) && messages[accepted + count].flow < flow_count_) {
+      ++count;
+    }
+    if (count == 0) break;
+    const uint32_t sent = transmit(messages.data() + accepted, count);
+    accepted += sent;
+    if (sent < count) break;
+  }
+  return accepted;
+}
+
+uint32_t DpdkWorker::enqueue(std::span<const Message> messages) noexcept {
+  const int64_t now = static_cast<int64_t>(rte_rdtsc() - tsc0_);
+  uint32_t accepted = 0;
+  for (const Message& m : messages) {
+    if (m.flow >= flow_count_) break;
+    Fifo<Message>& queue = send_queues_[m.flow];
+    if (queue.size() >= setup_.send_queue_depth) {
+      ++stats_.shaper_rejected;
+      break;
+    }
+    const bool was_empty = queue.empty();
+    queue.push(m);
+    if (was_empty) shaper_->on_backlogged(m.flow, now);
+    ++accepted;
+  }
+  return accepted;
+}
+
+void DpdkWorker::service(uint64_t tsc) noexcept {
+  if (!shaper_ || !running_) return;
+  const auto now = static_cast<int64_t>(tsc - tsc0_);
+  for (int round = 0; round < 4; ++round) {
+    if (held_count_ == 0) {
+      held_head_ = 0;
+      // Pick a burst: DWRR order with caps, while the emulated link has room.
+      while (held_count_ < kBurst &&
+             (ticks_per_wire_byte_ == 0.0 || link_next_ <= static_cast<double>(now) + link_slack_)) {
+        const uint32_t flow = shaper_->pick(now);
+        if (flow == policy::TreeScheduler::kNone) break;
+        Fifo<Message>& queue = send_queues_[flow];
+        held_[held_count_++] = queue.front();
+        queue.pop();
+        const uint32_t wire =
+            setup_.wire.packet_wire_bytes(held_[held_count_ - 1].bytes, true, policy::RdmaOp::send);
+        shaper_->on_sent(flow, wire, !queue.empty(), now);
+        link_next_ = std::max(link_next_, static_cast<double>(now)) + wire * ticks_per_wire_byte_;
+      }
+      if (held_count_ == 0) return;
+    }
+    const uint32_t sent = transmit(held_ + held_head_, held_count_);
+    held_head_ += sent;
+    held_count_ -= sent;
+    if (held_count_ != 0) return;  // the PMD (or the tx_done buffer) is full: retry later
+  }
+}
+
+void DpdkWorker::fetch_rx() noexcept {
+  if (rx_pending_.free() < kBurst) return;
+  rte_mbuf* mbufs[kBurst];
+  const uint16_t n = rte_eth_rx_burst(setup_.rx_port, setup_.rx_queue, mbufs, kBurst);
+  if (n == 0) return;
+  const uint64_t tsc = rte_rdtsc();
+  for (uint16_t i = 0; i < n; ++i) rx_pending_.push(RxEntry{mbufs[i], tsc});
+}
+
+uint32_t DpdkWorker::receive(std::span<Completion> out) noexcept {
+  rte_mbuf* done[kBurst];
+  uint32_t done_count = 0;
+  uint32_t n = 0;
+  while (n < out.size()) {
+    if (rx_pending_.empty()) {
+      fetch_rx();
+      if (rx_pending_.empty()) break;
+    }
+    const RxEntry entry = rx_pending_.front();
+    rx_pending_.pop();
+    rte_mbuf* m = entry.mbuf;
+    ParsedFrame frame;
+    const bool ours = parse_frame(frame_data(m), m->data_len, setup_.udp_dst_port, frame) &&
+                      frame.payload.flow < flow_count_;
+    const uint32_t frame_bytes = m->pkt_len + kFcsBytes;
+    done[done_count++] = m;
+    if (done_count == kBurst) {
+      rte_pktmbuf_free_bulk(done, done_count);
+      done_count = 0;
+    }
+    if (!ours) {
+      ++stats_.rx_foreign;
+      continue;
+    }
+    RxFlow& flow = rx_flows_[frame.payload.flow];
+    const uint64_t sequence = extend_sequence(frame.payload.sequence, flow.expected);
+    if (sequence >= flow.expected) {
+      flow.gaps += sequence - flow.expected;
+      stats_.rx_seq_gaps += sequence - flow.expected;
+      flow.expected = sequence + 1;
+    } else {
+      ++flow.late;
+      ++stats_.rx_late;
+    }
+    const uint64_t sent_tsc = extend_tsc(frame.payload.tx_tsc, entry.tsc);
+    Completion& c = out[n++];
+    c.kind = Completion::Kind::rx_packet;
+    c.last_of_message = true;  // one frame per message on Ethernet
+    c.flow = frame.payload.flow;
+    c.payload_bytes = frame_bytes;
+    c.wire_bytes = setup_.wire.packet_wire_bytes(frame_bytes, true, policy::RdmaOp::send);
+    c.sequence = sequence;
+    c.sent_ns = ticks_to_ns(sent_tsc);
+    c.scheduled_ns = ticks_to_ns(sent_tsc - frame.payload.lateness_tsc);
+    c.time_ns = ticks_to_ns(entry.tsc);
+    ++stats_.rx_packets;
+    stats_.rx_frame_bytes += frame_bytes;
+  }
+  if (done_count != 0) rte_pktmbuf_free_bulk(done, done_count);
+  return n;
+}
+
+uint32_t DpdkWorker::tx_burst(std::span<const Message> messages) noexcept {
+  if (!running_) return 0;
+  if (!shaper_) return send_direct(messages);
+  const uint32_t accepted = enqueue(messages);
+  service(rte_rdtsc());
+  return accepted;
+}
+
+uint32_t DpdkWorker::poll(std::span<Completion> out) noexcept {
+  if (running_) service(rte_rdtsc());
+  uint32_t n = 0;
+  while (n < out.size() && !tx_done_.empty()) {
+    out[n++] = tx_done_.front();
+    tx_done_.pop();
+  }
+  if (setup_.receive && running_) n += receive(out.subspan(n));
+  return n;
+}
+
+void DpdkWorker::wait_until(int64_t deadline_ns) noexcept {
+  while (true) {
+    const uint64_t tsc = rte_rdtsc();
+    service(tsc);
+    if (!tx_done_.empty()) return;  // the engine must see it (a freed window slot)
+    if (setup_.receive && running_) {
+      fetch_rx();
+      if (rx_pending_.size() >= kRxHighWater) return;
+    }
+    if (ticks_to_ns(tsc) >= deadline_ns) return;
+    rte_pause();
+  }
+}
+
+}  // namespace qb::drv::dpdk

@@ -1,0 +1,131 @@
+// The DPDK driver's fast path for one worker: its Tx queue (optionally behind the software
+// shaper) and Rx queue, as the engine's Queue, and the TSC as its Clock.
+//
+// Tx: tx_burst() builds frames from the per-flow templates and hands them to rte_eth_tx_burst
+// (or, with the shaper, queues the messages per flow; the shaper then picks them in DWRR order
+// with the tree's caps, paced at the port rate, whenever poll()/wait_until() run). A message is
+// done (tx_done) when the PMD accepted its frame. Rx: rte_eth_rx_burst, then the payload header
+// gives flow, sequence (gaps and late arrivals are counted) and the send TSC (latency).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "fifo.hpp"
+#include "packet_template.hpp"
+#include "qb/drivers/driver.hpp"
+#include "qb/policies/tree_scheduler.hpp"
+
+struct rte_mempool;
+struct rte_mbuf;
+
+namespace qb::drv::dpdk {
+
+struct WorkerSetup {
+  uint16_t tx_port = 0;
+  uint16_t tx_queue = 0;
+  bool receive = false;
+  uint16_t rx_port = 0;
+  uint16_t rx_queue = 0;
+  rte_mempool* pool = nullptr;
+  std::vector<PacketTemplate> templates;  // one per flow
+  policy::WireModel wire;
+  uint16_t udp_dst_port = 0;
+  uint32_t send_queue_depth = 512;  // per flow, shaper only; also bounds tx_done buffering
+  /// With a plan: the software shaper over plan->tree, flows on plan->flows[f].leaf.
+  const policy::QosPlan* shaper_plan = nullptr;
+  double port_rate_bps = 0.0;  // shaper: pace the total at this rate (0: no pacing)
+};
+
+struct WorkerStats {
+  uint64_t tx_packets = 0;
+  uint64_t tx_frame_bytes = 0;  // with FCS
+  uint64_t tx_pmd_full = 0;     // bursts the PMD took only part of
+  uint64_t mbuf_alloc_failures = 0;
+  uint64_t rx_packets = 0;
+  uint64_t rx_frame_bytes = 0;
+  uint64_t rx_foreign = 0;    // frames that are not qosbench frames of this run
+  uint64_t rx_seq_gaps = 0;   // sequence numbers skipped when a later one arrived
+  uint64_t rx_late = 0;       // arrivals below the next expected sequence (reordered/dup)
+  uint64_t shaper_rejected = 0;  // tx_burst() stops: a flow's send queue was full
+};
+
+class DpdkWorker final : public Queue, public Clock {
+ public:
+  static constexpr uint32_t kBurst = 32;
+  static constexpr uint32_t kRxPending = 1024;
+  static constexpr uint32_t kRxHighWater = 768;
+
+  explicit DpdkWorker(WorkerSetup setup);
+  ~DpdkWorker() override;
+  DpdkWorker(const DpdkWorker&) = delete;
+  DpdkWorker& operator=(const DpdkWorker&) = delete;
+
+  /// Time zero of the run: the current TSC.
+  void start() noexcept;
+  /// Stops accepting messages; frees received frames not yet polled.
+  void stop() noexcept;
+
+  uint32_t tx_burst(std::span<const Message> messages) noexcept override;
+  uint32_t poll(std::span<Completion> out) noexcept override;
+
+  int64_t now_ns() noexcept override;
+  void wait_until(int64_t deadline_ns) noexcept override;
+  std::string_view name() const noexcept override { return "tsc"; }
+
+  const WorkerStats& stats() const noexcept { return stats_; }
+  /// Per flow: sequence gaps seen at the receiver.
+  uint64_t flow_seq_gaps(uint32_t flow) const noexcept { return rx_flows_[flow].gaps; }
+  uint64_t flow_late(uint32_t flow) const noexcept { return rx_flows_[flow].late; }
+  double tsc_hz() const noexcept { return tsc_hz_; }
+
+ private:
+  struct RxFlow {
+    uint64_t expected = 0;
+    uint64_t gaps = 0;
+    uint64_t late = 0;
+  };
+  struct RxEntry {
+    rte_mbuf* mbuf = nullptr;
+    uint64_t tsc = 0;
+  };
+
+  int64_t ticks_to_ns(uint64_t tsc) const noexcept;
+  uint32_t transmit(const Message* messages, uint32_t count) noexcept;
+  uint32_t send_direct(std::span<const Message> messages) noexcept;
+  uint32_t enqueue(std::span<const Message> messages) noexcept;
+  void service(uint64_t tsc) noexcept;
+  void fetch_rx() noexcept;
+  uint32_t receive(std::span<Completion> out) noexcept;
+
+  WorkerSetup setup_;
+  uint32_t flow_count_ = 0;
+  uint32_t min_length_ = 0;
+  uint32_t max_length_ = 0;
+  double tsc_hz_ = 0.0;
+  double ns_per_tick_ = 0.0;
+  double ticks_per_ns_ = 0.0;
+  uint64_t tsc0_ = 0;
+  bool running_ = false;
+
+  Fifo<Completion> tx_done_;
+  Fifo<RxEntry> rx_pending_;
+  std::vector<RxFlow> rx_flows_;
+
+  // Software shaper.
+  std::unique_ptr<policy::TreeScheduler> shaper_;
+  std::vector<Fifo<Message>> send_queues_;
+  Message held_[kBurst];  // picked (and charged) but not yet accepted by the PMD
+  uint32_t held_head_ = 0;
+  uint32_t held_count_ = 0;
+  double ticks_per_wire_byte_ = 0.0;
+  double link_next_ = 0.0;  // emulated link free again at this tick (relative to tsc0_)
+  double link_slack_ = 0.0;
+
+  WorkerStats stats_;
+};
+
+}  // namespace qb::drv::dpdk

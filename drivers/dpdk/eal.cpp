@@ -1,0 +1,255 @@
+// The process-wide EAL owner: init once, clean up (and remove our runtime directory) at exit.
+#include "eal.hpp"
+
+#include <rte_dev.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_ring.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+
+namespace qb::drv::dpdk {
+namespace {
+
+constexpr std::string_view kPrefixPrefix = "qosbench-";
+
+bool has_option(const std::vector<std::string>& args, std::string_view option) {
+  return std::any_of(args.begin(), args.end(), [&](const std::string& arg) {
+    return arg == option ||
+           (arg.size() > option.size() && arg.starts_with(option) && arg[option.size()] == '=');
+  });
+}
+
+std::string join(const std::vector<std::string>& args) {
+  std::string out;
+  for (const std::string& arg : args) out += (out.empty() ? "" : " ") + arg;
+  return out;
+}
+
+class EalOwner {
+ public:
+  ~EalOwner() {
+    if (!initialised_) return;
+    rte_eal_cleanup();
+    // Only a directory we named: another process may share a user-chosen prefix.
+    if (owns_runtime_dir_ && !runtime_dir_.empty()) {
+      std::error_code ignored;
+      std::filesystem::remove_all(runtime_dir_, ignored);
+    }
+  }
+
+  Status ensure(const std::vector<std::string>& args) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (failure_) return *failure_;
+    if (initialised_) {
+      if (args.empty() || args == requested_) return {};
+      return make_error(Errc::runtime,
+                        "dpdk: the EAL of this process was initialised with '" + join(requested_) +
+                            "'; it cannot be re-initialised with '" + join(args) +
+                            "' (one EAL per process: run a separate qosbench process)");
+    }
+    requested_ = args;
+    effective_ = effective_eal_args(args, static_cast<int>(getpid()));
+    std::vector<char*> argv;
+    static char program[] = "qosbench";
+    argv.push_back(program);
+    for (std::string& arg : effective_) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    const int parsed = rte_eal_init(static_cast<int>(argv.size() - 1), argv.data());
+    if (parsed < 0) {
+      const int err = rte_errno;
+      failure_ = make_error(Errc::runtime, "dpdk: EAL initialisation failed with '" +
+                                               join(effective_) + "': " + rte_strerror(err) +
+                                               hint(err));
+      return *failure_;
+    }
+    if (parsed + 1 < static_cast<int>(argv.size() - 1)) {
+      // rte_eal_init stops at "--": the rest would be application arguments we do not take.
+      failure_ = make_error(Errc::runtime,
+                            "dpdk: unexpected arguments after '--' in the EAL arguments '" +
+                                join(effective_) + "'");
+      initialised_ = true;  // EAL state exists: cleaned up at exit
+      return *failure_;
+    }
+    initialised_ = true;
+    runtime_dir_ = rte_eal_get_runtime_dir();
+    owns_runtime_dir_ = !has_option(requested_, "--file-prefix") &&
+                        std::filesystem::path(runtime_dir_).filename().string().starts_with(
+                            kPrefixPrefix);
+    return {};
+  }
+
+  std::string runtime_dir() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return runtime_dir_;
+  }
+
+ private:
+  static std::string hint(int err) {
+    switch (err) {
+      case EINVAL:
+        return " (check the EAL arguments: `dpdk-testpmd --help` lists them)";
+      case ENOMEM:
+        return " (not enough memory: reserve hugepages, or use --no-huge -m <MB>)";
+      case EACCES:
+        return " (permission denied: run as root or give the user access to hugepages and "
+               "/dev/vfio)";
+      case EALREADY:
+        return " (the EAL was already initialised in this process)";
+      default:
+        return "";
+    }
+  }
+
+  std::mutex mutex_;
+  bool initialised_ = false;
+  bool owns_runtime_dir_ = false;
+  std::optional<Error> failure_;
+  std::vector<std::string> requested_;
+  std::vector<std::string> effective_;  // kept alive: rte_eal_init may keep pointers
+  std::string runtime_dir_;
+};
+
+// The ports nobody owns, like RTE_ETH_FOREACH_DEV (whose cast -Wold-style-cast rejects).
+std::vector<uint16_t> free_ports() {
+  std::vector<uint16_t> ports;
+  for (uint64_t p = rte_eth_find_next_owned_by(0, RTE_ETH_DEV_NO_OWNER); p < RTE_MAX_ETHPORTS;
+       p = rte_eth_find_next_owned_by(static_cast<uint16_t>(p + 1), RTE_ETH_DEV_NO_OWNER)) {
+    ports.push_back(static_cast<uint16_t>(p));
+  }
+  return ports;
+}
+
+EalOwner& owner() {
+  static EalOwner eal;
+  return eal;
+}
+
+}  // namespace
+
+std::vector<std::string> effective_eal_args(const std::vector<std::string>& args, int pid) {
+  std::vector<std::string> out = args;
+  if (!has_option(args, "--file-prefix")) {
+    out.push_back("--file-prefix=" + std::string(kPrefixPrefix) + std::to_string(pid));
+  }
+  if (!has_option(args, "--telemetry") && !has_option(args, "--no-telemetry")) {
+    out.emplace_back("--no-telemetry");
+  }
+  return out;
+}
+
+Status ensure_eal(const std::vector<std::string>& args) {
+  return owner().ensure(args);
+}
+
+std::string eal_runtime_dir() {
+  return owner().runtime_dir();
+}
+
+std::string describe_ports() {
+  std::string out;
+  for (uint16_t port : free_ports()) {
+    char name[RTE_ETH_NAME_MAX_LEN] = {};
+    rte_eth_dev_get_name_by_port(port, name);
+    out += (out.empty() ? "" : ", ") + std::to_string(port) + " " + name;
+  }
+  return out.empty() ? "none" : out;
+}
+
+namespace {
+
+constexpr std::string_view kRingPair = "ring_pair:";
+constexpr unsigned kRingPairQueues = 4;
+constexpr unsigned kRingPairSize = 4096;
+
+// "ring_pair:NAME:0|1": two ports net_ring_NAME0 and net_ring_NAME1 on crossed rings, made on
+// first use.
+Result<uint16_t> ring_pair_port(std::string_view spec) {
+  const std::string_view rest = spec.substr(kRingPair.size());
+  const size_t colon = rest.rfind(':');
+  if (colon == std::string_view::npos || colon == 0 ||
+      (rest.substr(colon + 1) != "0" && rest.substr(colon + 1) != "1")) {
+    return make_error(Errc::invalid_config, "dpdk: a ring pair port is 'ring_pair:<name>:0' or "
+                                            "'ring_pair:<name>:1' (got '" +
+                                                std::string(spec) + "')");
+  }
+  const std::string name(rest.substr(0, colon));
+  // rte_eth_from_rings names the ports net_ring_<given name>.
+  const std::string side(rest.substr(colon + 1));
+  const std::string port_name = "net_ring_" + name + side;
+  uint16_t port = 0;
+  if (rte_eth_dev_get_port_by_name(port_name.c_str(), &port) == 0) return port;
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  rte_ring* ab[kRingPairQueues];
+  rte_ring* ba[kRingPairQueues];
+  for (unsigned q = 0; q < kRingPairQueues; ++q) {
+    const std::string ab_name = name + "_ab" + std::to_string(q);
+    const std::string ba_name = name + "_ba" + std::to_string(q);
+    ab[q] = rte_ring_lookup(ab_name.c_str());
+    ba[q] = rte_ring_lookup(ba_name.c_str());
+    if (ab[q] == nullptr) ab[q] = rte_ring_create(ab_name.c_str(), kRingPairSize, SOCKET_ID_ANY, 0);
+    if (ba[q] == nullptr) ba[q] = rte_ring_create(ba_name.c_str(), kRingPairSize, SOCKET_ID_ANY, 0);
+    if (ab[q] == nullptr || ba[q] == nullptr) {
+      return make_error(Errc::unavailable, "dpdk: cannot create the rings of ring pair '" + name +
+                                               "': " + rte_strerror(rte_errno));
+    }
+  }
+  const std::string name0 = name + "0";
+  const std::string name1 = name + "1";
+  // Port 0 sends into ab and receives from ba; port 1 the other way round.
+  const int port0 = rte_eth_from_rings(name0.c_str(), ba, kRingPairQueues, ab, kRingPairQueues,
+                                       static_cast<unsigned>(rte_socket_id()));
+  const int port1 = rte_eth_from_rings(name1.c_str(), ab, kRingPairQueues, ba, kRingPairQueues,
+                                       static_cast<unsigned>(rte_socket_id()));
+  if (port0 < 0 || port1 < 0) {
+    return make_error(Errc::unavailable, "dpdk: cannot create the ports of ring pair '" + name +
+                                             "': " + rte_strerror(rte_errno));
+  }
+  return static_cast<uint16_t>(side == "0" ? port0 : port1);
+}
+
+}  // namespace
+
+Result<uint16_t> find_port(std::string_view spec) {
+  if (spec.starts_with(kRingPair)) return ring_pair_port(spec);
+  const std::string hint =
+      " (ports: " + describe_ports() +
+      "; add one with the EAL arguments, e.g. --vdev net_ring0, or -a <PCI address>)";
+  if (spec.empty()) {
+    const std::vector<uint16_t> ports = free_ports();
+    if (!ports.empty()) return ports.front();
+    return make_error(Errc::unavailable, "dpdk: no Ethernet port" + hint);
+  }
+  uint32_t number = 0;
+  const auto [end, ec] = std::from_chars(spec.data(), spec.data() + spec.size(), number);
+  if (ec == std::errc() && end == spec.data() + spec.size()) {
+    if (number <= UINT16_MAX && rte_eth_dev_is_valid_port(static_cast<uint16_t>(number)) != 0) {
+      return static_cast<uint16_t>(number);
+    }
+    return make_error(Errc::unavailable,
+                      "dpdk: there is no port " + std::string(spec) + hint);
+  }
+  const std::string name(spec.substr(0, spec.find(',')));
+  uint16_t port = 0;
+  if (rte_eth_dev_get_port_by_name(name.c_str(), &port) == 0) return port;
+  // Not there yet: probe it as a device (vdev string or PCI address with devargs).
+  const std::string device(spec);
+  const int probed = rte_dev_probe(device.c_str());
+  if (probed == 0 && rte_eth_dev_get_port_by_name(name.c_str(), &port) == 0) return port;
+  return make_error(Errc::unavailable,
+                    "dpdk: port '" + std::string(spec) + "' not found" +
+                        (probed < 0 ? " (probing it failed: " + std::string(rte_strerror(-probed)) +
+                                          ")"
+                                    : std::string()) +
+                        hint);
+}
+
+}  // namespace qb::drv::dpdk

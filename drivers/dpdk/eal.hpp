@@ -1,0 +1,38 @@
+// The process-wide EAL owner and port lookup. rte_eal_init runs at most once per process (a
+// second call fails, even after rte_eal_cleanup), so the first caller's arguments win and later
+// callers must ask for the same ones. Cleanup runs at process exit.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "qb/common/result.hpp"
+
+namespace qb::drv::dpdk {
+
+/// The arguments rte_eal_init gets for `args` (without the program name): adds
+/// --file-prefix=qosbench-<pid> unless one is given, and --no-telemetry unless --telemetry is.
+std::vector<std::string> effective_eal_args(const std::vector<std::string>& args, int pid);
+
+/// Initialises the EAL with `args` on first use. Later calls: ok when `args` is empty or equal
+/// to the first call's; Errc::runtime otherwise (one EAL per process). A failed init is
+/// remembered: every later call returns the same error.
+Status ensure_eal(const std::vector<std::string>& args);
+
+/// The EAL's runtime directory (/var/run/dpdk/<prefix>), empty before initialisation. When
+/// qosbench chose the prefix, the directory is removed at process exit.
+std::string eal_runtime_dir();
+
+/// The ethdev port for `spec`: a port name ("net_ring0", "0000:03:00.0"), a port number
+/// ("0"), a device string that is probed when no port has that name yet ("net_null1,size=64"),
+/// or "ring_pair:NAME:0" / "ring_pair:NAME:1": two net_ring ports net_ring_NAME0 and net_ring_NAME1 on crossed
+/// rings (what one sends, the other receives), created on first use.
+/// Empty: the first port. Errc::unavailable (listing the ports there are) when none matches.
+Result<uint16_t> find_port(std::string_view spec);
+
+/// "0 net_ring0, 1 net_null0" (or "none").
+std::string describe_ports();
+
+}  // namespace qb::drv::dpdk

@@ -1,0 +1,35 @@
+// A fixed-capacity FIFO (power-of-two capacity), no allocation after reset().
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace qb::drv::dpdk {
+
+template <class T>
+class Fifo {
+ public:
+  void reset(size_t min_capacity) {
+    size_t capacity = 1;
+    while (capacity < min_capacity) capacity <<= 1;
+    slots_.assign(capacity, T{});
+    mask_ = capacity - 1;
+    head_ = tail_ = 0;
+  }
+  bool empty() const noexcept { return head_ == tail_; }
+  size_t size() const noexcept { return static_cast<size_t>(tail_ - head_); }
+  size_t capacity() const noexcept { return slots_.size(); }
+  size_t free() const noexcept { return capacity() - size(); }
+  const T& front() const noexcept { return slots_[head_ & mask_]; }
+  void push(const T& value) noexcept { slots_[tail_++ & mask_] = value; }
+  void pop() noexcept { ++head_; }
+
+ private:
+  std::vector<T> slots_;
+  uint64_t mask_ = 0;
+  uint64_t head_ = 0;
+  uint64_t tail_ = 0;
+};
+
+}  // namespace qb::drv::dpdk
