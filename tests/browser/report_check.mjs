@@ -1,14 +1,16 @@
 #!/usr/bin/env node
 // Browser test of the HTML report: runs every suite in configs/ (plus two suites with hostile
-// names) on the simulator, renders each to HTML with the qosbench CLI, opens the page from disk in
-// headless Debian Chromium and checks it against the results JSON. How to run it: docs/testing.md;
-// what it reads: the data attributes the HTML report promises (see the renderer's header).
+// names, and a baseline comparison with a planted regression) on the simulator, renders each to
+// HTML with the qosbench CLI, opens the page from disk in headless Debian Chromium and checks it
+// against the results JSON. How to run it: docs/testing.md; what it reads: the data attributes
+// the report promises (qb/reports/html_report.hpp).
 //
 //   node report_check.mjs --qosbench BUILD/apps/qosbench/qosbench --configs configs \
 //                         --artifacts BUILD/artifacts/browser
 //   node report_check.mjs --html REPORT.html --json RESULTS.json --artifacts DIR \
 //                         [--hostile NAME]   (one page; NAME must show as text)
-//   --only LABEL checks one suite (a config's file name without .toml, or hostile_0/hostile_1).
+//   --only LABEL checks one page (a config's file name without .toml, hostile_0, hostile_1 or
+//   comparison).
 //
 // Exit 0: every page passed; 1: a check failed; 77: cannot run here (no Chromium, no
 // node_modules), which CTest reports as skipped.
@@ -137,7 +139,32 @@ function produce_reports(args, work_dir) {
       reports.push({ label: `${suite.label}.report`, json, html: html_from_json, hostile: suite.hostile });
     }
   }
+  if (!args.only || args.only === 'comparison') reports.push(produce_comparison(args, work_dir));
   return reports;
+}
+
+// A baseline comparison with a planted regression: the man-page suite with 5 repetitions as the
+// baseline, and a copy of its results where one flow lost 10 % of its throughput in every
+// repetition as the current run. The page is `report CURRENT --baseline BASELINE`; the rows are
+// checked against `compare --json`.
+const kPlantedFlow = 'g2-qp#0';
+function produce_comparison(args, work_dir) {
+  const suite = path.join(args.configs, 'mlx5_two_groups.toml');
+  const baseline = path.join(work_dir, 'comparison_baseline.json');
+  const current = path.join(work_dir, 'comparison_current.json');
+  const compare_json = path.join(work_dir, 'comparison.compare.json');
+  const html = path.join(work_dir, 'comparison.html');
+  run_cli(args.qosbench, ['run', suite, '--repetitions', '5', '--json', baseline, '--quiet']);
+  const results = JSON.parse(fs.readFileSync(baseline, 'utf8'));
+  const flow = results.scenarios[0].flows.find((f) => f.name === kPlantedFlow);
+  if (!flow) throw new Error(`${suite} has no flow ${kPlantedFlow} to plant a regression in`);
+  flow.measured_bps *= 0.9;
+  flow.measured_bps_reps = flow.measured_bps_reps.map((v) => v * 0.9);
+  flow.error = flow.measured_bps / flow.expected_bps - 1;
+  fs.writeFileSync(current, JSON.stringify(results, null, 2));
+  run_cli(args.qosbench, ['compare', baseline, current, '--json', compare_json, '--quiet']);
+  run_cli(args.qosbench, ['report', current, '--baseline', baseline, '-o', html]);
+  return { label: 'comparison', json: current, html, hostile: null, comparison: compare_json };
 }
 
 // ---------------------------------------------------------------- comparing values
@@ -244,6 +271,8 @@ function read_dom(hostile) {
       .filter((u) => u && !u.startsWith('#') && !u.startsWith('data:')),
     hostile_visible: hostile ? visible_text_with(hostile) : 0,
     page_width: document.documentElement.scrollWidth,
+    comparison: document.querySelector('section#comparison')
+      ? [...document.querySelectorAll('section#comparison tr.metric')].map(data) : null,
     scenarios: [...document.querySelectorAll('section.scenario')].map((s) => ({
       attrs: data(s),
       text: s.innerText,
@@ -366,6 +395,26 @@ function check_scenario(c, dom, sc) {
   }
 }
 
+// Every compared metric is a row with the figures of `compare --json`, and the planted
+// regression is flagged.
+function check_comparison(c, rows, comparison) {
+  if (!c.expect(rows !== null, 'no section#comparison although the report has a baseline')) return;
+  c.expect(rows.length === comparison.metrics.length,
+           `${rows.length} tr.metric, the comparison has ${comparison.metrics.length} metrics`);
+  for (const m of comparison.metrics) {
+    const what = `comparison row ${m.kind} '${m.subject}' ${m.metric}`;
+    const row = rows.find((r) => r.scenario === m.scenario && r.kind === m.kind &&
+                                 r.subject === m.subject && r.metric === m.metric);
+    if (!c.expect(row, `${what}: missing`)) continue;
+    c.number(row, 'change', m.change, what);
+    c.number(row, 'p-value', m.p_value, what);
+    c.bool(row, 'regression', m.regression, what);
+  }
+  const planted = rows.find((r) => r.kind === 'flow' && r.subject === kPlantedFlow && r.metric === 'measured_bps');
+  c.expect(planted && planted.regression === 'true' && close_enough(Number(planted.change), -0.1),
+           `the planted 10 % regression of ${kPlantedFlow} is not shown as a regression of -10 %`);
+}
+
 // ---------------------------------------------------------------- driving the browser
 
 async function check_report(context, report, artifacts) {
@@ -398,8 +447,11 @@ async function check_report(context, report, artifacts) {
   for (const e of events) c.expect(false, e);
   c.expect(dom.body.schema === results.schema, `body data-schema = ${dom.body.schema}, expected ${results.schema}`);
   c.expect(dom.body.suite === results.suite, `body data-suite = ${dom.body.suite}, expected ${results.suite}`);
+  // With a baseline the verdict also fails on a regression, as `run --baseline` does.
+  const comparison = report.comparison ? JSON.parse(fs.readFileSync(report.comparison, 'utf8')) : null;
+  const passed = results.passed && !(comparison && comparison.regressed);
   if (c.expect(dom.verdict, 'no #verdict')) {
-    c.bool(dom.verdict, 'passed', results.passed, '#verdict');
+    c.bool(dom.verdict, 'passed', passed, '#verdict');
     c.bool(dom.verdict, 'complete', results.complete, '#verdict');
   }
   if (c.expect(dom.metadata_text !== null, 'no #metadata')) {
@@ -418,6 +470,8 @@ async function check_report(context, report, artifacts) {
     const section = dom.scenarios.find((s) => s.attrs.scenario === sc.name);
     if (c.expect(section, `no section.scenario for '${sc.name}'`)) check_scenario(c, section, sc);
   }
+  if (comparison) check_comparison(c, dom.comparison, comparison);
+  else c.expect(dom.comparison === null, 'a section#comparison without a baseline');
   return { checker: c, png, page_width: dom.page_width };
 }
 
