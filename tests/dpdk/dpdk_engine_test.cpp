@@ -1,0 +1,209 @@
+// The engine's own worker loop (engine/src/flow_worker) driving the DPDK driver over a net_ring
+// loopback port, and the software shaper's shares and caps. Bounds here are properties (every
+// frame arrives, no gaps; a shaper never sends above its caps), not speed.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "dpdk_test_env.hpp"
+#include "flow_worker.hpp"
+#include "qb/drivers/dpdk_driver.hpp"
+#include "qb/engine/compile.hpp"
+#include "qb/engine/suite_loader.hpp"
+
+namespace qb::drv {
+namespace {
+
+double stat(const DriverStats& stats, const std::string& key) {
+  for (const auto& [name, value] : stats) {
+    if (name == key) return value;
+  }
+  ADD_FAILURE() << "no stat " << key;
+  return -1.0;
+}
+
+constexpr const char* kSuite = R"(
+[suite]
+name = "dpdk loopback"
+warmup = "2ms"
+duration = "40ms"
+bin = "10ms"
+
+[port]
+rate = "1Gbps"
+transport = "eth"
+mtu = 1500
+
+[[sched.node]]
+name = "root"
+
+[[sched.leaf]]
+name = "gold"
+parent = "root"
+bw_share = 7
+
+[[sched.leaf]]
+name = "bronze"
+parent = "root"
+bw_share = 3
+
+[[flow]]
+name = "cbr"
+count = 2
+leaf = "gold"
+size = 512
+rate = "20Mbps"
+
+[[flow]]
+name = "bulk"
+leaf = "bronze"
+size = 1518
+rate = "saturate"
+outstanding = 16
+)";
+
+TEST(DpdkEngine, FlowWorkerDrivesTheRingPortEndToEnd) {
+  auto suite = engine::load_suite_string(kSuite, "dpdk_loopback.toml");
+  ASSERT_TRUE(suite.ok()) << suite.error().to_string();
+  std::vector<policy::Warning> warnings;
+  auto compiled = engine::compile_scenario(suite->scenarios[0], warnings);
+  ASSERT_TRUE(compiled.ok()) << compiled.error().to_string();
+  const engine::Scenario& scenario = suite->scenarios[0];
+
+  auto driver = make_dpdk_driver(test::test_config("net_ring0", ""));
+  Topology topology;
+  topology.port_rate_bps = scenario.port.rate_bps;
+  topology.wire = scenario.port.wire;
+  topology.flow_count = static_cast<uint32_t>(compiled->plan.flows.size());
+  topology.workers = 1;
+  ASSERT_TRUE(driver->open(topology).ok());
+  ASSERT_TRUE(driver->apply(compiled->plan).ok());
+
+  engine::WorkerWindow window;
+  window.warmup_ns = 2'000'000;
+  window.duration_ns = 40'000'000;
+  window.bin_ns = 10'000'000;
+  window.max_outstanding = driver->capabilities().max_outstanding_per_flow;
+  engine::FlowWorker worker(*compiled, 7, window);
+  std::vector<engine::FlowCounters> counters(compiled->plan.flows.size());
+  std::vector<engine::FlowLatency> latency(compiled->plan.flows.size());
+  ASSERT_TRUE(driver->start().ok());
+  const bool complete = worker.run(driver->queue(0), driver->clock(0), nullptr, counters, latency);
+  EXPECT_TRUE(complete);
+  EXPECT_EQ(driver->clock(0).name(), "tsc");
+  ASSERT_TRUE(driver->stop().ok());
+  const DriverStats stats = driver->stats();
+  driver->close();
+
+  EXPECT_EQ(stat(stats, "rx_seq_gaps"), 0);
+  EXPECT_EQ(stat(stats, "rx_late"), 0);
+  EXPECT_EQ(stat(stats, "rx_foreign"), 0);
+  EXPECT_EQ(stat(stats, "mbuf_alloc_failures"), 0);
+  EXPECT_GT(stat(stats, "rx_packets"), 0);
+  EXPECT_LE(stat(stats, "rx_packets"), stat(stats, "tx_packets"));
+  uint64_t window_wire_bytes = 0;
+  for (size_t f = 0; f < counters.size(); ++f) {
+    const engine::FlowCounters& c = counters[f];
+    EXPECT_GT(c.packets, 0u) << "flow " << f;
+    EXPECT_EQ(c.packets, c.messages) << "flow " << f;  // one frame per message on Ethernet
+    EXPECT_EQ(latency[f].from_sent_ns.count(), c.messages) << "flow " << f;
+    EXPECT_GE(c.posted_messages, c.messages) << "flow " << f;
+    window_wire_bytes += c.wire_bytes;
+    std::printf("flow %zu: %.1f Mbit/s on the wire, p50 from sent %lld ns\n", f,
+                static_cast<double>(c.wire_bytes) * 8 / 40e-3 / 1e6,
+                static_cast<long long>(latency[f].from_sent_ns.value_at_percentile(50)));
+    // Frame sizes come back as sent: 512 B CBR frames, 1518 B bulk frames (+20 L1 bytes).
+    EXPECT_EQ(c.wire_bytes, c.packets * (f < 2 ? 532u : 1538u)) << "flow " << f;
+  }
+  // The shaper paces the total at the 1 Gbit/s port rate (plus at most a burst of slack).
+  const double window_s = 40e-3;
+  EXPECT_LE(static_cast<double>(window_wire_bytes) * 8.0, 1e9 * window_s * 1.05);
+}
+
+policy::QosPlan two_leaf_plan(double bronze_cap_bps) {
+  policy::QosPlan plan;
+  plan.tree = policy::SchedTree::with_root();
+  const uint32_t gold = plan.tree.add_child(0, "gold", true, 7);
+  const uint32_t bronze = plan.tree.add_child(0, "bronze", true, 3, bronze_cap_bps);
+  plan.wire = policy::WireModel{policy::Transport::eth, 1500};
+  plan.port_rate_bps = 100e9;
+  plan.flows.push_back(policy::FlowPlan{"gold", "gold", gold, policy::RdmaOp::send});
+  plan.flows.push_back(policy::FlowPlan{"bronze", "bronze", bronze, policy::RdmaOp::send});
+  return plan;
+}
+
+// Keeps both flows' send queues full and counts which flow each tx_done belongs to.
+std::array<uint64_t, 2> run_backlogged(Driver& driver, size_t completions, int64_t until_ns) {
+  std::array<uint64_t, 2> done{0, 0};
+  std::array<uint64_t, 2> next_seq{0, 0};
+  std::array<Completion, 64> batch;
+  Queue& queue = driver.queue(0);
+  Clock& clock = driver.clock(0);
+  size_t total = 0;
+  while (total < completions && clock.now_ns() < until_ns) {
+    for (uint32_t f = 0; f < 2; ++f) {
+      std::vector<Message> refill;
+      const uint64_t in_flight = next_seq[f] - done[f];
+      for (uint64_t i = in_flight; i < 64; ++i) {
+        refill.push_back(Message{f, 1518, clock.now_ns(), next_seq[f] + refill.size()});
+      }
+      next_seq[f] += queue.tx_burst(refill);
+    }
+    const uint32_t n = queue.poll(batch);
+    for (uint32_t i = 0; i < n && total < completions; ++i) {
+      if (batch[i].kind != Completion::Kind::tx_done) continue;
+      ++done[batch[i].flow];
+      ++total;
+    }
+  }
+  return done;
+}
+
+TEST(DpdkShaper, BacklogedLeavesShareByWeight) {
+  auto config = test::test_config("net_null0", "none");
+  auto driver = make_dpdk_driver(config);
+  const auto plan = two_leaf_plan(0.0);
+  Topology topology;
+  topology.port_rate_bps = plan.port_rate_bps;
+  topology.wire = plan.wire;
+  topology.flow_count = 2;
+  ASSERT_TRUE(driver->open(topology).ok());
+  ASSERT_TRUE(driver->apply(plan).ok());
+  ASSERT_TRUE(driver->start().ok());
+  const auto done = run_backlogged(*driver, 10000, INT64_MAX);
+  ASSERT_EQ(done[0] + done[1], 10000u);
+  // DWRR with equal frames: 7 gold for 3 bronze each round (one round of slack at the start).
+  EXPECT_NEAR(static_cast<double>(done[0]) / 10000.0, 0.7, 0.002);
+  driver->close();
+}
+
+TEST(DpdkShaper, CapHoldsABackloggedLeafBelowItsRate) {
+  auto config = test::test_config("net_null0", "none");
+  auto driver = make_dpdk_driver(config);
+  constexpr double kCapBps = 200e6;
+  const auto plan = two_leaf_plan(kCapBps);
+  Topology topology;
+  topology.port_rate_bps = plan.port_rate_bps;
+  topology.wire = plan.wire;
+  topology.flow_count = 2;
+  ASSERT_TRUE(driver->open(topology).ok());
+  ASSERT_TRUE(driver->apply(plan).ok());
+  ASSERT_TRUE(driver->start().ok());
+  const auto wall_start = std::chrono::steady_clock::now();
+  const auto done = run_backlogged(*driver, SIZE_MAX, 50'000'000);
+  const double elapsed_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  // Upper bound only (a slow machine sends less, never more): the cap over the elapsed time
+  // plus the token bucket's depth (20 us of the cap) and one frame.
+  const double bronze_bits = static_cast<double>(done[1]) * 1538 * 8;
+  EXPECT_LE(bronze_bits, kCapBps * (elapsed_s + 20e-6) + 1538 * 8);
+  EXPECT_GT(done[0], done[1]);  // gold is uncapped: it takes what bronze may not
+  driver->close();
+}
+
+}  // namespace
+}  // namespace qb::drv
