@@ -139,7 +139,10 @@ std::string gate_value(const GateResult& gate, double value) {
 
 std::string gate_threshold(const GateResult& gate) {
   const bool at_least = gate.name.rfind("min_", 0) == 0;
-  return std::string(at_least ? "≥ " : "≤ ") + gate_value(gate, gate.threshold);
+  std::string value = gate.unit == "ns"           ? format_ns(gate.threshold)
+                      : is_ratio_gate(gate.name) ? html::format_trimmed(gate.threshold * 100, 4) + "%"
+                                                 : html::format_trimmed(gate.threshold, 6);
+  return std::string(at_least ? "≥ " : "≤ ") + value;
 }
 
 std::optional<double> find_gate(const ScenarioResult& s, const std::string& name) {
@@ -317,7 +320,7 @@ void groups_table(Markup& m, const ScenarioResult& s) {
     const auto& g = s.groups[gi];
     m.open("tr");
     m.open("td");
-    m.empty("span", {{"class", "swatch"}, {"style", "background:" + html::group_colour(gi)}});
+    m.element("span", {{"class", "swatch"}, {"style", "background:" + html::group_colour(gi)}}, "");
     m.text(g.name);
     m.close();
     m.element("td", {{"class", "muted"}}, g.leaf);

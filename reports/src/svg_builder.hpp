@@ -67,7 +67,7 @@ class Markup {
   Markup& open(std::string_view tag, Attrs attrs = {});
   Markup& open(std::string_view tag, const std::vector<Attr>& attrs);
   Markup& close();  // closes the innermost open tag
-  /// <tag attrs/> (SVG) — use only for elements that may be empty.
+  /// <tag attrs/>: SVG elements and HTML void elements only (an HTML <span/> is an open tag).
   Markup& empty(std::string_view tag, Attrs attrs = {});
   Markup& empty(std::string_view tag, const std::vector<Attr>& attrs);
   /// <tag attrs>escaped text</tag>

@@ -27,8 +27,8 @@ std::string shorten(const std::string& text, size_t max_chars) {
 
 std::string rate_pair(double measured_bps, double expected_bps) {
   const Unit unit = rate_unit_for(std::max(std::fabs(measured_bps), std::fabs(expected_bps)));
-  return format_sig(measured_bps / unit.scale, 4) + " of " +
-         format_sig(expected_bps / unit.scale, 4) + " " + unit.name;
+  return format_trimmed(measured_bps / unit.scale, 3) + " of " +
+         format_trimmed(expected_bps / unit.scale, 3) + " " + unit.name;
 }
 
 double finite_or(double value, double fallback) {
@@ -77,8 +77,8 @@ std::vector<std::pair<double, double>> series_points(const std::vector<double>& 
 
 void legend_item(Markup& m, const std::string& colour, bool dashed, const std::string& label) {
   m.open("li");
-  m.empty("span", {{"class", dashed ? "swatch dashed" : "swatch"},
-                   {"style", dashed ? "border-color:" + colour : "background:" + colour}});
+  m.element("span", {{"class", dashed ? "swatch dashed" : "swatch"},
+                   {"style", dashed ? "border-color:" + colour : "background:" + colour}}, "");
   m.text(label);
   m.close();
 }
@@ -299,7 +299,7 @@ void tree_figure(Markup& m, const ScenarioResult& s) {
 void bar_figure(Markup& m, std::string_view css_class, std::string_view label,
                 const std::vector<BarRow>& rows, std::optional<double> gate) {
   constexpr double kWidth = 1180, kRowH = 28, kHeader = 48;
-  constexpr double kLabelEnd = 268, kBar0 = 284, kBar1 = 760, kErr0 = 800, kErr1 = 1060;
+  constexpr double kLabelEnd = 268, kBar0 = 284, kBar1 = 730, kErr0 = 800, kErr1 = 1060;
   const double height = kHeader + static_cast<double>(rows.size()) * kRowH + 10;
 
   double max_bps = 0.0, max_err = 0.0;
@@ -337,7 +337,7 @@ void bar_figure(Markup& m, std::string_view css_class, std::string_view label,
   for (double t : nice_ticks(-err_top, err_top, 4)) {
     const double tx = err(t);
     m.element("text", {{"x", coord(tx)}, {"y", "36"}, {"text-anchor", "middle"}},
-              format_tick(t * 100.0, err_step * 100.0) + "%");
+              t == 0.0 ? std::string("0") : format_tick(t * 100.0, err_step * 100.0) + "%");
     m.empty("line", {{"class", t == 0.0 ? "zeroline" : "gridline"},
                      {"x1", coord(tx)},
                      {"x2", coord(tx)},
@@ -354,8 +354,9 @@ void bar_figure(Markup& m, std::string_view css_class, std::string_view label,
                        {"y2", coord(height - 6)}});
     }
     m.element("text",
-              {{"class", "gate-text"}, {"x", coord(kErr1 + 8)}, {"y", "36"}},
-              "gate ±" + format_percent(*gate, false));
+              {{"class", "gate-text"}, {"x", coord(kWidth - 8)}, {"y", "14"},
+               {"text-anchor", "end"}},
+              "- - gate ±" + format_trimmed(*gate * 100.0, 4) + "%");
   }
   m.close();
 
@@ -434,7 +435,7 @@ void throughput_figure(Markup& m, const ScenarioResult& s, const std::vector<siz
     legend_item(m, group_colour(gi), group_dashed(gi), s.groups[gi].name);
   }
   m.open("li", {{"class", "muted"}});
-  m.empty("span", {{"class", "swatch expected-key"}});
+  m.element("span", {{"class", "swatch expected-key"}}, "");
   m.text("thin dotted: expected");
   m.close();
   m.close();
@@ -511,8 +512,8 @@ void throughput_figure(Markup& m, const ScenarioResult& s, const std::vector<siz
 // ---------------------------------------------------------------------------------------------
 namespace {
 
-constexpr double kMaxSlot = 5.65;  // x position of the "max" column, in log10 1/(1-p)
-constexpr double kMaxSeparator = 5.3;
+constexpr double kMaxSlot = 5.85;  // x position of the "max" column, in log10 1/(1-p)
+constexpr double kMaxSeparator = 5.45;
 
 /// x of a percentile on the 1/(1-p) axis (log10), for 0 <= p < 100.
 double p_axis(double percentile) {
@@ -552,11 +553,11 @@ void latency_figure(Markup& m, const ScenarioResult& s) {
 
   m.open("ul", {{"class", "legend"}});
   m.open("li");
-  m.empty("span", {{"class", "swatch"}, {"style", "background:#404040"}});
+  m.element("span", {{"class", "swatch"}, {"style", "background:#404040"}}, "");
   m.text("solid: from the scheduled send time (includes queueing behind the scheduler)");
   m.close();
   m.open("li");
-  m.empty("span", {{"class", "swatch dashed"}, {"style", "border-color:#404040"}});
+  m.element("span", {{"class", "swatch dashed"}, {"style", "border-color:#404040"}}, "");
   m.text("dashed: from the actual send time");
   m.close();
   m.open("li", {{"class", "muted"}});
@@ -570,7 +571,7 @@ void latency_figure(Markup& m, const ScenarioResult& s) {
     const std::string& colour = group_colour(gi);
     m.open("figure", {{"class", "panel"}});
     m.open("figcaption");
-    m.empty("span", {{"class", "swatch"}, {"style", "background:" + colour}});
+    m.element("span", {{"class", "swatch"}, {"style", "background:" + colour}}, "");
     m.element("strong", {}, g.name);
     if (g.latency.count == 0) {
       m.element("span", {{"class", "muted"}}, " no samples");
@@ -587,7 +588,7 @@ void latency_figure(Markup& m, const ScenarioResult& s) {
     plot.left = 66;
     plot.right = 14;
     plot.bottom = 50;
-    plot.x.scale = {p_axis(50.0), kMaxSlot + 0.2, 0, 1, false};
+    plot.x.scale = {p_axis(50.0), kMaxSlot + 0.25, 0, 1, false};
     for (double p : {50.0, 90.0, 99.0, 99.9, 99.99, 99.999}) {
       plot.x.ticks.push_back(p_axis(p));
       plot.x.labels.push_back(format_trimmed(p, 4) + "%");
@@ -685,7 +686,7 @@ void jain_figure(Markup& m, const ScenarioResult& s, std::optional<double> gate)
                {"x", coord(plot.x1() - 4)},
                {"y", coord(gy - 5)},
                {"text-anchor", "end"}},
-              "min_jain gate " + format_sig(*gate, 6));
+              "min_jain gate " + format_trimmed(*gate, 6));
   }
   m.open("path", {{"class", "jain-series"},
                   {"data-points", json_array(series)},

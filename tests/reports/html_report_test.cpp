@@ -359,6 +359,8 @@ TEST(HtmlReport, ComparisonRowsWithRegressionsFlagged) {
   c.metrics.push_back(metric("g2-qp#0", "latency_p99_ns", 0.02, 0.4, false));
   c.regressions = 1;
   const std::string html = render_html_report(r, &c);
+  std::filesystem::create_directories(QB_BINARY_DIR "/html_reports");
+  std::ofstream(QB_BINARY_DIR "/html_reports/hand_comparison.html") << html;
 
   EXPECT_EQ(count(html, "<section id=\"comparison\">"), 1u);
   const auto rows = tags_with_class(html, "metric");
