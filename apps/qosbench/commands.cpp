@@ -211,8 +211,8 @@ int run_command(const RunArgs& args) {
   const bool regressed = comparison && comparison->regressed();
   if (args.quiet) {
     fmt::print("{}\n", results->passed && !regressed ? "PASSED"
-                       : regressed                 ? "FAILED (regression against the baseline)"
-                                                   : "FAILED");
+                       : regressed                   ? "FAILED (regression against the baseline)"
+                                                     : "FAILED");
   } else {
     report::print_console(*results, std::cout);
     if (comparison) {

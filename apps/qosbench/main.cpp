@@ -47,7 +47,8 @@ int main(int argc, char** argv) {
 
   qb::cli::ReportArgs report;
   auto* report_cmd = app.add_subcommand(
-      "report", "write the HTML report of a results file (exit 0 once written, whatever the verdict)");
+      "report",
+      "write the HTML report of a results file (exit 0 once written, whatever the verdict)");
   report_cmd->add_option("results", report.results_path, "results JSON")->required();
   report_cmd->add_option("-o,--output", report.output_path, "HTML file to write")->required();
   report_cmd->add_option("--baseline", report.baseline_path,
@@ -56,7 +57,8 @@ int main(int argc, char** argv) {
 
   qb::cli::CompareArgs compare;
   auto* compare_cmd = app.add_subcommand(
-      "compare", "compare two results files: exit 1 on a significant regression beyond the threshold");
+      "compare",
+      "compare two results files: exit 1 on a significant regression beyond the threshold");
   compare_cmd->add_option("baseline", compare.baseline_path, "baseline results JSON")->required();
   compare_cmd->add_option("current", compare.current_path, "current results JSON")->required();
   add_comparison_options(compare_cmd, compare.compare);

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 
-
 namespace qb::cli {
 namespace {
 
@@ -104,10 +103,9 @@ void ProgressLine::draw_locked() {
   if (finished_ || names_.empty()) return;
   const double elapsed_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  const std::string text =
-      format(current_, static_cast<uint32_t>(names_.size()), names_[current_],
-             done_per_scenario_[current_], repetitions_[current_], done_, total_, elapsed_s,
-             last_done_s_, terminal_width());
+  const std::string text = format(current_, static_cast<uint32_t>(names_.size()), names_[current_],
+                                  done_per_scenario_[current_], repetitions_[current_], done_,
+                                  total_, elapsed_s, last_done_s_, terminal_width());
   std::fprintf(out_, "\r%s\x1b[K", text.c_str());
   std::fflush(out_);
 }

@@ -38,29 +38,49 @@ std::vector<int64_t> doubled_mid_ranks(const std::vector<double>& pooled,
   return ranks;
 }
 
+// The largest distance from the mean (doubled) any n of the pooled ranks can reach: the n
+// smallest or the n largest.
+int64_t extreme_distance(std::vector<int64_t> ranks, size_t n) {
+  std::sort(ranks.begin(), ranks.end());
+  const auto center = static_cast<int64_t>(n) * static_cast<int64_t>(ranks.size() + 1);
+  const int64_t low =
+      std::accumulate(ranks.begin(), ranks.begin() + static_cast<std::ptrdiff_t>(n), int64_t{0});
+  const int64_t high =
+      std::accumulate(ranks.end() - static_cast<std::ptrdiff_t>(n), ranks.end(), int64_t{0});
+  return std::max(center - low, high - center);
+}
+
 // Exact two-sided p: the share of all C(N, n) ways to pick n of the pooled mid-ranks whose
 // sum is at least as far from its mean as the observed one. Counting subsets by (size, sum)
 // is a knapsack over at most 20 items and sums up to N(N+1) doubled: a few thousand cells.
-double exact_p_value(const std::vector<int64_t>& ranks, size_t n, int64_t observed) {
+// `min_p` receives the p of the most extreme arrangement.
+double exact_p_value(const std::vector<int64_t>& ranks, size_t n, int64_t observed, double& min_p) {
   const size_t total = ranks.size();
   const int64_t max_sum = std::accumulate(ranks.begin(), ranks.end(), int64_t{0});
-  std::vector<std::vector<double>> ways(n + 1, std::vector<double>(static_cast<size_t>(max_sum) + 1));
+  std::vector<std::vector<double>> ways(n + 1,
+                                        std::vector<double>(static_cast<size_t>(max_sum) + 1));
   ways[0][0] = 1.0;
   for (size_t item = 0; item < total; ++item) {
     const auto rank = static_cast<size_t>(ranks[item]);
     for (size_t k = std::min(n, item + 1); k >= 1; --k) {
-      for (size_t s = static_cast<size_t>(max_sum); s >= rank; --s) ways[k][s] += ways[k - 1][s - rank];
+      for (size_t s = static_cast<size_t>(max_sum); s >= rank; --s)
+        ways[k][s] += ways[k - 1][s - rank];
     }
   }
   // Mean of the doubled sum: n * (N + 1).
   const auto center = static_cast<int64_t>(n) * static_cast<int64_t>(total + 1);
   const int64_t distance = std::llabs(observed - center);
-  double extreme = 0.0, all = 0.0;
+  const int64_t max_distance = extreme_distance(ranks, n);
+  double extreme = 0.0, most_extreme = 0.0, all = 0.0;
   for (size_t s = 0; s < ways[n].size(); ++s) {
     all += ways[n][s];
-    if (std::llabs(static_cast<int64_t>(s) - center) >= distance) extreme += ways[n][s];
+    const int64_t d = std::llabs(static_cast<int64_t>(s) - center);
+    if (d >= distance) extreme += ways[n][s];
+    if (d >= max_distance) most_extreme += ways[n][s];
   }
-  return all > 0.0 ? std::min(1.0, extreme / all) : 1.0;
+  if (!(all > 0.0)) return 1.0;
+  min_p = std::min(1.0, most_extreme / all);
+  return std::min(1.0, extreme / all);
 }
 
 // Normal approximation with the tie-corrected variance and a continuity correction of 1/2.
@@ -128,15 +148,13 @@ class Comparer {
     } else if (m.baseline != 0.0) {
       m.change = m.current / m.baseline - 1.0;
     } else {
-      m.change = m.current == 0.0 ? 0.0 : std::copysign(std::numeric_limits<double>::infinity(), m.current);
+      m.change = m.current == 0.0
+                     ? 0.0
+                     : std::copysign(std::numeric_limits<double>::infinity(), m.current);
     }
-    m.p_value = mann_whitney_u(m.baseline_reps, m.current_reps).p_value;
-    m.significant = m.p_value < options_.alpha;
-    const double bad = higher_is_better ? -m.change : m.change;
-    m.regression = m.significant && bad > options_.threshold;
-    m.improvement = m.significant && -bad > options_.threshold;
-    out_.regressions += m.regression ? 1 : 0;
-    out_.improvements += m.improvement ? 1 : 0;
+    const MannWhitney test = mann_whitney_u(m.baseline_reps, m.current_reps);
+    m.p_value = test.p_value;
+    m.min_p_value = test.min_p_value;
     out_.metrics.push_back(std::move(m));
   }
 
@@ -172,14 +190,53 @@ class Comparer {
   const ComparisonOptions& options_;
 };
 
+// Many metrics tested at once: at alpha = 0.05 one in twenty unchanged metrics would look
+// significant. Benjamini-Hochberg keeps the expected share of false discoveries at alpha.
+// A metric whose pooled values cannot give p < alpha in any arrangement (identical
+// repetitions on both sides, as the deterministic simulator gives) can never be a discovery
+// and is not counted (Tarone's observation for discrete tests; the permutation test is
+// conditional on the pooled values, so leaving them out keeps the guarantee).
+void judge_metrics(Comparison& out) {
+  const ComparisonOptions& options = out.options;
+  std::vector<MetricComparison*> tested;
+  for (auto& m : out.metrics) {
+    if (m.min_p_value < options.alpha) tested.push_back(&m);
+  }
+  out.tested = tested.size();
+  if (options.correct_multiple) {
+    std::stable_sort(tested.begin(), tested.end(),
+                     [](const MetricComparison* a, const MetricComparison* b) {
+                       return a->p_value < b->p_value;
+                     });
+    // Step-up: q_(i) = min over j >= i of p_(j) * m / j.
+    double running = 1.0;
+    for (size_t i = tested.size(); i-- > 0;) {
+      const double scaled =
+          tested[i]->p_value * static_cast<double>(tested.size()) / static_cast<double>(i + 1);
+      running = std::min(running, scaled);
+      tested[i]->p_adjusted = std::min(1.0, running);
+    }
+  } else {
+    for (auto* m : tested) m->p_adjusted = m->p_value;
+  }
+  for (auto& m : out.metrics) {
+    m.significant = m.p_adjusted < options.alpha;
+    const double bad = m.higher_is_better ? -m.change : m.change;
+    m.regression = m.significant && bad > options.threshold;
+    m.improvement = m.significant && -bad > options.threshold;
+    out.regressions += m.regression ? 1 : 0;
+    out.improvements += m.improvement ? 1 : 0;
+  }
+}
+
 Error incompatible(std::string message) {
   return make_error(Errc::invalid_config, "cannot compare: " + std::move(message));
 }
 
 // The names of `items` as a set; a duplicate name makes the files ambiguous to match.
 template <class Item>
-Result<std::map<std::string, const Item*>> by_name(const std::vector<Item>& items,
-                                                   const char* what, const std::string& label) {
+Result<std::map<std::string, const Item*>> by_name(const std::vector<Item>& items, const char* what,
+                                                   const std::string& label) {
   std::map<std::string, const Item*> out;
   for (const Item& item : items) {
     if (!out.emplace(item.name, &item).second) {
@@ -218,7 +275,8 @@ Result<std::map<std::string, const Item*>> matching(const std::vector<Item>& bas
 double min_p_value(size_t n, size_t m) {
   if (n == 0 || m == 0) return 1.0;
   double combinations = 1.0;  // C(n + m, n)
-  for (size_t i = 1; i <= n; ++i) combinations = combinations * static_cast<double>(m + i) / static_cast<double>(i);
+  for (size_t i = 1; i <= n; ++i)
+    combinations = combinations * static_cast<double>(m + i) / static_cast<double>(i);
   return std::min(1.0, 2.0 / combinations);
 }
 
@@ -230,14 +288,19 @@ MannWhitney mann_whitney_u(std::span<const double> a, std::span<const double> b)
   pooled.insert(pooled.end(), b.begin(), b.end());
   std::vector<int64_t> tie_sizes;
   const std::vector<int64_t> ranks = doubled_mid_ranks(pooled, &tie_sizes);
-  const int64_t doubled_sum_a = std::accumulate(ranks.begin(), ranks.begin() + static_cast<std::ptrdiff_t>(n), int64_t{0});
+  const int64_t doubled_sum_a =
+      std::accumulate(ranks.begin(), ranks.begin() + static_cast<std::ptrdiff_t>(n), int64_t{0});
   result.u = static_cast<double>(doubled_sum_a) / 2.0 - static_cast<double>(n * (n + 1)) / 2.0;
   if (tie_sizes.size() == 1) return result;  // every value equal: no evidence either way
   if (n <= kExactMaxSample && m <= kExactMaxSample) {
     result.exact = true;
-    result.p_value = exact_p_value(ranks, n, doubled_sum_a);
+    result.p_value = exact_p_value(ranks, n, doubled_sum_a, result.min_p_value);
   } else {
     result.p_value = normal_p_value(result.u, n, m, tie_sizes);
+    // U of the most extreme arrangement: the doubled distance halved, around n*m/2.
+    const double max_u_distance = static_cast<double>(extreme_distance(ranks, n)) / 2.0;
+    result.min_p_value =
+        normal_p_value(static_cast<double>(n * m) / 2.0 - max_u_distance, n, m, tie_sizes);
   }
   return result;
 }
@@ -272,7 +335,8 @@ Result<Comparison> compare_results(const Results& baseline, const Results& curre
                                    const ComparisonOptions& options) {
   if (!(options.threshold >= 0.0) || !(options.alpha > 0.0 && options.alpha <= 1.0)) {
     return make_error(Errc::usage, fmt::format("threshold must be >= 0 and alpha in (0, 1], got "
-                                               "{} and {}", options.threshold, options.alpha));
+                                               "{} and {}",
+                                               options.threshold, options.alpha));
   }
   Comparison out;
   out.suite = current.suite;
@@ -319,6 +383,7 @@ Result<Comparison> compare_results(const Results& baseline, const Results& curre
                  {base.fairness.jain_reps, base.fairness.jain},
                  {cur.fairness.jain_reps, cur.fairness.jain});
   }
+  judge_metrics(out);
   return out;
 }
 
@@ -365,27 +430,36 @@ int severity(const MetricComparison& m, double threshold) {
 }  // namespace
 
 void print_comparison(const Comparison& comparison, std::ostream& out, size_t max_rows) {
-  fmt::print(out, "compare \"{}\": {} -> {} (threshold {:.2f}%, alpha {}, Mann-Whitney U over repetitions)\n",
-             comparison.suite, comparison.baseline_label, comparison.current_label,
-             comparison.options.threshold * 100.0, comparison.options.alpha);
+  fmt::print(
+      out,
+      "compare \"{}\": {} -> {} (threshold {:.2f}%, alpha {}, Mann-Whitney U over repetitions)\n",
+      comparison.suite, comparison.baseline_label, comparison.current_label,
+      comparison.options.threshold * 100.0, comparison.options.alpha);
+  fmt::print(out, "{} of {} metrics vary enough to be tested{}\n", comparison.tested,
+             comparison.metrics.size(),
+             comparison.options.correct_multiple && comparison.tested > 1
+                 ? "; q: their p adjusted for testing them all (Benjamini-Hochberg)"
+                 : "");
   for (const auto& note : comparison.notes) fmt::print(out, "note: {}\n", note);
 
   std::vector<const MetricComparison*> rows;
   for (const auto& m : comparison.metrics) rows.push_back(&m);
   // Regressions first, then improvements, then the rest by the size of the bad change.
   const double threshold = comparison.options.threshold;
-  std::stable_sort(rows.begin(), rows.end(), [&](const MetricComparison* a, const MetricComparison* b) {
-    if (severity(*a, threshold) != severity(*b, threshold)) {
-      return severity(*a, threshold) < severity(*b, threshold);
-    }
-    if (bad_change(*a) != bad_change(*b)) return bad_change(*a) > bad_change(*b);
-    return kind_order(*a) < kind_order(*b);
-  });
+  std::stable_sort(rows.begin(), rows.end(),
+                   [&](const MetricComparison* a, const MetricComparison* b) {
+                     if (severity(*a, threshold) != severity(*b, threshold)) {
+                       return severity(*a, threshold) < severity(*b, threshold);
+                     }
+                     if (bad_change(*a) != bad_change(*b)) return bad_change(*a) > bad_change(*b);
+                     return kind_order(*a) < kind_order(*b);
+                   });
   bool multi_scenario = false;
-  for (const auto* m : rows) multi_scenario = multi_scenario || m->scenario != rows.front()->scenario;
+  for (const auto* m : rows)
+    multi_scenario = multi_scenario || m->scenario != rows.front()->scenario;
 
-  constexpr const char* kRow = "  {:<10} {:<28} {:<16} {:>16} {:>16} {:>10} {:>8}\n";
-  fmt::print(out, kRow, "verdict", "subject", "metric", "baseline", "current", "change", "p");
+  constexpr const char* kRow = "  {:<10} {:<28} {:<16} {:>16} {:>16} {:>10} {:>8} {:>8}\n";
+  fmt::print(out, kRow, "verdict", "subject", "metric", "baseline", "current", "change", "p", "q");
   size_t shown = 0, hidden = 0;
   for (const auto* m : rows) {
     if (severity(*m, threshold) == 3 && shown >= max_rows) {
@@ -393,10 +467,13 @@ void print_comparison(const Comparison& comparison, std::ostream& out, size_t ma
       continue;
     }
     ++shown;
-    std::string subject = m->kind == "scenario" ? m->subject : fmt::format("{} {}", m->kind, m->subject);
+    std::string subject =
+        m->kind == "scenario" ? m->subject : fmt::format("{} {}", m->kind, m->subject);
     if (multi_scenario && m->kind != "scenario") subject = m->scenario + ": " + subject;
-    fmt::print(out, kRow, verdict(*m, threshold), subject, m->metric, format_value(m->metric, m->baseline),
-               format_value(m->metric, m->current), format_change(*m), fmt::format("{:.3g}", m->p_value));
+    fmt::print(out, kRow, verdict(*m, threshold), subject, m->metric,
+               format_value(m->metric, m->baseline), format_value(m->metric, m->current),
+               format_change(*m), fmt::format("{:.3g}", m->p_value),
+               fmt::format("{:.3g}", m->p_adjusted));
   }
   if (hidden != 0) fmt::print(out, "  ... and {} more metrics within noise\n", hidden);
   fmt::print(out, "{}: {} regression{}, {} improvement{}, {} metrics compared\n",
@@ -424,6 +501,8 @@ std::string comparison_to_json(const Comparison& comparison, int indent) {
                            {"current", number(m.current)},
                            {"change", number(m.change)},
                            {"p_value", number(m.p_value)},
+                           {"p_adjusted", number(m.p_adjusted)},
+                           {"min_p_value", number(m.min_p_value)},
                            {"significant", m.significant},
                            {"regression", m.regression},
                            {"improvement", m.improvement},
@@ -436,6 +515,8 @@ std::string comparison_to_json(const Comparison& comparison, int indent) {
             {"current", comparison.current_label},
             {"threshold", comparison.options.threshold},
             {"alpha", comparison.options.alpha},
+            {"correction", comparison.options.correct_multiple ? "benjamini-hochberg" : "none"},
+            {"tested", comparison.tested},
             {"regressed", comparison.regressed()},
             {"regressions", comparison.regressions},
             {"improvements", comparison.improvements},

@@ -36,9 +36,9 @@ size_t valid_utf8_length(std::string_view text, size_t at) {
     code = (code << 6) | (byte(at + i) & 0x3Fu);
   }
   const uint32_t min_code = length == 2 ? 0x80u : length == 3 ? 0x800u : 0x10000u;
-  if (code < min_code || code > 0x10FFFFu) return 0;               // overlong or too large
-  if (code >= 0xD800u && code <= 0xDFFFu) return 0;                // surrogates
-  if (code == 0xFFFEu || code == 0xFFFFu) return 0;                // not XML characters
+  if (code < min_code || code > 0x10FFFFu) return 0;  // overlong or too large
+  if (code >= 0xD800u && code <= 0xDFFFu) return 0;   // surrogates
+  if (code == 0xFFFEu || code == 0xFFFFu) return 0;   // not XML characters
   return length;
 }
 
@@ -51,14 +51,30 @@ std::string escape(std::string_view text, bool attribute) {
     const auto c = static_cast<unsigned char>(text[i]);
     if (c < 0x80) {
       switch (c) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        case '\'': out += "&apos;"; break;
-        case '\t': out += attribute ? "&#9;" : "\t"; break;
-        case '\n': out += attribute ? "&#10;" : "\n"; break;
-        case '\r': out += "&#13;"; break;
+        case '&':
+          out += "&amp;";
+          break;
+        case '<':
+          out += "&lt;";
+          break;
+        case '>':
+          out += "&gt;";
+          break;
+        case '"':
+          out += "&quot;";
+          break;
+        case '\'':
+          out += "&apos;";
+          break;
+        case '\t':
+          out += attribute ? "&#9;" : "\t";
+          break;
+        case '\n':
+          out += attribute ? "&#10;" : "\n";
+          break;
+        case '\r':
+          out += "&#13;";
+          break;
         default:
           if (c < 0x20) {
             out += kReplacement;
@@ -137,7 +153,8 @@ void append_suite(std::string& out, const Suite& suite, size_t& tests, size_t& f
       "time=\"{:.3f}\"",
       xml_escape(suite.name), suite.cases.size(), suite_failures, suite_errors,
       std::isfinite(suite.time_s) ? suite.time_s : 0.0);
-  if (!suite.timestamp.empty()) out += fmt::format(" timestamp=\"{}\"", xml_escape(suite.timestamp));
+  if (!suite.timestamp.empty())
+    out += fmt::format(" timestamp=\"{}\"", xml_escape(suite.timestamp));
   if (!suite.hostname.empty()) out += fmt::format(" hostname=\"{}\"", xml_escape(suite.hostname));
   out += ">\n";
   if (!suite.properties.empty()) {
@@ -149,8 +166,8 @@ void append_suite(std::string& out, const Suite& suite, size_t& tests, size_t& f
     out += "    </properties>\n";
   }
   for (const Case& c : suite.cases) {
-    out += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\"", xml_escape(c.classname),
-                       xml_escape(c.name));
+    out += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\"",
+                       xml_escape(c.classname), xml_escape(c.name));
     if (c.failure.empty() && c.error.empty() && c.body.empty()) {
       out += "/>\n";
       continue;
@@ -189,13 +206,14 @@ Case metric_case(const std::string& classname, const MetricComparison& m, double
   c.classname = classname;
   c.type = "regression";
   c.name = m.kind == "scenario" ? m.metric : fmt::format("{} {} {}", m.kind, m.subject, m.metric);
-  const std::string change =
-      !std::isfinite(m.change)   ? std::string("n/a")
-      : m.metric == "abs_error" ? fmt::format("{:+.4f} percentage points", m.change * 100.0)
-                                : fmt::format("{:+.2f}%", m.change * 100.0);
+  const std::string change = !std::isfinite(m.change) ? std::string("n/a")
+                             : m.metric == "abs_error"
+                                 ? fmt::format("{:+.4f} percentage points", m.change * 100.0)
+                                 : fmt::format("{:+.2f}%", m.change * 100.0);
   const std::string figures = fmt::format(
-      "baseline {}, current {}, change {}, p = {:.4g}, threshold {:.2f}% ({} is better)",
-      metric_figure(m, m.baseline), metric_figure(m, m.current), change, m.p_value,
+      "baseline {}, current {}, change {}, p = {:.4g}, q = {:.4g}, threshold {:.2f}% ({} is "
+      "better)",
+      metric_figure(m, m.baseline), metric_figure(m, m.current), change, m.p_value, m.p_adjusted,
       threshold * 100.0, m.higher_is_better ? "higher" : "lower");
   if (m.regression) {
     c.failure = "regression: " + figures;
@@ -224,7 +242,11 @@ std::vector<Suite> comparison_suites(const Comparison& comparison) {
                           {"current", comparison.current_label},
                           {"threshold", format_number(comparison.options.threshold)},
                           {"alpha", format_number(comparison.options.alpha)},
-                          {"test", "two-sided Mann-Whitney U over repetitions"}};
+                          {"test", "two-sided Mann-Whitney U over repetitions"},
+                          {"correction", comparison.options.correct_multiple
+                                             ? "Benjamini-Hochberg over the testable metrics"
+                                             : "none"},
+                          {"tested", std::to_string(comparison.tested)}};
       for (size_t i = 0; i < comparison.notes.size(); ++i) {
         suite.properties.emplace_back(fmt::format("note{}", i + 1), comparison.notes[i]);
       }
@@ -261,8 +283,9 @@ std::string run_junit_xml(const Results& results, const Comparison* comparison) 
       Case c;
       c.classname = suite.name;
       c.name = gate.name;
-      const std::string figures = fmt::format("measured {}, threshold {}", gate_figure(gate, gate.value),
-                                              gate_figure(gate, gate.threshold));
+      const std::string figures =
+          fmt::format("measured {}, threshold {}", gate_figure(gate, gate.value),
+                      gate_figure(gate, gate.threshold));
       const std::string detail = gate.detail.empty() ? std::string() : ": " + gate.detail;
       if (!gate.passed) {
         c.failure = figures + detail;

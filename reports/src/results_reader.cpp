@@ -44,7 +44,8 @@ class Node {
   const Json& json() const noexcept { return value_; }
 
   Node operator[](std::string_view key) const {
-    if (!value_.is_object()) throw FieldError{path_, "expected an object, found " + type_name(value_)};
+    if (!value_.is_object())
+      throw FieldError{path_, "expected an object, found " + type_name(value_)};
     const auto it = value_.find(key);
     if (it == value_.end()) {
       throw FieldError{child_path(path_, key), "missing field"};
@@ -53,7 +54,8 @@ class Node {
   }
 
   const Json& array() const {
-    if (!value_.is_array()) throw FieldError{path_, "expected an array, found " + type_name(value_)};
+    if (!value_.is_array())
+      throw FieldError{path_, "expected an array, found " + type_name(value_)};
     return value_;
   }
 
@@ -64,19 +66,22 @@ class Node {
   }
 
   std::string str() const {
-    if (!value_.is_string()) throw FieldError{path_, "expected a string, found " + type_name(value_)};
+    if (!value_.is_string())
+      throw FieldError{path_, "expected a string, found " + type_name(value_)};
     return value_.get<std::string>();
   }
 
   bool boolean() const {
-    if (!value_.is_boolean()) throw FieldError{path_, "expected true or false, found " + type_name(value_)};
+    if (!value_.is_boolean())
+      throw FieldError{path_, "expected true or false, found " + type_name(value_)};
     return value_.get<bool>();
   }
 
   // The writer turns a non-finite figure into null; `null_as` is what that figure was.
   double number(double null_as = std::numeric_limits<double>::quiet_NaN()) const {
     if (value_.is_null()) return null_as;
-    if (!value_.is_number()) throw FieldError{path_, "expected a number, found " + type_name(value_)};
+    if (!value_.is_number())
+      throw FieldError{path_, "expected a number, found " + type_name(value_)};
     return value_.get<double>();
   }
 
@@ -133,8 +138,9 @@ LatencySummary read_latency(const Node& node) {
   latency.count = node["count"].integer<uint64_t>();
   node["spectrum"].each([&](const Node& pair) {
     if (pair.array().size() != 2) throw FieldError{pair.path(), "expected [percentile, ns]"};
-    latency.spectrum.emplace_back(Node(pair.json()[0], index_path(pair.path(), 0)).number(),
-                                  Node(pair.json()[1], index_path(pair.path(), 1)).integer<int64_t>());
+    latency.spectrum.emplace_back(
+        Node(pair.json()[0], index_path(pair.path(), 0)).number(),
+        Node(pair.json()[1], index_path(pair.path(), 1)).integer<int64_t>());
   });
   return latency;
 }
@@ -195,7 +201,8 @@ ElementResult read_element(const Node& node) {
   element.parent = parent.json().is_null() ? std::string() : parent.str();
   const std::string kind = node["kind"].str();
   if (kind != "leaf" && kind != "node") {
-    throw FieldError{child_path(node.path(), "kind"), "expected \"leaf\" or \"node\", found \"" + kind + "\""};
+    throw FieldError{child_path(node.path(), "kind"),
+                     "expected \"leaf\" or \"node\", found \"" + kind + "\""};
   }
   element.is_leaf = kind == "leaf";
   element.bw_share = node["bw_share"].integer<uint32_t>();
@@ -227,7 +234,8 @@ ScenarioResult read_scenario(const Node& node) {
   scenario.mtu_bytes = node["mtu_bytes"].integer<uint32_t>();
   scenario.capacity_bps = node["capacity_bps"].number();
   if (const std::string basis = node["rate_basis"].str(); basis != "wire") {
-    throw FieldError{child_path(node.path(), "rate_basis"), "expected \"wire\", found \"" + basis + "\""};
+    throw FieldError{child_path(node.path(), "rate_basis"),
+                     "expected \"wire\", found \"" + basis + "\""};
   }
   scenario.seed = node["seed"].integer<uint64_t>();
   scenario.repetitions = node["repetitions"].integer<uint32_t>();
@@ -317,10 +325,11 @@ Result<Results> results_from_json(std::string_view text, const std::string& sour
                       "schema", SourceLoc{source_name});
   }
   if (schema->get<std::string>() != kResultsSchema) {
-    return make_error(Errc::invalid_config,
-                      fmt::format("results schema \"{}\" is not supported: this qosbench reads \"{}\"",
-                                  schema->get<std::string>(), kResultsSchema),
-                      "schema", SourceLoc{source_name});
+    return make_error(
+        Errc::invalid_config,
+        fmt::format("results schema \"{}\" is not supported: this qosbench reads \"{}\"",
+                    schema->get<std::string>(), kResultsSchema),
+        "schema", SourceLoc{source_name});
   }
   try {
     return read_root(Node(root, ""));

@@ -25,8 +25,8 @@ std::string temp_path(const std::string& name) {
 // Runs the two-groups suite with 5 repetitions (enough for p < 0.05) into a results file.
 std::string run_two_groups(const std::string& name, const std::vector<std::string>& extra = {}) {
   const std::string path = temp_path(name);
-  std::vector<std::string> args{"run", kTwoGroups, "--repetitions", "5", "--duration", "20ms",
-                                "--json", path, "--quiet"};
+  std::vector<std::string> args{"run",    kTwoGroups, "--repetitions", "5", "--duration", "20ms",
+                                "--json", path,       "--quiet"};
   args.insert(args.end(), extra.begin(), extra.end());
   const Outcome outcome = run_qosbench(args);
   EXPECT_EQ(outcome.exit_code, 0) << outcome.out << outcome.err;
@@ -157,8 +157,8 @@ TEST(ReportCli, RunWithBaselineFailsOnRegressionAndJunitCarriesBoth) {
   EXPECT_EQ(attr_count(*root, "failures"), 5u);
 
   // Against the true baseline (same seed): exit 0.
-  const Outcome same = run_qosbench({"run", kTwoGroups, "--repetitions", "5", "--duration",
-                                     "20ms", "--baseline", base, "--quiet"});
+  const Outcome same = run_qosbench({"run", kTwoGroups, "--repetitions", "5", "--duration", "20ms",
+                                     "--baseline", base, "--quiet"});
   EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
   EXPECT_EQ(same.out, "PASSED\n");
 }
@@ -183,8 +183,8 @@ TEST(ReportCli, TruncatedResultsAreExitTwoAndWriteNothing) {
   EXPECT_EQ(outcome.exit_code, 2) << outcome.err;
 
   // run refuses a bad baseline before running anything, and writes none of its outputs.
-  outcome = run_qosbench({"run", kTwoGroups, "--baseline", half, "--json", results, "--junit",
-                          junit, "--html", html});
+  outcome = run_qosbench(
+      {"run", kTwoGroups, "--baseline", half, "--json", results, "--junit", junit, "--html", html});
   EXPECT_EQ(outcome.exit_code, 2) << outcome.err;
   EXPECT_TRUE(outcome.out.empty()) << outcome.out;
 

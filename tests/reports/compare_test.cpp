@@ -65,6 +65,24 @@ TEST(MannWhitney, TiesUseMidRanksAndTheirExactPermutationDistribution) {
   EXPECT_NEAR(uneven.p_value, 65.0 / 462.0, 1e-12);
 }
 
+TEST(MannWhitney, MinimumAttainablePValueDependsOnThePooledValues) {
+  EXPECT_NEAR(mw({3, 1, 2, 5, 4}, {9, 8, 6, 7, 10}).min_p_value, 2.0 / 252.0, 1e-12);
+  EXPECT_NEAR(mw({5, 4, 3, 2, 1}, {1, 2, 3, 4, 5}).p_value, 1.0, 1e-12);
+  // Pairs of ties (the same five values on both sides): the most extreme split puts both
+  // copies of the two smallest and one of the third on one side: 2 ways, mirrored: 4/252.
+  EXPECT_NEAR(mw({5, 4, 3, 2, 1}, {1, 2, 3, 4, 5}).min_p_value, 4.0 / 252.0, 1e-12);
+  EXPECT_DOUBLE_EQ(mw({7, 7, 7}, {7, 7, 7}).min_p_value, 1.0);
+  // Nine equal values and one other: at best p = 2 * 5/10 = 1, no test at all.
+  EXPECT_DOUBLE_EQ(mw({7, 7, 7, 7, 7}, {7, 7, 7, 7, 8}).min_p_value, 1.0);
+  // Normal approximation: the extreme U = 0 of 12 + 12 distinct values.
+  std::vector<double> a, b;
+  for (int i = 0; i < 12; ++i) {
+    a.push_back(12 + i);
+    b.push_back(i);
+  }
+  EXPECT_NEAR(mw(a, b).min_p_value, 3.658455e-05, 1e-10);
+}
+
 TEST(MannWhitney, IdenticalSamplesHaveNoEvidence) {
   const MannWhitney same = mw({7, 7, 7, 7, 7}, {7, 7, 7, 7, 7});
   EXPECT_DOUBLE_EQ(same.p_value, 1.0);
@@ -92,6 +110,10 @@ TEST(MannWhitney, NormalApproximationBeyondTenPerSample) {
   EXPECT_NEAR(tied.p_value, 0.00128311518, 1e-10);
 }
 
+std::string fmt_name(int i) {
+  return "noisy#" + std::to_string(i);
+}
+
 const MetricComparison* find(const Comparison& c, const std::string& kind,
                              const std::string& subject, const std::string& metric) {
   for (const auto& m : c.metrics) {
@@ -108,6 +130,11 @@ TEST(Compare, PlantedTenPercentThroughputRegressionWithFiveRepetitionsIsFlagged)
   ASSERT_NE(flow, nullptr);
   EXPECT_NEAR(flow->change, -0.10, 1e-9);
   EXPECT_NEAR(flow->p_value, 2.0 / 252.0, 1e-12);
+  EXPECT_NEAR(flow->min_p_value, 2.0 / 252.0, 1e-12);
+  // Testable: g1's flows and group (throughput, error: their repetitions differ) and g2's
+  // four; the latency figures and Jain are equal everywhere. q = 2/252 * 10 / 4.
+  EXPECT_EQ(c->tested, 10u);
+  EXPECT_NEAR(flow->p_adjusted, 2.0 / 252.0 * 10.0 / 4.0, 1e-12);
   EXPECT_TRUE(flow->significant);
   EXPECT_TRUE(flow->regression);
   EXPECT_FALSE(flow->improvement);
@@ -168,13 +195,46 @@ TEST(Compare, ImprovementsAreNotRegressions) {
   EXPECT_FALSE(jain->regression);
 }
 
-TEST(Compare, LatencyIncreaseIsARegression) {
+TEST(Compare, LatencyIncreaseIsARegressionWhenTestedAlone) {
   Results current = sample_results(5);
   for (auto& v : current.scenarios[0].groups[0].latency_reps.p999_ns) v = v * 12 / 10;
-  auto c = compare_results(sample_results(5), current, {});
-  ASSERT_TRUE(c);
-  EXPECT_EQ(c->regressions, 1u);
-  EXPECT_TRUE(find(*c, "group", "g1-qp", "latency_p999_ns")->regression);
+  auto raw = compare_results(sample_results(5), current, {.correct_multiple = false});
+  ASSERT_TRUE(raw);
+  EXPECT_EQ(raw->regressions, 1u);
+  EXPECT_TRUE(find(*raw, "group", "g1-qp", "latency_p999_ns")->regression);
+  // Corrected: 11 metrics can reach p < 0.05 (the ten rate figures, whose repetitions
+  // differ, and this one); one discovery at p = 2/252 among 11: q = 11 * 2/252 = 0.087.
+  auto corrected = compare_results(sample_results(5), current, {});
+  ASSERT_TRUE(corrected);
+  EXPECT_EQ(corrected->tested, 11u);
+  const MetricComparison* p999 = find(*corrected, "group", "g1-qp", "latency_p999_ns");
+  EXPECT_NEAR(p999->p_adjusted, 11.0 * 2.0 / 252.0, 1e-12);
+  EXPECT_FALSE(p999->regression);
+}
+
+TEST(Compare, ManyNoisyMetricsDoNotRaiseFalseAlarms) {
+  // 100 flows whose repetitions are noise; one of them happens to rank fully separated
+  // (p = 2/252) with a 6 % shift. Alone it would be a regression; among 100 tests it is not.
+  Results base = sample_results(5), cur = sample_results(5);
+  for (int i = 0; i < 100; ++i) {
+    std::vector<double> b, c;
+    for (int r = 0; r < 5; ++r) {
+      b.push_back(1e9 * (1.0 + 0.01 * ((r * 7 + i) % 5)));
+      c.push_back(1e9 * (1.0 + 0.01 * ((r * 3 + i) % 5)));
+    }
+    if (i == 42) {
+      for (double& v : c) v *= 1.06 + 0.04;  // shifted above every baseline value
+    }
+    base.scenarios[0].flows.push_back(testing::flow(fmt_name(i), "g1-qp", 1e9, b));
+    cur.scenarios[0].flows.push_back(testing::flow(fmt_name(i), "g1-qp", 1e9, c));
+  }
+  auto raw = compare_results(base, cur, {.correct_multiple = false});
+  ASSERT_TRUE(raw);
+  EXPECT_TRUE(find(*raw, "flow", fmt_name(42), "abs_error")->regression);
+  auto corrected = compare_results(base, cur, {});
+  ASSERT_TRUE(corrected);
+  EXPECT_GT(corrected->tested, 200u);
+  EXPECT_FALSE(corrected->regressed());
 }
 
 TEST(Compare, ThreeRepetitionsCannotFlagAndSayWhy) {

@@ -84,8 +84,8 @@ TEST(ResultsReader, InvalidJsonGivesLineAndColumn) {
 }
 
 TEST(ResultsReader, OtherSchemaVersionIsRefusedByName) {
-  const std::string json = replace_once(results_to_json(sample_results()), "qosbench.results/1",
-                                        "qosbench.results/2");
+  const std::string json =
+      replace_once(results_to_json(sample_results()), "qosbench.results/1", "qosbench.results/2");
   auto read = results_from_json(json, "v2.json");
   ASSERT_FALSE(read);
   EXPECT_EQ(read.error().code, Errc::invalid_config);
@@ -98,8 +98,8 @@ TEST(ResultsReader, OtherSchemaVersionIsRefusedByName) {
 }
 
 TEST(ResultsReader, MissingFieldNamesItsJsonPath) {
-  const std::string json = replace_once(results_to_json(sample_results()), "\"late_posts\"",
-                                        "\"late_postz\"");
+  const std::string json =
+      replace_once(results_to_json(sample_results()), "\"late_posts\"", "\"late_postz\"");
   auto read = results_from_json(json, "r.json");
   ASSERT_FALSE(read);
   EXPECT_EQ(read.error().code, Errc::invalid_config);
@@ -120,7 +120,8 @@ TEST(ResultsReader, WrongTypeNamesItsJsonPath) {
   ASSERT_FALSE(read);
   EXPECT_EQ(read.error().where, "scenarios[0].flows[0].drops");
 
-  json = replace_once(results_to_json(sample_results()), "\"kind\": \"leaf\"", "\"kind\": \"twig\"");
+  json =
+      replace_once(results_to_json(sample_results()), "\"kind\": \"leaf\"", "\"kind\": \"twig\"");
   read = results_from_json(json, "r.json");
   ASSERT_FALSE(read);
   EXPECT_EQ(read.error().where, "scenarios[0].tree[1].kind");

@@ -105,15 +105,22 @@ class XmlChecker {
     const size_t end = s_.find(';', i_);
     if (end == std::string::npos || end - i_ > 10) fail("bad reference");
     const std::string ref = s_.substr(i_ + 1, end - i_ - 1);
-    if (ref == "amp") out += '&';
-    else if (ref == "lt") out += '<';
-    else if (ref == "gt") out += '>';
-    else if (ref == "quot") out += '"';
-    else if (ref == "apos") out += '\'';
+    if (ref == "amp")
+      out += '&';
+    else if (ref == "lt")
+      out += '<';
+    else if (ref == "gt")
+      out += '>';
+    else if (ref == "quot")
+      out += '"';
+    else if (ref == "apos")
+      out += '\'';
     else if (ref.size() > 1 && ref[0] == '#') {
       const bool hex = ref[1] == 'x';
-      const uint32_t code = static_cast<uint32_t>(std::stoul(ref.substr(hex ? 2 : 1), nullptr, hex ? 16 : 10));
-      if (code < 0x20 && code != 0x9 && code != 0xA && code != 0xD) fail("reference to a control character");
+      const uint32_t code =
+          static_cast<uint32_t>(std::stoul(ref.substr(hex ? 2 : 1), nullptr, hex ? 16 : 10));
+      if (code < 0x20 && code != 0x9 && code != 0xA && code != 0xD)
+        fail("reference to a control character");
       append_utf8(out, code);
     } else {
       fail("unknown entity &" + ref + ";");

@@ -22,8 +22,15 @@ struct MetricComparison {
   bool higher_is_better = true;
   double baseline = 0.0;  // mean over repetitions
   double current = 0.0;
-  double change = 0.0;    // current / baseline - 1 (for abs_error: current - baseline)
-  double p_value = 1.0;   // two-sided Mann-Whitney U; 1 when there are too few repetitions
+  double change = 0.0;   // current / baseline - 1 (for abs_error: current - baseline)
+  double p_value = 1.0;  // two-sided Mann-Whitney U; 1 when there are too few repetitions
+  /// p_value adjusted for testing many metrics at once (Benjamini-Hochberg over the metrics
+  /// whose values can reach p < alpha at all; see docs/ci-gating.md); 1 for the others.
+  /// `significant` is p_adjusted < alpha (p_value < alpha with the correction turned off).
+  double p_adjusted = 1.0;
+  /// The smallest p-value any arrangement of these pooled values could give (1 when they
+  /// are all equal): a metric with min_p_value >= alpha is no test and not counted.
+  double min_p_value = 1.0;
   bool significant = false;
   bool regression = false;
   bool improvement = false;
@@ -37,6 +44,9 @@ struct ComparisonOptions {
   /// Compare files whose config_hash differs (the suite file was edited); scenario, flow and
   /// group names must still match.
   bool allow_config_change = false;
+  /// Control the false discovery rate over all metrics (Benjamini-Hochberg). Off: every
+  /// metric is tested at alpha alone, and a suite with many flows raises false alarms.
+  bool correct_multiple = true;
 };
 
 struct Comparison {
@@ -50,6 +60,7 @@ struct Comparison {
   /// Things the reader of a comparison must know (too few repetitions for any significance,
   /// an incomplete run, a changed config), in plain sentences.
   std::vector<std::string> notes;
+  size_t tested = 0;  // metrics that could reach p < alpha: the count of the correction
   bool regressed() const noexcept { return regressions != 0; }
 };
 
@@ -63,7 +74,8 @@ Result<Comparison> compare_results(const Results& baseline, const Results& curre
 /// Notes (a config change that is allowed) are appended to `notes` when given.
 Status check_comparable(const Results& baseline, const std::string& schema,
                         const std::string& suite, const std::string& config_hash,
-                        const ComparisonOptions& options, std::vector<std::string>* notes = nullptr);
+                        const ComparisonOptions& options,
+                        std::vector<std::string>* notes = nullptr);
 
 /// The two-sided Mann-Whitney U test of samples a and b. `u` is the statistic of `a`
 /// (its mid-rank sum minus n(n+1)/2). Exact (the permutation distribution of the observed
@@ -73,6 +85,7 @@ Status check_comparable(const Results& baseline, const std::string& schema,
 struct MannWhitney {
   double u = 0.0;
   double p_value = 1.0;
+  double min_p_value = 1.0;  // of the most extreme arrangement of the same pooled values
   bool exact = false;
 };
 inline constexpr size_t kExactMaxSample = 10;
