@@ -66,7 +66,7 @@ letter-spacing:.02em;white-space:nowrap}
 .chip.neutral{background:#eef1f4;color:var(--muted)}.chip.better{background:#e3effa;color:#0b4f82}
 h2 .chip{vertical-align:middle;margin-left:10px;font-size:12.5px}
 .facts{color:var(--muted);font-size:14px}
-.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(210px,1fr));gap:12px;margin:16px 0 6px}
+.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(170px,1fr));gap:12px;margin:16px 0 6px}
 .card{border:1px solid var(--line);border-radius:8px;padding:10px 14px;background:#fff}
 .card .k{color:var(--muted);font-size:12.5px}.card .v{font-size:20px;font-weight:650;
 font-variant-numeric:tabular-nums}.card .d{color:var(--muted);font-size:12.5px;overflow-wrap:anywhere}
@@ -139,9 +139,10 @@ std::string gate_value(const GateResult& gate, double value) {
 
 std::string gate_threshold(const GateResult& gate) {
   const bool at_least = gate.name.rfind("min_", 0) == 0;
-  std::string value = gate.unit == "ns"           ? format_ns(gate.threshold)
-                      : is_ratio_gate(gate.name) ? html::format_trimmed(gate.threshold * 100, 4) + "%"
-                                                 : html::format_trimmed(gate.threshold, 6);
+  std::string value = gate.unit == "ns" ? format_ns(gate.threshold)
+                      : is_ratio_gate(gate.name)
+                          ? html::format_trimmed(gate.threshold * 100, 4) + "%"
+                          : html::format_trimmed(gate.threshold, 6);
   return std::string(at_least ? "≥ " : "≤ ") + value;
 }
 
@@ -182,6 +183,26 @@ void verdict(Markup& m, const Results& r, const Comparison* c) {
                  {"data-complete", bool_text(r.complete)}});
   m.element("div", {{"class", "label"}}, passed ? "PASS" : "FAIL");
   m.open("div");
+  if (regressed) {
+    // The reason the page fails comes first.
+    m.open("p");
+    m.element(
+        "strong", {},
+        "Regressed against the baseline: " + plural(c->regressions, "regression", "regressions") +
+            " in " + plural(c->metrics.size(), "compared metric", "compared metrics") + ".");
+    m.close();
+    m.open("ul");
+    size_t listed = 0;
+    for (const auto& mc : c->metrics) {
+      if (!mc.regression) continue;
+      if (listed++ == 5) break;
+      m.element("li", {},
+                mc.subject + " " + mc.metric + " " + format_percent(mc.change) +
+                    (r.scenarios.size() > 1 ? " in " + mc.scenario : std::string()));
+    }
+    if (c->regressions > 5) m.element("li", {}, "… see the baseline comparison below");
+    m.close();
+  }
   if (failed.empty()) {
     m.element("p", {},
               gates == 0 ? "The suite has no gates."
@@ -189,8 +210,7 @@ void verdict(Markup& m, const Results& r, const Comparison* c) {
                                plural(r.scenarios.size(), "scenario", "scenarios") + ".");
   } else {
     m.element("p", {},
-              std::to_string(failed.size()) + " of " + plural(gates, "gate", "gates") +
-                  " failed:");
+              std::to_string(failed.size()) + " of " + plural(gates, "gate", "gates") + " failed:");
     m.open("ul");
     for (const auto& [s, g] : failed) {
       m.open("li");
@@ -217,7 +237,7 @@ void verdict(Markup& m, const Results& r, const Comparison* c) {
               "Incomplete run: it was interrupted, the figures cover fewer repetitions than "
               "asked.");
   }
-  if (c != nullptr) {
+  if (c != nullptr && !regressed) {
     m.element("p", {},
               "Against the baseline: " + plural(c->regressions, "regression", "regressions") +
                   ", " + plural(c->improvements, "improvement", "improvements") + " in " +
@@ -249,9 +269,9 @@ void metadata(Markup& m, const Results& r) {
       {"config hash", r.config_hash},
       {"seed", seed_text},
       {"suite file", r.suite_file},
-      {"complete",
-       r.complete ? "yes" : "no (" + std::to_string(reps_done) + " of " + std::to_string(reps) +
-                                " repetitions)"},
+      {"complete", r.complete ? "yes"
+                              : "no (" + std::to_string(reps_done) + " of " + std::to_string(reps) +
+                                    " repetitions)"},
       {"repetitions", std::to_string(reps_done)},
       {"jobs", std::to_string(r.jobs)},
       {"wall time", format_sig(r.wall_seconds, 3) + " s"}};
@@ -310,8 +330,8 @@ void groups_table(Markup& m, const ScenarioResult& s) {
   m.open("table", {{"class", "groups"}});
   m.open("thead").open("tr");
   for (const char* h : {"group", "leaf"}) m.element("th", {}, h);
-  for (const char* h : {"flows", "expected", "measured", "error", "p50", "p99", "p99.9", "max",
-                        "p99 sent"}) {
+  for (const char* h :
+       {"flows", "expected", "measured", "error", "p50", "p99", "p99.9", "max", "p99 sent"}) {
     m.element("th", {{"class", "num"}}, h);
   }
   m.close().close();
@@ -342,15 +362,15 @@ void groups_table(Markup& m, const ScenarioResult& s) {
 void flows_table(Markup& m, const ScenarioResult& s, const std::vector<size_t>& shown) {
   m.open("details");
   m.element("summary", {},
-            shown.size() == s.flows.size() ? "Table of the flows"
-                                           : "Table of the " + std::to_string(shown.size()) +
-                                                 " flows shown");
+            shown.size() == s.flows.size()
+                ? "Table of the flows"
+                : "Table of the " + std::to_string(shown.size()) + " flows shown");
   m.open("div", {{"class", "table-wrap"}});
   m.open("table", {{"class", "flows"}});
   m.open("thead").open("tr");
   for (const char* h : {"flow", "group"}) m.element("th", {}, h);
-  for (const char* h : {"offered", "expected", "measured", "error", "p50", "p99", "p99.9",
-                        "drops", "late posts"}) {
+  for (const char* h :
+       {"offered", "expected", "measured", "error", "p50", "p99", "p99.9", "drops", "late posts"}) {
     m.element("th", {{"class", "num"}}, h);
   }
   m.close().close();
@@ -408,10 +428,12 @@ void scenario_section(Markup& m, const ScenarioResult& s, size_t index,
 
   // Cards: the answer before the detail.
   double measured_total = 0.0;
-  for (const auto& f : s.flows) measured_total += std::isfinite(f.measured_bps) ? f.measured_bps : 0;
+  for (const auto& f : s.flows)
+    measured_total += std::isfinite(f.measured_bps) ? f.measured_bps : 0;
   const GroupResult* slowest = nullptr;
   for (const auto& g : s.groups) {
-    if (g.latency.count != 0 && (slowest == nullptr || g.latency.p99_ns > slowest->latency.p99_ns)) {
+    if (g.latency.count != 0 &&
+        (slowest == nullptr || g.latency.p99_ns > slowest->latency.p99_ns)) {
       slowest = &g;
     }
   }
@@ -422,8 +444,8 @@ void scenario_section(Markup& m, const ScenarioResult& s, size_t index,
        s.fairness.worst_group);
   card(m, "normalised Jain index", format_sig(s.fairness.jain, 6), "1 = every flow its share");
   card(m, "port throughput", format_bps(measured_total),
-       s.capacity_bps > 0 ? format_sig(measured_total / s.capacity_bps * 100.0, 4) +
-                                "% of " + format_bps(s.capacity_bps)
+       s.capacity_bps > 0 ? format_sig(measured_total / s.capacity_bps * 100.0, 4) + "% of " +
+                                format_bps(s.capacity_bps)
                           : std::string());
   if (slowest != nullptr) {
     card(m, "highest group p99 latency", format_ns(static_cast<double>(slowest->latency.p99_ns)),
@@ -601,15 +623,20 @@ void comparison_section(Markup& m, const Comparison& c, size_t scenarios) {
   m.element("p", {{"class", "facts"}},
             (c.baseline_label.empty() ? std::string("baseline") : c.baseline_label) + " → " +
                 (c.current_label.empty() ? std::string("current") : c.current_label) +
-                " · noise threshold ±" + format_percent(c.options.threshold, false) +
-                " · two-sided Mann–Whitney U over the repetitions at α = " +
-                format_sig(c.options.alpha, 3));
+                " · noise threshold ±" + html::format_trimmed(c.options.threshold * 100, 4) +
+                "% · two-sided Mann–Whitney U over the repetitions at α = " +
+                html::format_trimmed(c.options.alpha, 4));
   m.element("p", {},
             plural(c.regressions, "regression", "regressions") + " and " +
                 plural(c.improvements, "improvement", "improvements") + " in " +
                 plural(c.metrics.size(), "metric", "metrics") +
                 ". A regression is a change beyond the threshold in the bad direction that is "
                 "also significant.");
+  if (!c.notes.empty()) {
+    m.open("ul", {{"class", "note"}});
+    for (const auto& note : c.notes) m.element("li", {}, note);
+    m.close();
+  }
   std::vector<const MetricComparison*> flagged, rest;
   for (const auto& mc : c.metrics) {
     (mc.regression || mc.improvement ? flagged : rest).push_back(&mc);

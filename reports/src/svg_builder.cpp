@@ -14,12 +14,23 @@ std::string escape(std::string_view text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -32,8 +43,8 @@ std::string json_number(double value) {
   // Fixed notation reads like the JSON the user knows (23976000000, 0.00001); the exponent
   // form only where fixed would be absurdly long.
   const double magnitude = std::fabs(value);
-  const auto format = magnitude >= 1e-7 && magnitude < 1e21 ? std::chars_format::fixed
-                                                             : std::chars_format::general;
+  const auto format =
+      magnitude >= 1e-7 && magnitude < 1e21 ? std::chars_format::fixed : std::chars_format::general;
   auto [end, ec] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value, format);
   if (ec != std::errc()) return "null";
   return std::string(buffer.data(), end);

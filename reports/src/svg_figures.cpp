@@ -77,8 +77,10 @@ std::vector<std::pair<double, double>> series_points(const std::vector<double>& 
 
 void legend_item(Markup& m, const std::string& colour, bool dashed, const std::string& label) {
   m.open("li");
-  m.element("span", {{"class", dashed ? "swatch dashed" : "swatch"},
-                   {"style", dashed ? "border-color:" + colour : "background:" + colour}}, "");
+  m.element("span",
+            {{"class", dashed ? "swatch dashed" : "swatch"},
+             {"style", dashed ? "border-color:" + colour : "background:" + colour}},
+            "");
   m.text(label);
   m.close();
 }
@@ -288,8 +290,9 @@ void tree_figure(Markup& m, const ScenarioResult& s) {
   }
   m.close();  // svg
   m.open("p", {{"class", "note"}});
-  m.text("Each box: measured of expected rate and the error. Bar: measured share of the parent "
-         "(of the port for the root); black tick: expected share; ");
+  m.text(
+      "Each box: measured of expected rate and the error. Bar: measured share of the parent "
+      "(of the port for the root); black tick: expected share; ");
   m.element("span", {{"class", "cap-key"}}, "vermillion tick and badge");
   m.text(": the element's cap (max_avg_bw).");
   m.close();
@@ -320,14 +323,12 @@ void bar_figure(Markup& m, std::string_view css_class, std::string_view label,
   // Header: column titles and tick labels.
   m.open("g", {{"class", "axis"}});
   m.element("text", {{"class", "axis-title"}, {"x", coord(kBar0)}, {"y", "14"}},
-            std::string("measured (bar) vs expected (tick), ") +
-                rate_unit_for(rate.scale.d1).name);
+            std::string("measured (bar) vs expected (tick), ") + rate_unit_for(rate.scale.d1).name);
   m.element("text", {{"class", "axis-title"}, {"x", coord(kErr0)}, {"y", "14"}},
             "error = measured / expected − 1");
   for (size_t i = 0; i < rate.ticks.size(); ++i) {
     const double tx = rate.scale(rate.ticks[i]);
-    m.element("text", {{"x", coord(tx)}, {"y", "36"}, {"text-anchor", "middle"}},
-              rate.labels[i]);
+    m.element("text", {{"x", coord(tx)}, {"y", "36"}, {"text-anchor", "middle"}}, rate.labels[i]);
     m.empty("line", {{"class", "gridline"},
                      {"x1", coord(tx)},
                      {"x2", coord(tx)},
@@ -353,10 +354,10 @@ void bar_figure(Markup& m, std::string_view css_class, std::string_view label,
                        {"y1", coord(kHeader - 6)},
                        {"y2", coord(height - 6)}});
     }
-    m.element("text",
-              {{"class", "gate-text"}, {"x", coord(kWidth - 8)}, {"y", "14"},
-               {"text-anchor", "end"}},
-              "- - gate ±" + format_trimmed(*gate * 100.0, 4) + "%");
+    m.element(
+        "text",
+        {{"class", "gate-text"}, {"x", coord(kWidth - 8)}, {"y", "14"}, {"text-anchor", "end"}},
+        "- - gate ±" + format_trimmed(*gate * 100.0, 4) + "%");
   }
   m.close();
 
@@ -377,7 +378,8 @@ void bar_figure(Markup& m, std::string_view css_class, std::string_view label,
                        {"width", coord(kWidth)},
                        {"height", coord(kRowH)}});
     }
-    m.element("text", {{"class", "label"}, {"x", "8"}, {"y", coord(mid + 4)}}, shorten(r.label, 26));
+    m.element("text", {{"class", "label"}, {"x", "8"}, {"y", coord(mid + 4)}},
+              shorten(r.label, 26));
     if (!r.sublabel.empty()) {
       m.element("text",
                 {{"class", "small muted"},
@@ -446,8 +448,8 @@ void throughput_figure(Markup& m, const ScenarioResult& s, const std::vector<siz
   begin_plot(m, plot, "throughput", "Throughput over time per group");
   for (size_t gi = 0; gi < s.groups.size(); ++gi) {
     const auto& g = s.groups[gi];
-    const std::string y = coord(plot.y.scale(std::clamp(finite_or(g.expected_bps, 0), 0.0,
-                                                        plot.y.scale.d1)));
+    const std::string y =
+        coord(plot.y.scale(std::clamp(finite_or(g.expected_bps, 0), 0.0, plot.y.scale.d1)));
     m.empty("line", {{"class", "expected"},
                      {"x1", coord(plot.x0())},
                      {"x2", coord(plot.x1())},
@@ -466,8 +468,9 @@ void throughput_figure(Markup& m, const ScenarioResult& s, const std::vector<siz
         {"stroke", group_colour(gi)}};
     if (group_dashed(gi)) attrs.emplace_back("stroke-dasharray", "6 3");
     m.open("path", attrs);
-    m.element("title", {}, g.name + ": expected " + format_bps(g.expected_bps) + ", measured " +
-                               format_bps(g.measured_bps));
+    m.element("title", {},
+              g.name + ": expected " + format_bps(g.expected_bps) + ", measured " +
+                  format_bps(g.measured_bps));
     m.close();
   }
   m.close();  // svg
@@ -482,9 +485,9 @@ void throughput_figure(Markup& m, const ScenarioResult& s, const std::vector<siz
     for (double v : f.series_bps) flow_max = std::max(flow_max, finite_or(v, 0));
   }
   m.element("h4", {},
-            flows.size() == s.flows.size() ? "Per flow (coloured by group)"
-                                           : "The " + std::to_string(flows.size()) +
-                                                 " flows shown above (coloured by group)");
+            flows.size() == s.flows.size()
+                ? "Per flow (coloured by group)"
+                : "The " + std::to_string(flows.size()) + " flows shown above (coloured by group)");
   Plot flow_plot;
   flow_plot.x = time_axis(flow_bins, s.bin_ns);
   flow_plot.y = rate_axis(flow_max, "throughput");
@@ -492,18 +495,18 @@ void throughput_figure(Markup& m, const ScenarioResult& s, const std::vector<siz
   for (size_t fi : flows) {
     const auto& f = s.flows[fi];
     const size_t gi = group_index(s, f.group);
-    std::vector<Attr> attrs = {
-        {"class", "series thin"},
-        {"data-kind", "flow"},
-        {"data-subject", f.name},
-        {"data-points", json_array(f.series_bps)},
-        {"d", line_path(series_points(f.series_bps, s.bin_ns), flow_plot.x.scale,
-                        flow_plot.y.scale)},
-        {"stroke", group_colour(gi)}};
+    std::vector<Attr> attrs = {{"class", "series thin"},
+                               {"data-kind", "flow"},
+                               {"data-subject", f.name},
+                               {"data-points", json_array(f.series_bps)},
+                               {"d", line_path(series_points(f.series_bps, s.bin_ns),
+                                               flow_plot.x.scale, flow_plot.y.scale)},
+                               {"stroke", group_colour(gi)}};
     if (group_dashed(gi)) attrs.emplace_back("stroke-dasharray", "6 3");
     m.open("path", attrs);
-    m.element("title", {}, f.name + " (" + f.group + "): expected " + format_bps(f.expected_bps) +
-                               ", measured " + format_bps(f.measured_bps));
+    m.element("title", {},
+              f.name + " (" + f.group + "): expected " + format_bps(f.expected_bps) +
+                  ", measured " + format_bps(f.measured_bps));
     m.close();
   }
   m.close();  // svg
@@ -613,8 +616,8 @@ void latency_figure(Markup& m, const ScenarioResult& s) {
       const LatencySummary* latency;
       bool dashed;
     };
-    for (const Basis& b : {Basis{"scheduled", &g.latency, false},
-                           Basis{"sent", &g.latency_from_sent, true}}) {
+    for (const Basis& b :
+         {Basis{"scheduled", &g.latency, false}, Basis{"sent", &g.latency_from_sent, true}}) {
       std::vector<Attr> attrs = {
           {"class", "spectrum"},
           {"data-subject", g.name},

@@ -3,6 +3,8 @@
 // a well-nested document. Results are built by hand (figures checked exactly) and by running the
 // simulator on every suite in configs/ (those reports are also written to the build directory
 // as html_reports/<config>.html for a person to look at).
+#include "qb/reports/html_report.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,7 +18,6 @@
 
 #include "qb/engine/run.hpp"
 #include "qb/engine/suite_loader.hpp"
-#include "qb/reports/html_report.hpp"
 #include "qb/reports/judge.hpp"
 
 namespace qb::report {
@@ -100,7 +101,7 @@ LatencySummary latency(int64_t base_ns) {
   l.max_ns = base_ns * 6;
   l.min_ns = base_ns / 2;
   l.mean_ns = static_cast<double>(base_ns);
-  l.spectrum = {{0.0, base_ns / 2}, {50.0, base_ns},      {90.0, base_ns * 2},
+  l.spectrum = {{0.0, base_ns / 2},  {50.0, base_ns},     {90.0, base_ns * 2},
                 {99.0, base_ns * 3}, {99.9, base_ns * 4}, {99.999, base_ns * 5},
                 {100.0, base_ns * 6}};
   return l;
@@ -171,8 +172,8 @@ Results hand_results() {
   s.groups = {g1, g2};
   ElementResult root{"root", "", false, 0, 1, std::nullopt, 0.0, 100e9, 99052096000.0};
   ElementResult e1{"g1", "root", true, 7, 7, std::nullopt, 0.0, 95904000000.0, 94952000000.0};
-  ElementResult e2{"g2", "root", true, 3, 3, 4096000000.0, 4096000000.0, 4096000000.0,
-                   4100096000.0};
+  ElementResult e2{"g2",         "root",       true,         3,           3,
+                   4096000000.0, 4096000000.0, 4096000000.0, 4100096000.0};
   s.tree = {root, e1, e2};
   s.fairness.jain = 0.9999;
   s.fairness.worst_flow = kHostile;
@@ -196,8 +197,8 @@ TEST(HtmlReport, CarriesTheContractAttributesWithTheirValues) {
                       "data-complete=\"true\""),
             std::string::npos);
   EXPECT_EQ(count(html, "id=\"metadata\""), 1u);
-  for (const char* key : {"driver", "clock", "host", "tool version", "date", "config hash",
-                          "seed", "suite file", "complete"}) {
+  for (const char* key : {"driver", "clock", "host", "tool version", "date", "config hash", "seed",
+                          "suite file", "complete"}) {
     EXPECT_EQ(count(html, std::string("data-key=\"") + key + "\""), 1u) << key;
   }
   EXPECT_NE(html.find("eaebdd789a4cf907"), std::string::npos);
@@ -300,8 +301,7 @@ TEST(HtmlReport, EscapesEveryStringFromTheResults) {
     EXPECT_EQ(html.find(raw), std::string::npos) << raw;
   }
   EXPECT_GE(count(html, kHostileEscaped), 6u);  // bar, series, table, tooltip, verdict, ...
-  EXPECT_NE(html.find("data-scenario=\"" + std::string(kHostileEscaped) + "\""),
-            std::string::npos);
+  EXPECT_NE(html.find("data-scenario=\"" + std::string(kHostileEscaped) + "\""), std::string::npos);
   EXPECT_NE(html.find("worst flow: &lt;b&gt;x&lt;/b&gt;"), std::string::npos);
   EXPECT_NE(html.find("data-group=\"g&quot;1&#39; &amp; &lt;g&gt;\""), std::string::npos);
   EXPECT_NE(html.find("data-name=\"&lt;leaf onclick=x&gt;\""), std::string::npos);
@@ -358,6 +358,7 @@ TEST(HtmlReport, ComparisonRowsWithRegressionsFlagged) {
   c.metrics.push_back(metric(kHostile, "measured_bps", -0.1, 0.0079, true));
   c.metrics.push_back(metric("g2-qp#0", "latency_p99_ns", 0.02, 0.4, false));
   c.regressions = 1;
+  c.notes = {"only 2 repetitions: <nothing> can be significant"};
   const std::string html = render_html_report(r, &c);
   std::filesystem::create_directories(QB_BINARY_DIR "/html_reports");
   std::ofstream(QB_BINARY_DIR "/html_reports/hand_comparison.html") << html;
@@ -379,6 +380,10 @@ TEST(HtmlReport, ComparisonRowsWithRegressionsFlagged) {
   // A regression fails the page even when every gate passed.
   EXPECT_NE(html.find("data-passed=\"false\""), std::string::npos);
   EXPECT_NE(html.find("&lt;current&gt;.json"), std::string::npos);
+  EXPECT_NE(html.find("<strong>Regressed against the baseline: 1 regression in 3 compared "
+                      "metrics.</strong>"),
+            std::string::npos);
+  EXPECT_NE(html.find("&lt;nothing&gt; can be significant"), std::string::npos);
   EXPECT_TRUE(well_nested(html));
   expect_no_external_reference(html);
 
