@@ -72,7 +72,8 @@ Result<report::ComparisonOptions> comparison_options(const CompareOptionsArgs& a
   }
   return report::ComparisonOptions{.threshold = args.threshold_pct / 100.0,
                                    .alpha = args.alpha,
-                                   .allow_config_change = args.allow_config_change};
+                                   .allow_config_change = args.allow_config_change,
+                                   .correct_multiple = !args.uncorrected};
 }
 
 // A file to write once everything it depends on is known to be good.

@@ -15,6 +15,7 @@ struct CompareOptionsArgs {
   double threshold_pct = 5.0;  // relative change treated as noise, in percent
   double alpha = 0.05;         // significance level of the Mann-Whitney U test
   bool allow_config_change = false;
+  bool uncorrected = false;  // no false-discovery-rate correction over the metrics
 };
 
 struct RunArgs {

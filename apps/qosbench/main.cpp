@@ -16,6 +16,9 @@ void add_comparison_options(CLI::App* command, qb::cli::CompareOptionsArgs& args
       ->add_option("--alpha", args.alpha,
                    "significance level of the Mann-Whitney U test over repetitions (default 0.05)")
       ->check(CLI::Range(1e-9, 0.999999));
+  command->add_flag("--uncorrected", args.uncorrected,
+                    "test every metric at alpha alone (no Benjamini-Hochberg correction over "
+                    "the metrics: more false alarms in suites with many flows)");
   command->add_flag("--allow-config-change", args.allow_config_change,
                     "compare although the suite file changed (scenario and flow names must match)");
 }
