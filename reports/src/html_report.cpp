@@ -81,6 +81,8 @@ svg .axis-line{stroke:#8c959f}
 svg .zeroline{stroke:#8c959f}
 svg .gate-line{stroke:var(--fail);stroke-dasharray:5 4;stroke-width:1.2;opacity:.75}
 svg .gate-text{fill:var(--fail);font-size:11.5px}
+svg .reference-line{stroke:var(--muted);stroke-dasharray:5 4;stroke-width:1.2}
+svg .reference-text{fill:var(--muted);font-size:11.5px}
 svg .series{fill:none;stroke-width:2;stroke-linejoin:round}
 svg .series.thin{stroke-width:1.2;opacity:.85}
 svg line.expected{stroke-width:1.2;stroke-dasharray:1.5 3;opacity:.9}
@@ -526,7 +528,9 @@ void scenario_section(Markup& m, const ScenarioResult& s, size_t index,
             "Normalised Jain index over measured/expected of every flow, per " +
                 format_ns(static_cast<double>(s.bin_ns)) +
                 " bin (1 when every flow gets exactly its share). Over the whole window: " +
-                format_sig(s.fairness.jain, 8) + ".");
+                format_sig(s.fairness.jain, 8) +
+                ", the value the min_jain gate judges. Bins dip when flows are bursty (on/off, "
+                "Poisson): their expectation is a long-run mean.");
   html::jain_figure(m, s, find_gate(s, "min_jain"));
 
   if (!s.driver_stats.empty()) {
