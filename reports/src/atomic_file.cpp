@@ -28,8 +28,12 @@ Status write_file_atomically(const std::string& path, std::string_view contents)
     }
     written += static_cast<size_t>(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    const int saved = errno;
+  // Close even when fsync fails (no short-circuit), so the descriptor never leaks.
+  const bool synced = ::fsync(fd) == 0;
+  const int sync_errno = errno;
+  const bool closed = ::close(fd) == 0;
+  if (!synced || !closed) {
+    const int saved = synced ? errno : sync_errno;
     ::unlink(temp.c_str());
     return make_error(Errc::io, fmt::format("cannot write '{}': {}", path, std::strerror(saved)));
   }
