@@ -58,6 +58,7 @@ DpdkWorker::~DpdkWorker() {
 
 void DpdkWorker::start() noexcept {
   tsc0_ = rte_rdtsc();
+  visible_tx_done_ = 0;
   link_next_ = 0.0;
   running_ = true;
 }
@@ -267,11 +268,16 @@ uint32_t DpdkWorker::tx_burst(std::span<const Message> messages) noexcept {
 
 uint32_t DpdkWorker::poll(std::span<Completion> out) noexcept {
   if (running_) service(rte_rdtsc());
+  // Only completions that were there when the caller last found none: a caller that refills
+  // from completions and polls again while batches come back full (the engine does) must
+  // still see a short batch, and so the clock, when the PMD accepts everything at once.
   uint32_t n = 0;
-  while (n < out.size() && !tx_done_.empty()) {
+  while (n < out.size() && visible_tx_done_ != 0) {
     out[n++] = tx_done_.front();
     tx_done_.pop();
+    --visible_tx_done_;
   }
+  if (n == 0) visible_tx_done_ = tx_done_.size();
   if (setup_.receive && running_) n += receive(out.subspan(n));
   return n;
 }
@@ -280,7 +286,10 @@ void DpdkWorker::wait_until(int64_t deadline_ns) noexcept {
   while (true) {
     const uint64_t tsc = rte_rdtsc();
     service(tsc);
-    if (!tx_done_.empty()) return;  // the engine must see it (a freed window slot)
+    if (!tx_done_.empty()) {  // the engine must see it (a freed window slot)
+      visible_tx_done_ = tx_done_.size();
+      return;
+    }
     if (setup_.receive && running_) {
       fetch_rx();
       if (rx_pending_.size() >= kRxHighWater) return;

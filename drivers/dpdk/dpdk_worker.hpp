@@ -4,7 +4,9 @@
 // Tx: tx_burst() builds frames from the per-flow templates and hands them to rte_eth_tx_burst
 // (or, with the shaper, queues the messages per flow; the shaper then picks them in DWRR order
 // with the tree's caps, paced at the port rate, whenever poll()/wait_until() run). A message is
-// done (tx_done) when the PMD accepted its frame. Rx: rte_eth_rx_burst, then the payload header
+// done (tx_done) when the PMD accepted its frame; poll() returns the tx_done that existed when
+// it last came back empty (or wait_until() last returned), so a loop that refills from
+// completions always meets a short batch. Rx: rte_eth_rx_burst, then the payload header
 // gives flow, sequence (gaps and late arrivals are counted) and the send TSC (latency).
 #pragma once
 
@@ -112,6 +114,7 @@ class DpdkWorker final : public Queue, public Clock {
   bool running_ = false;
 
   Fifo<Completion> tx_done_;
+  size_t visible_tx_done_ = 0;  // front entries of tx_done_ poll() may return
   Fifo<RxEntry> rx_pending_;
   std::vector<RxFlow> rx_flows_;
 
