@@ -48,8 +48,8 @@ int main(int argc, char** argv) {
   topology.port_rate_bps = 100e9;
   topology.wire = compiled->plan.wire;
   topology.flow_count = static_cast<uint32_t>(compiled->plan.flows.size());
-  for (const qb::Status& s : {driver->open(topology), driver->apply(compiled->plan),
-                              driver->start()}) {
+  for (const qb::Status& s :
+       {driver->open(topology), driver->apply(compiled->plan), driver->start()}) {
     if (!s) {
       std::fprintf(stderr, "%s\n", s.error().to_string().c_str());
       return 3;

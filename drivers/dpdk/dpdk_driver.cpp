@@ -44,14 +44,12 @@ class DpdkDriver final : public Driver {
                         "port.transport");
     }
     if (!(topology.port_rate_bps > 0.0) || !std::isfinite(topology.port_rate_bps)) {
-      return make_error(Errc::invalid_config, "dpdk: the port rate must be > 0 bit/s",
-                        "port.rate");
+      return make_error(Errc::invalid_config, "dpdk: the port rate must be > 0 bit/s", "port.rate");
     }
     if (topology.workers == 0 || topology.workers > capabilities().max_workers) {
-      return make_error(Errc::not_supported, "dpdk: runs " +
-                                                 std::to_string(capabilities().max_workers) +
-                                                 " worker(s) (asked for " +
-                                                 std::to_string(topology.workers) + ")");
+      return make_error(Errc::not_supported,
+                        "dpdk: runs " + std::to_string(capabilities().max_workers) +
+                            " worker(s) (asked for " + std::to_string(topology.workers) + ")");
     }
     if (topology.flow_count > dpdk::kMaxFlows) {
       return make_error(Errc::not_supported,
@@ -77,8 +75,7 @@ class DpdkDriver final : public Driver {
             : dpdk::pool_mbufs_for(workers, config_.tx_descriptors, receive_ ? workers : 0,
                                    config_.rx_descriptors, rte_lcore_count());
     const int socket = rte_eth_dev_socket_id(tx_port_);
-    auto pool = dpdk::shared_pool(mbufs, RTE_PKTMBUF_HEADROOM + max_frame,
-                                  socket < 0 ? 0 : socket);
+    auto pool = dpdk::shared_pool(mbufs, RTE_PKTMBUF_HEADROOM + max_frame, socket < 0 ? 0 : socket);
     if (!pool) return std::move(pool).error();
     pool_ = *pool;
 

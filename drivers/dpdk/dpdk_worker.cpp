@@ -28,8 +28,8 @@ DpdkWorker::DpdkWorker(WorkerSetup setup) : setup_(std::move(setup)) {
   tsc_hz_ = static_cast<double>(rte_get_tsc_hz());
   ns_per_tick_ = 1e9 / tsc_hz_;
   ticks_per_ns_ = tsc_hz_ / 1e9;
-  tx_done_.reset(std::min<size_t>(kMaxTxDoneBuffer, size_t{flow_count_} *
-                                                        std::max(1u, setup_.send_queue_depth)));
+  tx_done_.reset(std::min<size_t>(kMaxTxDoneBuffer,
+                                  size_t{flow_count_} * std::max(1u, setup_.send_queue_depth)));
   rx_pending_.reset(kRxPending);
   rx_flows_.assign(flow_count_, RxFlow{});
   if (setup_.shaper_plan != nullptr) {
@@ -38,9 +38,8 @@ DpdkWorker::DpdkWorker(WorkerSetup setup) : setup_(std::move(setup)) {
     for (uint32_t f = 0; f < flow_count_; ++f) queue_leaf[f] = plan.flows[f].leaf;
     policy::TreeScheduler::Config config;
     config.ticks_per_second = tsc_hz_;
-    config.quantum_bytes =
-        setup_.wire.packet_wire_bytes(static_cast<uint32_t>(setup_.wire.max_message_bytes()),
-                                      true, policy::RdmaOp::send);
+    config.quantum_bytes = setup_.wire.packet_wire_bytes(
+        static_cast<uint32_t>(setup_.wire.max_message_bytes()), true, policy::RdmaOp::send);
     shaper_ = std::make_unique<policy::TreeScheduler>(plan.tree, queue_leaf, config);
     send_queues_.resize(flow_count_);
     for (auto& queue : send_queues_) queue.reset(std::max(1u, setup_.send_queue_depth));
@@ -107,8 +106,8 @@ uint32_t DpdkWorker::transmit(const Message* messages, uint32_t count) noexcept 
     mbufs[i]->data_len = static_cast<uint16_t>(length);
     mbufs[i]->pkt_len = length;
   }
-  const uint16_t sent = rte_eth_tx_burst(setup_.tx_port, setup_.tx_queue, mbufs,
-                                         static_cast<uint16_t>(count));
+  const uint16_t sent =
+      rte_eth_tx_burst(setup_.tx_port, setup_.tx_queue, mbufs, static_cast<uint16_t>(count));
   if (sent < count) {
     rte_pktmbuf_free_bulk(mbufs + sent, count - sent);
     ++stats_.tx_pmd_full;
@@ -175,8 +174,8 @@ void DpdkWorker::service(uint64_t tsc) noexcept {
     if (held_count_ == 0) {
       held_head_ = 0;
       // Pick a burst: DWRR order with caps, while the emulated link has room.
-      while (held_count_ < kBurst &&
-             (ticks_per_wire_byte_ == 0.0 || link_next_ <= static_cast<double>(now) + link_slack_)) {
+      while (held_count_ < kBurst && (ticks_per_wire_byte_ == 0.0 ||
+                                      link_next_ <= static_cast<double>(now) + link_slack_)) {
         const uint32_t flow = shaper_->pick(now);
         if (flow == policy::TreeScheduler::kNone) break;
         Fifo<Message>& queue = send_queues_[flow];

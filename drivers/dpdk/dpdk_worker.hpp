@@ -49,9 +49,9 @@ struct WorkerStats {
   uint64_t mbuf_alloc_failures = 0;
   uint64_t rx_packets = 0;
   uint64_t rx_frame_bytes = 0;
-  uint64_t rx_foreign = 0;    // frames that are not qosbench frames of this run
-  uint64_t rx_seq_gaps = 0;   // sequence numbers skipped when a later one arrived
-  uint64_t rx_late = 0;       // arrivals below the next expected sequence (reordered/dup)
+  uint64_t rx_foreign = 0;       // frames that are not qosbench frames of this run
+  uint64_t rx_seq_gaps = 0;      // sequence numbers skipped when a later one arrived
+  uint64_t rx_late = 0;          // arrivals below the next expected sequence (reordered/dup)
   uint64_t shaper_rejected = 0;  // tx_burst() stops: a flow's send queue was full
 };
 

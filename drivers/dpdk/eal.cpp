@@ -65,24 +65,24 @@ class EalOwner {
     const int parsed = rte_eal_init(static_cast<int>(argv.size() - 1), argv.data());
     if (parsed < 0) {
       const int err = rte_errno;
-      failure_ = make_error(Errc::runtime, "dpdk: EAL initialisation failed with '" +
-                                               join(effective_) + "': " + rte_strerror(err) +
-                                               hint(err));
+      failure_ =
+          make_error(Errc::runtime, "dpdk: EAL initialisation failed with '" + join(effective_) +
+                                        "': " + rte_strerror(err) + hint(err));
       return *failure_;
     }
     if (parsed + 1 < static_cast<int>(argv.size() - 1)) {
       // rte_eal_init stops at "--": the rest would be application arguments we do not take.
-      failure_ = make_error(Errc::runtime,
-                            "dpdk: unexpected arguments after '--' in the EAL arguments '" +
-                                join(effective_) + "'");
+      failure_ =
+          make_error(Errc::runtime, "dpdk: unexpected arguments after '--' in the EAL arguments '" +
+                                        join(effective_) + "'");
       initialised_ = true;  // EAL state exists: cleaned up at exit
       return *failure_;
     }
     initialised_ = true;
     runtime_dir_ = rte_eal_get_runtime_dir();
-    owns_runtime_dir_ = !has_option(requested_, "--file-prefix") &&
-                        std::filesystem::path(runtime_dir_).filename().string().starts_with(
-                            kPrefixPrefix);
+    owns_runtime_dir_ =
+        !has_option(requested_, "--file-prefix") &&
+        std::filesystem::path(runtime_dir_).filename().string().starts_with(kPrefixPrefix);
     return {};
   }
 
@@ -176,9 +176,10 @@ Result<uint16_t> ring_pair_port(std::string_view spec) {
   const size_t colon = rest.rfind(':');
   if (colon == std::string_view::npos || colon == 0 ||
       (rest.substr(colon + 1) != "0" && rest.substr(colon + 1) != "1")) {
-    return make_error(Errc::invalid_config, "dpdk: a ring pair port is 'ring_pair:<name>:0' or "
-                                            "'ring_pair:<name>:1' (got '" +
-                                                std::string(spec) + "')");
+    return make_error(Errc::invalid_config,
+                      "dpdk: a ring pair port is 'ring_pair:<name>:0' or "
+                      "'ring_pair:<name>:1' (got '" +
+                          std::string(spec) + "')");
   }
   const std::string name(rest.substr(0, colon));
   // rte_eth_from_rings names the ports net_ring_<given name>.
@@ -234,8 +235,7 @@ Result<uint16_t> find_port(std::string_view spec) {
     if (number <= UINT16_MAX && rte_eth_dev_is_valid_port(static_cast<uint16_t>(number)) != 0) {
       return static_cast<uint16_t>(number);
     }
-    return make_error(Errc::unavailable,
-                      "dpdk: there is no port " + std::string(spec) + hint);
+    return make_error(Errc::unavailable, "dpdk: there is no port " + std::string(spec) + hint);
   }
   const std::string name(spec.substr(0, spec.find(',')));
   uint16_t port = 0;
@@ -244,12 +244,12 @@ Result<uint16_t> find_port(std::string_view spec) {
   const std::string device(spec);
   const int probed = rte_dev_probe(device.c_str());
   if (probed == 0 && rte_eth_dev_get_port_by_name(name.c_str(), &port) == 0) return port;
-  return make_error(Errc::unavailable,
-                    "dpdk: port '" + std::string(spec) + "' not found" +
-                        (probed < 0 ? " (probing it failed: " + std::string(rte_strerror(-probed)) +
-                                          ")"
-                                    : std::string()) +
-                        hint);
+  return make_error(
+      Errc::unavailable,
+      "dpdk: port '" + std::string(spec) + "' not found" +
+          (probed < 0 ? " (probing it failed: " + std::string(rte_strerror(-probed)) + ")"
+                      : std::string()) +
+          hint);
 }
 
 }  // namespace qb::drv::dpdk

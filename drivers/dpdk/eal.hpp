@@ -27,9 +27,9 @@ std::string eal_runtime_dir();
 
 /// The ethdev port for `spec`: a port name ("net_ring0", "0000:03:00.0"), a port number
 /// ("0"), a device string that is probed when no port has that name yet ("net_null1,size=64"),
-/// or "ring_pair:NAME:0" / "ring_pair:NAME:1": two net_ring ports net_ring_NAME0 and net_ring_NAME1 on crossed
-/// rings (what one sends, the other receives), created on first use.
-/// Empty: the first port. Errc::unavailable (listing the ports there are) when none matches.
+/// or "ring_pair:NAME:0" / "ring_pair:NAME:1": two net_ring ports net_ring_NAME0 and net_ring_NAME1
+/// on crossed rings (what one sends, the other receives), created on first use. Empty: the first
+/// port. Errc::unavailable (listing the ports there are) when none matches.
 Result<uint16_t> find_port(std::string_view spec);
 
 /// "0 net_ring0, 1 net_null0" (or "none").

@@ -1,12 +1,14 @@
 // The DPDK driver on software ports (--no-huge, no root set-up): EAL arguments and their errors,
 // port lookup errors, pool memory errors, the control-path order, Tx-only on net_null, and
 // Tx+Rx on net_ring (one loopback port, and two peer ports) with sequence and timestamp checks.
+#include "qb/drivers/dpdk_driver.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <array>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -15,7 +17,6 @@
 
 #include "dpdk_test_env.hpp"
 #include "eal.hpp"
-#include "qb/drivers/dpdk_driver.hpp"
 
 namespace qb::drv {
 namespace {
@@ -363,7 +364,8 @@ INSTANTIATE_TEST_SUITE_P(
                       RingCase{"loopback_vlan", "net_ring0", "", false, true},
                       RingCase{"loopback_shaped", "net_ring0", "", true, false},
                       RingCase{"peers", "ring_pair:qbpeer:0", "ring_pair:qbpeer:1", false, false},
-                      RingCase{"peers_shaped_vlan", "ring_pair:qbpeer:1", "ring_pair:qbpeer:0", true, true}),
+                      RingCase{"peers_shaped_vlan", "ring_pair:qbpeer:1", "ring_pair:qbpeer:0",
+                               true, true}),
     [](const ::testing::TestParamInfo<RingCase>& param) { return param.param.name; });
 
 TEST_F(DpdkDriverTest, ReceiverCountsGapsAndLateFrames) {
@@ -375,9 +377,8 @@ TEST_F(DpdkDriverTest, ReceiverCountsGapsAndLateFrames) {
   ASSERT_TRUE(driver->apply(plan).ok());
   ASSERT_TRUE(driver->start().ok());
   // Flow 0: 0 1 4 (gap of 2) 2 (late) 5; flow 1: 0 1 2 (none).
-  const std::vector<Message> messages{{0, 64, 0, 0}, {1, 64, 0, 0}, {0, 64, 0, 1},
-                                      {1, 64, 0, 1}, {0, 64, 0, 4}, {0, 64, 0, 2},
-                                      {1, 64, 0, 2}, {0, 64, 0, 5}};
+  const std::vector<Message> messages{{0, 64, 0, 0}, {1, 64, 0, 0}, {0, 64, 0, 1}, {1, 64, 0, 1},
+                                      {0, 64, 0, 4}, {0, 64, 0, 2}, {1, 64, 0, 2}, {0, 64, 0, 5}};
   ASSERT_EQ(driver->queue(0).tx_burst(messages), messages.size());
   const auto rx = collect(*driver, Completion::Kind::rx_packet, messages.size());
   ASSERT_EQ(rx.size(), messages.size());

@@ -10,7 +10,7 @@
 namespace qb::drv::test {
 
 inline std::vector<std::string> test_eal_args() {
-  return {"--no-huge", "-m", "512", "--no-pci", "-l", "0", "--log-level=lib.eal:error", 
+  return {"--no-huge", "-m", "512", "--no-pci", "-l", "0", "--log-level=lib.eal:error",
           // Tx only.
           "--vdev", "net_null0",
           // A loopback port: what it sends, it receives.

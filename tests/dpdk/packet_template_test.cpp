@@ -1,12 +1,12 @@
 // Frames byte by byte: headers, lengths, the IPv4 checksum, the payload header; parsing them
 // back; sequence and TSC extension across 32-bit wrap.
+#include "packet_template.hpp"
+
 #include <gtest/gtest.h>
 
 #include <array>
 #include <cstdint>
 #include <vector>
-
-#include "packet_template.hpp"
 
 namespace qb::drv::dpdk {
 namespace {
@@ -55,8 +55,8 @@ TEST(PacketTemplate, SixtyFourByteFrameWithoutVlan) {
       // Ethernet: dst, src, IPv4
       0x02, 0x00, 0x00, 0x00, 0x00, 0x02, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x08, 0x00,
       // IPv4: 45, TOS = 46<<2|2 = 0xba, total length 46, id 0, DF, TTL 64, UDP, checksum
-      0x45, 0xba, 0x00, 0x2e, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0xb7, 0xec,
-      0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7,
+      0x45, 0xba, 0x00, 0x2e, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0xb7, 0xec, 0xc0, 0xa8, 0x00,
+      0x01, 0xc0, 0xa8, 0x00, 0xc7,
       // UDP: 49152 -> 5142, length 26, no checksum
       0xc0, 0x00, 0x14, 0x16, 0x00, 0x1a, 0x00, 0x00,
       // payload header
@@ -147,9 +147,9 @@ TEST(PacketTemplate, RejectsForeignAndDamagedFrames) {
 
 TEST(PacketTemplate, SequenceExtension) {
   EXPECT_EQ(extend_sequence(0, 0), 0u);
-  EXPECT_EQ(extend_sequence(5, 3), 5u);            // a gap
-  EXPECT_EQ(extend_sequence(2, 3), 2u);            // late
-  EXPECT_EQ(extend_sequence(0xffffffffu, 0), 0xffffffffu);  // cannot go below 0: first epoch
+  EXPECT_EQ(extend_sequence(5, 3), 5u);                          // a gap
+  EXPECT_EQ(extend_sequence(2, 3), 2u);                          // late
+  EXPECT_EQ(extend_sequence(0xffffffffu, 0), 0xffffffffu);       // cannot go below 0: first epoch
   EXPECT_EQ(extend_sequence(1, 0xffffffffull), 0x100000001ull);  // across the wrap
   EXPECT_EQ(extend_sequence(0xfffffffeu, 0x100000001ull), 0xfffffffeull);  // late, before it
   EXPECT_EQ(extend_sequence(7, 0x500000000ull), 0x500000007ull);
