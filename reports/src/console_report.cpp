@@ -7,6 +7,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "gate_format.hpp"
 #include "qb/common/units.hpp"
 
 namespace qb::report {
@@ -29,16 +30,6 @@ void print_row(std::ostream& out, const std::string& name, const std::string& le
   fmt::print(out, kRowFormat, name, leaf, gbps(expected_bps), gbps(measured_bps), percent(error),
              latency(lat.p50_ns, lat.count), latency(lat.p99_ns, lat.count),
              latency(lat.p999_ns, lat.count));
-}
-
-std::string gate_value(const GateResult& gate, double value) {
-  if (gate.unit == "ns") return format_duration_ns(value);
-  // Share errors and cap overshoots are ratios: a percentage reads at a glance.
-  if (gate.name.find("error") != std::string::npos ||
-      gate.name.find("overshoot") != std::string::npos) {
-    return fmt::format("{:.4f}%", value * 100.0);
-  }
-  return fmt::format("{:.6f}", value);
 }
 
 void print_scenario(const ScenarioResult& s, std::ostream& out, const ConsoleOptions& options) {
@@ -79,8 +70,8 @@ void print_scenario(const ScenarioResult& s, std::ostream& out, const ConsoleOpt
   for (const auto& gate : s.gates) {
     const bool lower_bound = gate.name == "min_jain";
     fmt::print(out, "    {} {:<28} {} {} {}   {}\n", gate.passed ? "PASS" : "FAIL", gate.name,
-               gate_value(gate, gate.value),
-               lower_bound ? ">=" : "<=", gate_value(gate, gate.threshold), gate.detail);
+               format_gate_value(gate, gate.value),
+               lower_bound ? ">=" : "<=", format_gate_value(gate, gate.threshold), gate.detail);
   }
 }
 

@@ -7,33 +7,12 @@
 #include <charconv>
 #include <cmath>
 
+#include "markup_escape.hpp"
+
 namespace qb::report::html {
 
 std::string escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
+  return escape_markup(text, /*attribute=*/true);
 }
 
 std::string json_number(double value) {
