@@ -145,7 +145,9 @@ done
 
 run_opensm() { # run_opensm TAG CONF [POLICY]
   local tag="$1" cfg="$2" pol="${3:-}"
-  local args=(--once -Q -F "$cfg" -f "$work/opensm-$tag.log" -e)
+  # -D 0x23: errors + info + frames; the frame dumps carry the PortInfo SETs,
+  # the only place VLHighLimit can be seen (ibsim does not store it).
+  local args=(--once -Q -F "$cfg" -f "$work/opensm-$tag.log" -e -D 0x23)
   [[ -z "$pol" ]] || args+=(-Y "$pol")
   args+=("${extra_osm_args[@]}")
   if ! sim_run opensm "${args[@]}" >"$work/opensm-$tag.out" 2>&1; then
@@ -236,11 +238,37 @@ port_json() { # port_json PREFIX OUT_PORT
     }
     END {
       if (first == "") first = only
-      printf "\"link_state\":\"%s\",\"vl_cap\":%d,\"op_vls\":%d,\"high_limit\":%d,", state, vl_cap, op_vls, high_limit
+      printf "\"link_state\":\"%s\",\"vl_cap\":%d,\"op_vls\":%d,\"high_limit_readback\":%d,", state, vl_cap, op_vls, high_limit
       printf "\"vlarb_high_cap\":%d,\"vlarb_low_cap\":%d,", high_cap, low_cap
       printf "\"sl2vl\":%s,\"sl2vl_by_in_port\":[%s],", first, rows
       printf "\"vlarb_high\":[%s],\"vlarb_low\":[%s]", high, low
     }' "$work/$1-portinfo.txt" "$work/$1-sl2vl.txt" "$work/$1-vlarb.txt"
+}
+
+# VLHighLimit as OpenSM set it: PortInfo byte 38 of the SubnSet PortInfo with
+# attr_mod bit 31 set (link manager's port set-up) on DR path $1, port $2.
+# Later SETs echo ibsim's GetResp, where the field always reads 0.
+high_limit_set() {
+  awk -v want_path="$1" -v want_mod="$2" '
+    /SMP dump:/ { in_smp = 1; is_set = 0; is_pi = 0; nb = 0; path = ""; mod = ""; next }
+    !in_smp { next }
+    /method\.+0x2 \(SubnSet\)/ { is_set = 1 }
+    /attr_id\.+0x15 / { is_pi = 1 }
+    /attr_mod\./ { mod = $0; sub(/.*\.+/, "", mod) }
+    /Initial path:/ { path = $3 }
+    /^[ \t]+([0-9A-F][0-9A-F] )+/ {
+      for (i = 1; i <= NF; i++) b[nb++] = $i
+      if (nb >= 64) {
+        if (is_set && is_pi && path == want_path && tolower(mod) == want_mod) hl = b[38]
+        in_smp = 0
+      }
+    }
+    END {
+      if (hl == "") { print "null"; exit }
+      v = 0; hl = tolower(hl)
+      for (i = 1; i <= 2; i++) v = v * 16 + index("0123456789abcdef", substr(hl, i, 1)) - 1
+      print v
+    }' "$work/opensm-main.log"
 }
 
 json_str() { local s="$1"; s="${s//\\/\\\\}"; s="${s//\"/\\\"}"; printf '"%s"' "$s"; }
@@ -252,5 +280,7 @@ opensm_ms=$(( (t2 - t1) / 1000000 ))
 printf '{"config":%s,"qos_policy":%s,"fabric":%s,"opensm_ms":%d,' \
   "$(json_str "$conf")" "$( [[ -n "$qos_policy" ]] && json_str "$qos_policy" || echo null)" \
   "$(json_str "$fabric")" "$opensm_ms"
-printf '"ca":{"path":%s,%s},' "$(json_str "$ca_path")" "$ca_body"
-printf '"swe":{"path":%s,"port":%d,%s}}\n' "$(json_str "$sw_path")" "$sw_port" "$sw_body"
+ca_hl="$(high_limit_set "$ca_path" 0x80000001)"
+sw_hl="$(high_limit_set "$sw_path" "$(printf '0x8000%04x' "$sw_port")")"
+printf '"ca":{"path":%s,"high_limit":%s,%s},' "$(json_str "$ca_path")" "$ca_hl" "$ca_body"
+printf '"swe":{"path":%s,"port":%d,"high_limit":%s,%s}}\n' "$(json_str "$sw_path")" "$sw_port" "$sw_hl" "$sw_body"
