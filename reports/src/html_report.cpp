@@ -576,7 +576,8 @@ void comparison_rows(Markup& m, const std::vector<const MetricComparison*>& rows
   if (show_scenario) m.element("th", {}, "scenario");
   m.element("th", {}, "subject");
   m.element("th", {}, "metric");
-  for (const char* h : {"baseline", "current", "change", "p-value"}) {
+  // q is the p-value adjusted for testing many metrics at once: the one the verdict uses.
+  for (const char* h : {"baseline", "current", "change", "p", "q"}) {
     m.element("th", {{"class", "num"}}, h);
   }
   m.close().close();
@@ -592,6 +593,7 @@ void comparison_rows(Markup& m, const std::vector<const MetricComparison*>& rows
                   {"data-metric", mc->metric},
                   {"data-change", json_number(mc->change)},
                   {"data-p-value", json_number(mc->p_value)},
+                  {"data-q-value", json_number(mc->p_adjusted)},
                   {"data-regression", bool_text(mc->regression)}});
     m.open("td");
     if (mc->regression) {
@@ -611,8 +613,9 @@ void comparison_rows(Markup& m, const std::vector<const MetricComparison*>& rows
     m.element("td", {{"class", "num"}}, metric_value(*mc, mc->baseline));
     m.element("td", {{"class", "num"}}, metric_value(*mc, mc->current));
     m.element("td", {{"class", "num"}}, metric_change(*mc));
-    m.element("td", {{"class", "num"}},
-              mc->p_value < 0.001 ? std::string("< 0.001") : format_sig(mc->p_value, 3));
+    for (double p : {mc->p_value, mc->p_adjusted}) {
+      m.element("td", {{"class", "num"}}, p < 0.001 ? std::string("< 0.001") : format_sig(p, 3));
+    }
     m.close();
   }
   m.close().close().close();
