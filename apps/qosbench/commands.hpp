@@ -51,6 +51,17 @@ struct CompareArgs {
   bool quiet = false;
 };
 
+// qosbench import-opensm: the tables OpenSM would program on one port (issue 3 part 4).
+struct ImportOpensmArgs {
+  std::string opensm_conf_path;
+  std::string qos_policy_path;
+  std::string port_type = "ca";
+  uint8_t op_vls = 4;  // IBA OperationalVLs encoding: 4 = VL0-VL7, a ConnectX-class CA
+  uint8_t vlarb_high_cap = 8;
+  uint8_t vlarb_low_cap = 8;
+  bool json = false;
+};
+
 int run_command(const RunArgs& args);
 /// 0 when the report was written (whatever the run's verdict), 2 on bad input, 3 on I/O errors.
 int report_command(const ReportArgs& args);
@@ -58,5 +69,6 @@ int compare_command(const CompareArgs& args);
 int validate_command(const std::vector<std::string>& paths);
 int explain_command(const std::string& path, bool json);
 int drivers_command();
+int import_opensm_command(const ImportOpensmArgs& args);
 
 }  // namespace qb::cli

@@ -85,6 +85,32 @@ int main(int argc, char** argv) {
 
   auto* drivers_cmd = app.add_subcommand("drivers", "list drivers and whether they are available");
 
+  qb::cli::ImportOpensmArgs import_opensm;
+  auto* import_opensm_cmd = app.add_subcommand(
+      "import-opensm", "print the SL2VL and VLArb tables OpenSM would program on a port");
+  import_opensm_cmd->add_option("--opensm-conf", import_opensm.opensm_conf_path, "opensm.conf")
+      ->required();
+  import_opensm_cmd->add_option("--qos-policy", import_opensm.qos_policy_path,
+                                "qos-policy.conf (read, not yet interpreted)");
+  import_opensm_cmd
+      ->add_option("--port-type", import_opensm.port_type,
+                   "which option set: ca, swe (switch external), sw0 (switch port 0), rtr")
+      ->check(CLI::IsMember({"ca", "swe", "sw0", "rtr"}));
+  import_opensm_cmd
+      ->add_option("--op-vls", import_opensm.op_vls,
+                   "operational VLs, IBA encoding: 1=VL0 2=VL0-1 3=VL0-3 4=VL0-7 5=VL0-14 "
+                   "(default 4)")
+      ->check(CLI::Range(1, 5));
+  import_opensm_cmd
+      ->add_option("--vlarb-high-cap", import_opensm.vlarb_high_cap,
+                   "VLArb high table capacity, 0-64 (default 8)")
+      ->check(CLI::Range(0, 64));
+  import_opensm_cmd
+      ->add_option("--vlarb-low-cap", import_opensm.vlarb_low_cap,
+                   "VLArb low table capacity, 0-64 (default 8)")
+      ->check(CLI::Range(0, 64));
+  import_opensm_cmd->add_flag("--json", import_opensm.json, "machine-readable output");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -104,5 +130,6 @@ int main(int argc, char** argv) {
   if (validate_cmd->parsed()) return qb::cli::validate_command(validate_paths);
   if (explain_cmd->parsed()) return qb::cli::explain_command(explain_path, explain_as_json);
   if (drivers_cmd->parsed()) return qb::cli::drivers_command();
+  if (import_opensm_cmd->parsed()) return qb::cli::import_opensm_command(import_opensm);
   return 2;
 }
