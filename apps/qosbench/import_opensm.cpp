@@ -63,12 +63,11 @@ std::string text_port_qos(const policy::IbPortQos& qos, policy::IbPortType type,
            (qos.sl2vl[sl] == 15 ? std::string("drop") : std::to_string(qos.sl2vl[sl]));
   }
   out += "\nhigh_limit: " + std::to_string(qos.high_limit) +
-         (qos.high_limit == 255 ? " (unbounded)\n"
-                                : " (x 4096 bytes of high-priority data)\n");
-  out += "vlarb_high (" + std::to_string(qos.vlarb_high.size()) + " entries, vl:weight):" +
-         text_table(qos.vlarb_high) + "\n";
-  out += "vlarb_low  (" + std::to_string(qos.vlarb_low.size()) + " entries, vl:weight):" +
-         text_table(qos.vlarb_low) + "\n";
+         (qos.high_limit == 255 ? " (unbounded)\n" : " (x 4096 bytes of high-priority data)\n");
+  out += "vlarb_high (" + std::to_string(qos.vlarb_high.size()) +
+         " entries, vl:weight):" + text_table(qos.vlarb_high) + "\n";
+  out += "vlarb_low  (" + std::to_string(qos.vlarb_low.size()) +
+         " entries, vl:weight):" + text_table(qos.vlarb_low) + "\n";
   return out;
 }
 

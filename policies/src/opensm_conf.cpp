@@ -28,9 +28,9 @@ constexpr uint8_t kMaxCap = 64;
 
 // Sets in the order OpenSM verifies them (and so logs their warnings).
 constexpr std::array<std::string_view, 5> kPrefixes{"qos", "qos_ca", "qos_sw0", "qos_swe",
-                                                     "qos_rtr"};
+                                                    "qos_rtr"};
 constexpr std::array<std::string_view, 5> kSuffixes{"max_vls", "high_limit", "vlarb_high",
-                                                     "vlarb_low", "sl2vl"};
+                                                    "vlarb_low", "sl2vl"};
 
 struct RawValue {
   std::string value;
@@ -38,8 +38,9 @@ struct RawValue {
   uint32_t column = 0;  // of the value's first character
 };
 
-bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
-                               c == '\f'; }
+bool is_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
 
 // OpenSM's clean_val: trim blanks, then drop one pair of matching quotes.
 std::string_view clean_value(std::string_view value, uint32_t& offset) {
@@ -49,8 +50,8 @@ std::string_view clean_value(std::string_view value, uint32_t& offset) {
   while (end > begin && is_blank(value[end - 1])) --end;
   std::string_view out = value.substr(begin, end - begin);
   offset = static_cast<uint32_t>(begin);
-  if (out.size() >= 2 && ((out.front() == '"' && out.back() == '"') ||
-                          (out.front() == '\'' && out.back() == '\''))) {
+  if (out.size() >= 2 &&
+      ((out.front() == '"' && out.back() == '"') || (out.front() == '\'' && out.back() == '\''))) {
     out = out.substr(1, out.size() - 2);
     ++offset;
   }
@@ -161,8 +162,8 @@ class Parser {
       const auto max_vls = static_cast<uint32_t>(parsed);
       if (max_vls > 15) {
         warn(raw->line, prefix + "_max_vls=" + std::to_string(max_vls) +
-                            " is invalid: using the default (" +
-                            std::to_string(kDefaultMaxVls) + ")");
+                            " is invalid: using the default (" + std::to_string(kDefaultMaxVls) +
+                            ")");
       } else if (max_vls > 0) {
         set.max_vls = max_vls;
       }
@@ -302,8 +303,8 @@ std::array<uint8_t, 16> parse_sl2vl(const std::string& text) {
 
 // The programmed table: block 0 carries min(cap, 32) entries; block 1 carries cap % 32 entries
 // when cap > 32 (so a 64-entry port gets an all-zero block 1, as OpenSM sends it).
-std::vector<VlArbEntry> cut_to_port(const std::array<VlArbEntry, kVlarbEntries>& full,
-                                    uint8_t cap, uint8_t mask) {
+std::vector<VlArbEntry> cut_to_port(const std::array<VlArbEntry, kVlarbEntries>& full, uint8_t cap,
+                                    uint8_t mask) {
   std::vector<VlArbEntry> out(cap);
   const size_t block1_len = cap > kVlarbBlock ? cap % kVlarbBlock : 0;
   for (size_t i = 0; i < cap; ++i) {
@@ -326,10 +327,14 @@ const T& pick(const std::optional<T>& own, const std::optional<T>& generic, cons
 
 std::string_view ib_port_type_name(IbPortType type) noexcept {
   switch (type) {
-    case IbPortType::ca: return "ca";
-    case IbPortType::swe: return "swe";
-    case IbPortType::sw0: return "sw0";
-    case IbPortType::rtr: return "rtr";
+    case IbPortType::ca:
+      return "ca";
+    case IbPortType::swe:
+      return "swe";
+    case IbPortType::sw0:
+      return "sw0";
+    case IbPortType::rtr:
+      return "rtr";
   }
   return "ca";
 }
@@ -344,10 +349,14 @@ Result<IbPortType> parse_ib_port_type(std::string_view name) {
 
 const OpensmQosSet& OpensmConf::set_for(IbPortType type) const noexcept {
   switch (type) {
-    case IbPortType::ca: return ca;
-    case IbPortType::swe: return swe;
-    case IbPortType::sw0: return sw0;
-    case IbPortType::rtr: return rtr;
+    case IbPortType::ca:
+      return ca;
+    case IbPortType::swe:
+      return swe;
+    case IbPortType::sw0:
+      return sw0;
+    case IbPortType::rtr:
+      return rtr;
   }
   return ca;
 }
@@ -407,8 +416,8 @@ IbPortQos program_port_qos(const OpensmConf& conf, IbPortType type, const IbPort
   const uint8_t mask = op_vls_mask(caps.op_vls);
   IbPortQos qos;
   qos.max_vls = pick(own.max_vls, generic.max_vls, kDefaultMaxVls);
-  qos.high_limit = static_cast<uint8_t>(pick(own.high_limit, generic.high_limit,
-                                             kDefaultHighLimit));
+  qos.high_limit =
+      static_cast<uint8_t>(pick(own.high_limit, generic.high_limit, kDefaultHighLimit));
   const std::string high_default = kDefaultVlarbHigh;
   const std::string low_default = kDefaultVlarbLow;
   const std::string sl2vl_default = kDefaultSl2vl;

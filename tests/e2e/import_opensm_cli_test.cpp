@@ -35,8 +35,7 @@ TEST(ImportOpensmCli, JsonHasTheContractShapeForTheDocumentExample) {
   const json out = json::parse(outcome.out);
   ASSERT_EQ(out.size(), 4u);
   EXPECT_EQ(out["sl2vl"], json::parse("[0,1,2,3,4,5,6,7,0,1,2,3,4,5,6,7]"));  // op VLs 4: VL0-7
-  EXPECT_EQ(out["vlarb_high"],
-            json::parse("[[0,4],[0,0],[0,0],[0,0],[0,0],[0,0],[0,0],[0,0]]"));
+  EXPECT_EQ(out["vlarb_high"], json::parse("[[0,4],[0,0],[0,0],[0,0],[0,0],[0,0],[0,0],[0,0]]"));
   EXPECT_EQ(out["vlarb_low"],
             json::parse("[[0,0],[1,64],[2,128],[3,192],[4,0],[5,64],[6,64],[7,64]]"));
   EXPECT_EQ(out["high_limit"], 6);
@@ -51,7 +50,7 @@ TEST(ImportOpensmCli, PortTypeOperationalVlsAndCapacitiesShapeTheTables) {
   const json out = json::parse(outcome.out);
   EXPECT_EQ(out["vlarb_high"], json::parse("[[0,4]]"));
   EXPECT_EQ(out["vlarb_low"], json::parse("[[1,10],[2,20],[0,0]]"));  // masked by 3 (VL0-3)
-  EXPECT_EQ(out["high_limit"], 0);                                      // swe: built-in default
+  EXPECT_EQ(out["high_limit"], 0);                                    // swe: built-in default
   EXPECT_EQ(out["sl2vl"][15], 3);
 }
 
@@ -89,8 +88,7 @@ TEST(ImportOpensmCli, UnreadableFileAndBadPortExitTwo) {
   const std::string conf = write_conf("ok.conf", kDocExample);
   EXPECT_EQ(run_qosbench({"import-opensm", "--opensm-conf", conf, "--op-vls", "0"}).exit_code, 2);
   EXPECT_EQ(
-      run_qosbench({"import-opensm", "--opensm-conf", conf, "--vlarb-low-cap", "65"}).exit_code,
-      2);
+      run_qosbench({"import-opensm", "--opensm-conf", conf, "--vlarb-low-cap", "65"}).exit_code, 2);
   EXPECT_EQ(run_qosbench({"import-opensm", "--opensm-conf", conf, "--port-type", "hca"}).exit_code,
             2);
 }

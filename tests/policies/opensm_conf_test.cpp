@@ -222,8 +222,8 @@ TEST(OpensmConf, OpensmDocumentExample) {
     EXPECT_EQ(qos.high_limit, 6);
     EXPECT_EQ(qos.vlarb_high,
               entries({{0, 4}, {0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}));
-    EXPECT_EQ(qos.vlarb_low, entries({{0, 0}, {1, 64}, {2, 128}, {3, 192}, {4, 0}, {5, 64},
-                                      {6, 64}, {7, 64}}));
+    EXPECT_EQ(qos.vlarb_low,
+              entries({{0, 0}, {1, 64}, {2, 128}, {3, 192}, {4, 0}, {5, 64}, {6, 64}, {7, 64}}));
   }
   // sw0 and rtr are not configured: built-in defaults.
   EXPECT_EQ(program_port_qos(conf, IbPortType::rtr, IbPortCaps{4, 8, 8}).high_limit, 0);
