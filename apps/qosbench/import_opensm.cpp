@@ -1,12 +1,13 @@
 // qosbench import-opensm: the SL2VL / VLArb tables OpenSM would program on one port from an
 // opensm.conf, as JSON (the contract of issue 3) or text. OpenSM's warnings go to stderr as
 // "file:line: warning: ...", errors as "file:line:col: error: ..." with exit 2.
-#include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include "commands.hpp"
 #include "qb/policies/opensm_conf.hpp"
+#include "qb/policies/opensm_policy.hpp"
 
 namespace qb::cli {
 namespace {
@@ -86,23 +87,25 @@ int import_opensm_command(const ImportOpensmArgs& args) {
         SourceLoc{args.opensm_conf_path, 0, 0},
         "no \"qos TRUE\": OpenSM programs these tables only when QoS is enabled (or with -Q)"});
   }
+  std::optional<policy::OpensmPolicy> qos_policy;
   if (!args.qos_policy_path.empty()) {
-    // The tables do not depend on the policy file; its parser (SL assignment) comes later.
-    std::ifstream policy_file(args.qos_policy_path);
-    if (!policy_file) {
-      return fail(make_error(Errc::invalid_config, "cannot read qos-policy.conf", {},
-                             SourceLoc{args.qos_policy_path, 0, 0}));
-    }
-    print_warning(policy::OpensmWarning{
-        SourceLoc{args.qos_policy_path, 0, 0},
-        "qos-policy.conf is not interpreted yet (SL assignment); the port tables below come "
-        "from opensm.conf only"});
+    // The port tables do not depend on the policy file (OpenSM ignores its qos-setup section);
+    // it is checked the way OpenSM checks it (AC10-AC13 are fatal there too).
+    auto parsed = policy::load_opensm_policy(args.qos_policy_path);
+    if (!parsed) return fail(parsed.error());
+    qos_policy = std::move(parsed).value();
   }
   const policy::IbPortQos qos = policy::program_port_qos(*conf, *type, caps);
   if (args.json) {
     std::cout << json_port_qos(qos) << "\n";
   } else {
     std::cout << text_port_qos(qos, *type, caps);
+    if (qos_policy) {
+      std::cout << "qos-policy: " << qos_policy->qos_levels.size() << " qos-levels, "
+                << qos_policy->match_rules.size() << " match rules, "
+                << qos_policy->ulp_rules.size() << " qos-ulps rules, default SL "
+                << int{qos_policy->default_sl} << "\n";
+    }
   }
   return std::cout.good() ? 0 : 3;
 }

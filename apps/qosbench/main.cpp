@@ -90,8 +90,9 @@ int main(int argc, char** argv) {
       "import-opensm", "print the SL2VL and VLArb tables OpenSM would program on a port");
   import_opensm_cmd->add_option("--opensm-conf", import_opensm.opensm_conf_path, "opensm.conf")
       ->required();
-  import_opensm_cmd->add_option("--qos-policy", import_opensm.qos_policy_path,
-                                "qos-policy.conf (read, not yet interpreted)");
+  import_opensm_cmd->add_option(
+      "--qos-policy", import_opensm.qos_policy_path,
+      "qos-policy.conf: checked as OpenSM checks it (exit 2 on its fatal errors)");
   import_opensm_cmd
       ->add_option("--port-type", import_opensm.port_type,
                    "which option set: ca, swe (switch external), sw0 (switch port 0), rtr")

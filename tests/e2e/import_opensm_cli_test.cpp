@@ -93,5 +93,21 @@ TEST(ImportOpensmCli, UnreadableFileAndBadPortExitTwo) {
             2);
 }
 
+TEST(ImportOpensmCli, QosPolicyWithoutDefaultLevelExitsTwoWithAc10) {
+  const std::string conf = write_conf("pol.conf", kDocExample);
+  const std::string bad = write_conf("no_default.policy", "qos-ulps\n  sdp : 1\nend-qos-ulps\n");
+  const Outcome outcome =
+      run_qosbench({"import-opensm", "--opensm-conf", conf, "--qos-policy", bad, "--json"});
+  EXPECT_EQ(outcome.exit_code, 2);
+  EXPECT_EQ(outcome.out, "");
+  EXPECT_NE(outcome.err.find(bad + ":1:1: error: AC10"), std::string::npos) << outcome.err;
+
+  const std::string good =
+      write_conf("default.policy", "qos-ulps\n  default : 2\n  sdp : 1\nend-qos-ulps\n");
+  const Outcome ok = run_qosbench({"import-opensm", "--opensm-conf", conf, "--qos-policy", good});
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("2 qos-ulps rules, default SL 2"), std::string::npos) << ok.out;
+}
+
 }  // namespace
 }  // namespace qb::e2e
