@@ -7,10 +7,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <map>
-#include <sstream>
+
+#include "opensm_text.hpp"
 
 namespace qb::policy {
 namespace {
@@ -38,17 +37,10 @@ struct RawValue {
   uint32_t column = 0;  // of the value's first character
 };
 
-bool is_blank(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
-
 // OpenSM's clean_val: trim blanks, then drop one pair of matching quotes.
 std::string_view clean_value(std::string_view value, uint32_t& offset) {
   size_t begin = 0;
-  while (begin < value.size() && is_blank(value[begin])) ++begin;
-  size_t end = value.size();
-  while (end > begin && is_blank(value[end - 1])) --end;
-  std::string_view out = value.substr(begin, end - begin);
+  std::string_view out = opensm_text::trim(value, begin);
   offset = static_cast<uint32_t>(begin);
   if (out.size() >= 2 &&
       ((out.front() == '"' && out.back() == '"') || (out.front() == '\'' && out.back() == '\''))) {
@@ -72,20 +64,11 @@ class Parser {
   }
 
   Status read_lines(std::string_view text) {
-    uint32_t line_no = 0;
-    size_t pos = 0;
-    while (pos < text.size()) {
-      size_t eol = text.find('\n', pos);
-      if (eol == std::string_view::npos) eol = text.size();
-      std::string_view line = text.substr(pos, eol - pos);
-      pos = eol + 1;
-      ++line_no;
-      if (const size_t hash = line.find('#'); hash != std::string_view::npos) {
-        line = line.substr(0, hash);
-      }
+    return opensm_text::for_each_line(text, [&](uint32_t line_no, std::string_view line) {
+      using opensm_text::is_blank;
       size_t key_begin = 0;
       while (key_begin < line.size() && is_blank(line[key_begin])) ++key_begin;
-      if (key_begin == line.size()) continue;
+      if (key_begin == line.size()) return Status{};
       size_t key_end = key_begin;
       while (key_end < line.size() && !is_blank(line[key_end])) ++key_end;
       const std::string key(line.substr(key_begin, key_end - key_begin));
@@ -94,12 +77,8 @@ class Parser {
       uint32_t offset = 0;
       const std::string_view value = clean_value(line.substr(value_start), offset);
       const auto column = static_cast<uint32_t>(value_start + offset + 1);
-      if (Status status = take(key, value, line_no, column, static_cast<uint32_t>(key_begin + 1));
-          !status) {
-        return status;
-      }
-    }
-    return {};
+      return take(key, value, line_no, column, static_cast<uint32_t>(key_begin + 1));
+    });
   }
 
   Status take(const std::string& key, std::string_view value, uint32_t line, uint32_t column,
@@ -370,18 +349,9 @@ Result<OpensmConf> parse_opensm_conf(std::string_view text, const std::string& f
 }
 
 Result<OpensmConf> load_opensm_conf(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return make_error(Errc::invalid_config,
-                      std::string("cannot read opensm.conf: ") + std::strerror(errno), {},
-                      SourceLoc{path, 0, 0});
-  }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) {
-    return make_error(Errc::invalid_config, "cannot read opensm.conf", {}, SourceLoc{path, 0, 0});
-  }
-  return parse_opensm_conf(buffer.str(), path);
+  auto text = opensm_text::read_file(path, "opensm.conf");
+  if (!text) return std::move(text).error();
+  return parse_opensm_conf(*text, path);
 }
 
 Status validate_port_caps(const IbPortCaps& caps) {

@@ -6,10 +6,9 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 #include <tuple>
+
+#include "opensm_text.hpp"
 
 namespace qb::policy {
 namespace {
@@ -26,18 +25,8 @@ enum class State {
   ulps
 };
 
-bool is_blank(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
-std::string_view trim(std::string_view text, size_t& offset) {
-  size_t begin = 0;
-  while (begin < text.size() && is_blank(text[begin])) ++begin;
-  size_t end = text.size();
-  while (end > begin && is_blank(text[end - 1])) --end;
-  offset = begin;
-  return text.substr(begin, end - begin);
-}
+using opensm_text::is_blank;
+using opensm_text::trim;
 
 bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -88,23 +77,14 @@ class PolicyParser {
   explicit PolicyParser(std::string file) : file_(std::move(file)) {}
 
   Result<OpensmPolicy> parse(std::string_view text) {
-    size_t pos = 0;
-    while (pos < text.size()) {
-      size_t eol = text.find('\n', pos);
-      if (eol == std::string_view::npos) eol = text.size();
-      std::string_view line = text.substr(pos, eol - pos);
-      pos = eol + 1;
-      ++line_;
-      if (const size_t hash = line.find('#'); hash != std::string_view::npos) {
-        line = line.substr(0, hash);
-      }
+    Status lines = opensm_text::for_each_line(text, [&](uint32_t line_no, std::string_view line) {
+      line_ = line_no;
       size_t offset = 0;
       const std::string_view content = trim(line, offset);
-      if (content.empty()) continue;
-      if (Status status = take(content, static_cast<uint32_t>(offset + 1)); !status) {
-        return std::move(status).error();
-      }
-    }
+      if (content.empty()) return Status{};
+      return take(content, static_cast<uint32_t>(offset + 1));
+    });
+    if (!lines) return std::move(lines).error();
     if (state_ != State::top) {
       return error(line_ + 1, 1, "unexpected end of file: missing " + closing_keyword());
     }
@@ -405,15 +385,9 @@ Result<OpensmPolicy> parse_opensm_policy(std::string_view text, const std::strin
 }
 
 Result<OpensmPolicy> load_opensm_policy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return make_error(Errc::invalid_config,
-                      std::string("cannot read qos-policy.conf: ") + std::strerror(errno), {},
-                      SourceLoc{path, 0, 0});
-  }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse_opensm_policy(buffer.str(), path);
+  auto text = opensm_text::read_file(path, "qos-policy.conf");
+  if (!text) return std::move(text).error();
+  return parse_opensm_policy(*text, path);
 }
 
 }  // namespace qb::policy
