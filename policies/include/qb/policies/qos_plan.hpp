@@ -1,12 +1,14 @@
 // The compiled QoS plan: what `policies` hands to the oracle and the drivers.
-// Pure data; built by compile_plan() from the suite's QoS sections.
+// Pure data; built by engine::compile_scenario() from the suite's QoS sections.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "qb/policies/port_qos.hpp"
 #include "qb/policies/sched_tree.hpp"
+#include "qb/policies/traffic_class.hpp"
 #include "qb/policies/wire.hpp"
 
 namespace qb::policy {
@@ -17,13 +19,34 @@ struct FlowPlan {
   std::string group;  // the [[flow]] entry's name: "g1-qp"
   uint32_t leaf = 0;  // SchedTree element index
   RdmaOp op = RdmaOp::write;
+
+  uint32_t host = 0;  // sending host (0 .. QosPlan::hosts - 1)
+  // Traffic class after inheritance (domain -> tx/rx) and the provider profile.
+  TrafficClass tx_tclass;
+  TrafficClass rx_tclass;  // responder side; reported, not arbitrated (no READs modelled)
+  uint8_t dscp = 0;        // IP DSCP on the wire (RoCEv2 traffic_class >> 2; Ethernet)
+  uint8_t sl = 0;          // IB SL; on RoCE the QP's sl (eth priority = sl & 7 under PCP trust)
+  uint8_t priority = 0;    // Ethernet priority the port uses (trust pcp: sl & 7; dscp: dscp2prio)
+  uint8_t arb_class = 0;   // TC (ets) or VL (vlarb) at the NIC port; 0 with PortQos::none
+  uint8_t switch_arb_class = 0;  // the same at the switch egress port (IB: the switch's SL2VL)
+  bool dropped = false;          // SL2VL sends its SL to VL15: every packet is dropped
+  std::string class_note;        // how the class was chosen (provider, policy rule), for explain
 };
 
 struct QosPlan {
-  SchedTree tree;
+  SchedTree tree;  // every host's NIC runs this tree over its own flows
   WireModel wire;
-  double port_rate_bps = 0.0;  // line rate: the capacity, in wire bit/s
+  double port_rate_bps = 0.0;  // NIC line rate: the capacity, in wire bit/s
   std::vector<FlowPlan> flows;
+
+  PortQos nic_qos;  // every NIC egress port
+
+  // Fabric: `hosts` sending NICs; with `switched`, their links meet at one switch whose egress
+  // port (switch_rate_bps, arbitrating by switch_qos) leads to the receiver.
+  uint32_t hosts = 1;
+  bool switched = false;
+  double switch_rate_bps = 0.0;
+  PortQos switch_qos;
 };
 
 }  // namespace qb::policy
