@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "qb/common/units.hpp"
+#include "driver_options_loader.hpp"
 #include "toml_reader.hpp"
 
 namespace qb::engine {
@@ -634,10 +635,9 @@ Suite load(std::string_view text, const std::string& file) {
 
   if (const auto* table = top.subtable("driver")) {
     const TableReader reader(*table, "driver", file);
-    // Driver option tables ([driver.dpdk], [driver.verbs]) will be read here once those
-    // drivers take options; until then they are unknown keys like any other.
-    reader.allow_only({"name"});
+    reader.allow_only({"name", "dpdk"});
     if (reader.has("name")) suite.driver = reader.required_string("name");
+    read_driver_options(reader, suite.driver_options);
   }
 
   const Sections sections{section_of(top, "port"), section_of(top, "sched"),

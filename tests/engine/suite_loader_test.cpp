@@ -300,9 +300,23 @@ TEST(SuiteLoader, UnknownKeysSuggestTheCloseOne) {
   expect_error("[sweep]\n", {"sweep", 1, 2, "unknown key 'sweep'"});
   // The first unknown key in document order, not in the table's sorted order.
   expect_error("[port]\nzz = 1\naa = 2\n", {"port.zz", 2, 1, "unknown key 'zz'"});
-  // Driver option tables are not accepted yet.
-  expect_error("[driver]\nname = \"dpdk\"\n[driver.dpdk]\neal = \"-l 0\"\n",
-               {"driver.dpdk", 3, 9, "unknown key 'dpdk'"});
+  expect_error("[driver]\nname = \"dpdk\"\n[driver.dpdk]\neals = [\"-l 0\"]\n",
+               {"driver.dpdk.eals", 4, 1, "unknown key 'eals'"});
+}
+
+TEST(SuiteLoader, DpdkDriverOptions) {
+  auto loaded = load(
+      "[driver]\nname = \"dpdk\"\n[driver.dpdk]\neal = [\"--no-huge\", \"-m\", \"512\"]\n"
+      "tx_port = \"net_ring0\"\nrx_port = \"none\"\nsoftware_shaper = false\n"
+      "[[flow]]\nname = \"f\"\nsize = 64\n");
+  ASSERT_TRUE(loaded.ok()) << loaded.error().to_string();
+  const DpdkOptions& dpdk = loaded->driver_options.dpdk;
+  EXPECT_EQ(dpdk.eal, (std::vector<std::string>{"--no-huge", "-m", "512"}));
+  EXPECT_EQ(dpdk.tx_port, "net_ring0");
+  EXPECT_EQ(dpdk.rx_port, "none");
+  EXPECT_EQ(dpdk.software_shaper, false);
+  expect_error("[driver.dpdk]\neal = \"--no-huge\"\n",
+               {"driver.dpdk.eal", 2, 7, "expected an array of strings"});
 }
 
 TEST(SuiteLoader, WrongTypesSayWhatWasExpected) {

@@ -65,11 +65,26 @@ struct Scenario {
   SourceLoc loc;      // the file (and the [[scenario]] entry, when there is one)
 };
 
+/// `[driver.dpdk]`: how the DPDK driver finds its ports (docs/dpdk.md). Unset fields keep the
+/// driver's defaults; `--eal` on the command line replaces `eal`.
+struct DpdkOptions {
+  std::vector<std::string> eal;  // EAL arguments, without the program name
+  std::string tx_port;           // ethdev name, PCI address or vdev string; empty: first port
+  std::string rx_port;           // empty: the Tx port; "none": do not receive
+  std::optional<bool> software_shaper;
+  SourceLoc loc;  // the [driver.dpdk] table
+};
+
+struct DriverOptions {
+  DpdkOptions dpdk;
+};
+
 struct Suite {
   std::string name;
   std::string description;  // [suite] description, free text
   std::string file;         // path as given
   std::string driver = "sim";
+  DriverOptions driver_options;
   std::string config_hash;          // FNV-1a of the file bytes, hex
   std::vector<Scenario> scenarios;  // the single-scenario form gives exactly one
   std::vector<policy::Warning> warnings;
