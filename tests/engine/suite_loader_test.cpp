@@ -308,7 +308,7 @@ TEST(SuiteLoader, DpdkDriverOptions) {
   auto loaded = load(
       "[driver]\nname = \"dpdk\"\n[driver.dpdk]\neal = [\"--no-huge\", \"-m\", \"512\"]\n"
       "tx_port = \"net_ring0\"\nrx_port = \"none\"\nsoftware_shaper = false\n"
-      "[[flow]]\nname = \"f\"\nsize = 64\n");
+      "[[flow]]\nname = \"f\"\nsize = 64\nrate = \"saturate\"\n");
   ASSERT_TRUE(loaded.ok()) << loaded.error().to_string();
   const DpdkOptions& dpdk = loaded->driver_options.dpdk;
   EXPECT_EQ(dpdk.eal, (std::vector<std::string>{"--no-huge", "-m", "512"}));
