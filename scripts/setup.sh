@@ -2,7 +2,8 @@
 # Installs the Debian 12 packages qosbench needs to build and test, and the browser test's npm
 # packages. Idempotent: packages already present are not reinstalled, apt is not touched at all
 # when nothing is missing, and npm only runs when tests/browser/node_modules is missing or older
-# than its package-lock.json. Switches (default 1): QB_SETUP_FUZZ, QB_SETUP_BROWSER.
+# than its package-lock.json. Switches (default 1): QB_SETUP_FUZZ, QB_SETUP_BROWSER, QB_SETUP_DPDK,
+# QB_SETUP_OPENSM.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -14,6 +15,16 @@ packages=(
 # Fuzzing (libFuzzer + sanitizers) needs clang and its runtime.
 if [[ "${QB_SETUP_FUZZ:-1}" == 1 ]]; then
   packages+=(clang-14 libclang-rt-14-dev)
+fi
+# The DPDK driver (libdpdk-dev pulls every PMD: net_null, net_ring, net_af_xdp, net_mlx5) and
+# dpdk-testpmd for the side-by-side benchmark; iproute2 for the AF_XDP veth/namespace test.
+if [[ "${QB_SETUP_DPDK:-1}" == 1 ]]; then
+  packages+=(libdpdk-dev dpdk iproute2)
+fi
+# The OpenSM conformance tests: the ibsim fabric simulator (with libumad2sim), OpenSM itself,
+# and smpquery/saquery to read back what OpenSM programmed.
+if [[ "${QB_SETUP_OPENSM:-1}" == 1 ]]; then
+  packages+=(ibsim-utils opensm infiniband-diags)
 fi
 # The browser test of the HTML report: Debian's chromium, and node + npm to install
 # playwright-core. A node that is already there (e.g. from another apt source, which bundles its
