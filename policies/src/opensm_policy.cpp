@@ -45,6 +45,19 @@ std::optional<uint64_t> whole_number(std::string_view text) {
   return value;
 }
 
+// One number as OpenSM's lexer and strtoull(..., 0) read it: decimal, 0x-hex, or octal after a
+// leading 0 (strtoull stops at the first non-octal digit, so does OpenSM); too large saturates.
+std::optional<uint64_t> policy_number(std::string_view token) {
+  if (token.empty()) return std::nullopt;
+  const bool hex = token.size() > 2 && token[0] == '0' && (token[1] == 'x' || token[1] == 'X');
+  for (size_t i = hex ? 2 : 0; i < token.size(); ++i) {
+    const auto c = static_cast<unsigned char>(token[i]);
+    if (hex ? !std::isxdigit(c) : !std::isdigit(c)) return std::nullopt;
+  }
+  const std::string copy(token);
+  return std::strtoull(copy.c_str(), nullptr, 0);  // ERANGE gives ULLONG_MAX, as in OpenSM
+}
+
 // Comma-separated names (port-group names may contain blanks; they are trimmed).
 std::vector<std::string> split_names(std::string_view text) {
   std::vector<std::string> out;
@@ -155,6 +168,102 @@ class PolicyParser {
     return std::nullopt;
   }
 
+  // A comma-separated list of numbers and `a-b` ranges (OpenSM's list_of_ranges); a reversed
+  // range is swapped; with `pkey` both ends lose the membership bit first (and are re-ordered).
+  Status parse_ranges(std::string_view text, uint32_t column, std::string_view key, bool pkey,
+                      std::vector<NumberRange>& out) const {
+    size_t pos = 0;
+    while (pos <= text.size()) {
+      size_t end = text.find(',', pos);
+      if (end == std::string_view::npos) end = text.size();
+      size_t offset = 0;
+      const std::string_view item = trim(text.substr(pos, end - pos), offset);
+      const uint32_t item_column = column + static_cast<uint32_t>(pos + offset);
+      const size_t dash = item.find('-', 1);
+      size_t first_offset = 0;
+      size_t last_offset = 0;
+      const std::string_view first_text = trim(item.substr(0, dash), first_offset);
+      const std::string_view last_text =
+          dash == std::string_view::npos ? first_text : trim(item.substr(dash + 1), last_offset);
+      const auto first = policy_number(first_text);
+      const auto last = policy_number(last_text);
+      if (!first || !last) {
+        return error(line_, item_column,
+                     "syntax error: '" + std::string(item) + "' is not a number or a range a-b",
+                     std::string(key));
+      }
+      NumberRange range{*first, *last};
+      if (pkey) {
+        range.first &= 0x7fff;
+        range.last &= 0x7fff;
+      }
+      if (range.first > range.last) std::swap(range.first, range.last);
+      out.push_back(range);
+      pos = end + 1;
+    }
+    return {};
+  }
+
+  // OpenSM's checks when a block closes (its __parser_*_end): groups and levels need a name,
+  // a level needs an SL.
+  Status check_closing(std::string_view word, uint32_t column) const {
+    if (word == "end-port-group" && policy_.port_groups.back().name.empty()) {
+      return error(line_, column, "port-group validation failed - no port group name specified");
+    }
+    if (word == "end-qos-level") {
+      const PolicyQosLevel& level = policy_.qos_levels.back();
+      if (!level.sl) return error(line_, column, "qos-level validation failed - no 'sl' specified");
+      if (level.name.empty()) {
+        return error(line_, column, "qos-level validation failed - no 'name' specified");
+      }
+    }
+    return {};
+  }
+
+  Status take_group_value(PolicyPortGroup& group, const PolicyField& field) {
+    const std::string_view value = field.value;
+    const uint32_t column = field.loc.column;
+    if (field.key == "port-guid") return parse_ranges(value, column, field.key, false, group.port_guids);
+    if (field.key == "pkey") return parse_ranges(value, column, field.key, true, group.pkeys);
+    if (field.key == "partition") {
+      for (auto& name : split_names(value)) group.partitions.push_back(std::move(name));
+      return {};
+    }
+    if (field.key == "port-name") {
+      for (auto& name : split_names(value)) {
+        // OpenSM rejects a name without "/P<non-zero number>" even when no node has it.
+        const size_t slash = name.rfind('/');
+        const bool ok = slash != std::string::npos && slash + 2 < name.size() &&
+                        (name[slash + 1] == 'p' || name[slash + 1] == 'P') &&
+                        std::strtoul(name.c_str() + slash + 2, nullptr, 0) != 0;
+        if (!ok) return error(line_, column, "'" + name + "' - illegal port name", field.key);
+        group.port_names.push_back(std::move(name));
+      }
+      return {};
+    }
+    if (field.key == "node-type") {
+      for (const auto& type : split_names(value)) {
+        if (iequals(type, "CA")) {
+          group.node_types |= kNodeTypeCa;
+        } else if (iequals(type, "SWITCH")) {
+          group.node_types |= kNodeTypeSwitch;
+        } else if (iequals(type, "ROUTER")) {
+          group.node_types |= kNodeTypeRouter;
+        } else if (iequals(type, "ALL")) {
+          group.node_types |= kNodeTypeCa | kNodeTypeSwitch | kNodeTypeRouter;
+        } else if (iequals(type, "SELF")) {
+          group.self = true;
+        } else {
+          return error(line_, column,
+                       "syntax error: unknown node-type '" + type +
+                           "' (CA, SWITCH, ROUTER, ALL or SELF)",
+                       field.key);
+        }
+      }
+    }
+    return {};
+  }
+
   Status take(std::string_view content, uint32_t column) {
     size_t word_end = 0;
     while (word_end < content.size() && !is_blank(content[word_end]) && content[word_end] != ':' &&
@@ -163,6 +272,7 @@ class PolicyParser {
     }
     const std::string_view word = content.substr(0, word_end);
     if (const auto next = transition(word); next && word_end == content.size()) {
+      if (Status status = check_closing(word, column); !status) return status;
       open(*next, column);
       state_ = *next;
       return {};
@@ -176,10 +286,14 @@ class PolicyParser {
   }
 
   void open(State next, uint32_t column) {
-    if (next == State::port_group) policy_.port_groups.push_back({{}, {}, loc(line_, column)});
+    if (next == State::port_group) {
+      policy_.port_groups.emplace_back();
+      policy_.port_groups.back().loc = loc(line_, column);
+    }
     if (next == State::qos_level) policy_.qos_levels.push_back({{}, {}, {}, loc(line_, column)});
     if (next == State::match_rule) {
-      policy_.match_rules.push_back({{}, {}, {}, {}, loc(line_, column)});
+      policy_.match_rules.emplace_back();
+      policy_.match_rules.back().loc = loc(line_, column);
     }
     if (next == State::qos_levels && !levels_loc_) levels_loc_ = loc(line_, column);
     if (next == State::ulps && !ulps_loc_) ulps_loc_ = loc(line_, column);
@@ -208,6 +322,7 @@ class PolicyParser {
         if (!group.name.empty()) return error(line_, column, "port-group has multiple 'name' tags");
         group.name = field.value;
       } else {
+        if (Status status = take_group_value(group, field); !status) return status;
         group.fields.push_back(std::move(field));
       }
     } else if (state_ == State::qos_level) {
@@ -226,6 +341,9 @@ class PolicyParser {
     } else {
       auto& rule = policy_.match_rules.back();
       if (key == "qos-level-name") {
+        if (!rule.qos_level_name.empty()) {
+          return error(line_, column, "qos-match-rule has multiple 'qos-level-name' tags");
+        }
         rule.qos_level_name = field.value;
         rule.fields.push_back(std::move(field));  // keeps its location for AC11
       } else if (key == "source") {
@@ -237,6 +355,16 @@ class PolicyParser {
         rule.destination_groups.insert(rule.destination_groups.end(), names.begin(), names.end());
         rule.fields.push_back(std::move(field));
       } else {
+        std::vector<NumberRange>* ranges = key == "qos-class"    ? &rule.qos_classes
+                                           : key == "service-id" ? &rule.service_ids
+                                           : key == "pkey"       ? &rule.pkeys
+                                                                 : nullptr;
+        if (ranges != nullptr) {
+          if (Status status = parse_ranges(value, value_column, key, key == "pkey", *ranges);
+              !status) {
+            return status;
+          }
+        }
         rule.fields.push_back(std::move(field));
       }
     }
@@ -271,6 +399,22 @@ class PolicyParser {
       rule.values = std::string(trim(rest.substr(word_end), offset));
       const uint32_t crit_column = column + static_cast<uint32_t>(comma + 1 + crit_offset);
       if (Status status = check_criterion(ulp_lower, rule, crit_column); !status) return status;
+      const uint32_t values_column = crit_column + static_cast<uint32_t>(word_end + offset);
+      if (ulp_lower == "default") {
+        return error(line_, column, "the default ULP rule takes no criterion", "qos-ulps");
+      }
+      if (Status status = parse_ranges(rule.values, values_column, rule.criterion,
+                                       rule.criterion == "pkey", rule.ranges);
+          !status) {
+        return status;
+      }
+      if (rule.criterion == "port-num") {
+        for (const NumberRange& range : rule.ranges) {
+          if (range.last > 0xFFFF) {
+            return error(line_, values_column, "port number out of range (0-65535)", "qos-ulps");
+          }
+        }
+      }
     } else if (ulp_lower == "srp") {
       return error(line_, column, "SRP ULP rule doesn't have port guids", "qos-ulps");
     } else if (ulp_lower == "any") {
@@ -320,7 +464,7 @@ class PolicyParser {
 
   bool group_exists(std::string_view name) const {
     return std::any_of(policy_.port_groups.begin(), policy_.port_groups.end(),
-                       [&](const PolicyPortGroup& group) { return group.name == name; });
+                       [&](const PolicyPortGroup& group) { return iequals(group.name, name); });
   }
 
   const PolicyField* field_of(const PolicyMatchRule& rule, std::string_view key) const {
@@ -333,6 +477,7 @@ class PolicyParser {
   Status cross_check() {
     if (const PolicyQosLevel* level = level_named("default")) {
       policy_.default_sl = level->sl.value_or(0);
+      policy_.default_level_name = level->name;
     } else if (simple_default_) {
       policy_.default_sl = *simple_default_;
     } else {

@@ -1,8 +1,11 @@
-// OpenSM import, part 2 (first cut): qos-policy.conf structure, full and simplified syntax, with
-// OpenSM's fatal checks (reference §4): AC10 no default QoS level (neither a qos-level named
-// DEFAULT, case-insensitive, nor a `default : SL` ULP rule), AC11 a match rule naming an unknown
-// qos-level, AC12/AC13 an unknown source/destination port group; illegal SL values and syntax
-// errors with line:col. Values other than names and SLs are kept as written (no matcher yet).
+// OpenSM import, part 2: qos-policy.conf structure, full and simplified syntax, with OpenSM's
+// fatal checks (reference §4): AC10 no default QoS level (neither a qos-level named DEFAULT,
+// case-insensitive, nor a `default : SL` ULP rule), AC11 a match rule naming an unknown
+// qos-level, AC12/AC13 an unknown source/destination port group (names compared
+// case-insensitively, as OpenSM does); illegal SL values and syntax errors with line:col.
+// The values the matcher needs (port GUIDs, pkeys, node types, qos-classes, service ids, ULP
+// criteria) are parsed into ranges the way OpenSM's parser stores them: numbers as strtoull
+// base 0 reads them, a reversed range swapped, pkeys without the membership bit.
 #pragma once
 
 #include <cstdint>
@@ -21,10 +24,28 @@ struct PolicyField {
   SourceLoc loc;  // of the value
 };
 
+/// An inclusive range of numbers (a single number is a range of one).
+struct NumberRange {
+  uint64_t first = 0;
+  uint64_t last = 0;
+  friend bool operator==(const NumberRange&, const NumberRange&) = default;
+};
+
+/// node-type bits of a port group (SELF is kept apart: it names the SM's own port).
+inline constexpr uint8_t kNodeTypeCa = 1;
+inline constexpr uint8_t kNodeTypeSwitch = 2;
+inline constexpr uint8_t kNodeTypeRouter = 4;
+
 struct PolicyPortGroup {
   std::string name;
   std::vector<PolicyField> fields;
   SourceLoc loc;
+  std::vector<NumberRange> port_guids;
+  std::vector<NumberRange> pkeys;          // partitions by pkey, low 15 bits
+  std::vector<std::string> partitions;     // partitions by name
+  std::vector<std::string> port_names;     // "node description/Pnum": kept, never matched
+  uint8_t node_types = 0;                  // kNodeType* bits
+  bool self = false;                       // node-type SELF: the SM's port
 };
 
 struct PolicyQosLevel {
@@ -40,6 +61,9 @@ struct PolicyMatchRule {
   std::vector<std::string> destination_groups;
   std::vector<PolicyField> fields;  // qos-class, service-id, pkey, use
   SourceLoc loc;
+  std::vector<NumberRange> qos_classes;
+  std::vector<NumberRange> service_ids;
+  std::vector<NumberRange> pkeys;  // low 15 bits
 };
 
 /// One line of qos-ulps: `ulp[, criterion values] : sl`.
@@ -49,6 +73,7 @@ struct PolicyUlpRule {
   std::string values;     // the criterion's list of numbers/ranges, as written
   uint8_t sl = 0;
   SourceLoc loc;
+  std::vector<NumberRange> ranges;  // `values` parsed (pkeys without the membership bit)
 };
 
 struct OpensmPolicy {
@@ -57,6 +82,7 @@ struct OpensmPolicy {
   std::vector<PolicyMatchRule> match_rules;  // tried first, in file order
   std::vector<PolicyUlpRule> ulp_rules;      // then these, `default` only when nothing matched
   uint8_t default_sl = 0;                    // the DEFAULT level's SL (or `default :` ULP rule)
+  std::string default_level_name;            // as written; empty: the `default :` ULP rule
 };
 
 Result<OpensmPolicy> parse_opensm_policy(std::string_view text, const std::string& file);
