@@ -4,6 +4,9 @@
 
 #include <cmath>
 
+#include "class_resolution.hpp"
+#include "qb/policies/class_oracle.hpp"
+
 namespace qb::engine {
 namespace {
 
@@ -58,20 +61,23 @@ Status check_latency_gates(const Scenario& scenario, const policy::QosPlan& plan
 
 }  // namespace
 
-double mean_wire_bytes(const gen::SizeSpec& size, const policy::WireModel& wire,
-                       policy::RdmaOp op) {
+namespace {
+
+// The mean of f(message bytes) over a size distribution (exact for tables and fixed sizes; by
+// enumeration for uniform ranges, stepping when the range is huge).
+template <class F>
+double mean_over_sizes(const gen::SizeSpec& size, F f) {
   using Kind = gen::SizeSpec::Kind;
   switch (size.kind) {
     case Kind::fixed:
-      return static_cast<double>(wire.wire_bytes_for_message(size.fixed_bytes, op));
+      return f(size.fixed_bytes);
     case Kind::uniform: {
-      // Sizes are at most a few MB apart in practice; enumerate, stepping when the range is huge.
       const uint64_t span = static_cast<uint64_t>(size.max_bytes) - size.min_bytes + 1;
       const uint64_t step = span > 1'000'000 ? span / 1'000'000 : 1;
       double sum = 0;
       uint64_t n = 0;
       for (uint64_t bytes = size.min_bytes; bytes <= size.max_bytes; bytes += step, ++n) {
-        sum += static_cast<double>(wire.wire_bytes_for_message(bytes, op));
+        sum += f(bytes);
       }
       return n == 0 ? 0.0 : sum / static_cast<double>(n);
     }
@@ -79,14 +85,29 @@ double mean_wire_bytes(const gen::SizeSpec& size, const policy::WireModel& wire,
     case Kind::weighted: {
       double sum = 0, weights = 0;
       for (const auto& entry : size.table) {
-        sum +=
-            entry.weight * static_cast<double>(wire.wire_bytes_for_message(entry.size_bytes, op));
+        sum += entry.weight * f(entry.size_bytes);
         weights += entry.weight;
       }
       return weights == 0 ? 0.0 : sum / weights;
     }
   }
   return 0.0;
+}
+
+}  // namespace
+
+double mean_wire_bytes(const gen::SizeSpec& size, const policy::WireModel& wire,
+                       policy::RdmaOp op) {
+  return mean_over_sizes(size, [&](uint64_t bytes) {
+    return static_cast<double>(wire.wire_bytes_for_message(bytes, op));
+  });
+}
+
+double mean_packet_wire_bytes(const gen::SizeSpec& size, const policy::WireModel& wire,
+                              policy::RdmaOp op) {
+  const double packets = mean_over_sizes(
+      size, [&](uint64_t bytes) { return static_cast<double>(wire.packets_for_message(bytes)); });
+  return packets > 0.0 ? mean_wire_bytes(size, wire, op) / packets : 0.0;
 }
 
 Result<CompiledScenario> compile_scenario(const Scenario& scenario,
@@ -99,12 +120,13 @@ Result<CompiledScenario> compile_scenario(const Scenario& scenario,
   out.plan.wire = scenario.port.wire;
   out.plan.port_rate_bps = scenario.port.rate_bps;
 
-  std::vector<policy::FlowDemand> demands;
   for (uint32_t spec_index = 0; spec_index < scenario.flows.size(); ++spec_index) {
     const FlowSpec& flow = scenario.flows[spec_index];
     auto leaf = resolve_leaf(flow, out.plan.tree);
     if (!leaf) return std::move(leaf).error();
     const double wire_bytes = mean_wire_bytes(flow.size, scenario.port.wire, flow.op);
+    const double packet_wire_bytes =
+        mean_packet_wire_bytes(flow.size, scenario.port.wire, flow.op);
     const double message_bytes = flow.size.mean_bytes();
     double offered_bps = policy::kUnlimited;
     if (!flow.arrival.saturating()) {
@@ -131,7 +153,7 @@ Result<CompiledScenario> compile_scenario(const Scenario& scenario,
       out.offered_bps.push_back(offered_bps);
       out.mean_wire_bytes.push_back(wire_bytes);
       out.mean_message_bytes.push_back(message_bytes);
-      demands.push_back(policy::FlowDemand{*leaf, offered_bps});
+      out.mean_packet_wire_bytes.push_back(packet_wire_bytes);
     }
   }
   if (out.plan.flows.empty()) {
@@ -141,7 +163,15 @@ Result<CompiledScenario> compile_scenario(const Scenario& scenario,
   if (auto status = check_latency_gates(scenario, out.plan); !status) {
     return std::move(status).error();
   }
-  out.expected = policy::expected_rates(out.plan.tree, demands, scenario.port.rate_bps);
+  if (auto status = detail::resolve_classes(scenario, out.flow_spec, out.plan, warnings);
+      !status) {
+    return std::move(status).error();
+  }
+  auto expected = policy::expected_rates_with_classes(out.plan, out.offered_bps,
+                                                      out.mean_packet_wire_bytes);
+  out.expected = std::move(expected.flows);
+  out.expected_class_bps = std::move(expected.class_bps);
+  out.oracle_notes = std::move(expected.notes);
   return out;
 }
 

@@ -15,6 +15,7 @@
 
 #include "qb/common/units.hpp"
 #include "driver_options_loader.hpp"
+#include "qos_loader.hpp"
 #include "toml_reader.hpp"
 
 namespace qb::engine {
@@ -408,8 +409,9 @@ gen::ArrivalSpec read_arrival(const TableReader& reader) {
 
 FlowSpec read_flow(const Located& entry, const PortSpec& port) {
   const TableReader reader(entry.table(), entry.path, entry.file);
-  reader.allow_only(
-      {"name", "count", "leaf", "op", "size", "rate", "pattern", "on", "off", "outstanding"});
+  reader.allow_only({"name", "count", "leaf", "op", "size", "rate", "pattern", "on", "off",
+                     "outstanding", "tx_tclass", "rx_tclass", "dscp", "sl", "pcp", "host",
+                     "service_id", "pkey", "qos_class", "source_guid", "destination_guid"});
   FlowSpec flow;
   flow.where = entry.path;
   flow.loc = reader.loc();
@@ -435,6 +437,7 @@ FlowSpec read_flow(const Located& entry, const PortSpec& port) {
   }
   flow.size = read_size(reader.at("size"), port.wire);
   flow.arrival = read_arrival(reader);
+  detail::read_flow_qos(reader, port, flow);
   return flow;
 }
 
@@ -509,7 +512,7 @@ GateSpec read_gates(const Located* section) {
 
 // The QoS/traffic sections a scenario uses: its own, or the top level's.
 struct Sections {
-  std::optional<Located> port, sched, flow, gates;
+  std::optional<Located> port, sched, flow, gates, traffic_class, eth, ib, fabric;
 };
 
 std::optional<Located> section_of(const TableReader& reader, std::string_view key) {
@@ -522,7 +525,8 @@ const Located* ptr(const std::optional<Located>& section) {
 }
 
 Scenario build_scenario(std::string name, const Sections& sections, const RunSettings& settings,
-                        std::string where, SourceLoc loc) {
+                        std::string where, SourceLoc loc, const std::string& file,
+                        std::vector<policy::Warning>& warnings, bool cross_checks = true) {
   Scenario scenario;
   scenario.name = std::move(name);
   scenario.where = std::move(where);
@@ -546,26 +550,33 @@ Scenario build_scenario(std::string name, const Sections& sections, const RunSet
   scenario.sched = read_sched(ptr(sections.sched));
   scenario.flows = read_flows(ptr(sections.flow), scenario.port);
   scenario.gates = read_gates(ptr(sections.gates));
+  scenario.traffic_class = detail::read_traffic_class(ptr(sections.traffic_class));
+  scenario.eth = detail::read_eth(ptr(sections.eth));
+  scenario.ib = detail::read_ib(ptr(sections.ib), file, warnings);
+  scenario.fabric = detail::read_fabric(ptr(sections.fabric));
+  if (cross_checks) detail::check_scenario_qos(scenario);
   return scenario;
 }
 
 std::vector<Scenario> read_scenarios(const TableReader& top, const Sections& top_sections,
-                                     const RunSettings& base, const std::string& suite_name) {
+                                     const RunSettings& base, const std::string& suite_name,
+                                     std::vector<policy::Warning>& warnings) {
   const auto* array = top.find("scenario")->as_array();
   if (array == nullptr) top.at("scenario").fail_type("an array of tables ([[scenario]])");
   if (array->empty())
     top.fail_at("scenario", "give at least one [[scenario]] or leave the key out");
 
-  // The top-level sections are checked as written, even where every scenario replaces them.
+  // The top-level sections are checked as written, even where every scenario replaces them;
+  // rules across sections (transport, hosts) only in the scenarios, which may mix them.
   (void)build_scenario(suite_name, top_sections, base, "",
-                       loc_of(top.table().source(), top.file()));
+                       loc_of(top.table().source(), top.file()), top.file(), warnings, false);
 
   std::vector<Scenario> scenarios;
   for (size_t i = 0; i < array->size(); ++i) {
     const Located entry{*array->get(i), fmt::format("scenario[{}]", i), top.file()};
     const TableReader reader(entry.table(), entry.path, entry.file);
     reader.allow_only({"name", "seed", "repetitions", "warmup", "duration", "bin", "port", "sched",
-                       "flow", "gates"});
+                       "flow", "gates", "traffic_class", "eth", "ib", "fabric"});
     std::string name = reader.required_string("name");
     for (const auto& earlier : scenarios) {
       if (earlier.name == name) {
@@ -580,12 +591,15 @@ std::vector<Scenario> read_scenarios(const TableReader& top, const Sections& top
     Sections sections = top_sections;
     for (auto [key, slot] :
          {std::pair{"port", &sections.port}, std::pair{"sched", &sections.sched},
-          std::pair{"flow", &sections.flow}, std::pair{"gates", &sections.gates}}) {
+          std::pair{"flow", &sections.flow}, std::pair{"gates", &sections.gates},
+          std::pair{"traffic_class", &sections.traffic_class}, std::pair{"eth", &sections.eth},
+          std::pair{"ib", &sections.ib}, std::pair{"fabric", &sections.fabric}}) {
       if (reader.has(key)) slot->emplace(reader.at(key));
     }
     try {
       scenarios.push_back(
-          build_scenario(std::move(name), sections, settings, entry.path, reader.loc()));
+          build_scenario(std::move(name), sections, settings, entry.path, reader.loc(),
+                         top.file(), warnings));
     } catch (detail::ConfigError& error) {
       // An inherited section can fail only against this scenario's port (sizes vs MTU):
       // say which scenario, since the location points at the top-level key.
@@ -620,7 +634,8 @@ Suite load(std::string_view text, const std::string& file) {
   }
 
   const TableReader top(root, "", file);
-  top.allow_only({"suite", "driver", "port", "sched", "flow", "gates", "scenario"});
+  top.allow_only({"suite", "driver", "port", "sched", "flow", "gates", "traffic_class", "eth",
+                  "ib", "fabric", "scenario"});
 
   suite.name = std::filesystem::path(file).stem().string();
   RunSettings base;
@@ -640,13 +655,15 @@ Suite load(std::string_view text, const std::string& file) {
     read_driver_options(reader, suite.driver_options);
   }
 
-  const Sections sections{section_of(top, "port"), section_of(top, "sched"),
-                          section_of(top, "flow"), section_of(top, "gates")};
+  const Sections sections{section_of(top, "port"),          section_of(top, "sched"),
+                          section_of(top, "flow"),          section_of(top, "gates"),
+                          section_of(top, "traffic_class"), section_of(top, "eth"),
+                          section_of(top, "ib"),            section_of(top, "fabric")};
   if (top.has("scenario")) {
-    suite.scenarios = read_scenarios(top, sections, base, suite.name);
+    suite.scenarios = read_scenarios(top, sections, base, suite.name, suite.warnings);
   } else {
-    suite.scenarios.push_back(
-        build_scenario(suite.name, sections, base, "", SourceLoc{file, 0, 0}));
+    suite.scenarios.push_back(build_scenario(suite.name, sections, base, "",
+                                             SourceLoc{file, 0, 0}, file, suite.warnings));
   }
   return suite;
 }

@@ -2,6 +2,7 @@
 // and the oracle's expected rate for every flow. Pure functions, no I/O.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "qb/common/result.hpp"
@@ -19,16 +20,25 @@ struct CompiledScenario {
   std::vector<double> offered_bps;      // per flow instance: wire bit/s offered; +inf = saturate
   std::vector<double> mean_wire_bytes;  // per flow instance: mean wire bytes per message
   std::vector<double> mean_message_bytes;
+  std::vector<double> mean_packet_wire_bytes;  // per flow instance: mean wire bytes per packet
   policy::OracleResult expected;  // wire bit/s per flow and per tree element
+  std::vector<double> expected_class_bps;  // per arb class at the bottleneck port (NIC/switch)
+  std::vector<std::string> oracle_notes;   // e.g. the VLArb credit rule vs the weight ratio
 };
 
 /// Errors (Errc::invalid_config, with the key path and location): everything
-/// compile_sched_tree rejects, flows naming unknown leaves or nodes, latency gates naming no flow.
+/// compile_sched_tree rejects, flows naming unknown leaves or nodes, latency gates naming no flow,
+/// a traffic class the chosen provider rejects. Every flow gets its class (tclass, DSCP,
+/// priority, SL, TC/VL) and the plan its port QoS and fabric; expectations come from the class
+/// oracle (policy::expected_rates_with_classes).
 Result<CompiledScenario> compile_scenario(const Scenario& scenario,
                                           std::vector<policy::Warning>& warnings);
 
 /// Mean wire bytes per message of a size distribution under a wire model (exact for tables and
 /// fixed sizes; exact by enumeration for uniform ranges).
 double mean_wire_bytes(const gen::SizeSpec& size, const policy::WireModel& wire, policy::RdmaOp op);
+/// Mean wire bytes per packet: mean wire bytes per message over mean packets per message.
+double mean_packet_wire_bytes(const gen::SizeSpec& size, const policy::WireModel& wire,
+                              policy::RdmaOp op);
 
 }  // namespace qb::engine

@@ -1,6 +1,7 @@
 // The scenario model: a suite as loaded from TOML, before compilation. Plain data.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -9,7 +10,12 @@
 #include "qb/common/result.hpp"
 #include "qb/generators/arrival_process.hpp"
 #include "qb/generators/size_distribution.hpp"
+#include "qb/policies/opensm_conf.hpp"
+#include "qb/policies/opensm_policy.hpp"
+#include "qb/policies/opensm_policy_match.hpp"
+#include "qb/policies/port_qos.hpp"
 #include "qb/policies/sched_tree.hpp"
+#include "qb/policies/traffic_class.hpp"
 #include "qb/policies/wire.hpp"
 
 namespace qb::engine {
@@ -30,6 +36,64 @@ struct FlowSpec {
   std::string where;   // "flow[0]"
   SourceLoc loc;       // the [[flow]] entry
   SourceLoc leaf_loc;  // the `leaf` value (when written)
+
+  // Traffic class and QoS keys (docs/suite-format.md). Unset tclasses inherit the domain's.
+  policy::TrafficClass tx_tclass;  // `tx_tclass` (or `dscp = N`); unspec = inherit
+  policy::TrafficClass rx_tclass;  // `rx_tclass`
+  SourceLoc tx_tclass_loc, rx_tclass_loc;
+  std::optional<uint8_t> sl;  // `sl` (rocev2/ib, 0-15) or `pcp` (eth, 0-7)
+  SourceLoc sl_loc;
+  uint32_t host = 0;  // `host`: sending host (< [fabric] hosts)
+  SourceLoc host_loc;
+  policy::PathQuery path_query;  // service_id, pkey, qos_class, source_guid, destination_guid
+  bool has_path_query = false;
+  std::string path_query_where;  // the first of those keys written, for errors
+  SourceLoc path_query_loc;
+};
+
+/// `[traffic_class]`: the domain's tclass, the provider profile and the label -> DSCP table.
+struct TrafficClassSpec {
+  bool present = false;
+  policy::TrafficClass domain;  // `tclass` or `dscp`
+  SourceLoc domain_loc;
+  policy::TcProvider provider = policy::TcProvider::none;
+  SourceLoc provider_loc;
+  policy::LabelDscpTable dscp_table;  // defaults with `[traffic_class.dscp_table]` overrides
+  std::string where;                  // "traffic_class" or "scenario[i].traffic_class"
+  SourceLoc loc;
+};
+
+/// `[eth]`: ETS/DCB settings of every NIC port (and the switch egress). Validated at load time.
+struct EthQosSpec {
+  bool present = false;  // the port arbitrates by ETS only with the section
+  policy::EthPortQos qos;
+  std::string where;
+  SourceLoc loc;
+};
+
+/// `[ib]`: the OpenSM files (loaded and checked at load time) and direct table overrides.
+struct IbQosSpec {
+  bool present = false;
+  std::optional<policy::OpensmConf> opensm_conf;  // `opensm_conf` (absent: OpenSM's defaults)
+  std::string opensm_conf_path;                   // resolved against the suite's directory
+  std::optional<policy::OpensmPolicy> qos_policy;  // `qos_policy`
+  std::string qos_policy_path;
+  policy::IbPortCaps caps;  // op_vls, vlarb_high_cap, vlarb_low_cap (NIC and switch ports alike)
+  // Direct values: replace the file's (or the defaults') on every port.
+  std::optional<std::array<uint8_t, 16>> sl2vl;
+  std::optional<std::vector<policy::VlArbEntry>> vlarb_high, vlarb_low;
+  std::optional<uint8_t> high_limit;
+  std::string where;
+  SourceLoc loc;
+};
+
+/// `[fabric]`: sending hosts and the switch between them and the receiver.
+struct FabricSpec {
+  uint32_t hosts = 1;
+  bool switched = false;        // default: hosts > 1
+  double switch_rate_bps = 0.0;  // default: the port rate
+  std::string where;
+  SourceLoc loc;
 };
 
 struct LatencyGate {
@@ -61,6 +125,10 @@ struct Scenario {
   std::vector<policy::SchedElementSpec> sched;
   std::vector<FlowSpec> flows;
   GateSpec gates;
+  TrafficClassSpec traffic_class;
+  EthQosSpec eth;
+  IbQosSpec ib;
+  FabricSpec fabric;
   std::string where;  // "" for the single-scenario form, else "scenario[i]"
   SourceLoc loc;      // the file (and the [[scenario]] entry, when there is one)
 };

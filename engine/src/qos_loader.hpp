@@ -1,0 +1,34 @@
+// Reads the QoS sections of a suite: [traffic_class], [eth], [ib], [fabric] and the per-flow
+// class keys (docs/suite-format.md). Kept apart from suite_loader.cpp so the QoS format grows
+// on its own. Values are checked where they are written (file:line:col and key path); rules
+// that need several sections (transport, hosts) are checked by check_scenario_qos().
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "qb/engine/suite.hpp"
+#include "toml_reader.hpp"
+
+namespace qb::engine::detail {
+
+TrafficClassSpec read_traffic_class(const Located* section);
+EthQosSpec read_eth(const Located* section);
+/// `suite_file` locates relative OpenSM paths; OpenSM's warnings are appended to `warnings`.
+IbQosSpec read_ib(const Located* section, const std::string& suite_file,
+                  std::vector<policy::Warning>& warnings);
+FabricSpec read_fabric(const Located* section);
+/// The class keys of a [[flow]] entry: tx_tclass, rx_tclass, dscp, sl, pcp, host, service_id,
+/// pkey, qos_class, source_guid, destination_guid.
+void read_flow_qos(const TableReader& flow_reader, const PortSpec& port, FlowSpec& flow);
+
+/// Rules across sections: [eth] only on rocev2/eth, [ib] only on ib, `sl` vs `pcp` by
+/// transport, `host` below [fabric] hosts, policy keys only with [ib] qos_policy, and the
+/// switch rate default.
+void check_scenario_qos(Scenario& scenario);
+
+/// Appends a warning unless the same one (location and message) is already there: sections
+/// inherited by several scenarios are read once per scenario.
+void add_warning(std::vector<policy::Warning>& warnings, policy::Warning warning);
+
+}  // namespace qb::engine::detail
