@@ -7,7 +7,6 @@
 
 #include "qb/policies/opensm_policy_match.hpp"
 #include "qos_loader.hpp"
-#include "toml_reader.hpp"
 
 namespace qb::engine::detail {
 namespace {
@@ -69,8 +68,7 @@ Result<FlowClass> resolve_flow(const Scenario& scenario, const FlowSpec& flow,
   const bool tx_inherited = flow.tx_tclass.label == TcLabel::unspec;
   const policy::TrafficClass requested = policy::inherit_tclass(domain.domain, flow.tx_tclass);
   out.rx = policy::inherit_tclass(domain.domain, flow.rx_tclass);
-  const std::string tx_where =
-      tx_inherited ? join_path(domain.where, "tclass") : flow.where + ".tx_tclass";
+  const std::string tx_where = tx_inherited ? domain.domain_where : flow.tx_tclass_where;
   const SourceLoc& tx_loc = tx_inherited ? domain.domain_loc : flow.tx_tclass_loc;
   const policy::ProviderVerdict verdict = policy::apply_provider(domain.provider, requested);
   if (verdict.rejected) {
@@ -82,7 +80,7 @@ Result<FlowClass> resolve_flow(const Scenario& scenario, const FlowSpec& flow,
     const bool rx_inherited = flow.rx_tclass.label == TcLabel::unspec;
     return make_error(Errc::invalid_config,
                       fmt::format("flow '{}': rx {}", flow.name, rx_verdict.note),
-                      rx_inherited ? join_path(domain.where, "tclass") : flow.where + ".rx_tclass",
+                      rx_inherited ? domain.domain_where : flow.where + ".rx_tclass",
                       rx_inherited ? domain.domain_loc : flow.rx_tclass_loc);
   }
   out.rx = rx_verdict.effective;

@@ -102,11 +102,12 @@ policy::TrafficClass read_tclass_string(const Located& value) {
 
 // `tclass` (label or "dscp:N") or `dscp` (an integer), not both. unspec when neither.
 policy::TrafficClass read_class_pair(const TableReader& reader, std::string_view tclass_key,
-                                     SourceLoc& loc) {
+                                     SourceLoc& loc, std::string& where) {
   policy::TrafficClass tclass;
   if (reader.has(tclass_key)) {
     tclass = read_tclass_string(reader.at(tclass_key));
     loc = reader.value_loc(tclass_key);
+    where = reader.key_path(tclass_key);
   }
   if (reader.has("dscp")) {
     if (reader.has(tclass_key)) {
@@ -116,6 +117,7 @@ policy::TrafficClass read_class_pair(const TableReader& reader, std::string_view
         policy::TcLabel::dscp,
         static_cast<uint8_t>(located_integer(reader.at("dscp"), 0, kMaxDscp, "DSCP"))};
     loc = reader.value_loc("dscp");
+    where = reader.key_path("dscp");
   }
   return tclass;
 }
@@ -300,7 +302,7 @@ TrafficClassSpec read_traffic_class(const Located* section) {
   spec.present = true;
   spec.where = section->path;
   spec.loc = reader.loc();
-  spec.domain = read_class_pair(reader, "tclass", spec.domain_loc);
+  spec.domain = read_class_pair(reader, "tclass", spec.domain_loc, spec.domain_where);
   if (auto name = reader.string("provider")) {
     auto provider = policy::parse_tc_provider(*name);
     if (!provider) reader.fail_at("provider", provider.error().message);
@@ -574,7 +576,7 @@ void read_flow_qos(const TableReader& reader, const PortSpec& port, FlowSpec& fl
   if (reader.has("dscp") && transport == Transport::ib) {
     reader.fail_at("dscp", "InfiniBand packets carry no DSCP; give the flow an sl");
   }
-  flow.tx_tclass = read_class_pair(reader, "tx_tclass", flow.tx_tclass_loc);
+  flow.tx_tclass = read_class_pair(reader, "tx_tclass", flow.tx_tclass_loc, flow.tx_tclass_where);
   if (reader.has("rx_tclass")) {
     flow.rx_tclass = read_tclass_string(reader.at("rx_tclass"));
     flow.rx_tclass_loc = reader.value_loc("rx_tclass");

@@ -41,6 +41,7 @@ struct FlowSpec {
   policy::TrafficClass tx_tclass;  // `tx_tclass` (or `dscp = N`); unspec = inherit
   policy::TrafficClass rx_tclass;  // `rx_tclass`
   SourceLoc tx_tclass_loc, rx_tclass_loc;
+  std::string tx_tclass_where;  // "flow[0].tx_tclass" or "flow[0].dscp", whichever was written
   std::optional<uint8_t> sl;  // `sl` (rocev2/ib, 0-15) or `pcp` (eth, 0-7)
   SourceLoc sl_loc;
   uint32_t host = 0;  // `host`: sending host (< [fabric] hosts)
@@ -56,6 +57,7 @@ struct TrafficClassSpec {
   bool present = false;
   policy::TrafficClass domain;  // `tclass` or `dscp`
   SourceLoc domain_loc;
+  std::string domain_where;  // "traffic_class.tclass" or "traffic_class.dscp"
   policy::TcProvider provider = policy::TcProvider::none;
   SourceLoc provider_loc;
   policy::LabelDscpTable dscp_table;  // defaults with `[traffic_class.dscp_table]` overrides
