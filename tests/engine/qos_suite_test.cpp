@@ -539,5 +539,18 @@ prio_tc = [0, 1, 2, 3, 4, 5, 0, 0]
   EXPECT_EQ(second->plan.flows[0].arb_class, 0);
 }
 
+TEST(QosSuiteResolution, FuzzSeedsLoadAsIntended) {
+  for (const char* seed : {"roce_ets_classes.toml", "ib_vlarb_tables.toml"}) {
+    auto suite = load_suite_file(source_path("tests/fuzz/corpus/") + seed);
+    ASSERT_TRUE(suite) << suite.error().to_string();
+    std::vector<policy::Warning> warnings;
+    auto compiled = compile_scenario(suite->scenarios.front(), warnings);
+    EXPECT_TRUE(compiled) << seed << ": " << compiled.error().to_string();
+  }
+  auto bad = load_suite_file(source_path("tests/fuzz/corpus/bad_ets_sum.toml"));
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().where, "eth.ets");
+}
+
 }  // namespace
 }  // namespace qb::engine
