@@ -61,6 +61,20 @@ void print_scenario(const ScenarioResult& s, std::ostream& out, const ConsoleOpt
     print_row(out, fmt::format("{} (x{})", group.name, group.flows), group.leaf, group.expected_bps,
               group.measured_bps, group.error, group.latency);
   }
+  if (!s.classes.empty()) {
+    // Shares are of the port that arbitrates the classes (the switch egress when there is one).
+    fmt::print(out, "  classes:\n");
+    fmt::print(out, "  {:<20} {:>6} {:>9} {:>9} {:>12} {:>12} {:>9} {:>10} {:>10}\n", "class",
+               "flows", "exp.share", "meas.share", "expected", "measured", "error", "p50", "p99");
+    for (const auto& c : s.classes) {
+      fmt::print(out, "  {:<20} {:>6} {:>8.2f}% {:>9.2f}% {:>12} {:>12} {:>9} {:>10} {:>10}\n",
+                 c.name, c.flows, c.expected_share * 100.0, c.measured_share * 100.0,
+                 gbps(c.expected_bps), gbps(c.measured_bps), percent(c.error),
+                 latency(c.latency.p50_ns, c.latency.count),
+                 latency(c.latency.p99_ns, c.latency.count));
+    }
+  }
+  for (const auto& note : s.oracle_notes) fmt::print(out, "  oracle: {}\n", note);
   fmt::print(out,
              "  fairness: normalised Jain {:.6f}; worst flow error {} ({}); worst group error "
              "{} ({})\n",

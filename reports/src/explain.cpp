@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "qb/common/units.hpp"
@@ -37,7 +39,62 @@ void print_subtree(const engine::CompiledScenario& c, uint32_t element, int dept
   for (uint32_t child : e.children) print_subtree(c, child, depth + 1, out);
 }
 
+Json flow_class_json(const engine::CompiledScenario& c, const policy::FlowPlan& flow) {
+  return Json{
+      {"host", flow.host},
+      {"tclass", policy::tc_name(flow.tx_tclass)},
+      {"dscp", flow.dscp},
+      {"sl", flow.sl},
+      {"priority", flow.priority},
+      {"arb_class", policy::arb_class_name(class_port_qos(c.plan), class_of_flow(c.plan, flow))},
+      {"dropped", flow.dropped},
+      {"class_note", flow.class_note}};
+}
+
+struct ClassExpectation {
+  std::string name;
+  uint32_t flows = 0;
+  double expected_bps = 0.0;
+};
+
+std::vector<ClassExpectation> class_expectations(const engine::CompiledScenario& c) {
+  std::map<uint32_t, ClassExpectation> by_class;
+  for (size_t f = 0; f < c.plan.flows.size(); ++f) {
+    const uint32_t arb_class = class_of_flow(c.plan, c.plan.flows[f]);
+    ClassExpectation& entry = by_class[arb_class];
+    entry.name = policy::arb_class_name(class_port_qos(c.plan), arb_class);
+    ++entry.flows;
+    entry.expected_bps += c.expected.flow_bps[f];
+  }
+  std::vector<ClassExpectation> out;
+  for (auto& [arb_class, entry] : by_class) out.push_back(std::move(entry));
+  return out;
+}
+
+double share_of(double bps, double capacity_bps) {
+  return capacity_bps > 0 ? bps / capacity_bps : 0.0;
+}
+
 }  // namespace
+
+bool plan_has_classes(const policy::QosPlan& plan) {
+  return plan.nic_qos.kind != policy::PortQos::Kind::none ||
+         (plan.switched && plan.switch_qos.kind != policy::PortQos::Kind::none) || plan.hosts > 1;
+}
+
+const policy::PortQos& class_port_qos(const policy::QosPlan& plan) {
+  return plan.switched ? plan.switch_qos : plan.nic_qos;
+}
+
+uint32_t class_of_flow(const policy::QosPlan& plan, const policy::FlowPlan& flow) {
+  return plan.switched ? flow.switch_arb_class : flow.arb_class;
+}
+
+double class_port_capacity_bps(const policy::QosPlan& plan) {
+  return plan.switched
+             ? plan.switch_rate_bps
+             : plan.port_rate_bps * static_cast<double>(std::max<uint32_t>(plan.hosts, 1));
+}
 
 std::vector<std::string> model_choices(const engine::CompiledScenario& compiled) {
   const auto& wire = compiled.plan.wire;
@@ -53,6 +110,19 @@ std::vector<std::string> model_choices(const engine::CompiledScenario& compiled)
   out.push_back(
       "the tree is work-conserving: bandwidth a child does not use (demand or cap) goes "
       "to its siblings by weight");
+  if (plan_has_classes(compiled.plan)) {
+    out.push_back(
+        "classes: the port divides its rate among classes first (strict priority between ETS "
+        "groups, then ETS percentages; VLArb high table bounded by high_limit, then weights by "
+        "the 64-byte credit rule); the scheduling tree then divides each class's share among "
+        "its flows");
+    if (compiled.plan.hosts > 1 && compiled.plan.switched) {
+      out.push_back(
+          "switch egress: classes first, then the hosts of a class equally (water-filled by "
+          "demand); lossless back-pressure lets a host's NIC give what the switch holds back to "
+          "its other flows");
+    }
+  }
   for (uint32_t f = 0; f < compiled.plan.flows.size(); ++f) {
     const auto& spec = compiled.scenario->flows[compiled.flow_spec[f]];
     if (spec.arrival.kind == gen::ArrivalSpec::Kind::onoff ||
@@ -68,6 +138,7 @@ std::string explain_json(const engine::Suite& suite,
                          const std::vector<engine::CompiledScenario>& compiled) {
   Json scenarios = Json::array();
   for (const auto& c : compiled) {
+    const bool has_classes = plan_has_classes(c.plan);
     Json flows = Json::array();
     for (size_t f = 0; f < c.plan.flows.size(); ++f) {
       const auto& flow = c.plan.flows[f];
@@ -78,6 +149,7 @@ std::string explain_json(const engine::Suite& suite,
                            {"offered_bps", number(c.offered_bps[f])},
                            {"mean_wire_bytes", c.mean_wire_bytes[f]},
                            {"expected_bps", c.expected.flow_bps[f]}});
+      if (has_classes) flows.back().update(flow_class_json(c, flow));
     }
     Json tree = Json::array();
     for (size_t e = 0; e < c.plan.tree.elements.size(); ++e) {
@@ -105,6 +177,23 @@ std::string explain_json(const engine::Suite& suite,
                              {"model_choices", model_choices(c)},
                              {"tree", std::move(tree)},
                              {"flows", std::move(flows)}});
+    if (has_classes) {
+      const double capacity = class_port_capacity_bps(c.plan);
+      Json classes = Json::array();
+      for (const auto& entry : class_expectations(c)) {
+        classes.push_back(Json{{"name", entry.name},
+                               {"flows", entry.flows},
+                               {"expected_bps", entry.expected_bps},
+                               {"expected_share", share_of(entry.expected_bps, capacity)}});
+      }
+      Json& scenario = scenarios.back();
+      scenario["hosts"] = c.plan.hosts;
+      scenario["switched"] = c.plan.switched;
+      if (c.plan.switched) scenario["switch_rate_bps"] = c.plan.switch_rate_bps;
+      scenario["class_capacity_bps"] = capacity;
+      scenario["classes"] = std::move(classes);
+      scenario["oracle_notes"] = c.oracle_notes;
+    }
   }
   Json root{{"schema", "qosbench.explain/1"},
             {"suite", suite.name},
@@ -123,11 +212,31 @@ void print_explain(const engine::Suite& suite,
     fmt::print(out, "scheduling tree:\n");
     print_subtree(c, c.plan.tree.root(), 0, out);
     fmt::print(out, "flows:\n");
+    const bool has_classes = plan_has_classes(c.plan);
     for (size_t f = 0; f < c.plan.flows.size(); ++f) {
       const auto& flow = c.plan.flows[f];
       fmt::print(out, "  {:<20} leaf {:<10} offered {:<16} expected {}\n", flow.name,
                  c.plan.tree.elements[flow.leaf].name, rate_or_unbounded(c.offered_bps[f]),
                  format_rate_bps(c.expected.flow_bps[f]));
+      if (!has_classes) continue;
+      fmt::print(out, "  {:<20} host {} tclass {} dscp {} sl {} priority {} class {}{}\n", "",
+                 flow.host, policy::tc_name(flow.tx_tclass), flow.dscp, flow.sl, flow.priority,
+                 policy::arb_class_name(class_port_qos(c.plan), class_of_flow(c.plan, flow)),
+                 flow.dropped ? " (dropped: SL2VL -> VL15)" : "");
+      if (!flow.class_note.empty()) fmt::print(out, "  {:<20} ({})\n", "", flow.class_note);
+    }
+    if (has_classes) {
+      const double capacity = class_port_capacity_bps(c.plan);
+      fmt::print(out, "classes at the {} ({}):\n",
+                 c.plan.switched ? "switch egress" : (c.plan.hosts > 1 ? "NIC ports" : "NIC port"),
+                 format_rate_bps(capacity));
+      for (const auto& entry : class_expectations(c)) {
+        fmt::print(out, "  {:<8} {} flow{}  expected {} ({:.2f} %)\n", entry.name, entry.flows,
+                   entry.flows == 1 ? "" : "s", format_rate_bps(entry.expected_bps),
+                   100.0 * share_of(entry.expected_bps, capacity));
+      }
+      if (!c.oracle_notes.empty()) fmt::print(out, "oracle notes:\n");
+      for (const auto& note : c.oracle_notes) fmt::print(out, "  - {}\n", note);
     }
     fmt::print(out, "model choices:\n");
     for (const auto& choice : model_choices(c)) fmt::print(out, "  - {}\n", choice);

@@ -361,6 +361,40 @@ void groups_table(Markup& m, const ScenarioResult& s) {
   m.close().close().close();
 }
 
+// Per arbitration class (TC / VL) at the port that decides the shares; only for scenarios that
+// have classes, so pages of other suites are unchanged.
+void classes_table(Markup& m, const ScenarioResult& s) {
+  m.element("h3", {}, "Classes: expected vs measured share");
+  m.open("div", {{"class", "table-wrap"}});
+  m.open("table", {{"class", "classes"}});
+  m.open("thead").open("tr");
+  m.element("th", {}, "class");
+  for (const char* h : {"flows", "expected share", "measured share", "expected", "measured",
+                        "error", "p50", "p99", "p99.9"}) {
+    m.element("th", {{"class", "num"}}, h);
+  }
+  m.close().close();
+  m.open("tbody");
+  for (const auto& c : s.classes) {
+    m.open("tr", {{"data-class", c.name},
+                  {"data-expected-bps", json_number(c.expected_bps)},
+                  {"data-measured-bps", json_number(c.measured_bps)}});
+    m.element("td", {{"class", "mono"}}, c.name);
+    m.element("td", {{"class", "num"}}, std::to_string(c.flows));
+    m.element("td", {{"class", "num"}}, format_percent(c.expected_share, false));
+    m.element("td", {{"class", "num"}}, format_percent(c.measured_share, false));
+    m.element("td", {{"class", "num"}}, format_bps(c.expected_bps));
+    m.element("td", {{"class", "num"}}, format_bps(c.measured_bps));
+    m.element("td", {{"class", "num"}}, format_percent(c.error));
+    m.element("td", {{"class", "num"}}, latency_cell(c.latency.p50_ns, c.latency.count));
+    m.element("td", {{"class", "num"}}, latency_cell(c.latency.p99_ns, c.latency.count));
+    m.element("td", {{"class", "num"}}, latency_cell(c.latency.p999_ns, c.latency.count));
+    m.close();
+  }
+  m.close().close().close();
+  for (const auto& note : s.oracle_notes) m.element("p", {{"class", "note"}}, "Oracle: " + note);
+}
+
 void flows_table(Markup& m, const ScenarioResult& s, const std::vector<size_t>& shown) {
   m.open("details");
   m.element("summary", {},
@@ -480,6 +514,7 @@ void scenario_section(Markup& m, const ScenarioResult& s, size_t index,
   html::bar_figure(m, "group-bars", "Expected vs measured rate per group", group_rows,
                    find_gate(s, "max_group_share_error"));
   groups_table(m, s);
+  if (!s.classes.empty() || !s.oracle_notes.empty()) classes_table(m, s);
 
   // Flows, largest |error| first; big runs show the top N (the groups above cover the rest).
   std::vector<size_t> order(s.flows.size());

@@ -60,6 +60,27 @@ Json flow_json(const FlowResult& flow) {
               {"series_bps", numbers(flow.series_bps)}};
 }
 
+// Only for scenarios with classes: other results stay byte-identical to before classes existed.
+void add_flow_class_fields(Json& out, const FlowResult& flow) {
+  out["host"] = flow.host;
+  out["tclass"] = flow.tclass;
+  out["dscp"] = flow.dscp;
+  out["sl"] = flow.sl;
+  out["priority"] = flow.priority;
+  out["arb_class"] = flow.arb_class;
+}
+
+Json class_json(const ClassResult& c) {
+  return Json{{"name", c.name},
+              {"flows", c.flows},
+              {"expected_bps", number(c.expected_bps)},
+              {"measured_bps", number(c.measured_bps)},
+              {"error", number(c.error)},
+              {"expected_share", number(c.expected_share)},
+              {"measured_share", number(c.measured_share)},
+              {"latency_ns", latency_json(c.latency)}};
+}
+
 Json group_json(const GroupResult& group) {
   return Json{{"name", group.name},
               {"leaf", group.leaf},
@@ -94,38 +115,49 @@ Json gate_json(const GateResult& gate) {
 
 Json scenario_json(const ScenarioResult& scenario) {
   Json flows = Json::array(), groups = Json::array(), tree = Json::array(), gates = Json::array();
-  for (const auto& flow : scenario.flows) flows.push_back(flow_json(flow));
+  const bool has_classes = !scenario.classes.empty();
+  for (const auto& flow : scenario.flows) {
+    flows.push_back(flow_json(flow));
+    if (has_classes) add_flow_class_fields(flows.back(), flow);
+  }
   for (const auto& group : scenario.groups) groups.push_back(group_json(group));
   for (const auto& element : scenario.tree) tree.push_back(element_json(element));
   for (const auto& gate : scenario.gates) gates.push_back(gate_json(gate));
   Json stats = Json::object();
   for (const auto& [name, value] : scenario.driver_stats) stats[name] = number(value);
-  return Json{{"name", scenario.name},
-              {"passed", scenario.passed},
-              {"transport", scenario.transport},
-              {"mtu_bytes", scenario.mtu_bytes},
-              {"capacity_bps", number(scenario.capacity_bps)},
-              {"rate_basis", "wire"},
-              {"seed", scenario.seed},
-              {"repetitions", scenario.repetitions},
-              {"repetitions_completed", scenario.repetitions_completed},
-              {"warmup_ns", scenario.warmup_ns},
-              {"duration_ns", scenario.duration_ns},
-              {"bin_ns", scenario.bin_ns},
-              {"wall_seconds", number(scenario.wall_seconds)},
-              {"fairness",
-               {{"jain", number(scenario.fairness.jain)},
-                {"worst_flow_error", number(scenario.fairness.worst_flow_error)},
-                {"worst_flow", scenario.fairness.worst_flow},
-                {"worst_group_error", number(scenario.fairness.worst_group_error)},
-                {"worst_group", scenario.fairness.worst_group},
-                {"jain_series", numbers(scenario.fairness.jain_series)},
-                {"jain_reps", numbers(scenario.fairness.jain_reps)}}},
-              {"gates", std::move(gates)},
-              {"groups", std::move(groups)},
-              {"flows", std::move(flows)},
-              {"tree", std::move(tree)},
-              {"driver_stats", std::move(stats)}};
+  Json out{{"name", scenario.name},
+           {"passed", scenario.passed},
+           {"transport", scenario.transport},
+           {"mtu_bytes", scenario.mtu_bytes},
+           {"capacity_bps", number(scenario.capacity_bps)},
+           {"rate_basis", "wire"},
+           {"seed", scenario.seed},
+           {"repetitions", scenario.repetitions},
+           {"repetitions_completed", scenario.repetitions_completed},
+           {"warmup_ns", scenario.warmup_ns},
+           {"duration_ns", scenario.duration_ns},
+           {"bin_ns", scenario.bin_ns},
+           {"wall_seconds", number(scenario.wall_seconds)},
+           {"fairness",
+            {{"jain", number(scenario.fairness.jain)},
+             {"worst_flow_error", number(scenario.fairness.worst_flow_error)},
+             {"worst_flow", scenario.fairness.worst_flow},
+             {"worst_group_error", number(scenario.fairness.worst_group_error)},
+             {"worst_group", scenario.fairness.worst_group},
+             {"jain_series", numbers(scenario.fairness.jain_series)},
+             {"jain_reps", numbers(scenario.fairness.jain_reps)}}},
+           {"gates", std::move(gates)},
+           {"groups", std::move(groups)},
+           {"flows", std::move(flows)},
+           {"tree", std::move(tree)},
+           {"driver_stats", std::move(stats)}};
+  if (has_classes || !scenario.oracle_notes.empty()) {
+    Json classes = Json::array();
+    for (const auto& c : scenario.classes) classes.push_back(class_json(c));
+    out["classes"] = std::move(classes);
+    out["oracle_notes"] = scenario.oracle_notes;
+  }
+  return out;
 }
 
 }  // namespace

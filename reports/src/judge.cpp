@@ -8,6 +8,8 @@
 #include <ctime>
 #include <map>
 
+#include "qb/reports/explain.hpp"
+
 namespace qb::report {
 namespace {
 
@@ -129,6 +131,36 @@ void judge_gates(const engine::GateSpec& spec, const engine::ScenarioRun& run,
   for (const auto& gate : scenario.gates) scenario.passed = scenario.passed && gate.passed;
 }
 
+// Per arbitration class at the port that decides the shares, in class order.
+void judge_classes(const engine::ScenarioRun& run, ScenarioResult& out) {
+  const policy::QosPlan& plan = run.compiled.plan;
+  const policy::PortQos& qos = class_port_qos(plan);
+  const double capacity = class_port_capacity_bps(plan);
+  std::map<uint32_t, std::vector<size_t>> members;
+  for (size_t f = 0; f < plan.flows.size(); ++f) {
+    members[class_of_flow(plan, plan.flows[f])].push_back(f);
+  }
+  for (const auto& [arb_class, flows] : members) {
+    ClassResult result;
+    result.name = policy::arb_class_name(qos, arb_class);
+    engine::Histogram latency;
+    for (const size_t f : flows) {
+      ++result.flows;
+      result.expected_bps += out.flows[f].expected_bps;
+      result.measured_bps += out.flows[f].measured_bps;
+      latency.merge(run.latency[f].from_scheduled_ns);
+    }
+    result.error = relative_error(result.measured_bps, result.expected_bps);
+    if (capacity > 0) {
+      result.expected_share = result.expected_bps / capacity;
+      result.measured_share = result.measured_bps / capacity;
+    }
+    result.latency = summarise(latency);
+    out.classes.push_back(std::move(result));
+  }
+  out.oracle_notes = run.compiled.oracle_notes;
+}
+
 ScenarioResult judge_scenario(const engine::ScenarioRun& run, uint64_t& delivered_packets) {
   const engine::CompiledScenario& compiled = run.compiled;
   const engine::Scenario& spec = *compiled.scenario;
@@ -201,6 +233,13 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run, uint64_t& delivere
     flow.error = relative_error(flow.measured_bps, flow.expected_bps);
     flow.latency = summarise(run.latency[f].from_scheduled_ns);
     flow.latency_from_sent = summarise(run.latency[f].from_sent_ns);
+    flow.host = plan.host;
+    flow.tclass = policy::tc_name(plan.tx_tclass);
+    flow.dscp = plan.dscp;
+    flow.sl = plan.sl;
+    flow.priority = plan.priority;
+    flow.arb_class =
+        policy::arb_class_name(class_port_qos(compiled.plan), class_of_flow(compiled.plan, plan));
     out.flows.push_back(std::move(flow));
   }
 
@@ -235,6 +274,8 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run, uint64_t& delivere
     group.latency_from_sent = summarise(sent);
     out.groups.push_back(std::move(group));
   }
+
+  if (plan_has_classes(compiled.plan)) judge_classes(run, out);
 
   // The tree, with what every element carried (a flow counts at its leaf and every ancestor).
   std::vector<double> element_measured(tree.elements.size(), 0.0);

@@ -43,6 +43,8 @@ class Node {
   const std::string& path() const noexcept { return path_; }
   const Json& json() const noexcept { return value_; }
 
+  bool has(std::string_view key) const { return value_.is_object() && value_.contains(key); }
+
   Node operator[](std::string_view key) const {
     if (!value_.is_object())
       throw FieldError{path_, "expected an object, found " + type_name(value_)};
@@ -175,7 +177,27 @@ FlowResult read_flow(const Node& node) {
   flow.latency_from_sent = read_latency(node["latency_from_sent_ns"]);
   flow.latency_reps = read_latency_reps(node["latency_ns_reps"]);
   flow.series_bps = node["series_bps"].numbers();
+  // Class fields: only in scenarios with classes (and not in results before them).
+  if (node.has("host")) flow.host = node["host"].integer<uint32_t>();
+  if (node.has("tclass")) flow.tclass = node["tclass"].str();
+  if (node.has("dscp")) flow.dscp = node["dscp"].integer<uint32_t>();
+  if (node.has("sl")) flow.sl = node["sl"].integer<uint32_t>();
+  if (node.has("priority")) flow.priority = node["priority"].integer<uint32_t>();
+  if (node.has("arb_class")) flow.arb_class = node["arb_class"].str();
   return flow;
+}
+
+ClassResult read_class(const Node& node) {
+  ClassResult result;
+  result.name = node["name"].str();
+  result.flows = node["flows"].integer<uint32_t>();
+  result.expected_bps = node["expected_bps"].number();
+  result.measured_bps = node["measured_bps"].number();
+  result.error = node["error"].number();
+  result.expected_share = node["expected_share"].number();
+  result.measured_share = node["measured_share"].number();
+  result.latency = read_latency(node["latency_ns"]);
+  return result;
 }
 
 GroupResult read_group(const Node& node) {
@@ -256,6 +278,13 @@ ScenarioResult read_scenario(const Node& node) {
   node["groups"].each([&](const Node& group) { scenario.groups.push_back(read_group(group)); });
   node["flows"].each([&](const Node& flow) { scenario.flows.push_back(read_flow(flow)); });
   node["tree"].each([&](const Node& element) { scenario.tree.push_back(read_element(element)); });
+  if (node.has("classes")) {
+    node["classes"].each([&](const Node& c) { scenario.classes.push_back(read_class(c)); });
+  }
+  if (node.has("oracle_notes")) {
+    node["oracle_notes"].each(
+        [&](const Node& note) { scenario.oracle_notes.push_back(note.str()); });
+  }
   const Node stats = node["driver_stats"];
   if (!stats.json().is_object()) throw FieldError{stats.path(), "expected an object"};
   for (const auto& [name, value] : stats.json().items()) {

@@ -41,6 +41,27 @@ struct FlowResult {
   LatencySummary latency_from_sent;  // from actual send time
   LatencyReps latency_reps;          // per repetition
   std::vector<double> series_bps;    // per bin, mean over repetitions
+  // Traffic class and arbitration (issue 3). Written to JSON only when the scenario has classes
+  // (ScenarioResult::classes not empty); absent in older results.
+  uint32_t host = 0;      // sending host
+  std::string tclass;     // tx traffic class after inheritance: "best_effort", "dscp:46", ...
+  uint32_t dscp = 0;      // IP DSCP on the wire
+  uint32_t sl = 0;        // IB SL (RoCE: the QP's sl)
+  uint32_t priority = 0;  // Ethernet priority the port uses
+  std::string arb_class;  // the class it is judged in: "TC3", "VL1", "port" (see ClassResult)
+};
+
+/// One arbitration class (Ethernet TC or IB VL) at the port that decides the shares: the switch
+/// egress when the plan has a switch, else the NIC port (summed over hosts).
+struct ClassResult {
+  std::string name;  // "TC3" / "VL1" / "port"
+  uint32_t flows = 0;
+  double expected_bps = 0.0;  // sum of its flows' expected
+  double measured_bps = 0.0;
+  double error = 0.0;           // measured / expected - 1
+  double expected_share = 0.0;  // of the class port's capacity (0..1)
+  double measured_share = 0.0;
+  LatencySummary latency;  // merged from its flows (from scheduled send time)
 };
 
 struct GroupResult {
@@ -102,6 +123,9 @@ struct ScenarioResult {
   std::vector<FlowResult> flows;
   std::vector<GroupResult> groups;
   std::vector<ElementResult> tree;
+  /// Per arbitration class, in class order; empty when the port has no classes and one host.
+  std::vector<ClassResult> classes;
+  std::vector<std::string> oracle_notes;  // e.g. "VLArb credit rule (low table): ..."
   Fairness fairness;
   std::vector<GateResult> gates;
   std::vector<std::pair<std::string, double>> driver_stats;  // mean over repetitions
