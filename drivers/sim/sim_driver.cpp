@@ -1,6 +1,7 @@
 // The sim driver's control path: state checks and validation around the SimPort model.
 #include "qb/drivers/sim_driver.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -62,7 +63,10 @@ class SimDriver final : public Driver {
                           "flows[" + std::to_string(f) + "]");
       }
     }
+    if (Status status = validate_fabric(plan); !status) return status;
     port_.configure(topology_, plan);
+    nic_qos_ = plan.nic_qos;
+    switch_qos_ = plan.switch_qos;
     state_ = State::applied;
     return {};
   }
@@ -87,7 +91,7 @@ class SimDriver final : public Driver {
   DriverStats stats() const override {
     const sim::PortStats& s = port_.stats();
     const double virtual_ns = static_cast<double>(port_.now_ps()) / 1000.0;
-    return {
+    DriverStats stats = {
         {"packets", static_cast<double>(s.packets)},
         {"messages", static_cast<double>(s.messages)},
         {"posted_messages", static_cast<double>(s.posted_messages)},
@@ -105,6 +109,86 @@ class SimDriver final : public Driver {
         {"rx_ring_capacity", static_cast<double>(port_.rx_ring_capacity())},
         {"tx_done_ring_capacity", static_cast<double>(port_.tx_done_ring_capacity())},
     };
+    if (port_.general()) add_general_stats(stats);
+    return stats;
+  }
+
+  // The general model's counters; absent for the plain model so its results do not change.
+  void add_general_stats(DriverStats& stats) const {
+    const sim::PortStats& s = port_.stats();
+    const double now_ps = static_cast<double>(port_.now_ps());
+    // Utilisation of the bottleneck: the switch egress, or the mean over the hosts' links.
+    const double busy = port_.switched() ? static_cast<double>(s.switch_busy_ps)
+                                         : static_cast<double>(s.busy_ps) / port_.hosts();
+    for (auto& [name, value] : stats) {
+      if (name == "link_utilisation") value = now_ps > 0 ? busy / now_ps : 0.0;
+    }
+    stats.emplace_back("hosts", static_cast<double>(port_.hosts()));
+    stats.emplace_back("drops", static_cast<double>(s.drops));
+    stats.emplace_back("dropped_messages", static_cast<double>(s.dropped_messages));
+    for (uint32_t m = port_.nic_class_mask(); m != 0; m &= m - 1) {
+      const auto c = static_cast<uint32_t>(__builtin_ctz(m));
+      const std::string name = policy::arb_class_name(nic_qos_, c);
+      stats.emplace_back("class_packets." + name, static_cast<double>(s.class_packets[c]));
+      stats.emplace_back("class_wire_bytes." + name, static_cast<double>(s.class_wire_bytes[c]));
+    }
+    if (!port_.switched()) return;
+    for (uint32_t m = port_.switch_class_mask(); m != 0; m &= m - 1) {
+      const auto c = static_cast<uint32_t>(__builtin_ctz(m));
+      const std::string name = policy::arb_class_name(switch_qos_, c);
+      stats.emplace_back("switch_class_packets." + name,
+                         static_cast<double>(s.switch_class_packets[c]));
+      stats.emplace_back("switch_class_wire_bytes." + name,
+                         static_cast<double>(s.switch_class_wire_bytes[c]));
+    }
+    stats.emplace_back("switch_buffer_bytes", static_cast<double>(port_.switch_buffer_bytes()));
+    stats.emplace_back("switch_buffer_high_water_bytes",
+                       static_cast<double>(s.switch_buffer_high_water_bytes));
+    stats.emplace_back("credit_pauses", static_cast<double>(s.credit_pauses));
+  }
+
+  static Status validate_fabric(const policy::QosPlan& plan) {
+    const uint32_t hosts = std::max<uint32_t>(1, plan.hosts);
+    auto classes = [](const policy::PortQos& qos) -> uint32_t {
+      switch (qos.kind) {
+        case policy::PortQos::Kind::ets:
+          return 8;
+        case policy::PortQos::Kind::vlarb:
+          return 15;
+        case policy::PortQos::Kind::none:
+          break;
+      }
+      return 1;
+    };
+    if (plan.switched && !(plan.switch_rate_bps >= 0.0 && std::isfinite(plan.switch_rate_bps))) {
+      return make_error(Errc::invalid_config, "sim: the switch rate must be >= 0 bit/s",
+                        "fabric.switch_rate");
+    }
+    for (size_t f = 0; f < plan.flows.size(); ++f) {
+      const policy::FlowPlan& flow = plan.flows[f];
+      const std::string where = "flows[" + std::to_string(f) + "]";
+      if (flow.host >= hosts) {
+        return make_error(Errc::invalid_config,
+                          "sim: flow '" + flow.name + "' is on host " + std::to_string(flow.host) +
+                              " of " + std::to_string(hosts),
+                          where);
+      }
+      if (plan.nic_qos.kind != policy::PortQos::Kind::none && !flow.dropped &&
+          flow.arb_class >= classes(plan.nic_qos)) {
+        return make_error(Errc::invalid_config,
+                          "sim: flow '" + flow.name + "' has arbitration class " +
+                              std::to_string(flow.arb_class) + ", beyond the port's",
+                          where);
+      }
+      if (plan.switched && plan.switch_qos.kind != policy::PortQos::Kind::none && !flow.dropped &&
+          flow.switch_arb_class >= classes(plan.switch_qos)) {
+        return make_error(Errc::invalid_config,
+                          "sim: flow '" + flow.name + "' has switch arbitration class " +
+                              std::to_string(flow.switch_arb_class) + ", beyond the switch port's",
+                          where);
+      }
+    }
+    return {};
   }
 
   void close() noexcept override {
@@ -121,6 +205,8 @@ class SimDriver final : public Driver {
 
   State state_ = State::closed;
   Topology topology_;
+  policy::PortQos nic_qos_;
+  policy::PortQos switch_qos_;
   sim::SimPort port_;
 };
 

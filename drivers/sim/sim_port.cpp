@@ -1,31 +1,35 @@
 #include "sim_port.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "qb/drivers/sim_driver.hpp"
 
 namespace qb::drv::sim {
 namespace {
 
-constexpr uint64_t kPsPerSecond = 1'000'000'000'000;
 constexpr uint32_t kSqMask = kSimSendQueueDepth - 1;
 static_assert((kSimSendQueueDepth & kSqMask) == 0, "the send queue depth must be a power of two");
 static_assert(kSimSendQueueDepth <= 65536, "RxEvent::slot is 16 bits");
 
 __extension__ using Uint128 = unsigned __int128;
 
-// Wire bytes of the largest packet a flow can send: the DWRR quantum.
-uint32_t largest_packet_wire_bytes(const policy::WireModel& wire) {
-  if (wire.transport == policy::Transport::eth) {
-    return wire.packet_wire_bytes(static_cast<uint32_t>(wire.max_message_bytes()), true,
-                                  policy::RdmaOp::send);
-  }
-  return wire.packet_wire_bytes(wire.mtu_bytes, true, policy::RdmaOp::write);
-}
-
 }  // namespace
 
 void SimPort::configure(const Topology& topology, const policy::QosPlan& plan) {
+  configured_ = true;
+  general_ = plan.nic_qos.kind != policy::PortQos::Kind::none || plan.hosts > 1 || plan.switched ||
+             std::any_of(plan.flows.begin(), plan.flows.end(),
+                         [](const policy::FlowPlan& flow) { return flow.dropped; });
+  if (general_) {
+    configure_general(topology, plan);
+    start();
+    running_ = false;
+    return;
+  }
+  scheds_.clear();
+  lanes_.clear();
+  hosts_.clear();
   wire_ = topology.wire;
   rate_bps_ = std::max<int64_t>(1, static_cast<int64_t>(topology.port_rate_bps + 0.5));
   propagation_ps_ = topology.propagation_delay_ns * 1000;
@@ -74,27 +78,52 @@ void SimPort::start() noexcept {
   link_free_ps_ = 0;
   serialisation_carry_ = 0;
   stats_ = PortStats{};
-  running_ = scheduler_.has_value();
+  for (Host& host : hosts_) {
+    host.held_mask = 0;
+    host.link_free_ps = 0;
+    host.carry = 0;
+    host.drop_cursor = 0;
+    host.drop_free_ps = 0;
+    host.drop_carry = 0;
+    host.drop_done.clear();
+  }
+  for (Lane& lane : lanes_) {
+    lane.rx.clear();
+    lane.tx_done.clear();
+  }
+  for (FlowInfo& info : info_) info.paused = false;
+  for (auto& queue : switch_queues_) queue.clear();
+  for (auto& paused : paused_) paused.clear();
+  std::fill(credit_used_.begin(), credit_used_.end(), 0);
+  credits_.clear();
+  switch_rr_.fill(0);
+  switch_free_ps_ = 0;
+  switch_carry_ = 0;
+  switch_held_mask_ = 0;
+  running_ = configured_;
 }
 
 SimPort::SqEntry& SimPort::entry(uint32_t flow, uint32_t index) noexcept {
   return send_queues_[static_cast<size_t>(flow) * kSimSendQueueDepth + (index & kSqMask)];
 }
 
-int64_t SimPort::serialisation_ps(uint32_t wire_bytes) noexcept {
+int64_t SimPort::serialise(uint32_t wire_bytes, uint64_t rate, uint64_t& carry) noexcept {
   // bits * 1e12 / rate with the remainder carried to the next packet: no drift.
-  const auto rate = static_cast<uint64_t>(rate_bps_);
-  const Uint128 numerator = Uint128{wire_bytes} * 8U * kPsPerSecond + serialisation_carry_;
+  const Uint128 numerator = Uint128{wire_bytes} * 8U * kPsPerSecond + carry;
   uint64_t quotient = 0;
   if (numerator <= UINT64_MAX) {
     const auto n = static_cast<uint64_t>(numerator);
     quotient = n / rate;
-    serialisation_carry_ = n % rate;
+    carry = n % rate;
   } else {
     quotient = static_cast<uint64_t>(numerator / rate);
-    serialisation_carry_ = static_cast<uint64_t>(numerator % rate);
+    carry = static_cast<uint64_t>(numerator % rate);
   }
   return static_cast<int64_t>(quotient);
+}
+
+int64_t SimPort::serialisation_ps(uint32_t wire_bytes) noexcept {
+  return serialise(wire_bytes, static_cast<uint64_t>(rate_bps_), serialisation_carry_);
 }
 
 uint32_t SimPort::tx_burst(std::span<const Message> messages) noexcept {
@@ -109,7 +138,15 @@ uint32_t SimPort::tx_burst(std::span<const Message> messages) noexcept {
     const bool was_idle = flow.next_tx == flow.tail;
     ++flow.tail;
     stats_.max_send_queue_depth = std::max(stats_.max_send_queue_depth, depth + 1);
-    if (was_idle) scheduler_->on_backlogged(message.flow, now_ps_);
+    if (was_idle) {
+      if (!general_) {
+        scheduler_->on_backlogged(message.flow, now_ps_);
+      } else {
+        const FlowInfo& info = info_[message.flow];
+        // Dropped flows wait for the discard engine; paused ones for switch credit.
+        if (!info.dropped && !info.paused) scheds_[info.sched].on_backlogged(info.local, now_ps_);
+      }
+    }
     ++accepted;
   }
   stats_.posted_messages += accepted;
@@ -169,6 +206,14 @@ void SimPort::wait_until(int64_t deadline_ns) noexcept {
   if (!running_) return;
   const int64_t deadline_ps =
       deadline_ns >= INT64_MAX / 1000 ? INT64_MAX : std::max<int64_t>(deadline_ns, 0) * 1000;
+  if (general_) {
+    wait_until_general(deadline_ps);
+  } else {
+    wait_until_plain(deadline_ps);
+  }
+}
+
+void SimPort::wait_until_plain(int64_t deadline_ps) noexcept {
   while (true) {
     ++stats_.steps;
     if (!try_transmit()) return;  // a completion ring is full: the caller must poll
@@ -187,6 +232,12 @@ void SimPort::wait_until(int64_t deadline_ns) noexcept {
 }
 
 uint32_t SimPort::poll(std::span<Completion> out) noexcept {
+  const uint32_t count = general_ ? poll_general(out) : poll_plain(out);
+  stats_.completions += count;
+  return count;
+}
+
+uint32_t SimPort::poll_plain(std::span<Completion> out) noexcept {
   uint32_t count = 0;
   while (count < out.size()) {
     const bool rx_due = !rx_.empty() && rx_.front().time_ps <= now_ps_;
@@ -224,7 +275,6 @@ uint32_t SimPort::poll(std::span<Completion> out) noexcept {
       tx_done_.pop();
     }
   }
-  stats_.completions += count;
   return count;
 }
 
