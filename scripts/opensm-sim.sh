@@ -35,6 +35,17 @@ Options:
   --keep DIR          use DIR as the work dir (logs) and keep it
   --step-timeout S    timeout for every step (default 20 s)
   --opensm-arg ARG    extra argument for opensm (repeatable)
+  --no-force-qos      do not pass -Q (then `qos FALSE` in OPENSM_CONF disables QoS)
+  --sa-query ARGS     also ask OpenSM's SA for a PathRecord: `saquery PR ARGS`
+                      (e.g. "--slid 3 --dlid 4 --service_id 0x10000"), run from
+                      the SM's node; repeatable. OpenSM then runs as a daemon (not --once)
+                      until the queries are done. Adds "sa":[{"query":ARGS,
+                      "sl":N or null}] and "ports":[[guid,lid],...] (from
+                      OpenSM's guid2lid) to the output.
+  --settle S          run OpenSM as a daemon sweeping every second and read the
+                      tables back S seconds after SUBNET UP (OpenSM's first sweep
+                      programs switch ports with the OperVLs they had before it
+                      lowered them; later sweeps correct that)
   -h, --help          this text
 Exit status: 0 ok, 1 a step failed (message + log on stderr), 2 usage.
 EOF
@@ -54,6 +65,9 @@ step_timeout=20
 qos_policy=""
 conf=""
 extra_osm_args=()
+force_qos=1
+sa_queries=()
+settle_s=0
 
 while (($#)); do
   case "$1" in
@@ -68,6 +82,9 @@ while (($#)); do
     --keep) keep_dir="${2:?}"; shift 2 ;;
     --step-timeout) step_timeout="${2:?}"; shift 2 ;;
     --opensm-arg) extra_osm_args+=("${2:?}"); shift 2 ;;
+    --no-force-qos) force_qos=0; shift ;;
+    --sa-query) sa_queries+=("${2:?}"); shift 2 ;;
+    --settle) settle_s="${2:?}"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     -*) die_usage "unknown option $1" ;;
     *) [[ -z "$conf" ]] || die_usage "more than one config given"; conf="$1"; shift ;;
@@ -82,7 +99,7 @@ conf="$(realpath "$conf")"
 fabric="$(realpath "$fabric")"
 
 umad2sim="${UMAD2SIM:-$kUmad2sim_default}"
-for tool in ibsim opensm smpquery timeout; do
+for tool in ibsim opensm smpquery timeout $( ((${#sa_queries[@]})) && echo saquery); do
   command -v "$tool" >/dev/null ||
     { echo "opensm-sim: '$tool' not found (apt-get install ibsim-utils opensm infiniband-diags)" >&2; exit 1; }
 done
@@ -102,8 +119,13 @@ export SIM_HOST="$sm_node"
 export OSM_CACHE_DIR="$work" OSM_TMP_DIR="$work"
 
 ibsim_pid=""
+osm_pid=""
 cleanup() {
   local rc=$?
+  if [[ -n "$osm_pid" ]] && kill -0 "$osm_pid" 2>/dev/null; then
+    kill -TERM "$osm_pid" 2>/dev/null || true
+    wait "$osm_pid" 2>/dev/null || true
+  fi
   if [[ -n "$ibsim_pid" ]] && kill -0 "$ibsim_pid" 2>/dev/null; then
     kill -TERM "$ibsim_pid" 2>/dev/null || true
     for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$ibsim_pid" 2>/dev/null || break; sleep 0.1; done
@@ -147,7 +169,8 @@ run_opensm() { # run_opensm TAG CONF [POLICY]
   local tag="$1" cfg="$2" pol="${3:-}"
   # -D 0x23: errors + info + frames; the frame dumps carry the PortInfo SETs,
   # the only place VLHighLimit can be seen (ibsim does not store it).
-  local args=(--once -Q -F "$cfg" -f "$work/opensm-$tag.log" -e -D 0x23)
+  local args=(--once -F "$cfg" -f "$work/opensm-$tag.log" -e -D 0x23)
+  ((force_qos)) || [[ "$tag" == poison ]] && args+=(-Q)
   [[ -z "$pol" ]] || args+=(-Y "$pol")
   args+=("${extra_osm_args[@]}")
   if ! sim_run opensm "${args[@]}" >"$work/opensm-$tag.out" 2>&1; then
@@ -170,9 +193,26 @@ EOF
   run_opensm poison "$work/poison.conf"
 fi
 
-# 3. The real run.
+# 3. The real run. With SA queries OpenSM must stay up to answer them: same arguments
+# without --once, in the background, until SUBNET UP.
 t1=$(date +%s%N)
-run_opensm main "$conf" "$qos_policy"
+if ((${#sa_queries[@]} || settle_s > 0)); then
+  args=(-F "$conf" -f "$work/opensm-main.log" -e -D 0x23 -d2)  # -d2: flush the log
+  ((force_qos)) && args+=(-Q)
+  ((settle_s > 0)) && args+=(-s 1)
+  [[ -z "$qos_policy" ]] || args+=(-Y "$qos_policy")
+  args+=("${extra_osm_args[@]}")
+  timeout -k 2 "$life_s" env LD_PRELOAD="$umad2sim" opensm "${args[@]}" >"$work/opensm-main.out" 2>&1 &
+  osm_pid=$!
+  until grep -q "SUBNET UP" "$work/opensm-main.log" 2>/dev/null; do
+    kill -0 "$osm_pid" 2>/dev/null || fail "opensm (daemon run exited)" "$work/opensm-main.out" "$work/opensm-main.log"
+    (( ($(date +%s%N) - t1) / 1000000000 < step_timeout )) || fail "opensm daemon start (timeout ${step_timeout}s)" "$work/opensm-main.log"
+    sleep 0.05
+  done
+  sleep "$settle_s"
+else
+  run_opensm main "$conf" "$qos_policy"
+fi
 t2=$(date +%s%N)
 
 # 4. Read back.
@@ -283,4 +323,29 @@ printf '{"config":%s,"qos_policy":%s,"fabric":%s,"opensm_ms":%d,' \
 ca_hl="$(high_limit_set "$ca_path" 0x80000001)"
 sw_hl="$(high_limit_set "$sw_path" "$(printf '0x8000%04x' "$sw_port")")"
 printf '"ca":{"path":%s,"high_limit":%s,%s},' "$(json_str "$ca_path")" "$ca_hl" "$ca_body"
-printf '"swe":{"path":%s,"port":%d,"high_limit":%s,%s}}\n' "$(json_str "$sw_path")" "$sw_port" "$sw_hl" "$sw_body"
+printf '"swe":{"path":%s,"port":%d,"high_limit":%s,%s}' "$(json_str "$sw_path")" "$sw_port" "$sw_hl" "$sw_body"
+
+# 5. SA PathRecord queries (OpenSM still up): the SL of the first record, null when none.
+if ((${#sa_queries[@]})); then
+  printf ',"sa":['
+  sep=""
+  for q in "${sa_queries[@]}"; do
+    read -r -a qargs <<<"$q"
+    sl=null
+    if out="$(sim_run saquery PR "${qargs[@]}" 2>"$work/saquery.err")"; then
+      sl="$(awk '/^[ \t]*sl\.+/ { sub(/.*\.+/, ""); print $0; exit }' <<<"$out")"
+      [[ -z "$sl" ]] || sl=$((sl))
+      [[ -n "$sl" ]] || sl=null
+    fi
+    printf '%s{"query":%s,"sl":%s}' "$sep" "$(json_str "$q")" "$sl"
+    sep=","
+  done
+  printf '],"ports":['
+  sep=""
+  while read -r guid lid _; do
+    [[ -n "$lid" ]] || continue
+    printf "%s[\"%s\",%d]" "$sep" "$guid" "$((lid))"; sep=","
+  done <"$work/guid2lid"
+  printf ']'
+fi
+printf '}\n'
