@@ -19,8 +19,8 @@ policy::IbArbitration ib_port(const IbQosSpec& ib, policy::IbPortType type) {
   port.op_vls = ib.caps.op_vls;
   // Without an opensm.conf, OpenSM's built-in defaults (an empty conf resolves to them).
   static const policy::OpensmConf kDefaults{};
-  port.tables = policy::program_port_qos(ib.opensm_conf ? *ib.opensm_conf : kDefaults, type,
-                                         ib.caps);
+  port.tables =
+      policy::program_port_qos(ib.opensm_conf ? *ib.opensm_conf : kDefaults, type, ib.caps);
   if (ib.sl2vl) port.tables.sl2vl = *ib.sl2vl;
   if (ib.vlarb_high) port.tables.vlarb_high = *ib.vlarb_high;
   if (ib.vlarb_low) port.tables.vlarb_low = *ib.vlarb_low;
@@ -59,7 +59,8 @@ void append(std::string& note, std::string_view part) {
 }
 
 Result<FlowClass> resolve_flow(const Scenario& scenario, const FlowSpec& flow,
-                               const policy::QosPlan& plan, std::vector<policy::Warning>& warnings) {
+                               const policy::QosPlan& plan,
+                               std::vector<policy::Warning>& warnings) {
   const TrafficClassSpec& domain = scenario.traffic_class;
   const Transport transport = scenario.port.wire.transport;
   FlowClass out;
@@ -86,8 +87,8 @@ Result<FlowClass> resolve_flow(const Scenario& scenario, const FlowSpec& flow,
   out.rx = rx_verdict.effective;
   out.tx = verdict.effective;
   if (requested.label != TcLabel::unspec || domain.provider != policy::TcProvider::none) {
-    append(out.note, fmt::format("tclass {}{}", policy::tc_name(requested),
-                                 tx_inherited ? " (domain)" : ""));
+    append(out.note,
+           fmt::format("tclass {}{}", policy::tc_name(requested), tx_inherited ? " (domain)" : ""));
   }
   if (!verdict.note.empty()) {
     append(out.note, verdict.note);
@@ -112,8 +113,8 @@ Result<FlowClass> resolve_flow(const Scenario& scenario, const FlowSpec& flow,
     if (scenario.ib.qos_policy) append(out.note, "explicit sl wins over the qos-policy");
   } else if (verdict.sl) {
     out.sl = *verdict.sl;
-    append(out.note, fmt::format("SL {} (provider {})", out.sl,
-                                 policy::tc_provider_name(domain.provider)));
+    append(out.note,
+           fmt::format("SL {} (provider {})", out.sl, policy::tc_provider_name(domain.provider)));
   } else if (scenario.ib.qos_policy) {
     const policy::SlMatch match = policy::match_sl(*scenario.ib.qos_policy, flow.path_query);
     out.sl = match.sl;
@@ -126,8 +127,8 @@ Result<FlowClass> resolve_flow(const Scenario& scenario, const FlowSpec& flow,
       const policy::EthPortQos& eth = plan.nic_qos.eth;
       if (eth.trust == policy::EthTrust::dscp) {
         out.priority = eth.dscp2prio[out.dscp];
-        append(out.note, fmt::format("trust dscp: dscp2prio[{}] = priority {}", out.dscp,
-                                     out.priority));
+        append(out.note,
+               fmt::format("trust dscp: dscp2prio[{}] = priority {}", out.dscp, out.priority));
       } else {
         out.priority = static_cast<uint8_t>(out.sl & 7);
         append(out.note, fmt::format("trust pcp: priority {}", out.priority));

@@ -125,8 +125,7 @@ Result<CompiledScenario> compile_scenario(const Scenario& scenario,
     auto leaf = resolve_leaf(flow, out.plan.tree);
     if (!leaf) return std::move(leaf).error();
     const double wire_bytes = mean_wire_bytes(flow.size, scenario.port.wire, flow.op);
-    const double packet_wire_bytes =
-        mean_packet_wire_bytes(flow.size, scenario.port.wire, flow.op);
+    const double packet_wire_bytes = mean_packet_wire_bytes(flow.size, scenario.port.wire, flow.op);
     const double message_bytes = flow.size.mean_bytes();
     double offered_bps = policy::kUnlimited;
     if (!flow.arrival.saturating()) {
@@ -163,12 +162,11 @@ Result<CompiledScenario> compile_scenario(const Scenario& scenario,
   if (auto status = check_latency_gates(scenario, out.plan); !status) {
     return std::move(status).error();
   }
-  if (auto status = detail::resolve_classes(scenario, out.flow_spec, out.plan, warnings);
-      !status) {
+  if (auto status = detail::resolve_classes(scenario, out.flow_spec, out.plan, warnings); !status) {
     return std::move(status).error();
   }
-  auto expected = policy::expected_rates_with_classes(out.plan, out.offered_bps,
-                                                      out.mean_packet_wire_bytes);
+  auto expected =
+      policy::expected_rates_with_classes(out.plan, out.offered_bps, out.mean_packet_wire_bytes);
   out.expected = std::move(expected.flows);
   out.expected_class_bps = std::move(expected.class_bps);
   out.oracle_notes = std::move(expected.notes);

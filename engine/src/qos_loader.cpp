@@ -66,17 +66,17 @@ uint64_t located_u64(const Located& value, uint64_t max, std::string_view what) 
       digits.remove_prefix(2);
       base = 16;
     }
-    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), number,
-                                           base);
+    const auto [end, ec] =
+        std::from_chars(digits.data(), digits.data() + digits.size(), number, base);
     if (digits.empty() || ec != std::errc{} || end != digits.data() + digits.size()) {
-      value.fail_here(fmt::format("{} '{}' is not a number (use an integer or \"0x...\")", what,
-                                  text->get()));
+      value.fail_here(
+          fmt::format("{} '{}' is not a number (use an integer or \"0x...\")", what, text->get()));
     }
   } else {
     value.fail_type("an integer or a string such as \"0x0002c90300000001\"");
   }
-  if (number > max) value.fail_here(fmt::format("{} must be at most {:#x}, got {:#x}", what, max,
-                                                number));
+  if (number > max)
+    value.fail_here(fmt::format("{} must be at most {:#x}, got {:#x}", what, max, number));
   return number;
 }
 
@@ -148,8 +148,8 @@ std::vector<Token> split(std::string_view text, char separator, uint32_t first_c
 }
 
 // Parses one number of a table string strictly (decimal or 0x hex), failing at its column.
-int64_t token_number(const Located& value, const Token& token, const std::string& path,
-                     int64_t max, std::string_view what) {
+int64_t token_number(const Located& value, const Token& token, const std::string& path, int64_t max,
+                     std::string_view what) {
   std::string_view digits = token.text;
   int base = 10;
   if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
@@ -157,8 +157,8 @@ int64_t token_number(const Located& value, const Token& token, const std::string
     base = 16;
   }
   int64_t number = 0;
-  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), number,
-                                         base);
+  const auto [end, ec] =
+      std::from_chars(digits.data(), digits.data() + digits.size(), number, base);
   SourceLoc loc = value.loc();
   loc.column = token.column;
   if (digits.empty() || ec != std::errc{} || end != digits.data() + digits.size()) {
@@ -175,8 +175,8 @@ uint32_t string_body_column(const Located& value) {
   return value.loc().column + 1;
 }
 
-void check_vl_operational(const Located& value, int64_t vl, uint8_t op_vls,
-                          const std::string& path, SourceLoc loc) {
+void check_vl_operational(const Located& value, int64_t vl, uint8_t op_vls, const std::string& path,
+                          SourceLoc loc) {
   const uint8_t highest = policy::max_data_vl(op_vls);
   if (vl > highest) {
     fail(fmt::format("VL {} is not operational on the port (op_vls {} = VL0-VL{}); raise op_vls",
@@ -256,8 +256,8 @@ std::vector<policy::VlArbEntry> read_vlarb(const Located& value, uint8_t capacit
       const auto* pair = item.node.as_array();
       if (pair == nullptr || pair->size() != 2) item.fail_here("expected a [VL, weight] pair");
       const int64_t vl = located_integer(element(item, *pair, 0), 0, kMaxDataVl, "VL");
-      const int64_t weight = located_integer(element(item, *pair, 1), 0, kMaxVlarbWeight,
-                                             "weight (64-byte credits)");
+      const int64_t weight =
+          located_integer(element(item, *pair, 1), 0, kMaxVlarbWeight, "weight (64-byte credits)");
       add(vl, weight, item.path, item.loc());
     }
   } else {
@@ -369,9 +369,8 @@ EthQosSpec read_eth(const Located* section) {
     } else if (value.node.as_array() != nullptr) {
       const auto& array = fixed_array(value, qos.dscp2prio.size(), "priorities");
       for (size_t i = 0; i < array.size(); ++i) {
-        qos.dscp2prio[i] =
-            static_cast<uint8_t>(located_integer(element(value, array, i), 0, kMaxPrio,
-                                                 "priority"));
+        qos.dscp2prio[i] = static_cast<uint8_t>(
+            located_integer(element(value, array, i), 0, kMaxPrio, "priority"));
       }
     } else {
       value.fail_type("a table of \"dscp\" = priority overrides or an array of 64 priorities");
@@ -414,15 +413,15 @@ EthQosSpec read_eth(const Located* section) {
       const Located item = element(value, array, i);
       const int64_t percent = located_integer(item, 0, 100, "ETS percentage");
       if (percent != 0 && qos.tsa[i] != policy::TcSelect::ets) {
-        item.fail_here(fmt::format("TC{} has {}% but is not an ETS TC; set tsa[{}] = \"ets\"", i,
-                                   percent, i));
+        item.fail_here(
+            fmt::format("TC{} has {}% but is not an ETS TC; set tsa[{}] = \"ets\"", i, percent, i));
       }
       qos.ets_percent[i] = static_cast<uint8_t>(percent);
     }
   }
   // The kernel's rule: with any ETS TC, the percentages sum to 100 (EINVAL otherwise).
-  const bool any_ets = std::find(qos.tsa.begin(), qos.tsa.end(), policy::TcSelect::ets) !=
-                       qos.tsa.end();
+  const bool any_ets =
+      std::find(qos.tsa.begin(), qos.tsa.end(), policy::TcSelect::ets) != qos.tsa.end();
   if (any_ets) {
     unsigned sum = 0;
     for (const uint8_t percent : qos.ets_percent) sum += percent;
@@ -448,9 +447,10 @@ EthQosSpec read_eth(const Located* section) {
         auto rate = parse_rate(text->get());
         if (!rate) item.fail_here(rate.error().message);
         if (rate->unit != Rate::Unit::bits_per_second) {
-          item.fail_here(fmt::format("tc_max_rate must be a bit rate such as \"10Gbps\", not a "
-                                     "packet rate ('{}')",
-                                     text->get()));
+          item.fail_here(
+              fmt::format("tc_max_rate must be a bit rate such as \"10Gbps\", not a "
+                          "packet rate ('{}')",
+                          text->get()));
         }
         kbps = static_cast<uint64_t>(rate->value / 1000.0);
         if (rate->value > 0 && kbps == 0) item.fail_here("tc_max_rate is below 1 kbit/s");
@@ -462,8 +462,9 @@ EthQosSpec read_eth(const Located* section) {
       }
       qos.tc_max_rate_bps[i] = policy::hw_tc_max_rate_bps(kbps);
       if (kbps > 0 && qos.tc_max_rate_bps[i] == 0.0) {
-        item.fail_here("tc_max_rate rounds to 0 in the hardware's 100 Mbit/s units; give at least "
-                       "\"100Mbps\" (or 0 for no cap)");
+        item.fail_here(
+            "tc_max_rate rounds to 0 in the hardware's 100 Mbit/s units; give at least "
+            "\"100Mbps\" (or 0 for no cap)");
       }
     }
   }
@@ -489,7 +490,8 @@ IbQosSpec read_ib(const Located* section, const std::string& suite_file,
   spec.loc = reader.loc();
 
   // Capacities first: the tables below are checked against them.
-  if (auto op_vls = reader.integer("op_vls", 1, 5)) spec.caps.op_vls = static_cast<uint8_t>(*op_vls);
+  if (auto op_vls = reader.integer("op_vls", 1, 5))
+    spec.caps.op_vls = static_cast<uint8_t>(*op_vls);
   if (auto cap = reader.integer("vlarb_high_cap", 0, kMaxVlarbCap)) {
     spec.caps.vlarb_high_cap = static_cast<uint8_t>(*cap);
   }
@@ -503,15 +505,15 @@ IbQosSpec read_ib(const Located* section, const std::string& suite_file,
     auto conf = policy::load_opensm_conf(spec.opensm_conf_path);
     if (!conf) fail_file(std::move(conf).error(), reader, "opensm_conf");
     for (const auto& warning : conf->warnings) {
-      add_warning(warnings, policy::Warning{warning.message, reader.key_path("opensm_conf"),
-                                            warning.loc});
+      add_warning(warnings,
+                  policy::Warning{warning.message, reader.key_path("opensm_conf"), warning.loc});
     }
     if (!conf->qos_enabled) {
-      add_warning(warnings,
-                  policy::Warning{"no \"qos TRUE\": OpenSM programs these tables only when QoS is "
-                                  "enabled (or with -Q); using them as if it were",
-                                  reader.key_path("opensm_conf"),
-                                  SourceLoc{spec.opensm_conf_path, 0, 0}});
+      add_warning(
+          warnings,
+          policy::Warning{"no \"qos TRUE\": OpenSM programs these tables only when QoS is "
+                          "enabled (or with -Q); using them as if it were",
+                          reader.key_path("opensm_conf"), SourceLoc{spec.opensm_conf_path, 0, 0}});
     }
     spec.opensm_conf = std::move(conf).value();
   }
@@ -547,7 +549,8 @@ FabricSpec read_fabric(const Located* section) {
   reader.allow_only({"hosts", "switch", "switch_rate"});
   spec.where = section->path;
   spec.loc = reader.loc();
-  if (auto hosts = reader.integer("hosts", 1, kMaxHosts)) spec.hosts = static_cast<uint32_t>(*hosts);
+  if (auto hosts = reader.integer("hosts", 1, kMaxHosts))
+    spec.hosts = static_cast<uint32_t>(*hosts);
   spec.switched = reader.boolean("switch").value_or(spec.hosts > 1);
   if (const auto* node = reader.find("switch_rate")) {
     if (!spec.switched) reader.fail_at("switch_rate", "switch_rate needs switch = true");

@@ -13,8 +13,8 @@
 #include <string>
 #include <utility>
 
-#include "qb/common/units.hpp"
 #include "driver_options_loader.hpp"
+#include "qb/common/units.hpp"
 #include "qos_loader.hpp"
 #include "toml_reader.hpp"
 
@@ -409,9 +409,13 @@ gen::ArrivalSpec read_arrival(const TableReader& reader) {
 
 FlowSpec read_flow(const Located& entry, const PortSpec& port) {
   const TableReader reader(entry.table(), entry.path, entry.file);
-  reader.allow_only({"name", "count", "leaf", "op", "size", "rate", "pattern", "on", "off",
-                     "outstanding", "tx_tclass", "rx_tclass", "dscp", "sl", "pcp", "host",
-                     "service_id", "pkey", "qos_class", "source_guid", "destination_guid"});
+  reader.allow_only({"name",        "count",       "leaf",
+                     "op",          "size",        "rate",
+                     "pattern",     "on",          "off",
+                     "outstanding", "tx_tclass",   "rx_tclass",
+                     "dscp",        "sl",          "pcp",
+                     "host",        "service_id",  "pkey",
+                     "qos_class",   "source_guid", "destination_guid"});
   FlowSpec flow;
   flow.where = entry.path;
   flow.loc = reader.loc();
@@ -568,8 +572,8 @@ std::vector<Scenario> read_scenarios(const TableReader& top, const Sections& top
 
   // The top-level sections are checked as written, even where every scenario replaces them;
   // rules across sections (transport, hosts) only in the scenarios, which may mix them.
-  (void)build_scenario(suite_name, top_sections, base, "",
-                       loc_of(top.table().source(), top.file()), top.file(), warnings, false);
+  (void)build_scenario(suite_name, top_sections, base, "", loc_of(top.table().source(), top.file()),
+                       top.file(), warnings, false);
 
   std::vector<Scenario> scenarios;
   for (size_t i = 0; i < array->size(); ++i) {
@@ -597,9 +601,8 @@ std::vector<Scenario> read_scenarios(const TableReader& top, const Sections& top
       if (reader.has(key)) slot->emplace(reader.at(key));
     }
     try {
-      scenarios.push_back(
-          build_scenario(std::move(name), sections, settings, entry.path, reader.loc(),
-                         top.file(), warnings));
+      scenarios.push_back(build_scenario(std::move(name), sections, settings, entry.path,
+                                         reader.loc(), top.file(), warnings));
     } catch (detail::ConfigError& error) {
       // An inherited section can fail only against this scenario's port (sizes vs MTU):
       // say which scenario, since the location points at the top-level key.
@@ -634,8 +637,8 @@ Suite load(std::string_view text, const std::string& file) {
   }
 
   const TableReader top(root, "", file);
-  top.allow_only({"suite", "driver", "port", "sched", "flow", "gates", "traffic_class", "eth",
-                  "ib", "fabric", "scenario"});
+  top.allow_only({"suite", "driver", "port", "sched", "flow", "gates", "traffic_class", "eth", "ib",
+                  "fabric", "scenario"});
 
   suite.name = std::filesystem::path(file).stem().string();
   RunSettings base;
@@ -655,15 +658,15 @@ Suite load(std::string_view text, const std::string& file) {
     read_driver_options(reader, suite.driver_options);
   }
 
-  const Sections sections{section_of(top, "port"),          section_of(top, "sched"),
-                          section_of(top, "flow"),          section_of(top, "gates"),
-                          section_of(top, "traffic_class"), section_of(top, "eth"),
-                          section_of(top, "ib"),            section_of(top, "fabric")};
+  const Sections sections{
+      section_of(top, "port"),  section_of(top, "sched"),         section_of(top, "flow"),
+      section_of(top, "gates"), section_of(top, "traffic_class"), section_of(top, "eth"),
+      section_of(top, "ib"),    section_of(top, "fabric")};
   if (top.has("scenario")) {
     suite.scenarios = read_scenarios(top, sections, base, suite.name, suite.warnings);
   } else {
-    suite.scenarios.push_back(build_scenario(suite.name, sections, base, "",
-                                             SourceLoc{file, 0, 0}, file, suite.warnings));
+    suite.scenarios.push_back(build_scenario(suite.name, sections, base, "", SourceLoc{file, 0, 0},
+                                             file, suite.warnings));
   }
   return suite;
 }

@@ -17,9 +17,12 @@ struct LabelName {
 
 // The six libfabric labels in FI_TC order (best_effort = 0x200 ...), then unspec.
 constexpr LabelName kLabelNames[] = {
-    {"best_effort", TcLabel::best_effort},   {"low_latency", TcLabel::low_latency},
-    {"dedicated_access", TcLabel::dedicated_access}, {"bulk_data", TcLabel::bulk_data},
-    {"scavenger", TcLabel::scavenger},       {"network_ctrl", TcLabel::network_ctrl},
+    {"best_effort", TcLabel::best_effort},
+    {"low_latency", TcLabel::low_latency},
+    {"dedicated_access", TcLabel::dedicated_access},
+    {"bulk_data", TcLabel::bulk_data},
+    {"scavenger", TcLabel::scavenger},
+    {"network_ctrl", TcLabel::network_ctrl},
     {"unspec", TcLabel::unspec},
 };
 
@@ -133,8 +136,8 @@ ProviderVerdict apply_provider(TcProvider provider, const TrafficClass& requeste
     case TcProvider::cxi:
       if (requested.label == TcLabel::dscp || requested.label == TcLabel::network_ctrl) {
         verdict.rejected = true;
-        verdict.note = fmt::format("provider cxi rejects tclass {} (-FI_EINVAL)",
-                                   tc_name(requested));
+        verdict.note =
+            fmt::format("provider cxi rejects tclass {} (-FI_EINVAL)", tc_name(requested));
       }
       break;
   }

@@ -101,9 +101,10 @@ TEST(QosSuiteErrors, EtsMustSumTo100) {
       "ets = [60, 30, 0, 0, 0, 0, 0, 0]\n",
       {"eth.ets", 3, 7, "sum to 100 when any TC is ETS, got 90"});
   // ETS TCs but no percentages at all: the sum is 0, reported at tsa.
-  expect_load_error("[eth]\ntsa = [\"ets\", \"strict\", \"strict\", \"strict\", \"strict\", "
-                    "\"strict\", \"strict\", \"strict\"]\n",
-                    {"eth.tsa", 2, 7, "got 0"});
+  expect_load_error(
+      "[eth]\ntsa = [\"ets\", \"strict\", \"strict\", \"strict\", \"strict\", "
+      "\"strict\", \"strict\", \"strict\"]\n",
+      {"eth.tsa", 2, 7, "got 0"});
 }
 
 TEST(QosSuiteErrors, NonEtsTcWithPercentage) {
@@ -113,9 +114,10 @@ TEST(QosSuiteErrors, NonEtsTcWithPercentage) {
       "\"vendor\"]\n"
       "ets = [60, 40, 10, 0, 0, 0, 0, 0]\n",
       {"eth.ets[2]", 3, 16, "TC2 has 10% but is not an ETS TC"});
-  expect_load_error("[eth]\ntsa = [\"ets\", \"fair\", \"ets\", \"ets\", \"ets\", \"ets\", \"ets\", "
-                    "\"ets\"]\n",
-                    {"eth.tsa[1]", 2, 15, "unknown selection 'fair'"});
+  expect_load_error(
+      "[eth]\ntsa = [\"ets\", \"fair\", \"ets\", \"ets\", \"ets\", \"ets\", \"ets\", "
+      "\"ets\"]\n",
+      {"eth.tsa[1]", 2, 15, "unknown selection 'fair'"});
 }
 
 TEST(QosSuiteErrors, Dscp2PrioKeysAndValues) {
@@ -153,9 +155,10 @@ TEST(QosSuiteErrors, FlowClassKeys) {
                     {"flow[0].dscp", 6, 8, "either tx_tclass or dscp"});
   expect_load_error(base + "sl = 16\n", {"flow[0].sl", 5, 6, "SL must be in 0..15, got 16"});
   expect_load_error(base + "pcp = 3\n", {"flow[0].pcp", 5, 7, "pcp applies to eth"});
-  expect_load_error("[port]\ntransport = \"eth\"\nmtu = 1500\n[[flow]]\nname = \"f\"\nsize = "
-                    "1518\nrate = \"saturate\"\nsl = 3\n",
-                    {"flow[0].sl", 8, 6, "eth has no SL"});
+  expect_load_error(
+      "[port]\ntransport = \"eth\"\nmtu = 1500\n[[flow]]\nname = \"f\"\nsize = "
+      "1518\nrate = \"saturate\"\nsl = 3\n",
+      {"flow[0].sl", 8, 6, "eth has no SL"});
   expect_load_error("[port]\ntransport = \"ib\"\n" + base + "dscp = 10\n",
                     {"flow[0].dscp", 7, 8, "InfiniBand packets carry no DSCP"});
 }
@@ -202,8 +205,9 @@ TEST(QosSuiteErrors, FabricAndHosts) {
 TEST(QosSuiteErrors, PolicyKeysNeedAPolicy) {
   expect_load_error("[port]\ntransport = \"ib\"\n" + std::string(kFlow) + "service_id = 0x1000\n",
                     {"flow[0].service_id", 7, 14, "name one in [ib] qos_policy"});
-  expect_load_error("[port]\ntransport = \"ib\"\n" + std::string(kFlow) + "source_guid = \"0xzz\"\n",
-                    {"flow[0].source_guid", 7, 15, "not a number"});
+  expect_load_error(
+      "[port]\ntransport = \"ib\"\n" + std::string(kFlow) + "source_guid = \"0xzz\"\n",
+      {"flow[0].source_guid", 7, 15, "not a number"});
 }
 
 TEST(QosSuiteErrors, OpensmPolicyFatalErrorNamesThePolicyFile) {
@@ -225,8 +229,8 @@ TEST(QosSuiteErrors, OpensmPolicyFatalErrorNamesThePolicyFile) {
 }
 
 TEST(QosSuiteErrors, CxiRejectsAtTheKeyThatChoseTheClass) {
-  auto suite = load("[traffic_class]\nprovider = \"cxi\"\ntclass = \"network_ctrl\"\n" +
-                    std::string(kFlow));
+  auto suite =
+      load("[traffic_class]\nprovider = \"cxi\"\ntclass = \"network_ctrl\"\n" + std::string(kFlow));
   ASSERT_TRUE(suite) << suite.error().to_string();
   std::vector<policy::Warning> warnings;
   auto compiled = compile_scenario(suite->scenarios.front(), warnings);
@@ -388,8 +392,8 @@ tx_tclass = "low_latency"
 }
 
 TEST(QosSuiteResolution, VerbsIgnoresTclass) {
-  auto c = compile(
-      "[traffic_class]\nprovider = \"verbs\"\ntclass = \"low_latency\"\n" + std::string(kFlow));
+  auto c = compile("[traffic_class]\nprovider = \"verbs\"\ntclass = \"low_latency\"\n" +
+                   std::string(kFlow));
   ASSERT_TRUE(c);
   const auto& flow = c->scenario.plan.flows.front();
   EXPECT_EQ(flow.dscp, 0);
@@ -504,10 +508,11 @@ TEST(QosSuiteResolution, OpensmWarningsBecomeSuiteWarnings) {
 
 TEST(QosSuiteResolution, RelativeOpensmPathsFollowTheSuiteFile) {
   const std::string suite_path = source_path("tests/conformance/configs/relative.toml");
-  auto suite = load_suite_string("[port]\ntransport = \"ib\"\n[ib]\nopensm_conf = "
-                                 "\"doc-example.conf\"\n" +
-                                     std::string(kFlow),
-                                 suite_path);
+  auto suite = load_suite_string(
+      "[port]\ntransport = \"ib\"\n[ib]\nopensm_conf = "
+      "\"doc-example.conf\"\n" +
+          std::string(kFlow),
+      suite_path);
   ASSERT_TRUE(suite) << suite.error().to_string();
   EXPECT_EQ(suite->scenarios[0].ib.opensm_conf_path,
             source_path("tests/conformance/configs/doc-example.conf"));

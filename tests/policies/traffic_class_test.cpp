@@ -17,8 +17,8 @@ TEST(TrafficClass, FiValuesFollowLibfabric) {
 }
 
 TEST(TrafficClass, NamesRoundTrip) {
-  for (const char* name : {"unspec", "best_effort", "low_latency", "dedicated_access",
-                           "bulk_data", "scavenger", "network_ctrl"}) {
+  for (const char* name : {"unspec", "best_effort", "low_latency", "dedicated_access", "bulk_data",
+                           "scavenger", "network_ctrl"}) {
     auto parsed = parse_tc_label(name);
     ASSERT_TRUE(parsed) << name;
     EXPECT_EQ(tc_name(*parsed), name);

@@ -21,9 +21,9 @@ struct CompiledScenario {
   std::vector<double> mean_wire_bytes;  // per flow instance: mean wire bytes per message
   std::vector<double> mean_message_bytes;
   std::vector<double> mean_packet_wire_bytes;  // per flow instance: mean wire bytes per packet
-  policy::OracleResult expected;  // wire bit/s per flow and per tree element
-  std::vector<double> expected_class_bps;  // per arb class at the bottleneck port (NIC/switch)
-  std::vector<std::string> oracle_notes;   // e.g. the VLArb credit rule vs the weight ratio
+  policy::OracleResult expected;               // wire bit/s per flow and per tree element
+  std::vector<double> expected_class_bps;      // per arb class at the bottleneck port (NIC/switch)
+  std::vector<std::string> oracle_notes;       // e.g. the VLArb credit rule vs the weight ratio
 };
 
 /// Errors (Errc::invalid_config, with the key path and location): everything

@@ -42,7 +42,7 @@ struct FlowSpec {
   policy::TrafficClass rx_tclass;  // `rx_tclass`
   SourceLoc tx_tclass_loc, rx_tclass_loc;
   std::string tx_tclass_where;  // "flow[0].tx_tclass" or "flow[0].dscp", whichever was written
-  std::optional<uint8_t> sl;  // `sl` (rocev2/ib, 0-15) or `pcp` (eth, 0-7)
+  std::optional<uint8_t> sl;    // `sl` (rocev2/ib, 0-15) or `pcp` (eth, 0-7)
   SourceLoc sl_loc;
   uint32_t host = 0;  // `host`: sending host (< [fabric] hosts)
   SourceLoc host_loc;
@@ -76,8 +76,8 @@ struct EthQosSpec {
 /// `[ib]`: the OpenSM files (loaded and checked at load time) and direct table overrides.
 struct IbQosSpec {
   bool present = false;
-  std::optional<policy::OpensmConf> opensm_conf;  // `opensm_conf` (absent: OpenSM's defaults)
-  std::string opensm_conf_path;                   // resolved against the suite's directory
+  std::optional<policy::OpensmConf> opensm_conf;   // `opensm_conf` (absent: OpenSM's defaults)
+  std::string opensm_conf_path;                    // resolved against the suite's directory
   std::optional<policy::OpensmPolicy> qos_policy;  // `qos_policy`
   std::string qos_policy_path;
   policy::IbPortCaps caps;  // op_vls, vlarb_high_cap, vlarb_low_cap (NIC and switch ports alike)
@@ -92,7 +92,7 @@ struct IbQosSpec {
 /// `[fabric]`: sending hosts and the switch between them and the receiver.
 struct FabricSpec {
   uint32_t hosts = 1;
-  bool switched = false;        // default: hosts > 1
+  bool switched = false;         // default: hosts > 1
   double switch_rate_bps = 0.0;  // default: the port rate
   std::string where;
   SourceLoc loc;
