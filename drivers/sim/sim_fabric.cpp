@@ -46,7 +46,8 @@ void SimPort::configure_general(const Topology& topology, const policy::QosPlan&
 
   arbiters_.clear();
   arbiters_.reserve(host_count);
-  for (uint32_t h = 0; h < host_count; ++h) arbiters_.emplace_back(plan.nic_qos, topology.port_rate_bps);
+  for (uint32_t h = 0; h < host_count; ++h)
+    arbiters_.emplace_back(plan.nic_qos, topology.port_rate_bps);
   hosts_.assign(host_count, Host{});
   for (Host& host : hosts_) host.sched_of_class.fill(-1);
   if (switched_) {
@@ -144,7 +145,8 @@ void SimPort::configure_general(const Topology& topology, const policy::QosPlan&
     paused_.resize(buffers);
     for (size_t b = 0; b < buffers; ++b) paused_[b].reserve(flows_per_buffer[b]);
     const uint64_t sw_min_ps = packet_ps(smallest, switch_rate_bps_);
-    credits_.reset(ring_entries(static_cast<uint64_t>(nic_propagation_ps_) / sw_min_ps + kRingSlack));
+    credits_.reset(
+        ring_entries(static_cast<uint64_t>(nic_propagation_ps_) / sw_min_ps + kRingSlack));
   } else {
     switch_buffer_bytes_ = 0;
     credits_.reset(1);
@@ -237,7 +239,8 @@ bool SimPort::nic_transmit(uint32_t h) noexcept {
   uint32_t wire_bytes = 0;
   uint16_t slot = 0;
   const bool last = take_packet(flow, payload, wire_bytes, slot);
-  const int64_t end_ps = now_ps_ + serialise(wire_bytes, static_cast<uint64_t>(rate_bps_), host.carry);
+  const int64_t end_ps =
+      now_ps_ + serialise(wire_bytes, static_cast<uint64_t>(rate_bps_), host.carry);
   arbiters_[h].sent(c, wire_bytes, now_ps_);
   scheds_[s].on_sent(q, wire_bytes, flows_[flow].next_tx != flows_[flow].tail, now_ps_);
 
@@ -246,8 +249,8 @@ bool SimPort::nic_transmit(uint32_t h) noexcept {
     switch_queues_[buffer].push(
         SwPacket{end_ps + nic_propagation_ps_, flow, slot, last, payload, wire_bytes});
     credit_used_[buffer] += wire_bytes;
-    stats_.switch_buffer_high_water_bytes = std::max(
-        stats_.switch_buffer_high_water_bytes, static_cast<uint64_t>(credit_used_[buffer]));
+    stats_.switch_buffer_high_water_bytes = std::max(stats_.switch_buffer_high_water_bytes,
+                                                     static_cast<uint64_t>(credit_used_[buffer]));
   } else {
     Lane& lane = lanes_[h];
     lane.rx.push(RxEvent{end_ps + propagation_ps_, flow, slot, last, payload, wire_bytes});
@@ -305,7 +308,8 @@ bool SimPort::switch_forward() noexcept {
   const SwPacket packet = queue.front();
   queue.pop();
   const int64_t end_ps =
-      now_ps_ + serialise(packet.wire_bytes, static_cast<uint64_t>(switch_rate_bps_), switch_carry_);
+      now_ps_ +
+      serialise(packet.wire_bytes, static_cast<uint64_t>(switch_rate_bps_), switch_carry_);
   switch_arbiter_->sent(c, packet.wire_bytes, now_ps_);
   lane.rx.push(RxEvent{end_ps + switch_propagation_ps_, packet.flow, packet.slot, packet.last,
                        packet.payload_bytes, packet.wire_bytes});

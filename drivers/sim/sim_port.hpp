@@ -165,8 +165,8 @@ class SimPort final : public Queue, public Clock {
   // General model.
   struct FlowInfo {
     uint32_t host = 0;
-    uint32_t sched = 0;  // index into scheds_
-    uint32_t local = 0;  // queue index inside that scheduler
+    uint32_t sched = 0;   // index into scheds_
+    uint32_t local = 0;   // queue index inside that scheduler
     uint32_t buffer = 0;  // switch buffer index: host * switch classes + switch class
     uint8_t nic_class = 0;
     uint8_t switch_class = 0;
@@ -228,8 +228,7 @@ class SimPort final : public Queue, public Clock {
   bool rx_due_high_water() const noexcept;
   /// Takes the next packet of `flow`'s current message (payload, wire bytes, send-queue slot)
   /// and advances the bookkeeping; returns whether it was the message's last packet.
-  bool take_packet(uint32_t flow, uint32_t& payload, uint32_t& wire_bytes,
-                   uint16_t& slot) noexcept;
+  bool take_packet(uint32_t flow, uint32_t& payload, uint32_t& wire_bytes, uint16_t& slot) noexcept;
   uint32_t next_packet_wire_bytes(uint32_t flow) noexcept;
   void fill_rx(Completion& c, const RxEvent& rx) const noexcept;
   void fill_tx_done(Completion& c, const TxDoneEvent& done) noexcept;
@@ -255,9 +254,9 @@ class SimPort final : public Queue, public Clock {
   std::vector<FlowInfo> info_;
   std::vector<policy::TreeScheduler> scheds_;
   std::vector<std::vector<uint32_t>> sched_flows_;  // local queue -> flow
-  std::vector<policy::PortArbiter> arbiters_;      // one per host
+  std::vector<policy::PortArbiter> arbiters_;       // one per host
   std::vector<Host> hosts_;
-  std::vector<Lane> lanes_;  // switched: one (the switch egress); else one per host
+  std::vector<Lane> lanes_;         // switched: one (the switch egress); else one per host
   int64_t nic_propagation_ps_ = 0;  // NIC -> switch (or -> receiver when not switched)
   int64_t switch_propagation_ps_ = 0;
   uint32_t nic_class_mask_ = 0;
@@ -267,9 +266,9 @@ class SimPort final : public Queue, public Clock {
   int64_t switch_rate_bps_ = 1;
   int64_t switch_buffer_bytes_ = 0;
   std::optional<policy::PortArbiter> switch_arbiter_;
-  std::vector<Ring<SwPacket>> switch_queues_;     // per (host, switch class)
-  std::vector<int64_t> credit_used_;             // per (host, switch class): NIC's view
-  std::vector<std::vector<uint32_t>> paused_;    // per (host, switch class): paused flows
+  std::vector<Ring<SwPacket>> switch_queues_;  // per (host, switch class)
+  std::vector<int64_t> credit_used_;           // per (host, switch class): NIC's view
+  std::vector<std::vector<uint32_t>> paused_;  // per (host, switch class): paused flows
   Ring<CreditEvent> credits_;
   std::array<uint32_t, policy::kMaxArbClasses> switch_rr_{};  // next ingress host per class
   int64_t switch_free_ps_ = 0;

@@ -45,7 +45,8 @@ void PortArbiter::build_ets_from(const EthPortQos& eth, double rate_bps) {
   // their group equally (weight 1).
   std::array<int64_t, 8> weight{};
   for (uint32_t tc = 0; tc < kEthTcs; ++tc) {
-    weight[tc] = (eth.tsa[tc] == TcSelect::ets && eth.ets_percent[tc] > 0) ? eth.ets_percent[tc] : 1;
+    weight[tc] =
+        (eth.tsa[tc] == TcSelect::ets && eth.ets_percent[tc] > 0) ? eth.ets_percent[tc] : 1;
   }
   group_count_ = 0;
   for (int g = 7; g >= 0; --g) {
@@ -197,7 +198,8 @@ void PortArbiter::sent(uint32_t arb_class, uint32_t wire_bytes, int64_t now_ps) 
       return;
     }
     case PortQos::Kind::vlarb: {
-      const auto credits = static_cast<int32_t>((int64_t{wire_bytes} + kCreditBytes - 1) / kCreditBytes);
+      const auto credits =
+          static_cast<int32_t>((int64_t{wire_bytes} + kCreditBytes - 1) / kCreditBytes);
       if (last_from_high_) {
         high_.credits -= credits;
         high_bytes_ += wire_bytes;

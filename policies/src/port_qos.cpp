@@ -57,16 +57,17 @@ Status validate_eth_port_qos(const EthPortQos& qos) {
     } else if (qos.ets_percent[tc] != 0) {
       // en_dcbnl.c: "BW 0 is mandatory for a none ETS TC".
       return make_error(Errc::invalid_config,
-                        "TC " + std::to_string(tc) + " is not ETS, so its bandwidth must be 0 (is " +
+                        "TC " + std::to_string(tc) +
+                            " is not ETS, so its bandwidth must be 0 (is " +
                             std::to_string(qos.ets_percent[tc]) + "%)",
                         indexed("ets_percent", tc));
     }
   }
   if (any_ets && percent_sum != 100) {
-    return make_error(Errc::invalid_config,
-                      "the ETS percentages sum to " + std::to_string(percent_sum) +
-                          "%, they must sum to 100%",
-                      "ets_percent");
+    return make_error(
+        Errc::invalid_config,
+        "the ETS percentages sum to " + std::to_string(percent_sum) + "%, they must sum to 100%",
+        "ets_percent");
   }
   for (size_t tc = 0; tc < qos.tc_max_rate_bps.size(); ++tc) {
     const double rate = qos.tc_max_rate_bps[tc];
