@@ -223,7 +223,8 @@ class PolicyParser {
   Status take_group_value(PolicyPortGroup& group, const PolicyField& field) {
     const std::string_view value = field.value;
     const uint32_t column = field.loc.column;
-    if (field.key == "port-guid") return parse_ranges(value, column, field.key, false, group.port_guids);
+    if (field.key == "port-guid")
+      return parse_ranges(value, column, field.key, false, group.port_guids);
     if (field.key == "pkey") return parse_ranges(value, column, field.key, true, group.pkeys);
     if (field.key == "partition") {
       for (auto& name : split_names(value)) group.partitions.push_back(std::move(name));
@@ -254,10 +255,10 @@ class PolicyParser {
         } else if (iequals(type, "SELF")) {
           group.self = true;
         } else {
-          return error(line_, column,
-                       "syntax error: unknown node-type '" + type +
-                           "' (CA, SWITCH, ROUTER, ALL or SELF)",
-                       field.key);
+          return error(
+              line_, column,
+              "syntax error: unknown node-type '" + type + "' (CA, SWITCH, ROUTER, ALL or SELF)",
+              field.key);
         }
       }
     }

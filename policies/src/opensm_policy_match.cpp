@@ -68,16 +68,15 @@ bool field_matches(const std::vector<NumberRange>& ranges, const std::optional<T
   return value.has_value() && in_ranges(ranges, static_cast<uint64_t>(*value) & mask);
 }
 
-bool rule_matches(const OpensmPolicy& policy, const PolicyMatchRule& rule,
-                  const PathQuery& query) {
+bool rule_matches(const OpensmPolicy& policy, const PolicyMatchRule& rule, const PathQuery& query) {
   const bool has_source = !rule.source_groups.empty();
   const bool has_destination = !rule.destination_groups.empty();
   if (has_source &&
       !port_in_any(policy, rule.source_groups, query.source_port_guid, query.source_port)) {
     return false;
   }
-  if (has_destination && !port_in_any(policy, rule.destination_groups,
-                                      query.destination_port_guid, query.destination_port)) {
+  if (has_destination && !port_in_any(policy, rule.destination_groups, query.destination_port_guid,
+                                      query.destination_port)) {
     return false;
   }
   return field_matches(rule.qos_classes, query.qos_class) &&
@@ -125,7 +124,8 @@ uint8_t level_sl(const OpensmPolicy& policy, std::string_view name) {
 std::vector<NumberRange> ulp_service_ids(const PolicyUlpRule& rule) {
   const auto shifted = [&](uint64_t base) {
     std::vector<NumberRange> out;
-    for (const NumberRange& port : rule.ranges) out.push_back({base + port.first, base + port.last});
+    for (const NumberRange& port : rule.ranges)
+      out.push_back({base + port.first, base + port.last});
     return out;
   };
   const bool by_port = rule.criterion == "port-num";

@@ -41,17 +41,28 @@ int main(int argc, char** argv) {
     const std::string key = arg.substr(0, eq);
     const std::string value = arg.substr(eq + 1);
     const uint64_t number = std::strtoull(value.c_str(), nullptr, 0);
-    if (key == "sguid") query.source_port_guid = number;
-    else if (key == "dguid") query.destination_port_guid = number;
-    else if (key == "service_id") query.service_id = number;
-    else if (key == "pkey") query.pkey = static_cast<uint16_t>(number);
-    else if (key == "qos_class") query.qos_class = static_cast<uint8_t>(number);
-    else if (key == "snode") query.source_port.node_type = node_type(value);
-    else if (key == "dnode") query.destination_port.node_type = node_type(value);
-    else if (key == "ssm") query.source_port.sm_port = number != 0;
-    else if (key == "dsm") query.destination_port.sm_port = number != 0;
-    else if (key == "spkey") query.source_port.partition_pkeys.push_back(static_cast<uint16_t>(number));
-    else if (key == "dpkey") query.destination_port.partition_pkeys.push_back(static_cast<uint16_t>(number));
+    if (key == "sguid")
+      query.source_port_guid = number;
+    else if (key == "dguid")
+      query.destination_port_guid = number;
+    else if (key == "service_id")
+      query.service_id = number;
+    else if (key == "pkey")
+      query.pkey = static_cast<uint16_t>(number);
+    else if (key == "qos_class")
+      query.qos_class = static_cast<uint8_t>(number);
+    else if (key == "snode")
+      query.source_port.node_type = node_type(value);
+    else if (key == "dnode")
+      query.destination_port.node_type = node_type(value);
+    else if (key == "ssm")
+      query.source_port.sm_port = number != 0;
+    else if (key == "dsm")
+      query.destination_port.sm_port = number != 0;
+    else if (key == "spkey")
+      query.source_port.partition_pkeys.push_back(static_cast<uint16_t>(number));
+    else if (key == "dpkey")
+      query.destination_port.partition_pkeys.push_back(static_cast<uint16_t>(number));
     else {
       std::cerr << "opensm_policy_sl: unknown key '" << key << "'\n";
       return 2;

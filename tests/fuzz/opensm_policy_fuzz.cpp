@@ -44,7 +44,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     qb::policy::PathQuery q;
     if (!rule.service_ids.empty()) q.service_id = rule.service_ids.front().last;
     if (!rule.pkeys.empty()) q.pkey = static_cast<uint16_t>(rule.pkeys.front().first);
-    if (!rule.qos_classes.empty()) q.qos_class = static_cast<uint8_t>(rule.qos_classes.front().first);
+    if (!rule.qos_classes.empty())
+      q.qos_class = static_cast<uint8_t>(rule.qos_classes.front().first);
     q.source_port.node_type = qb::policy::kNodeTypeCa;
     q.source_port.sm_port = true;
     q.destination_port.partition_pkeys = {0x7fff};

@@ -158,7 +158,7 @@ TEST(OpensmPolicyMatch, SourceAndDestinationGroupsNeedBothEnds) {
   query.source_port_guid = 0x5001;
   query.destination_port_guid = 0x3000;
   EXPECT_EQ(match_sl(policy, query).sl, 3);  // level named in another case
-  query.destination_port_guid = 0x5002;       // destination not in Storage
+  query.destination_port_guid = 0x5002;      // destination not in Storage
   EXPECT_EQ(match_sl(policy, query).sl, 0);
   query.source_port_guid = 0x1000;  // source not in Compute
   query.destination_port_guid = 0x1000;
@@ -207,9 +207,9 @@ TEST(OpensmPolicyMatch, PortNameGroupsContainNoPort) {
 TEST(OpensmPolicyMatch, FirstMatchingRuleWinsAndRulesComeBeforeUlps) {
   const OpensmPolicy policy = parse(kFull);
   PathQuery query;
-  query.qos_class = 7;                   // rule 1
-  query.pkey = 0x0F00;                   // rule 4
-  query.service_id = 0x42;               // ULP any, service-id
+  query.qos_class = 7;      // rule 1
+  query.pkey = 0x0F00;      // rule 4
+  query.service_id = 0x42;  // ULP any, service-id
   EXPECT_EQ(match_sl(policy, query).sl, 1);
   query.qos_class.reset();
   EXPECT_EQ(match_sl(policy, query).sl, 4);
@@ -315,8 +315,7 @@ TEST(OpensmPolicyMatch, PortGuidUlps) {
 
 TEST(OpensmPolicyMatch, UlpServiceIds) {
   const OpensmPolicy policy = parse(kUlps);
-  EXPECT_EQ(ulp_service_ids(policy.ulp_rules[3]),
-            (std::vector<NumberRange>{{0x10000, 0x1FFFF}}));
+  EXPECT_EQ(ulp_service_ids(policy.ulp_rules[3]), (std::vector<NumberRange>{{0x10000, 0x1FFFF}}));
   EXPECT_EQ(ulp_service_ids(policy.ulp_rules[2]),
             (std::vector<NumberRange>{{0x10000 + 10000, 0x10000 + 20000}}));
   EXPECT_TRUE(ulp_service_ids(policy.ulp_rules[8]).empty());  // ipoib: by pkey
@@ -333,8 +332,8 @@ TEST(OpensmPolicyMatch, ReversedRangesAndOctalNumbersReadAsOpensmReadsThem) {
 }
 
 TEST(OpensmPolicyMatch, BadListsAreSyntaxErrorsWithTheirColumn) {
-  auto bad = parse_opensm_policy("qos-ulps\n default : 0\n sdp, port-num 12, zz : 1\nend-qos-ulps\n",
-                                 "p.conf");
+  auto bad = parse_opensm_policy(
+      "qos-ulps\n default : 0\n sdp, port-num 12, zz : 1\nend-qos-ulps\n", "p.conf");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().loc.line, 3u);
   EXPECT_EQ(bad.error().loc.column, 20u);
@@ -351,9 +350,10 @@ TEST(OpensmPolicyMatch, BadListsAreSyntaxErrorsWithTheirColumn) {
   ASSERT_FALSE(node.ok());
   EXPECT_EQ(node.error().loc.line, 4u);
 
-  auto no_sl = parse_opensm_policy("qos-levels\nqos-level\nname: DEFAULT\nend-qos-level\n"
-                                   "end-qos-levels\n",
-                                   "p.conf");
+  auto no_sl = parse_opensm_policy(
+      "qos-levels\nqos-level\nname: DEFAULT\nend-qos-level\n"
+      "end-qos-levels\n",
+      "p.conf");
   ASSERT_FALSE(no_sl.ok());
   EXPECT_EQ(no_sl.error().loc.line, 4u);
 

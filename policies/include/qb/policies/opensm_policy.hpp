@@ -41,11 +41,11 @@ struct PolicyPortGroup {
   std::vector<PolicyField> fields;
   SourceLoc loc;
   std::vector<NumberRange> port_guids;
-  std::vector<NumberRange> pkeys;          // partitions by pkey, low 15 bits
-  std::vector<std::string> partitions;     // partitions by name
-  std::vector<std::string> port_names;     // "node description/Pnum": kept, never matched
-  uint8_t node_types = 0;                  // kNodeType* bits
-  bool self = false;                       // node-type SELF: the SM's port
+  std::vector<NumberRange> pkeys;       // partitions by pkey, low 15 bits
+  std::vector<std::string> partitions;  // partitions by name
+  std::vector<std::string> port_names;  // "node description/Pnum": kept, never matched
+  uint8_t node_types = 0;               // kNodeType* bits
+  bool self = false;                    // node-type SELF: the SM's port
 };
 
 struct PolicyQosLevel {

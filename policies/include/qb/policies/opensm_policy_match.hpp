@@ -26,10 +26,10 @@ namespace qb::policy {
 /// What the subnet knows about one end of a path (for node-type, SELF and partition groups).
 /// Left empty, such groups do not contain the port.
 struct PortFacts {
-  uint8_t node_type = 0;  // one kNodeType* bit, 0 = unknown
-  bool sm_port = false;   // the port OpenSM runs on (node-type SELF)
-  std::vector<uint16_t> partition_pkeys;      // partitions the port is a member of
-  std::vector<std::string> partition_names;   // their names (partitions.conf)
+  uint8_t node_type = 0;                     // one kNodeType* bit, 0 = unknown
+  bool sm_port = false;                      // the port OpenSM runs on (node-type SELF)
+  std::vector<uint16_t> partition_pkeys;     // partitions the port is a member of
+  std::vector<std::string> partition_names;  // their names (partitions.conf)
 };
 
 /// What a path record query carries that the policy can match on. Unset fields match no rule
