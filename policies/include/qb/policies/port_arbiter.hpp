@@ -89,7 +89,6 @@ class PortArbiter {
   uint32_t group_count_ = 0;
   std::array<EtsClass, 8> ets_{};
   uint32_t capped_mask_ = 0;
-  int64_t cap_depth_ps_ = 0;
 
   VlTable high_;
   VlTable low_;
