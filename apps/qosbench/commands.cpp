@@ -109,6 +109,37 @@ Result<report::Comparison> compare_files(const report::Results& baseline,
   return comparison;
 }
 
+// --eal "...": split like a shell would for plain words, with '...' and "..." quoting (a devarg
+// list such as -a "0000:03:00.0,tx_pp=500" stays one argument).
+Result<std::vector<std::string>> split_eal_arguments(const std::string& text) {
+  std::vector<std::string> out;
+  std::string word;
+  bool in_word = false;
+  char quote = 0;
+  for (const char c : text) {
+    if (quote != 0) {
+      if (c == quote) {
+        quote = 0;
+      } else {
+        word += c;
+      }
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) out.push_back(std::move(word));
+      word.clear();
+      in_word = false;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (quote != 0) return make_error(Errc::usage, "unterminated quote", "--eal");
+  if (in_word) out.push_back(std::move(word));
+  return out;
+}
+
 }  // namespace
 
 int run_command(const RunArgs& args) {
@@ -140,7 +171,13 @@ int run_command(const RunArgs& args) {
   options.seed = args.seed;
   options.repetitions = args.repetitions;
   options.jobs = args.jobs;
+  options.workers = args.workers;
   options.interrupted = &g_interrupted;
+  if (args.eal) {
+    auto eal = split_eal_arguments(*args.eal);
+    if (!eal) return fail(eal.error());
+    options.eal = std::move(*eal);
+  }
   if (!args.duration.empty()) {
     auto duration = parse_duration_ns(args.duration);
     if (!duration) {

@@ -31,6 +31,8 @@ struct RunArgs {
   std::optional<uint32_t> repetitions;
   std::string duration;
   uint32_t jobs = 0;
+  uint32_t workers = 0;
+  std::optional<std::string> eal;  // --eal "...": replaces [driver.dpdk] eal
   bool quiet = false;
 };
 

@@ -41,6 +41,11 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1U, 100000U));
   run_cmd->add_option("--duration", run.duration, "override the measured duration, e.g. 50ms");
   run_cmd->add_option("--jobs", run.jobs, "parallel repetitions (default: all cores)");
+  run_cmd->add_option("--workers", run.workers,
+                      "workers per repetition (dpdk: one per EAL lcore; default: all it offers)");
+  run_cmd->add_option("--eal", run.eal,
+                      "dpdk: EAL arguments, one string, e.g. \"--no-huge -m 512 --no-pci --vdev "
+                      "net_ring0\" (replaces the suite's [driver.dpdk] eal)");
   run_cmd->add_option("--html", run.html_path, "write the HTML report here");
   run_cmd->add_option("--junit", run.junit_path, "write JUnit XML here (one test case per gate)");
   run_cmd->add_option("--baseline", run.baseline_path,

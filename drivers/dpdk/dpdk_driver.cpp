@@ -1,6 +1,7 @@
 // The DPDK driver's control path: EAL, ports, pool, templates and the worker's fast path.
 #include "qb/drivers/dpdk_driver.hpp"
 
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
@@ -8,6 +9,7 @@
 #include <cmath>
 #include <optional>
 
+#include "device_timing.hpp"
 #include "dpdk_worker.hpp"
 #include "eal.hpp"
 #include "port.hpp"
@@ -30,8 +32,8 @@ class DpdkDriver final : public Driver {
     Capabilities caps;
     caps.virtual_time = false;
     caps.hw_sched_tree = false;  // mlx5 on DPDK 22.11 has no rte_tm: the tree is in software
-    caps.hw_timestamps = false;
-    caps.max_workers = 1;  // one Tx/Rx queue pair per worker; the engine drives one today
+    caps.hw_timestamps = timing_.rx_hw_timestamps;
+    caps.max_workers = dpdk_worker_count(config_);  // one Tx/Rx queue pair per worker
     caps.max_outstanding_per_flow = std::max(1u, config_.send_queue_depth);
     return caps;
   }
@@ -68,6 +70,9 @@ class DpdkDriver final : public Driver {
       rx_port_ = *rx;
     }
     const auto workers = static_cast<uint16_t>(topology.workers);
+    auto timing = dpdk::plan_timing(*ops_, tx_port_, rx_port_, receive_, config_.hw_pacing);
+    if (!timing) return std::move(timing).error();
+    timing_ = *timing;
     const uint32_t max_frame = static_cast<uint32_t>(topology.wire.max_message_bytes());
     const uint32_t mbufs =
         config_.mbufs != 0
@@ -80,11 +85,18 @@ class DpdkDriver final : public Driver {
     pool_ = *pool;
 
     const bool same = receive_ && rx_port_ == tx_port_;
-    dpdk::PortQueues txq{tx_port_, workers, static_cast<uint16_t>(same ? workers : 0),
-                         config_.tx_descriptors, config_.rx_descriptors};
+    dpdk::PortQueues txq{tx_port_,
+                         workers,
+                         static_cast<uint16_t>(same ? workers : 0),
+                         config_.tx_descriptors,
+                         config_.rx_descriptors,
+                         timing_.tx_offloads,
+                         same ? timing_.rx_offloads : 0};
     if (auto s = dpdk::configure_port(txq, pool_); !s) return s;
     if (receive_ && !same) {
-      dpdk::PortQueues rxq{rx_port_, 0, workers, config_.tx_descriptors, config_.rx_descriptors};
+      dpdk::PortQueues rxq{
+          rx_port_,           0, workers, config_.tx_descriptors, config_.rx_descriptors, 0,
+          timing_.rx_offloads};
       if (auto s = dpdk::configure_port(rxq, pool_); !s) return s;
     }
     topology_ = topology;
@@ -116,20 +128,28 @@ class DpdkDriver final : public Driver {
     plan_ = plan;
     dpdk::WorkerSetup setup;
     setup.tx_port = tx_port_;
-    setup.tx_queue = 0;
     setup.receive = receive_;
     setup.rx_port = rx_port_;
-    setup.rx_queue = 0;
     setup.pool = pool_;
     setup.wire = topology_.wire;
     setup.udp_dst_port = config_.udp_dst_port;
     setup.send_queue_depth = std::max(1u, config_.send_queue_depth);
     setup.shaper_plan = config_.software_shaper ? &plan_ : nullptr;
     setup.port_rate_bps = topology_.port_rate_bps;
+    setup.tx_ts_offset = timing_.tx_ts_offset;
+    setup.tx_ts_flag = timing_.tx_ts_flag;
+    setup.rx_ts_offset = timing_.rx_ts_offset;
+    setup.rx_ts_flag = timing_.rx_ts_flag;
+    setup.clock_name = timing_.clock;
     setup.templates.reserve(plan.flows.size());
     for (uint32_t f = 0; f < plan.flows.size(); ++f) {
-      const DpdkFlowMarking& mark =
-          f < config_.flow_marking.size() ? config_.flow_marking[f] : config_.marking;
+      DpdkFlowMarking mark = config_.marking;
+      if (f < config_.flow_marking.size()) {
+        mark = config_.flow_marking[f];
+      } else {  // the traffic-class plan: DSCP, and PCP = the Ethernet priority
+        mark.dscp = static_cast<uint8_t>(plan.flows[f].dscp & 0x3f);
+        mark.pcp = static_cast<uint8_t>(plan.flows[f].priority & 0x7);
+      }
       dpdk::FrameSpec spec;
       spec.src_mac = config_.src_mac;
       spec.dst_mac = config_.dst_mac;
@@ -144,7 +164,14 @@ class DpdkDriver final : public Driver {
       spec.dst_port = config_.udp_dst_port;
       setup.templates.emplace_back(spec);
     }
-    worker_ = std::make_unique<DpdkWorker>(std::move(setup));
+    workers_.clear();
+    for (uint32_t w = 0; w < topology_.workers; ++w) {
+      dpdk::WorkerSetup one = setup;
+      one.index = w;
+      one.tx_queue = static_cast<uint16_t>(w);
+      one.rx_queue = static_cast<uint16_t>(w);
+      workers_.push_back(std::make_unique<DpdkWorker>(std::move(one)));
+    }
     state_ = State::applied;
     return {};
   }
@@ -160,13 +187,24 @@ class DpdkDriver final : public Driver {
     }
     rte_eth_stats_reset(tx_port_);
     if (rx_port_ != tx_port_) rte_eth_stats_reset(rx_port_);
-    worker_->start();
+    rte_eth_xstats_reset(tx_port_);
+    if (rx_port_ != tx_port_) rte_eth_xstats_reset(rx_port_);
+    if (timing_.hw_pacing) {
+      auto map = dpdk::map_device_clock(*ops_, tx_port_, [] { return rte_rdtsc(); });
+      if (!map) {
+        halt_ports();
+        return std::move(map).error();
+      }
+      for (auto& worker : workers_)
+        worker->set_device_clock(map->tsc0, map->device0, map->device_per_tsc);
+    }
+    for (auto& worker : workers_) worker->start();
     state_ = State::started;
     return {};
   }
 
-  Queue& queue(uint32_t /*worker*/) override { return *worker_; }
-  Clock& clock(uint32_t /*worker*/) override { return *worker_; }
+  Queue& queue(uint32_t worker) override { return *workers_.at(worker); }
+  Clock& clock(uint32_t worker) override { return *workers_.at(worker); }
 
   Status stop() override {
     if (state_ != State::started) return order_error("stop()", "start() first");
@@ -177,8 +215,9 @@ class DpdkDriver final : public Driver {
 
   DriverStats stats() const override {
     DriverStats out;
-    if (!worker_) return out;
-    const dpdk::WorkerStats& s = worker_->stats();
+    if (workers_.empty()) return out;
+    dpdk::WorkerStats s;
+    for (const auto& worker : workers_) s.add(worker->stats());
     auto add = [&](const char* key, double value) { out.emplace_back(key, value); };
     add("tx_packets", static_cast<double>(s.tx_packets));
     add("tx_frame_bytes", static_cast<double>(s.tx_frame_bytes));
@@ -190,7 +229,10 @@ class DpdkDriver final : public Driver {
     add("rx_seq_gaps", static_cast<double>(s.rx_seq_gaps));
     add("rx_late", static_cast<double>(s.rx_late));
     add("shaper_rejected", static_cast<double>(s.shaper_rejected));
-    add("tsc_hz", worker_->tsc_hz());
+    add("rx_hw_timestamps", static_cast<double>(s.rx_hw_timestamps));
+    add("workers", static_cast<double>(workers_.size()));
+    add("hw_pacing", timing_.hw_pacing ? 1.0 : 0.0);
+    add("tsc_hz", workers_.front()->tsc_hz());
     if (port_stats_) {
       add("port_opackets", static_cast<double>(port_stats_->tx.opackets));
       add("port_oerrors", static_cast<double>(port_stats_->tx.oerrors));
@@ -198,17 +240,15 @@ class DpdkDriver final : public Driver {
       add("port_imissed", static_cast<double>(port_stats_->rx.imissed));
       add("port_rx_nombuf", static_cast<double>(port_stats_->rx.rx_nombuf));
     }
+    out.insert(out.end(), xstats_.begin(), xstats_.end());
     return out;
   }
 
   void close() noexcept override {
     if (state_ == State::started) halt();
-    worker_.reset();
+    workers_.clear();
     state_ = State::closed;
   }
-
-  /// The worker (tests: per-flow receive counters).
-  const DpdkWorker* worker() const noexcept { return worker_.get(); }
 
  private:
   enum class State { closed, opened, applied, started, stopped };
@@ -224,11 +264,20 @@ class DpdkDriver final : public Driver {
   // Stops the worker, reads the port counters, frees what the rx queue still holds, stops
   // the ports (they stay configured: a later driver in this process reconfigures them).
   void halt() noexcept {
-    worker_->stop();
+    for (auto& worker : workers_) worker->stop();
     PortStats ps;
     rte_eth_stats_get(tx_port_, &ps.tx);
     rte_eth_stats_get(rx_port_, &ps.rx);
     port_stats_ = ps;
+    xstats_ = dpdk::xstats_for_results(*ops_, tx_port_, dpdk::port_name(tx_port_));
+    if (receive_ && rx_port_ != tx_port_) {
+      auto rx = dpdk::xstats_for_results(*ops_, rx_port_, dpdk::port_name(rx_port_));
+      xstats_.insert(xstats_.end(), rx.begin(), rx.end());
+    }
+    halt_ports();
+  }
+
+  void halt_ports() noexcept {
     if (receive_) dpdk::drain_rx(rx_port_, static_cast<uint16_t>(topology_.workers));
     dpdk::stop_port(tx_port_);
     if (receive_ && rx_port_ != tx_port_) dpdk::stop_port(rx_port_);
@@ -242,11 +291,19 @@ class DpdkDriver final : public Driver {
   uint16_t rx_port_ = 0;
   bool receive_ = false;
   rte_mempool* pool_ = nullptr;
-  std::unique_ptr<DpdkWorker> worker_;
+  std::vector<std::unique_ptr<DpdkWorker>> workers_;
   std::optional<PortStats> port_stats_;
+  std::unique_ptr<dpdk::DeviceOps> ops_ = dpdk::make_device_ops();
+  dpdk::TimingPlan timing_;
+  DriverStats xstats_;
 };
 
 }  // namespace
+
+uint32_t dpdk_worker_count(const DpdkConfig& config) {
+  if (config.software_shaper) return 1;  // the tree has one arbiter
+  return std::min<uint32_t>(dpdk::eal_lcore_count(config.eal_args), RTE_MAX_LCORE);
+}
 
 DpdkConfig default_dpdk_config() {
   DpdkConfig config;

@@ -6,7 +6,10 @@
 #include <rte_pause.h>
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
+
+#include "eal.hpp"
 
 namespace qb::drv::dpdk {
 namespace {
@@ -75,7 +78,13 @@ int64_t DpdkWorker::ticks_to_ns(uint64_t tsc) const noexcept {
                               ns_per_tick_);
 }
 
+void DpdkWorker::bind_slow() noexcept {
+  bind_worker_thread(setup_.index);
+  bound_ = true;
+}
+
 int64_t DpdkWorker::now_ns() noexcept {
+  bind_thread();
   return ticks_to_ns(rte_rdtsc());
 }
 
@@ -105,6 +114,15 @@ uint32_t DpdkWorker::transmit(const Message* messages, uint32_t count) noexcept 
     setup_.templates[m.flow].write(frame_data(mbufs[i]), length, header);
     mbufs[i]->data_len = static_cast<uint16_t>(length);
     mbufs[i]->pkt_len = length;
+    if (setup_.tx_ts_offset >= 0) {
+      // Send-on-time: the NIC holds the frame until the device clock reaches this.
+      const auto since =
+          static_cast<double>(static_cast<int64_t>(scheduled_tsc - setup_.tsc_at_device_read));
+      const uint64_t when =
+          setup_.device_at_start + static_cast<uint64_t>(since * setup_.device_per_tsc);
+      std::memcpy(reinterpret_cast<uint8_t*>(mbufs[i]) + setup_.tx_ts_offset, &when, sizeof when);
+      mbufs[i]->ol_flags |= setup_.tx_ts_flag;
+    }
   }
   const uint16_t sent =
       rte_eth_tx_burst(setup_.tx_port, setup_.tx_queue, mbufs, static_cast<uint16_t>(count));
@@ -220,6 +238,7 @@ uint32_t DpdkWorker::receive(std::span<Completion> out) noexcept {
     const bool ours = parse_frame(frame_data(m), m->data_len, setup_.udp_dst_port, frame) &&
                       frame.payload.flow < flow_count_;
     const uint32_t frame_bytes = m->pkt_len + kFcsBytes;
+    if ((m->ol_flags & setup_.rx_ts_flag) != 0) ++stats_.rx_hw_timestamps;
     done[done_count++] = m;
     if (done_count == kBurst) {
       rte_pktmbuf_free_bulk(done, done_count);
@@ -259,6 +278,7 @@ uint32_t DpdkWorker::receive(std::span<Completion> out) noexcept {
 
 uint32_t DpdkWorker::tx_burst(std::span<const Message> messages) noexcept {
   if (!running_) return 0;
+  bind_thread();
   if (!shaper_) return send_direct(messages);
   const uint32_t accepted = enqueue(messages);
   service(rte_rdtsc());
@@ -266,6 +286,7 @@ uint32_t DpdkWorker::tx_burst(std::span<const Message> messages) noexcept {
 }
 
 uint32_t DpdkWorker::poll(std::span<Completion> out) noexcept {
+  bind_thread();
   if (running_) service(rte_rdtsc());
   // Only completions that were there when the caller last found none: a caller that refills
   // from completions and polls again while batches come back full (the engine does) must
@@ -282,6 +303,7 @@ uint32_t DpdkWorker::poll(std::span<Completion> out) noexcept {
 }
 
 void DpdkWorker::wait_until(int64_t deadline_ns) noexcept {
+  bind_thread();
   while (true) {
     const uint64_t tsc = rte_rdtsc();
     service(tsc);

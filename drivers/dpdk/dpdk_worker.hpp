@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -27,6 +28,7 @@ struct rte_mbuf;
 namespace qb::drv::dpdk {
 
 struct WorkerSetup {
+  uint32_t index = 0;  // worker number: worker w > 0 runs on the w-th EAL lcore
   uint16_t tx_port = 0;
   uint16_t tx_queue = 0;
   bool receive = false;
@@ -40,6 +42,16 @@ struct WorkerSetup {
   /// With a plan: the software shaper over plan->tree, flows on plan->flows[f].leaf.
   const policy::QosPlan* shaper_plan = nullptr;
   double port_rate_bps = 0.0;  // shaper: pace the total at this rate (0: no pacing)
+  /// mlx5 send-on-time: the mbuf Tx timestamp dynfield gets the scheduled time in device
+  /// clock units (tx_ts_offset >= 0), and the flag is set.
+  int tx_ts_offset = -1;
+  uint64_t tx_ts_flag = 0;
+  int rx_ts_offset = -1;  // Rx hardware timestamps: counted when the flag is set
+  uint64_t rx_ts_flag = 0;
+  double device_per_tsc = 0.0;   // device clock units per TSC tick
+  uint64_t device_at_start = 0;  // device clock at the TSC the run starts (approximate)
+  uint64_t tsc_at_device_read = 0;
+  std::string clock_name = "tsc";  // named in the results
 };
 
 struct WorkerStats {
@@ -49,10 +61,25 @@ struct WorkerStats {
   uint64_t mbuf_alloc_failures = 0;
   uint64_t rx_packets = 0;
   uint64_t rx_frame_bytes = 0;
-  uint64_t rx_foreign = 0;       // frames that are not qosbench frames of this run
-  uint64_t rx_seq_gaps = 0;      // sequence numbers skipped when a later one arrived
-  uint64_t rx_late = 0;          // arrivals below the next expected sequence (reordered/dup)
-  uint64_t shaper_rejected = 0;  // tx_burst() stops: a flow's send queue was full
+  uint64_t rx_foreign = 0;        // frames that are not qosbench frames of this run
+  uint64_t rx_seq_gaps = 0;       // sequence numbers skipped when a later one arrived
+  uint64_t rx_late = 0;           // arrivals below the next expected sequence (reordered/dup)
+  uint64_t shaper_rejected = 0;   // tx_burst() stops: a flow's send queue was full
+  uint64_t rx_hw_timestamps = 0;  // frames that carried an Rx hardware timestamp
+
+  void add(const WorkerStats& o) noexcept {
+    tx_packets += o.tx_packets;
+    tx_frame_bytes += o.tx_frame_bytes;
+    tx_pmd_full += o.tx_pmd_full;
+    mbuf_alloc_failures += o.mbuf_alloc_failures;
+    rx_packets += o.rx_packets;
+    rx_frame_bytes += o.rx_frame_bytes;
+    rx_foreign += o.rx_foreign;
+    rx_seq_gaps += o.rx_seq_gaps;
+    rx_late += o.rx_late;
+    shaper_rejected += o.shaper_rejected;
+    rx_hw_timestamps += o.rx_hw_timestamps;
+  }
 };
 
 class DpdkWorker final : public Queue, public Clock {
@@ -66,6 +93,12 @@ class DpdkWorker final : public Queue, public Clock {
   DpdkWorker(const DpdkWorker&) = delete;
   DpdkWorker& operator=(const DpdkWorker&) = delete;
 
+  /// Send-on-time: maps the TSC to the device clock (before start()).
+  void set_device_clock(uint64_t tsc, uint64_t device, double device_per_tsc) noexcept {
+    setup_.tsc_at_device_read = tsc;
+    setup_.device_at_start = device;
+    setup_.device_per_tsc = device_per_tsc;
+  }
   /// Time zero of the run: the current TSC.
   void start() noexcept;
   /// Stops accepting messages; frees received frames not yet polled.
@@ -76,7 +109,7 @@ class DpdkWorker final : public Queue, public Clock {
 
   int64_t now_ns() noexcept override;
   void wait_until(int64_t deadline_ns) noexcept override;
-  std::string_view name() const noexcept override { return "tsc"; }
+  std::string_view name() const noexcept override { return setup_.clock_name; }
 
   const WorkerStats& stats() const noexcept { return stats_; }
   /// Per flow: sequence gaps seen at the receiver.
@@ -96,6 +129,10 @@ class DpdkWorker final : public Queue, public Clock {
   };
 
   int64_t ticks_to_ns(uint64_t tsc) const noexcept;
+  void bind_thread() noexcept {
+    if (!bound_) bind_slow();
+  }
+  void bind_slow() noexcept;
   uint32_t transmit(const Message* messages, uint32_t count) noexcept;
   uint32_t send_direct(std::span<const Message> messages) noexcept;
   uint32_t enqueue(std::span<const Message> messages) noexcept;
@@ -112,6 +149,7 @@ class DpdkWorker final : public Queue, public Clock {
   double ticks_per_ns_ = 0.0;
   uint64_t tsc0_ = 0;
   bool running_ = false;
+  bool bound_ = false;  // this worker's thread has its lcore (bind_worker_thread)
 
   Fifo<Completion> tx_done_;
   size_t visible_tx_done_ = 0;  // front entries of tx_done_ poll() may return

@@ -6,14 +6,18 @@
 #include <rte_errno.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
+#include <rte_lcore.h>
 #include <rte_ring.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <filesystem>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 namespace qb::drv::dpdk {
 namespace {
@@ -65,6 +69,7 @@ class EalOwner {
     const int parsed = rte_eal_init(static_cast<int>(argv.size() - 1), argv.data());
     if (parsed < 0) {
       const int err = rte_errno;
+      remove_failed_runtime_dir();
       failure_ =
           make_error(Errc::runtime, "dpdk: EAL initialisation failed with '" + join(effective_) +
                                         "': " + rte_strerror(err) + hint(err));
@@ -92,6 +97,20 @@ class EalOwner {
   }
 
  private:
+  // A failed rte_eal_init may already have made its runtime directory: remove ours.
+  void remove_failed_runtime_dir() {
+    if (has_option(requested_, "--file-prefix")) return;
+    const std::string prefix = std::string(kPrefixPrefix) + std::to_string(getpid());
+    std::vector<std::filesystem::path> bases{"/var/run/dpdk"};
+    if (const char* xdg = std::getenv("XDG_RUNTIME_DIR"))
+      bases.emplace_back(std::string(xdg) + "/dpdk");
+    bases.emplace_back("/tmp/dpdk");
+    for (const auto& base : bases) {
+      std::error_code ignored;
+      std::filesystem::remove_all(base / prefix, ignored);
+    }
+  }
+
   static std::string hint(int err) {
     switch (err) {
       case EINVAL:
@@ -139,6 +158,12 @@ std::vector<std::string> effective_eal_args(const std::vector<std::string>& args
   if (!has_option(args, "--file-prefix")) {
     out.push_back("--file-prefix=" + std::string(kPrefixPrefix) + std::to_string(pid));
   }
+  // Our own prefix: nobody attaches as a secondary process, so hugepage files can go at once
+  // and none is left behind however the process ends.
+  if (!has_option(args, "--file-prefix") && !has_option(args, "--no-huge") &&
+      !has_option(args, "--huge-unlink") && !has_option(args, "--in-memory")) {
+    out.emplace_back("--huge-unlink");
+  }
   if (!has_option(args, "--telemetry") && !has_option(args, "--no-telemetry")) {
     out.emplace_back("--no-telemetry");
   }
@@ -151,6 +176,103 @@ Status ensure_eal(const std::vector<std::string>& args) {
 
 std::string eal_runtime_dir() {
   return owner().runtime_dir();
+}
+
+namespace {
+
+// "0-2,5" -> 4 CPUs; "(0,1)@2" style groups count as one lcore each.
+uint32_t count_cpu_list(std::string_view list) {
+  uint32_t count = 0;
+  size_t i = 0;
+  while (i < list.size()) {
+    if (list[i] == '(') {  // --lcores group: one lcore
+      const size_t close = list.find(')', i);
+      if (close == std::string_view::npos) return count + 1;
+      i = close + 1;
+      if (i < list.size() && list[i] == '@') {
+        i = list.find(',', i);
+        if (i == std::string_view::npos) return count + 1;
+      }
+      ++count;
+      if (i < list.size() && list[i] == ',') ++i;
+      continue;
+    }
+    size_t end = list.find(',', i);
+    if (end == std::string_view::npos) end = list.size();
+    std::string_view item = list.substr(i, end - i);
+    if (const size_t at = item.find('@'); at != std::string_view::npos) item = item.substr(0, at);
+    unsigned lo = 0;
+    unsigned hi = 0;
+    const size_t dash = item.find('-');
+    std::from_chars(item.data(),
+                    item.data() + (dash == std::string_view::npos ? item.size() : dash), lo);
+    hi = lo;
+    if (dash != std::string_view::npos)
+      std::from_chars(item.data() + dash + 1, item.data() + item.size(), hi);
+    count += hi >= lo ? hi - lo + 1 : 1;
+    i = end + 1;
+  }
+  return count;
+}
+
+std::optional<std::string> option_value(const std::vector<std::string>& args,
+                                        std::string_view option) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == option) {
+      if (i + 1 < args.size()) return args[i + 1];
+      continue;
+    }
+    if (option.starts_with("--")) {
+      if (arg.size() > option.size() && arg.starts_with(option) && arg[option.size()] == '=') {
+        return arg.substr(option.size() + 1);
+      }
+    } else if (arg.size() > option.size() && arg.starts_with(option)) {
+      return arg.substr(option.size());  // "-l0,1"
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+uint32_t eal_lcore_count(const std::vector<std::string>& args) {
+  if (!owner().runtime_dir().empty()) return std::max(1u, rte_lcore_count());
+  if (auto list = option_value(args, "--lcores")) return std::max(1u, count_cpu_list(*list));
+  if (auto list = option_value(args, "-l")) return std::max(1u, count_cpu_list(*list));
+  if (auto mask = option_value(args, "-c")) {
+    uint64_t bits = 0;
+    std::string_view hex = *mask;
+    if (hex.starts_with("0x") || hex.starts_with("0X")) hex.remove_prefix(2);
+    std::from_chars(hex.data(), hex.data() + hex.size(), bits, 16);
+    return std::max(1, __builtin_popcountll(bits));
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+namespace {
+
+struct ThreadRegistration {
+  bool registered = false;
+  ~ThreadRegistration() {
+    if (registered) rte_thread_unregister();
+  }
+};
+thread_local ThreadRegistration t_registration;
+
+}  // namespace
+
+void bind_worker_thread(uint32_t index) noexcept {
+  if (rte_lcore_id() != LCORE_ID_ANY) return;  // an EAL thread (worker 0: the main lcore)
+  unsigned lcore = rte_get_next_lcore(static_cast<unsigned>(-1), 0, 0);
+  for (uint32_t i = 0; i < index && lcore < RTE_MAX_LCORE; ++i) {
+    lcore = rte_get_next_lcore(lcore, 0, 0);
+  }
+  if (lcore < RTE_MAX_LCORE) {
+    rte_cpuset_t cpuset = rte_lcore_cpuset(lcore);
+    rte_thread_set_affinity(&cpuset);
+  }
+  if (rte_thread_register() == 0) t_registration.registered = true;
 }
 
 std::string describe_ports() {

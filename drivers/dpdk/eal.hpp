@@ -32,6 +32,15 @@ std::string eal_runtime_dir();
 /// port. Errc::unavailable (listing the ports there are) when none matches.
 Result<uint16_t> find_port(std::string_view spec);
 
+/// Lcores the EAL has (after init), or will have with `args`: the CPUs named by -l/--lcores or
+/// the bits of -c; all online CPUs when none is given.
+uint32_t eal_lcore_count(const std::vector<std::string>& args);
+
+/// Pins the calling thread to the `index`-th EAL lcore's CPUs and gives it an lcore id (so
+/// mempool caches work) when it has none; undone when the thread exits. Worker 0 runs on the
+/// main lcore and needs nothing.
+void bind_worker_thread(uint32_t index) noexcept;
+
 /// "0 net_ring0, 1 net_null0" (or "none").
 std::string describe_ports();
 

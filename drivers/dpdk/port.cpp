@@ -16,7 +16,8 @@ namespace {
 
 constexpr uint32_t kPoolCache = 256;
 constexpr uint32_t kBurstSlack = 2 * 64;
-constexpr uint32_t kRingPortSlack = 1024;  // net_ring's rings hold up to 1024 frames each
+constexpr uint32_t kRingPortSlack = 1024;    // net_ring's rings hold up to 1024 frames each
+constexpr uint32_t kWorkerRxPending = 1024;  // DpdkWorker::kRxPending: received, not yet polled
 
 std::string errno_text(int err) {
   return rte_strerror(err < 0 ? -err : err);
@@ -27,7 +28,7 @@ std::string errno_text(int err) {
 uint32_t pool_mbufs_for(uint32_t tx_queues, uint32_t tx_descriptors, uint32_t rx_queues,
                         uint32_t rx_descriptors, uint32_t lcores) {
   const uint64_t needed = uint64_t{tx_queues} * (tx_descriptors + kBurstSlack + kRingPortSlack) +
-                          uint64_t{rx_queues} * (rx_descriptors + kBurstSlack + 512) +
+                          uint64_t{rx_queues} * (rx_descriptors + kBurstSlack + kWorkerRxPending) +
                           uint64_t{lcores} * kPoolCache * 3 / 2;
   uint64_t size = 1;
   while (size - 1 < needed) size <<= 1;  // 2^k - 1 is the optimal size for a mempool ring
@@ -90,6 +91,14 @@ Status configure_port(const PortQueues& q, rte_mempool* pool) {
                           "): use fewer workers");
   }
   rte_eth_conf conf{};
+  conf.txmode.offloads = q.tx_offloads;
+  conf.rxmode.offloads = q.rx_offloads;
+  if (q.rx_queues > 1 && info.flow_type_rss_offloads != 0) {
+    // Several workers receive: spread by the UDP ports (one flow stays on one queue).
+    conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+    conf.rx_adv_conf.rss_conf.rss_hf =
+        info.flow_type_rss_offloads & (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP);
+  }
   if (int rc = rte_eth_dev_configure(q.port, q.rx_queues, q.tx_queues, &conf); rc != 0) {
     return make_error(Errc::runtime, "dpdk: " + name + ": configure failed: " + errno_text(rc));
   }

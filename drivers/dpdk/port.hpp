@@ -17,6 +17,8 @@ struct PortQueues {
   uint16_t rx_queues = 0;
   uint16_t tx_descriptors = 0;
   uint16_t rx_descriptors = 0;
+  uint64_t tx_offloads = 0;  // RTE_ETH_TX_OFFLOAD_* (send-on-time)
+  uint64_t rx_offloads = 0;  // RTE_ETH_RX_OFFLOAD_* (timestamps)
 };
 
 /// Mbufs a pool needs for these queues: descriptors, bursts, per-lcore caches, and what a

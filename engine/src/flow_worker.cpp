@@ -11,8 +11,9 @@ constexpr size_t kPollBatch = 64;
 
 }  // namespace
 
-FlowWorker::FlowWorker(const CompiledScenario& compiled, uint64_t seed, WorkerWindow window)
-    : window_(window) {
+FlowWorker::FlowWorker(const CompiledScenario& compiled, uint64_t seed, WorkerWindow window,
+                       std::vector<uint32_t> owned)
+    : window_(window), owned_(std::move(owned)) {
   const Scenario& scenario = *compiled.scenario;
   const size_t flow_count = compiled.plan.flows.size();
   flows_.reserve(flow_count);
@@ -29,6 +30,9 @@ FlowWorker::FlowWorker(const CompiledScenario& compiled, uint64_t seed, WorkerWi
     state.window = state.saturating ? std::min(spec.arrival.outstanding, window.max_outstanding)
                                     : window.max_outstanding;
     flows_.push_back(std::move(state));
+  }
+  if (owned_.empty()) {
+    for (uint32_t f = 0; f < flow_count; ++f) owned_.push_back(f);
   }
 }
 
@@ -128,7 +132,8 @@ bool FlowWorker::run(drv::Queue& queue, drv::Clock& clock, const std::atomic<boo
   for (auto& flow : counters) flow.series_wire_bytes.assign(bins, 0);
 
   const int64_t start_ns = clock.now_ns();
-  for (uint32_t f = 0; f < flows_.size(); ++f) {
+  for (const uint32_t f : owned_) {
+    if (f >= flows_.size()) continue;
     FlowState& state = flows_[f];
     state.queued = true;
     if (state.saturating) {

@@ -24,7 +24,10 @@ struct WorkerWindow {
 
 class FlowWorker {
  public:
-  FlowWorker(const CompiledScenario& compiled, uint64_t seed, WorkerWindow window);
+  /// `owned`: the flows this worker drives (empty: all). Several workers split the flows of
+  /// one scenario between them; each flow's generator is seeded the same whoever owns it.
+  FlowWorker(const CompiledScenario& compiled, uint64_t seed, WorkerWindow window,
+             std::vector<uint32_t> owned = {});
 
   /// Drives every flow until warmup + duration (or until *interrupted). Fills `counters` and
   /// records latency into `latency` (both sized to the flow count by the caller).
@@ -53,6 +56,7 @@ class FlowWorker {
                      std::vector<FlowCounters>& counters, std::vector<FlowLatency>& latency);
 
   WorkerWindow window_;
+  std::vector<uint32_t> owned_;
   std::vector<FlowState> flows_;
   std::vector<uint32_t> ready_;  // saturating flows to fill now (start, or driver was full)
   std::priority_queue<Due, std::vector<Due>, std::greater<>> due_;

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -50,24 +52,51 @@ Status check(Status status, std::string_view step) {
   return error;
 }
 
-// One repetition of one scenario on a fresh driver instance.
+// Adds one worker's counters into the repetition's (same flow order and series bins).
+void merge_counters(std::vector<FlowCounters>& into, const std::vector<FlowCounters>& from) {
+  for (size_t f = 0; f < into.size() && f < from.size(); ++f) {
+    FlowCounters& a = into[f];
+    const FlowCounters& b = from[f];
+    a.messages += b.messages;
+    a.packets += b.packets;
+    a.payload_bytes += b.payload_bytes;
+    a.wire_bytes += b.wire_bytes;
+    a.drops += b.drops;
+    a.posted_messages += b.posted_messages;
+    a.late_posts += b.late_posts;
+    if (a.series_wire_bytes.size() < b.series_wire_bytes.size()) {
+      a.series_wire_bytes.resize(b.series_wire_bytes.size(), 0);
+    }
+    for (size_t i = 0; i < b.series_wire_bytes.size(); ++i) {
+      a.series_wire_bytes[i] += b.series_wire_bytes[i];
+    }
+  }
+}
+
+// One repetition of one scenario on a fresh driver instance, with `workers` FlowWorkers: each
+// owns every workers-th flow, its own driver queue and clock, and its own counters, merged
+// after the run (no locks on the hot path).
 Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repetition,
-                                  const std::string& driver_name,
-                                  const std::atomic<bool>* interrupted) {
+                                  const std::string& driver_name, const drv::DriverParams& params,
+                                  uint32_t workers, const std::atomic<bool>* interrupted) {
   const auto wall_start = std::chrono::steady_clock::now();
-  auto driver = drv::create_driver(driver_name);
+  auto driver = drv::create_driver(driver_name, params);
   if (!driver) return std::move(driver).error();
   drv::Driver& d = **driver;
 
   const CompiledScenario& compiled = scenario_run.compiled;
   const PortSpec& port = compiled.scenario->port;
+  const auto flow_count = static_cast<uint32_t>(compiled.plan.flows.size());
   drv::Topology topology;
   topology.port_rate_bps = port.rate_bps;
   topology.wire = port.wire;
   topology.propagation_delay_ns = port.propagation_delay_ns;
-  topology.flow_count = static_cast<uint32_t>(compiled.plan.flows.size());
-  topology.workers = 1;
-  if (auto s = check(d.open(topology), "open"); !s) return std::move(s).error();
+  topology.flow_count = flow_count;
+  topology.workers = workers;
+  if (auto s = check(d.open(topology), "open"); !s) {
+    d.close();
+    return std::move(s).error();
+  }
   if (auto s = check(d.apply(compiled.plan), "apply"); !s) {
     d.close();
     return std::move(s).error();
@@ -78,18 +107,46 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
   window.duration_ns = scenario_run.duration_ns;
   window.bin_ns = scenario_run.bin_ns;
   window.max_outstanding = d.capabilities().max_outstanding_per_flow;
-  FlowWorker worker(compiled, derive_seed(scenario_run.seed, repetition), window);
+  const uint64_t seed = derive_seed(scenario_run.seed, repetition);
+  std::vector<std::unique_ptr<FlowWorker>> flow_workers;
+  for (uint32_t w = 0; w < workers; ++w) {
+    std::vector<uint32_t> owned;
+    for (uint32_t f = w; f < flow_count; f += workers) owned.push_back(f);
+    flow_workers.push_back(std::make_unique<FlowWorker>(compiled, seed, window, std::move(owned)));
+  }
 
   TaskResult result;
   result.measurement.ran = true;
-  result.measurement.flows.resize(compiled.plan.flows.size());
-  result.latency.resize(compiled.plan.flows.size());
+  result.measurement.flows.resize(flow_count);
+  result.latency.resize(flow_count);
+  std::vector<std::vector<FlowCounters>> counters(workers, std::vector<FlowCounters>(flow_count));
+  std::vector<std::vector<FlowLatency>> latency(workers);
+  for (auto& l : latency) l.resize(flow_count);
+  std::vector<char> complete(workers, 1);
   if (auto s = check(d.start(), "start"); !s) {
     d.close();
     return std::move(s).error();
   }
-  result.measurement.complete =
-      worker.run(d.queue(0), d.clock(0), interrupted, result.measurement.flows, result.latency);
+  {
+    // Worker 0 on this thread (a DPDK driver's main lcore), the others on their own threads.
+    auto drive = [&](uint32_t w) {
+      complete[w] =
+          flow_workers[w]->run(d.queue(w), d.clock(w), interrupted, counters[w], latency[w]) ? 1
+                                                                                             : 0;
+    };
+    std::vector<std::jthread> threads;
+    for (uint32_t w = 1; w < workers; ++w) threads.emplace_back(drive, w);
+    drive(0);
+  }
+  result.measurement.complete = true;
+  for (uint32_t w = 0; w < workers; ++w) {
+    merge_counters(result.measurement.flows, counters[w]);
+    for (uint32_t f = 0; f < flow_count; ++f) {
+      result.latency[f].from_scheduled_ns.merge(latency[w][f].from_scheduled_ns);
+      result.latency[f].from_sent_ns.merge(latency[w][f].from_sent_ns);
+    }
+    result.measurement.complete = result.measurement.complete && complete[w] != 0;
+  }
   result.clock = std::string(d.clock(0).name());
   summarise_repetition(compiled, result);
   const Status stopped = check(d.stop(), "stop");
@@ -115,6 +172,16 @@ Result<std::vector<CompiledScenario>> compile_suite(const Suite& suite,
   return compiled;
 }
 
+drv::DriverParams driver_params(const Suite& suite, const RunOptions& options) {
+  drv::DriverParams params;
+  const DpdkOptions& dpdk = suite.driver_options.dpdk;
+  params.dpdk.eal = options.eal.value_or(dpdk.eal);
+  params.dpdk.tx_port = dpdk.tx_port;
+  params.dpdk.rx_port = dpdk.rx_port;
+  params.dpdk.software_shaper = dpdk.software_shaper;
+  return params;
+}
+
 Result<SuiteRun> run_suite(const Suite& suite, const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   SuiteRun run;
@@ -125,10 +192,17 @@ Result<SuiteRun> run_suite(const Suite& suite, const RunOptions& options) {
 
   // Probe the driver once: unknown/unavailable drivers fail before any work starts, and only
   // drivers in virtual time may run repetitions side by side.
-  auto probe = drv::create_driver(run.driver);
+  const drv::DriverParams params = driver_params(suite, options);
+  auto probe = drv::create_driver(run.driver, params);
   if (!probe) return std::move(probe).error();
   const drv::Capabilities caps = (*probe)->capabilities();
   probe->reset();
+  if (options.workers > caps.max_workers) {
+    return make_error(Errc::usage,
+                      fmt::format("driver '{}' runs at most {} worker(s) here (asked for {})",
+                                  run.driver, caps.max_workers, options.workers),
+                      "--workers");
+  }
 
   std::vector<Task> tasks;
   for (uint32_t s = 0; s < compiled->size(); ++s) {
@@ -161,7 +235,11 @@ Result<SuiteRun> run_suite(const Suite& suite, const RunOptions& options) {
       if (options.interrupted != nullptr && options.interrupted->load()) return;
       const Task task = tasks[t];
       ScenarioRun& scenario_run = run.scenarios[task.scenario];
-      auto result = run_repetition(scenario_run, task.repetition, run.driver, options.interrupted);
+      const auto flows = static_cast<uint32_t>(scenario_run.compiled.plan.flows.size());
+      const uint32_t workers =
+          std::max(1U, std::min(options.workers != 0 ? options.workers : caps.max_workers, flows));
+      auto result = run_repetition(scenario_run, task.repetition, run.driver, params, workers,
+                                   options.interrupted);
       std::lock_guard lock(merge_mutex);
       if (!result) {
         if (!first_error) first_error = std::move(result).error();
@@ -176,6 +254,7 @@ Result<SuiteRun> run_suite(const Suite& suite, const RunOptions& options) {
         scenario_run.latency[f].from_sent_ns.merge(result->latency[f].from_sent_ns);
       }
       run.clock = result->clock;
+      run.workers = std::max<uint32_t>(run.workers, workers);
       ++done;
       if (options.on_progress) {
         options.on_progress(task.scenario, task.repetition, done,

@@ -131,8 +131,13 @@ policy::QosPlan two_leaf_plan(double bronze_cap_bps) {
   const uint32_t bronze = plan.tree.add_child(0, "bronze", true, 3, bronze_cap_bps);
   plan.wire = policy::WireModel{policy::Transport::eth, 1500};
   plan.port_rate_bps = 100e9;
-  plan.flows.push_back(policy::FlowPlan{"gold", "gold", gold, policy::RdmaOp::send});
-  plan.flows.push_back(policy::FlowPlan{"bronze", "bronze", bronze, policy::RdmaOp::send});
+  for (const auto& [name, leaf] : {std::pair{"gold", gold}, std::pair{"bronze", bronze}}) {
+    policy::FlowPlan flow;
+    flow.name = flow.group = name;
+    flow.leaf = leaf;
+    flow.op = policy::RdmaOp::send;
+    plan.flows.push_back(flow);
+  }
   return plan;
 }
 

@@ -42,6 +42,10 @@ struct DpdkConfig {
   /// Put the scheduling tree (DWRR + caps) in software in front of the Tx queue. Off: every
   /// message goes to the PMD as soon as it is posted.
   bool software_shaper = true;
+  /// mlx5 send-on-time: stamp every frame with its scheduled time (SEND_ON_TIMESTAMP offload);
+  /// the port needs the tx_pp=<ns> devarg. open() fails (Errc::not_supported) on a port that
+  /// does not offer it.
+  bool hw_pacing = false;
   /// Per-flow send-queue depth in the shaper (Capabilities::max_outstanding_per_flow).
   uint32_t send_queue_depth = 512;
 
@@ -54,12 +58,17 @@ struct DpdkConfig {
   /// which is also how the receiver recognises qosbench frames.
   uint16_t udp_src_base = 49152;
   uint16_t udp_dst_port = 5142;
-  /// Marking per flow (index = flow); flows beyond the vector use `marking`.
+  /// Marking per flow (index = flow); flows beyond the vector take DSCP and PCP (= priority)
+  /// from the plan and ECN from `marking`.
   DpdkFlowMarking marking;
   std::vector<DpdkFlowMarking> flow_marking;
 };
 
-/// The default used by the registry: no hugepages, 512 MB, no PCI, one net_ring loopback port.
+/// Workers the driver runs with these EAL arguments: one per EAL lcore (-l/--lcores/-c; all
+/// CPUs when none is given), or 1 when the software shaper is on (one arbiter for the tree).
+uint32_t dpdk_worker_count(const DpdkConfig& config);
+
+/// The default of the tests: no hugepages, 512 MB, no PCI, one net_ring loopback port.
 DpdkConfig default_dpdk_config();
 
 std::unique_ptr<Driver> make_dpdk_driver(DpdkConfig config);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "qb/common/result.hpp"
+#include "qb/drivers/registry.hpp"
 #include "qb/engine/compile.hpp"
 #include "qb/engine/measurement.hpp"
 #include "qb/engine/suite.hpp"
@@ -22,7 +23,12 @@ struct RunOptions {
   std::optional<uint64_t> seed;  // overrides every scenario's seed
   std::optional<uint32_t> repetitions;
   std::optional<int64_t> duration_ns;
-  uint32_t jobs = 0;                               // 0: all cores
+  uint32_t jobs = 0;  // 0: all cores
+  /// `--eal "..."`: replaces the suite's [driver.dpdk] eal list.
+  std::optional<std::vector<std::string>> eal;
+  /// Workers per repetition (real drivers: one per lcore); 0: as many as the driver offers,
+  /// at most one per flow.
+  uint32_t workers = 0;
   const std::atomic<bool>* interrupted = nullptr;  // set by a signal handler to stop early
   /// Called (from any worker thread, serialised) when a repetition finishes.
   std::function<void(uint32_t scenario, uint32_t repetition, uint32_t done, uint32_t total)>
@@ -42,7 +48,8 @@ struct ScenarioRun {
 
 struct SuiteRun {
   std::string driver;
-  std::string clock;  // the clock latency was measured with
+  uint32_t workers = 1;  // per repetition
+  std::string clock;     // the clock latency was measured with
   uint32_t jobs = 1;
   bool complete = true;
   double wall_seconds = 0.0;
@@ -55,5 +62,8 @@ Result<std::vector<CompiledScenario>> compile_suite(const Suite& suite,
                                                     std::vector<policy::Warning>& warnings);
 
 Result<SuiteRun> run_suite(const Suite& suite, const RunOptions& options);
+
+/// The driver parameters of a suite's [driver.*] options with the command line's overrides.
+drv::DriverParams driver_params(const Suite& suite, const RunOptions& options);
 
 }  // namespace qb::engine

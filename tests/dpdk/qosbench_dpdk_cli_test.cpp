@@ -1,0 +1,147 @@
+// `qosbench run --driver dpdk` end to end (the built binary, one process per test, so every test
+// has its own EAL): a net_ring suite judged against the oracle, --eal replacing the suite's
+// list, Ctrl-C, and the faults that must exit 3 with a hint and leave no runtime directory.
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "../e2e/process.hpp"
+
+namespace qb::e2e {
+namespace {
+
+const std::string kSuite = std::string(QB_SOURCE_DIR) + "/tests/dpdk/ring_70_30.toml";
+const std::string kRingEal = "--no-huge -m 256 --no-pci -l 0 --vdev net_ring0";
+
+// Runtime directories qosbench made (qosbench-<pid>) whose process is gone: left behind.
+std::vector<std::string> stale_runtime_dirs() {
+  std::vector<std::string> stale;
+  for (const char* base : {"/var/run/dpdk", "/tmp/dpdk"}) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(base, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (!name.starts_with("qosbench-")) continue;
+      const int pid = std::atoi(name.c_str() + 9);
+      if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH) stale.push_back(entry.path());
+    }
+  }
+  return stale;
+}
+
+nlohmann::json read_json(const std::string& path) {
+  return nlohmann::json::parse(read_file(path));
+}
+
+TEST(DpdkCli, DriversListsDpdkAvailable) {
+  const Outcome o = run_qosbench({"drivers"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("dpdk     available"), std::string::npos) << o.out;
+}
+
+TEST(DpdkCli, RingSuiteIsJudgedAgainstTheOracle) {
+  const std::string json_path = ::testing::TempDir() + "/dpdk_ring.json";
+  const Outcome o = run_qosbench(
+      {"run", kSuite, "--driver", "dpdk", "--eal", kRingEal, "--json", json_path, "--quiet"});
+  // Judged: 0 (gates pass) or 1 (a gate failed). The machine is shared, so the rate figures
+  // here are loose sanity bounds; the tight ones are in benchmarks/dpdk.
+  ASSERT_TRUE(o.exit_code == 0 || o.exit_code == 1) << o.exit_code << o.out << o.err;
+  const auto results = read_json(json_path);
+  EXPECT_EQ(results["scenarios"][0]["gates"][0]["name"], "max_share_error");
+  EXPECT_EQ(results["driver"], "dpdk");
+  EXPECT_EQ(results["complete"], true);
+  EXPECT_EQ(results["clock"], "tsc");
+  const auto& scenario = results["scenarios"][0];
+  ASSERT_EQ(scenario["flows"].size(), 4u);
+  for (const auto& flow : scenario["flows"]) {
+    EXPECT_GT(flow["packets"].get<double>(), 0.0) << flow["name"];
+    EXPECT_LT(flow["error"].get<double>(), 0.05) << flow["name"];  // never much more
+  }
+  // A poll-mode core that others share sends less than asked, but it still splits what it
+  // sends by the tree: the two instances of a group get the same.
+  const auto& flows = scenario["flows"];
+  for (const int first : {0, 2}) {
+    EXPECT_NEAR(
+        flows[first]["measured_bps"].get<double>() / flows[first + 1]["measured_bps"].get<double>(),
+        1.0, 0.05);
+  }
+  // g2 sits at its 200 Mbit/s cap; g1 takes the rest of the 1 Gbit/s port.
+  const auto& g2 = scenario["groups"][1];
+  EXPECT_NEAR(g2["expected_bps"].get<double>(), 200e6, 1e6);
+  EXPECT_NEAR(scenario["groups"][0]["expected_bps"].get<double>(), 800e6, 1e6);
+  // The cap holds whatever the load: a busy machine sends less, never more.
+  EXPECT_LT(g2["measured_bps"].get<double>(), 200e6 * 1.01);
+  EXPECT_EQ(scenario["driver_stats"]["rx_seq_gaps"], 0.0);
+  EXPECT_GT(scenario["driver_stats"]["tx_packets"].get<double>(), 0.0);
+  EXPECT_TRUE(stale_runtime_dirs().empty());
+}
+
+TEST(DpdkCli, EalOnTheCommandLineReplacesTheSuites) {
+  // The EAL error quotes the arguments it got: the command line's, not the suite's.
+  const Outcome o = run_qosbench(
+      {"run", kSuite, "--driver", "dpdk", "--eal", kRingEal + " --not-an-eal-option", "--quiet"});
+  EXPECT_EQ(o.exit_code, 3) << o.out << o.err;
+  EXPECT_NE(o.err.find("--not-an-eal-option"), std::string::npos) << o.err;
+}
+
+// The suite with another [driver.dpdk] tx_port.
+std::string suite_with_tx_port(const std::string& tx_port) {
+  std::string text = read_file(kSuite);
+  const std::string key = "tx_port = \"net_ring0\"";
+  text.replace(text.find(key), key.size(), "tx_port = \"" + tx_port + "\"");
+  return write_temp("dpdk_ring_" + std::to_string(tx_port.size()) + ".toml", text);
+}
+
+struct Fault {
+  const char* name;
+  const char* eal;
+  const char* tx_port;
+  const char* expect;  // in stderr: what to do
+};
+
+class DpdkCliFault : public ::testing::TestWithParam<Fault> {};
+
+TEST_P(DpdkCliFault, ExitsThreeWithAHintAndLeavesNothing) {
+  const Fault& fault = GetParam();
+  const Outcome o = run_qosbench({"run", suite_with_tx_port(fault.tx_port), "--driver", "dpdk",
+                                  "--eal", fault.eal, "--duration", "20ms", "--quiet"});
+  EXPECT_EQ(o.exit_code, 3) << o.out << o.err;
+  EXPECT_NE(o.err.find(fault.expect), std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find("Segmentation"), std::string::npos);
+  EXPECT_TRUE(stale_runtime_dirs().empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Faults, DpdkCliFault,
+    ::testing::Values(Fault{"bad_eal_args", "--no-huge -m 256 --no-such-option", "net_ring0",
+                            "check the EAL arguments"},
+                      Fault{"no_ports", "--no-huge -m 256 --no-pci -l 0", "", "--vdev net_ring0"},
+                      Fault{"missing_port", "--no-huge -m 256 --no-pci -l 0 --vdev net_null0",
+                            "0000:99:00.0", "add one with the EAL arguments"},
+                      Fault{"too_little_memory", "--no-huge -m 8 --no-pci -l 0 --vdev net_ring0",
+                            "net_ring0", "memory"}),
+    [](const ::testing::TestParamInfo<Fault>& param) { return param.param.name; });
+
+TEST(DpdkCli, InterruptStopsAndWritesIncompleteResults) {
+  const std::string json_path = ::testing::TempDir() + "/dpdk_interrupted.json";
+  std::filesystem::remove(json_path);
+  const Outcome o = run_qosbench({"run", kSuite, "--driver", "dpdk", "--eal", kRingEal,
+                                  "--duration", "20s", "--json", json_path, "--quiet"},
+                                 /*interrupt_after_ms=*/2000);
+  EXPECT_EQ(o.exit_code, 3) << o.out << o.err;
+  ASSERT_TRUE(std::filesystem::exists(json_path)) << o.err;
+  const auto results = read_json(json_path);
+  EXPECT_EQ(results["complete"], false);
+  EXPECT_EQ(results["driver"], "dpdk");
+  // The ports were stopped and the frames sent so far counted.
+  EXPECT_GT(results["scenarios"][0]["driver_stats"]["tx_packets"].get<double>(), 0.0);
+  EXPECT_TRUE(stale_runtime_dirs().empty());
+}
+
+}  // namespace
+}  // namespace qb::e2e
