@@ -49,7 +49,10 @@ void SimPort::configure_general(const Topology& topology, const policy::QosPlan&
   for (uint32_t h = 0; h < host_count; ++h)
     arbiters_.emplace_back(plan.nic_qos, topology.port_rate_bps);
   hosts_.assign(host_count, Host{});
-  for (Host& host : hosts_) host.sched_of_class.fill(-1);
+  for (Host& host : hosts_) {
+    host.sched_of_class.fill(-1);
+    host.class_buffer.fill(kNoBuffer);
+  }
   if (switched_) {
     switch_arbiter_.emplace(plan.switch_qos, static_cast<double>(switch_rate_bps_));
     switch_classes_ = switch_arbiter_->class_count();
@@ -86,6 +89,12 @@ void SimPort::configure_general(const Topology& topology, const policy::QosPlan&
       sched_flows_.emplace_back();
       host.class_mask |= 1U << info.nic_class;
     }
+    int32_t& class_buffer = host.class_buffer[info.nic_class];
+    if (class_buffer == kNoBuffer) {
+      class_buffer = static_cast<int32_t>(info.buffer);
+    } else if (class_buffer != static_cast<int32_t>(info.buffer)) {
+      class_buffer = kSeveralBuffers;
+    }
     info.sched = static_cast<uint32_t>(sched);
     info.local = static_cast<uint32_t>(sched_flows_[info.sched].size());
     sched_flows_[info.sched].push_back(f);
@@ -95,6 +104,7 @@ void SimPort::configure_general(const Topology& topology, const policy::QosPlan&
   }
 
   const uint32_t largest = largest_packet_wire_bytes(wire_);
+  largest_packet_bytes_ = largest;
   const uint32_t smallest = std::max(1u, wire_.packet_wire_bytes(0, false, policy::RdmaOp::send));
   policy::TreeScheduler::Config config;
   config.ticks_per_second = static_cast<double>(kPsPerSecond);
@@ -183,12 +193,28 @@ uint32_t SimPort::next_packet_wire_bytes(uint32_t flow) noexcept {
   return wire_.packet_wire_bytes(payload, fq.next_packet == 0, fq.op);
 }
 
-// The queue class `nic_class` of `host` would send now, or kNone. With a switch, a flow whose
-// next packet does not fit its switch buffer's remaining credit leaves its tree (as if idle)
-// until credit comes back, so its siblings take the bandwidth.
+// The queue class `nic_class` of `host` would send now, or kNone. With a switch, the credit
+// check comes first. When every flow of the class feeds one switch buffer (the usual case: the
+// link's credits are per VL / PFC priority), the whole class waits while that buffer has no room
+// for a largest packet, and its tree keeps its state, so the NIC's shares inside the class hold
+// under back-pressure. Otherwise, a flow whose next packet does not fit leaves its tree (as if
+// idle) until credit comes back, so its siblings take the bandwidth.
 uint32_t SimPort::ready_queue(uint32_t host, uint32_t nic_class) noexcept {
-  const auto s = static_cast<uint32_t>(hosts_[host].sched_of_class[nic_class]);
+  Host& nic = hosts_[host];
+  const auto s = static_cast<uint32_t>(nic.sched_of_class[nic_class]);
   policy::TreeScheduler& sched = scheds_[s];
+  const uint32_t bit = 1U << nic_class;
+  const int32_t class_buffer = nic.class_buffer[nic_class];
+  if (switched_ && class_buffer >= 0 && sched.any_backlogged()) {
+    const bool no_room = credit_used_[static_cast<uint32_t>(class_buffer)] + largest_packet_bytes_ >
+                         switch_buffer_bytes_;
+    if (no_room) {
+      if ((nic.credit_held_mask & bit) == 0) ++stats_.credit_pauses;
+      nic.credit_held_mask |= bit;
+      return policy::TreeScheduler::kNone;
+    }
+  }
+  nic.credit_held_mask &= ~bit;
   while (sched.any_backlogged()) {
     const uint32_t q = sched.pick(now_ps_);
     if (q == policy::TreeScheduler::kNone || !switched_) return q;
@@ -390,7 +416,8 @@ int64_t SimPort::next_event_ps() const noexcept {
     if (host.link_free_ps > now_ps_) {
       next = std::min(next, host.link_free_ps);
     } else {
-      for (uint32_t m = host.class_mask; m != 0; m &= m - 1) {
+      // Credit-held classes wait for a credit return, an event of its own.
+      for (uint32_t m = host.class_mask & ~host.credit_held_mask; m != 0; m &= m - 1) {
         const auto c = static_cast<uint32_t>(__builtin_ctz(m));
         const policy::TreeScheduler& sched = scheds_[static_cast<uint32_t>(host.sched_of_class[c])];
         if (sched.any_backlogged()) next = std::min(next, sched.next_eligible());

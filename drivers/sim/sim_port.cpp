@@ -80,6 +80,7 @@ void SimPort::start() noexcept {
   stats_ = PortStats{};
   for (Host& host : hosts_) {
     host.held_mask = 0;
+    host.credit_held_mask = 0;
     host.link_free_ps = 0;
     host.carry = 0;
     host.drop_cursor = 0;

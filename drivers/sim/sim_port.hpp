@@ -182,6 +182,10 @@ class SimPort final : public Queue, public Clock {
     std::array<uint32_t, policy::kMaxArbClasses> ready_queue{};
     uint32_t class_mask = 0;  // classes with a scheduler
     uint32_t held_mask = 0;   // ready classes the arbiter held at the last decision
+    // The switch buffer every flow of a NIC class feeds (-1: several, or none), and the classes
+    // held because that buffer has no room for a largest packet (woken by credit returns).
+    std::array<int32_t, policy::kMaxArbClasses> class_buffer{};
+    uint32_t credit_held_mask = 0;
     int64_t link_free_ps = 0;
     uint64_t carry = 0;
     std::vector<uint32_t> dropped_flows;
@@ -190,6 +194,8 @@ class SimPort final : public Queue, public Clock {
     uint64_t drop_carry = 0;
     Ring<TxDoneEvent> drop_done;  // tx_done of dropped messages: FIFO in time
   };
+  static constexpr int32_t kNoBuffer = -1;
+  static constexpr int32_t kSeveralBuffers = -2;
   struct SwPacket {
     int64_t arrive_ps = 0;  // fully received by the switch (store and forward)
     uint32_t flow = 0;
@@ -265,6 +271,7 @@ class SimPort final : public Queue, public Clock {
   uint32_t switch_classes_ = 1;
   int64_t switch_rate_bps_ = 1;
   int64_t switch_buffer_bytes_ = 0;
+  int64_t largest_packet_bytes_ = 0;  // wire bytes of the largest packet the wire model makes
   std::optional<policy::PortArbiter> switch_arbiter_;
   std::vector<Ring<SwPacket>> switch_queues_;  // per (host, switch class)
   std::vector<int64_t> credit_used_;           // per (host, switch class): NIC's view
