@@ -1,5 +1,7 @@
 // The driver contract, written once and run against every driver the registry says is
-// available (only "sim" in this build; dpdk and verbs join when they are built):
+// available and runs without a device environment ("sim"; the DPDK driver needs an EAL and a
+// vdev per process and has its own tests in tests/dpdk, where tx_done comes when the PMD takes
+// the frame, before it is received):
 // - control path order: open -> apply -> start -> (queue/clock) -> stop -> stats -> close;
 //   a call out of order is an error (Errc::runtime), not a crash; close() is idempotent and a
 //   closed driver can be opened again;
@@ -24,7 +26,7 @@ namespace {
 std::vector<std::string> available_drivers() {
   std::vector<std::string> names;
   for (const DriverInfo& info : driver_registry()) {
-    if (info.available) names.push_back(info.name);
+    if (info.available && info.name != "dpdk") names.push_back(info.name);
   }
   return names;
 }
