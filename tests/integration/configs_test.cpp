@@ -43,13 +43,27 @@ TEST_P(ConfigSuite, RunsOnTheSimulatorAndPassesItsGates) {
                                << " (threshold " << gate.threshold << ") " << gate.detail;
     }
     // The simulator against the oracle, independently of the suite's own gates: every flow
-    // within 2% of its expectation, and the port neither over- nor (when saturated) under-used.
+    // within 2% of its expectation (a flow the policy starves: nothing at all), every port class
+    // within 1%, and the port neither over- nor (when saturated) under-used.
     double total_measured_bps = 0.0, total_expected_bps = 0.0;
     for (const auto& flow : scenario.flows) {
+      if (flow.expected_bps == 0.0) {
+        EXPECT_EQ(flow.measured_bps, 0.0) << flow.name << " should starve";
+        EXPECT_EQ(flow.packets, 0u) << flow.name << " should starve";
+        continue;
+      }
       EXPECT_NEAR(flow.measured_bps / flow.expected_bps, 1.0, 0.02) << flow.name;
       EXPECT_GT(flow.messages, 0u) << flow.name;
       total_measured_bps += flow.measured_bps;
       total_expected_bps += flow.expected_bps;
+    }
+    for (const auto& port_class : scenario.classes) {
+      if (port_class.expected_bps == 0.0) {
+        EXPECT_EQ(port_class.measured_bps, 0.0) << port_class.name;
+      } else {
+        EXPECT_NEAR(port_class.measured_bps / port_class.expected_bps, 1.0, 0.01)
+            << port_class.name;
+      }
     }
     EXPECT_LE(total_measured_bps, scenario.capacity_bps * 1.0005);
     EXPECT_NEAR(total_measured_bps / total_expected_bps, 1.0, 0.005);
