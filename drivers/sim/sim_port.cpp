@@ -247,17 +247,7 @@ uint32_t SimPort::poll_plain(std::span<Completion> out) noexcept {
     Completion& c = out[count++];
     // Ties go to the packet: a message's last rx never follows its own tx_done.
     if (rx_due && (!tx_due || rx_.front().time_ps <= tx_done_.front().time_ps)) {
-      const RxEvent& rx = rx_.front();
-      const SqEntry& sq = send_queues_[static_cast<size_t>(rx.flow) * kSimSendQueueDepth + rx.slot];
-      c.kind = Completion::Kind::rx_packet;
-      c.last_of_message = rx.last;
-      c.flow = rx.flow;
-      c.payload_bytes = rx.payload_bytes;
-      c.wire_bytes = rx.wire_bytes;
-      c.sequence = sq.message.sequence;
-      c.scheduled_ns = sq.message.scheduled_ns;
-      c.sent_ns = sq.sent_ps / 1000;
-      c.time_ns = rx.time_ps / 1000;
+      fill_rx(c, rx_.front());
       rx_.pop();
     } else {
       const TxDoneEvent& done = tx_done_.front();
