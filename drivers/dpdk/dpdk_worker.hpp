@@ -134,6 +134,8 @@ class DpdkWorker final : public Queue, public Clock {
   }
   void bind_slow() noexcept;
   uint32_t transmit(const Message* messages, uint32_t count) noexcept;
+  void stamp_send_times(const Message* messages, rte_mbuf* const* mbufs,
+                        uint32_t count) noexcept;
   uint32_t send_direct(std::span<const Message> messages) noexcept;
   uint32_t enqueue(std::span<const Message> messages) noexcept;
   void service(uint64_t tsc) noexcept;
@@ -144,6 +146,9 @@ class DpdkWorker final : public Queue, public Clock {
   uint32_t flow_count_ = 0;
   uint32_t min_length_ = 0;
   uint32_t max_length_ = 0;
+  bool prefix_fits_ = false;  // frames are written by PacketTemplate::write_prepared
+  uint32_t eth_min_frame_bytes_ = 0;
+  uint32_t eth_l1_bytes_ = 0;
   double tsc_hz_ = 0.0;
   double ns_per_tick_ = 0.0;
   double ticks_per_ns_ = 0.0;

@@ -1,6 +1,7 @@
 // A fixed-capacity FIFO (power-of-two capacity), no allocation after reset().
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -23,7 +24,17 @@ class Fifo {
   size_t free() const noexcept { return capacity() - size(); }
   const T& front() const noexcept { return slots_[head_ & mask_]; }
   void push(const T& value) noexcept { slots_[tail_++ & mask_] = value; }
+  /// The next slot, already pushed: the caller fills it in place (no copy of a local).
+  T& push_slot() noexcept { return slots_[tail_++ & mask_]; }
   void pop() noexcept { ++head_; }
+  /// Moves the first n (<= size()) entries to out: at most two contiguous copies.
+  void pop_into(T* out, size_t n) noexcept {
+    const size_t start = head_ & mask_;
+    const size_t first = std::min(n, slots_.size() - start);
+    std::copy_n(slots_.data() + start, first, out);
+    std::copy_n(slots_.data(), n - first, out + first);
+    head_ += n;
+  }
 
  private:
   std::vector<T> slots_;

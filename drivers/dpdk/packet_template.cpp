@@ -81,6 +81,12 @@ void PacketTemplate::write(uint8_t* frame, uint32_t length,
   put32(h + 10, payload.lateness_tsc);
 }
 
+void PacketTemplate::prepare(uint32_t length, uint16_t flow) noexcept {
+  prefix_.fill(0);
+  write(prefix_.data(), length, PayloadHeader{flow, 0, 0, 0});
+  prepared_length_ = length;
+}
+
 bool parse_frame(const uint8_t* frame, uint32_t length, uint16_t udp_dst_port,
                  ParsedFrame& out) noexcept {
   if (length < kEthHeaderBytes + kIpv4HeaderBytes + kUdpHeaderBytes + kPayloadHeaderBytes) {

@@ -2,14 +2,56 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 
 namespace qb::engine {
 namespace {
 
-constexpr size_t kBurstMessages = 64;
 constexpr size_t kPollBatch = 64;
 
+bool earlier(const DueHeap::Entry& a, const DueHeap::Entry& b) noexcept { return a < b; }
+
 }  // namespace
+
+void DueHeap::push(Entry e) {
+  heap_.push_back(e);
+  size_t i = heap_.size() - 1;
+  while (i > 0) {
+    const size_t parent = (i - 1) / 2;
+    if (!earlier(e, heap_[parent])) break;
+    heap_[i] = heap_[parent];
+    i = parent;
+  }
+  heap_[i] = e;
+}
+
+void DueHeap::pop() noexcept {
+  const Entry last = heap_.back();
+  heap_.pop_back();
+  if (!heap_.empty()) sift_down(0, last);
+}
+
+DueHeap::Entry DueHeap::second() const noexcept {
+  constexpr Entry kNone{std::numeric_limits<int64_t>::max(), std::numeric_limits<uint32_t>::max()};
+  if (heap_.size() < 2) return kNone;
+  if (heap_.size() < 3) return heap_[1];
+  return std::min(heap_[1], heap_[2]);
+}
+
+void DueHeap::replace_top(Entry e) noexcept { sift_down(0, e); }
+
+void DueHeap::sift_down(size_t i, Entry e) noexcept {
+  const size_t n = heap_.size();
+  while (true) {
+    size_t child = 2 * i + 1;
+    if (child >= n) break;
+    if (child + 1 < n && earlier(heap_[child + 1], heap_[child])) ++child;
+    if (!earlier(heap_[child], e)) break;
+    heap_[i] = heap_[child];
+    i = child;
+  }
+  heap_[i] = e;
+}
 
 FlowWorker::FlowWorker(const CompiledScenario& compiled, uint64_t seed, WorkerWindow window,
                        std::vector<uint32_t> owned)
@@ -17,16 +59,14 @@ FlowWorker::FlowWorker(const CompiledScenario& compiled, uint64_t seed, WorkerWi
   const Scenario& scenario = *compiled.scenario;
   const size_t flow_count = compiled.plan.flows.size();
   flows_.reserve(flow_count);
-  std::vector<Due> heap_storage;
-  heap_storage.reserve(flow_count);
-  due_ = decltype(due_)(std::greater<>{}, std::move(heap_storage));
+  due_.reserve(flow_count);
   ready_.reserve(flow_count);
-  burst_.reserve(kBurstMessages);
   for (uint32_t f = 0; f < flow_count; ++f) {
     const FlowSpec& spec = scenario.flows[compiled.flow_spec[f]];
     FlowState state{gen::ArrivalProcess(spec.arrival, compiled.mean_message_bytes[f]),
                     gen::SizeSampler(spec.size), Rng(derive_seed(seed, f))};
     state.saturating = spec.arrival.saturating();
+    if (spec.size.kind == gen::SizeSpec::Kind::fixed) state.fixed_bytes = spec.size.fixed_bytes;
     state.window = state.saturating ? std::min(spec.arrival.outstanding, window.max_outstanding)
                                     : window.max_outstanding;
     flows_.push_back(std::move(state));
@@ -36,14 +76,16 @@ FlowWorker::FlowWorker(const CompiledScenario& compiled, uint64_t seed, WorkerWi
   }
 }
 
-void FlowWorker::post(uint32_t flow, int64_t scheduled_ns, int64_t now_ns) {
+uint32_t FlowWorker::post(uint32_t flow, int64_t scheduled_ns, int64_t now_ns) noexcept {
   FlowState& state = flows_[flow];
-  const uint32_t bytes = state.sizes.next(state.rng);
-  burst_.push_back(drv::Message{flow, bytes, scheduled_ns, state.next_sequence++});
+  // Fixed sizes draw no random numbers, so skipping the sampler changes nothing.
+  const uint32_t bytes = state.fixed_bytes != 0 ? state.fixed_bytes : state.sizes.next(state.rng);
+  burst_[burst_size_++] = drv::Message{flow, bytes, scheduled_ns, state.next_sequence++};
   ++state.outstanding;
   FlowCounters& counters = (*counters_)[flow];
   ++counters.posted_messages;
-  if (now_ns > scheduled_ns) ++counters.late_posts;
+  counters.late_posts += now_ns > scheduled_ns ? 1 : 0;
+  return bytes;
 }
 
 void FlowWorker::post_due(int64_t now_ns) {
@@ -51,38 +93,51 @@ void FlowWorker::post_due(int64_t now_ns) {
   size_t filled = 0;
   for (; filled < ready_.size(); ++filled) {
     FlowState& state = flows_[ready_[filled]];
-    while (state.outstanding < state.window && burst_.size() < burst_.capacity()) {
+    while (state.outstanding < state.window && burst_size_ < kBurstMessages) {
       post(ready_[filled], now_ns, now_ns);
     }
     if (state.outstanding < state.window) break;  // burst full
     state.queued = false;
   }
   ready_.erase(ready_.begin(), ready_.begin() + static_cast<std::ptrdiff_t>(filled));
-  // Scheduled flows: every message whose time has come, while the window has room.
-  while (!due_.empty() && due_.top().first <= now_ns && burst_.size() < burst_.capacity()) {
+  // Scheduled flows: every message whose time has come, while the window has room. The top
+  // flow posts a run of messages while they stay due and, in exact order, before the next
+  // flow's time; on a real-time clock the whole burst leaves at one instant anyway, so a flow
+  // posts all its due messages at once (pacing per burst, one heap update per run).
+  constexpr uint32_t kLastFlow = std::numeric_limits<uint32_t>::max();
+  while (!due_.empty() && due_.top().first <= now_ns && burst_size_ < kBurstMessages) {
     const auto [scheduled_ns, flow] = due_.top();
-    due_.pop();
     FlowState& state = flows_[flow];
     if (state.outstanding >= state.window) {
+      due_.pop();
       state.queued = false;  // blocked: re-queued when a completion frees a slot
       continue;
     }
-    post(flow, scheduled_ns, now_ns);
-    state.next_ns = state.arrivals.next_ns(scheduled_ns, burst_.back().bytes, state.rng);
-    if (state.next_ns != gen::kNever) {
-      due_.emplace(state.next_ns, flow);
+    const DueHeap::Entry due_limit{now_ns, kLastFlow};
+    const DueHeap::Entry limit = exact_order_ ? std::min(due_limit, due_.second()) : due_limit;
+    int64_t next_ns = scheduled_ns;
+    do {
+      const uint32_t bytes = post(flow, next_ns, now_ns);
+      next_ns = state.arrivals.next_ns(next_ns, bytes, state.rng);
+    } while (next_ns != gen::kNever && DueHeap::Entry{next_ns, flow} < limit &&
+             state.outstanding < state.window && burst_size_ < kBurstMessages);
+    state.next_ns = next_ns;
+    if (next_ns != gen::kNever) {
+      due_.replace_top({next_ns, flow});
     } else {
+      due_.pop();
       state.queued = false;
     }
   }
 }
 
 void FlowWorker::flush(drv::Queue& queue) {
-  if (burst_sent_ < burst_.size()) {
-    burst_sent_ += queue.tx_burst(std::span<const drv::Message>(burst_).subspan(burst_sent_));
+  if (burst_sent_ < burst_size_) {
+    burst_sent_ += queue.tx_burst(
+        std::span<const drv::Message>(burst_.data() + burst_sent_, burst_size_ - burst_sent_));
   }
-  if (burst_sent_ == burst_.size()) {
-    burst_.clear();
+  if (burst_sent_ == burst_size_) {
+    burst_size_ = 0;
     burst_sent_ = 0;
   }
 }
@@ -96,15 +151,15 @@ void FlowWorker::on_completion(const drv::Completion& c, drv::Queue& queue,
     if (state.saturating) {
       // An RDMA application posts the next message when it sees the completion: the freed
       // slot is refilled at the completion's time, whenever the driver hands it to us.
-      if (burst_.size() == burst_.capacity()) flush(queue);
-      if (burst_.size() < burst_.capacity() && !state.queued) {
+      if (burst_size_ == kBurstMessages) flush(queue);
+      if (burst_size_ < kBurstMessages && !state.queued) {
         post(c.flow, c.time_ns, c.time_ns);
       } else if (!state.queued) {
         ready_.push_back(c.flow);  // the driver is full: refill when it drains
         state.queued = true;
       }
     } else if (!state.queued && state.next_ns != gen::kNever) {
-      due_.emplace(state.next_ns, c.flow);
+      due_.push({state.next_ns, c.flow});
       state.queued = true;
     }
     return;
@@ -126,6 +181,9 @@ void FlowWorker::on_completion(const drv::Completion& c, drv::Queue& queue,
 bool FlowWorker::run(drv::Queue& queue, drv::Clock& clock, const std::atomic<bool>* interrupted,
                      std::vector<FlowCounters>& counters, std::vector<FlowLatency>& latency) {
   counters_ = &counters;
+  // Virtual time (the simulator) keeps the exact (time, flow) order of posts: runs stay
+  // deterministic and unchanged. Real-time drivers send a burst at one instant.
+  exact_order_ = clock.name() == "virtual";
   const int64_t end_ns = window_.warmup_ns + window_.duration_ns;
   const auto bins =
       static_cast<size_t>((window_.duration_ns + window_.bin_ns - 1) / window_.bin_ns);
@@ -140,7 +198,7 @@ bool FlowWorker::run(drv::Queue& queue, drv::Clock& clock, const std::atomic<boo
       ready_.push_back(f);
     } else {
       state.next_ns = state.arrivals.first_ns(start_ns, state.rng);
-      due_.emplace(state.next_ns, f);
+      due_.push({state.next_ns, f});
     }
   }
 
@@ -153,7 +211,8 @@ bool FlowWorker::run(drv::Queue& queue, drv::Clock& clock, const std::atomic<boo
     do {
       post_due(now_ns);
       flush(queue);
-    } while (burst_.empty() && (!ready_.empty() || (!due_.empty() && due_.top().first <= now_ns)));
+    } while (burst_size_ == 0 &&
+             (!ready_.empty() || (!due_.empty() && due_.top().first <= now_ns)));
     // Drain completions.
     uint32_t polled = 0;
     do {
@@ -163,7 +222,7 @@ bool FlowWorker::run(drv::Queue& queue, drv::Clock& clock, const std::atomic<boo
       }
     } while (polled == completions.size());
     flush(queue);
-    if (!burst_.empty()) {
+    if (burst_size_ != 0) {
       clock.wait_until(now_ns + 1);  // the driver is full: let it drain
       continue;
     }

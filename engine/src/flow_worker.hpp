@@ -2,9 +2,10 @@
 // The same code drives the simulator (virtual time) and real drivers (TSC time).
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
-#include <queue>
+#include <utility>
 #include <vector>
 
 #include "qb/drivers/driver.hpp"
@@ -20,6 +21,26 @@ struct WorkerWindow {
   int64_t duration_ns = 0;
   int64_t bin_ns = 1'000'000;
   uint32_t max_outstanding = 512;  // the driver's send-queue depth per flow
+};
+
+/// Min-heap of (scheduled ns, flow) with replace_top(): posting the top flow's message and
+/// re-queueing the flow at its next time is one sift-down instead of a pop and a push.
+/// Entries are unique (a flow is queued once), so the pop order is the same as any heap's.
+class DueHeap {
+ public:
+  using Entry = std::pair<int64_t, uint32_t>;
+  void reserve(size_t n) { heap_.reserve(n); }
+  bool empty() const noexcept { return heap_.empty(); }
+  const Entry& top() const noexcept { return heap_.front(); }
+  void push(Entry e);
+  void pop() noexcept;
+  void replace_top(Entry e) noexcept;
+  /// The smallest entry but the top (a sentinel after every flow when there is none).
+  Entry second() const noexcept;
+
+ private:
+  void sift_down(size_t i, Entry e) noexcept;
+  std::vector<Entry> heap_;
 };
 
 class FlowWorker {
@@ -42,14 +63,15 @@ class FlowWorker {
     Rng rng;
     uint32_t window = 0;       // most messages in flight
     uint32_t outstanding = 0;  // posted, tx_done not yet seen
+    uint32_t fixed_bytes = 0;  // fixed-size flows: the size (the sampler draws nothing)
     bool saturating = false;
     bool queued = false;  // in ready_ (saturating) or due_ (scheduled)
     int64_t next_ns = 0;  // scheduled time of the next message (scheduled flows)
     uint64_t next_sequence = 0;
   };
-  using Due = std::pair<int64_t, uint32_t>;  // (scheduled ns, flow), min-heap
+  static constexpr size_t kBurstMessages = 64;
 
-  void post(uint32_t flow, int64_t scheduled_ns, int64_t now_ns);
+  uint32_t post(uint32_t flow, int64_t scheduled_ns, int64_t now_ns) noexcept;
   void post_due(int64_t now_ns);
   void flush(drv::Queue& queue);
   void on_completion(const drv::Completion& completion, drv::Queue& queue,
@@ -59,9 +81,11 @@ class FlowWorker {
   std::vector<uint32_t> owned_;
   std::vector<FlowState> flows_;
   std::vector<uint32_t> ready_;  // saturating flows to fill now (start, or driver was full)
-  std::priority_queue<Due, std::vector<Due>, std::greater<>> due_;
-  std::vector<drv::Message> burst_;
+  DueHeap due_;  // scheduled flows by (next time, flow)
+  std::array<drv::Message, kBurstMessages> burst_;
+  size_t burst_size_ = 0;
   size_t burst_sent_ = 0;  // prefix of burst_ the queue has accepted
+  bool exact_order_ = true;  // post in (time, flow) order even within a burst (virtual time)
   std::vector<FlowCounters>* counters_ = nullptr;
 };
 

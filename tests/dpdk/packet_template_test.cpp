@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -98,6 +99,33 @@ TEST(PacketTemplate, ChecksumFollowsTheLength) {
     EXPECT_EQ(ones_complement_sum(frame.data() + 14, 20), 0xffff) << length;
     EXPECT_EQ(static_cast<uint32_t>((frame[16] << 8) | frame[17]), length - 14) << length;
     EXPECT_EQ(static_cast<uint32_t>((frame[38] << 8) | frame[39]), length - 34) << length;
+  }
+}
+
+// The fast path writes the same frame bytes as write(), and re-preparing for another length
+// changes the lengths and the checksum with it.
+TEST(PacketTemplate, PreparedWriteMatchesWrite) {
+  const PayloadHeader payload = example_payload();
+  for (bool vlan : {false, true}) {
+    PacketTemplate t(example_spec(vlan));
+    EXPECT_EQ(t.prepared_length(), 0u);
+    for (uint32_t length : {t.min_length(), 64u, 100u, 1514u}) {
+      std::vector<uint8_t> slow(std::max(length, kPrefixBytes), 0xee);
+      std::vector<uint8_t> fast(std::max(length, kPrefixBytes), 0x55);
+      t.write(slow.data(), length, payload);
+      t.prepare(length, payload.flow);
+      EXPECT_EQ(t.prepared_length(), length);
+      t.write_prepared(fast.data(), payload.sequence, payload.tx_tsc, payload.lateness_tsc);
+      const uint32_t written = t.min_length();
+      EXPECT_TRUE(std::equal(slow.begin(), slow.begin() + written, fast.begin()))
+          << "vlan " << vlan << " length " << length;
+      ParsedFrame parsed;
+      ASSERT_TRUE(parse_frame(fast.data(), length, 5142, parsed)) << length;
+      EXPECT_EQ(parsed.payload.flow, payload.flow);
+      EXPECT_EQ(parsed.payload.sequence, payload.sequence);
+      EXPECT_EQ(parsed.payload.tx_tsc, payload.tx_tsc);
+      EXPECT_EQ(parsed.payload.lateness_tsc, payload.lateness_tsc);
+    }
   }
 }
 
