@@ -84,7 +84,7 @@ Result<TimingPlan> plan_timing(DeviceOps& ops, uint16_t tx_port, uint16_t rx_por
       plan.rx_hw_timestamps = true;
     }
   }
-  plan.clock = plan.rx_hw_timestamps ? "tsc (rx hardware timestamps reported)" : "tsc";
+  plan.clock = "tsc";  // latency is host TSC to host TSC either way (see TimingPlan::clock)
   return plan;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "qb/common/result.hpp"
+#include "qb/drivers/dpdk_driver.hpp"
 
 namespace qb::drv::dpdk {
 
@@ -41,8 +42,9 @@ struct TimingPlan {
   uint64_t tx_ts_flag = 0;
   int rx_ts_offset = -1;
   uint64_t rx_ts_flag = 0;
-  /// The clock latency is measured with: "tsc" (both stamps from the host TSC; the Rx hardware
-  /// stamps, when there, are reported beside it) — named in the results.
+  /// The clock latency is measured with, named in the results: always "tsc" for now (both
+  /// stamps come from the host TSC; Rx hardware stamps are counted, not used). "nic" would need
+  /// the Tx stamp from the device clock too.
   std::string clock = "tsc";
 };
 
@@ -71,5 +73,9 @@ struct DeviceClockMap {
 /// Two device clock reads 10 ms apart give the ratio; Errc::not_supported when the
 /// device has no readable clock.
 Result<DeviceClockMap> map_device_clock(DeviceOps& ops, uint16_t port, uint64_t (*read_tsc)());
+
+/// The DPDK driver with its device calls going through `ops` (tests: a fake).
+std::unique_ptr<Driver> make_dpdk_driver_with_ops(DpdkConfig config,
+                                                  std::unique_ptr<DeviceOps> ops);
 
 }  // namespace qb::drv::dpdk

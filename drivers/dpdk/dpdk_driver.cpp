@@ -1,4 +1,6 @@
 // The DPDK driver's control path: EAL, ports, pool, templates and the worker's fast path.
+// Roles: Tx and Rx (loopback or two ports), Tx only (rx_port = "none"), Rx only
+// (tx_port = "none": a receiver process for a sender in another process or host).
 #include "qb/drivers/dpdk_driver.hpp"
 
 #include <rte_cycles.h>
@@ -19,9 +21,44 @@ namespace {
 
 using dpdk::DpdkWorker;
 
+constexpr std::string_view kNoPort = "none";
+
+// Receive only: the engine's messages are accepted and dropped without a tx_done, so each
+// flow's window fills once and the engine stops generating; poll() gives what arrives. With
+// nothing to send, the engine waits for the end of the run: the wait is cut into short slices
+// so that frames reach it (and get their arrival time) promptly, not only when the worker's
+// receive buffer is nearly full.
+class ReceiveOnlyQueue final : public Queue, public Clock {
+ public:
+  static constexpr int64_t kWaitSliceNs = 2'000;
+
+  explicit ReceiveOnlyQueue(DpdkWorker& worker) : worker_(worker) {}
+  uint32_t tx_burst(std::span<const Message> messages) noexcept override {
+    return static_cast<uint32_t>(messages.size());
+  }
+  uint32_t poll(std::span<Completion> out) noexcept override { return worker_.poll(out); }
+  int64_t now_ns() noexcept override { return worker_.now_ns(); }
+  void wait_until(int64_t deadline_ns) noexcept override {
+    worker_.wait_until(std::min(deadline_ns, worker_.now_ns() + kWaitSliceNs));
+  }
+  std::string_view name() const noexcept override { return worker_.name(); }
+
+ private:
+  DpdkWorker& worker_;
+};
+
+// net_af_xdp works in queue pairs: one AF_XDP socket per pair, made when the Rx queue is set
+// up, so a Tx-only port needs Rx queues (never polled; drained at stop) and an Rx-only port
+// Tx queues (never used); and its UMEM chunks must hold at least 2048 bytes (the kernel's
+// minimum), so its mbufs get the default data room at least.
+bool queue_pairs_only(const std::string& driver_name) {
+  return driver_name == "net_af_xdp";
+}
+
 class DpdkDriver final : public Driver {
  public:
-  explicit DpdkDriver(DpdkConfig config) : config_(std::move(config)) {}
+  DpdkDriver(DpdkConfig config, std::unique_ptr<dpdk::DeviceOps> ops)
+      : config_(std::move(config)), ops_(std::move(ops)) {}
   ~DpdkDriver() override { close(); }
   DpdkDriver(const DpdkDriver&) = delete;
   DpdkDriver& operator=(const DpdkDriver&) = delete;
@@ -58,41 +95,60 @@ class DpdkDriver final : public Driver {
                         "dpdk: at most " + std::to_string(dpdk::kMaxFlows) +
                             " flows per port (the payload header carries a 16-bit flow id)");
     }
+    transmit_ = config_.tx_port != kNoPort;
+    receive_ = config_.rx_port != kNoPort;
+    if (!transmit_ && !receive_) {
+      return make_error(Errc::invalid_config,
+                        "dpdk: tx_port and rx_port are both \"none\": nothing to do",
+                        "driver.dpdk.tx_port");
+    }
     if (auto s = dpdk::ensure_eal(config_.eal_args); !s) return s;
-    auto tx = dpdk::find_port(config_.tx_port);
-    if (!tx) return std::move(tx).error();
-    tx_port_ = *tx;
-    receive_ = config_.rx_port != "none";
+    if (transmit_) {
+      auto tx = dpdk::find_port(config_.tx_port);
+      if (!tx) return std::move(tx).error();
+      tx_port_ = *tx;
+    }
     rx_port_ = tx_port_;
-    if (receive_ && !config_.rx_port.empty()) {
+    // Rx only with an empty rx_port: the first port.
+    if (receive_ && (!config_.rx_port.empty() || !transmit_)) {
       auto rx = dpdk::find_port(config_.rx_port);
       if (!rx) return std::move(rx).error();
       rx_port_ = *rx;
     }
+    if (!transmit_) tx_port_ = rx_port_;  // counters and socket come from the one port
     const auto workers = static_cast<uint16_t>(topology.workers);
-    auto timing = dpdk::plan_timing(*ops_, tx_port_, rx_port_, receive_, config_.hw_pacing);
+    // A receiver has nothing to pace: hw_pacing applies to the sender only.
+    auto timing =
+        dpdk::plan_timing(*ops_, tx_port_, rx_port_, receive_, transmit_ && config_.hw_pacing);
     if (!timing) return std::move(timing).error();
     timing_ = *timing;
-    const uint32_t max_frame = static_cast<uint32_t>(topology.wire.max_message_bytes());
-    const uint32_t mbufs =
-        config_.mbufs != 0
-            ? config_.mbufs
-            : dpdk::pool_mbufs_for(workers, config_.tx_descriptors, receive_ ? workers : 0,
-                                   config_.rx_descriptors, rte_lcore_count());
+    const bool same = receive_ && rx_port_ == tx_port_;
+    const bool pairs = queue_pairs_only(ops_->driver_name(tx_port_));
+    tx_port_rx_queues_ = transmit_ && !receive_ && pairs ? workers : 0;
+    const uint16_t tx_queues = transmit_ || pairs ? workers : 0;
+    const uint16_t rx_queues = receive_ ? workers : tx_port_rx_queues_;
+    uint32_t data_room =
+        RTE_PKTMBUF_HEADROOM + static_cast<uint32_t>(topology.wire.max_message_bytes());
+    if (pairs) data_room = std::max<uint32_t>(data_room, RTE_MBUF_DEFAULT_BUF_SIZE);
+    const uint32_t mbufs = config_.mbufs != 0
+                               ? config_.mbufs
+                               : dpdk::pool_mbufs_for(tx_queues, config_.tx_descriptors, rx_queues,
+                                                      config_.rx_descriptors, rte_lcore_count());
     const int socket = rte_eth_dev_socket_id(tx_port_);
-    auto pool = dpdk::shared_pool(mbufs, RTE_PKTMBUF_HEADROOM + max_frame, socket < 0 ? 0 : socket);
+    auto pool = dpdk::shared_pool(mbufs, data_room, socket < 0 ? 0 : socket);
     if (!pool) return std::move(pool).error();
     pool_ = *pool;
 
-    const bool same = receive_ && rx_port_ == tx_port_;
-    dpdk::PortQueues txq{tx_port_,
-                         workers,
-                         static_cast<uint16_t>(same ? workers : 0),
-                         config_.tx_descriptors,
-                         config_.rx_descriptors,
-                         timing_.tx_offloads,
-                         same ? timing_.rx_offloads : 0};
-    if (auto s = dpdk::configure_port(txq, pool_); !s) return s;
+    if (transmit_ || same) {
+      dpdk::PortQueues txq{tx_port_,
+                           tx_queues,
+                           static_cast<uint16_t>(same ? workers : tx_port_rx_queues_),
+                           config_.tx_descriptors,
+                           config_.rx_descriptors,
+                           timing_.tx_offloads,
+                           same ? timing_.rx_offloads : 0};
+      if (auto s = dpdk::configure_port(txq, pool_); !s) return s;
+    }
     if (receive_ && !same) {
       dpdk::PortQueues rxq{
           rx_port_,           0, workers, config_.tx_descriptors, config_.rx_descriptors, 0,
@@ -134,7 +190,7 @@ class DpdkDriver final : public Driver {
     setup.wire = topology_.wire;
     setup.udp_dst_port = config_.udp_dst_port;
     setup.send_queue_depth = std::max(1u, config_.send_queue_depth);
-    setup.shaper_plan = config_.software_shaper ? &plan_ : nullptr;
+    setup.shaper_plan = config_.software_shaper && transmit_ ? &plan_ : nullptr;
     setup.port_rate_bps = topology_.port_rate_bps;
     setup.tx_ts_offset = timing_.tx_ts_offset;
     setup.tx_ts_flag = timing_.tx_ts_flag;
@@ -172,6 +228,11 @@ class DpdkDriver final : public Driver {
       one.rx_queue = static_cast<uint16_t>(w);
       workers_.push_back(std::make_unique<DpdkWorker>(std::move(one)));
     }
+    receive_only_.clear();
+    if (!transmit_) {
+      for (auto& worker : workers_)
+        receive_only_.push_back(std::make_unique<ReceiveOnlyQueue>(*worker));
+    }
     state_ = State::applied;
     return {};
   }
@@ -203,8 +264,14 @@ class DpdkDriver final : public Driver {
     return {};
   }
 
-  Queue& queue(uint32_t worker) override { return *workers_.at(worker); }
-  Clock& clock(uint32_t worker) override { return *workers_.at(worker); }
+  Queue& queue(uint32_t worker) override {
+    if (!transmit_) return *receive_only_.at(worker);
+    return *workers_.at(worker);
+  }
+  Clock& clock(uint32_t worker) override {
+    if (!transmit_) return *receive_only_.at(worker);
+    return *workers_.at(worker);
+  }
 
   Status stop() override {
     if (state_ != State::started) return order_error("stop()", "start() first");
@@ -232,6 +299,8 @@ class DpdkDriver final : public Driver {
     add("rx_hw_timestamps", static_cast<double>(s.rx_hw_timestamps));
     add("workers", static_cast<double>(workers_.size()));
     add("hw_pacing", timing_.hw_pacing ? 1.0 : 0.0);
+    add("transmit", transmit_ ? 1.0 : 0.0);
+    add("receive", receive_ ? 1.0 : 0.0);
     add("tsc_hz", workers_.front()->tsc_hz());
     if (port_stats_) {
       add("port_opackets", static_cast<double>(port_stats_->tx.opackets));
@@ -240,12 +309,27 @@ class DpdkDriver final : public Driver {
       add("port_imissed", static_cast<double>(port_stats_->rx.imissed));
       add("port_rx_nombuf", static_cast<double>(port_stats_->rx.rx_nombuf));
     }
+    if (receive_) {
+      // Per flow, only where something went wrong (results stay small with many flows).
+      for (uint32_t f = 0; f < plan_.flows.size(); ++f) {
+        uint64_t gaps = 0;
+        uint64_t late = 0;
+        for (const auto& worker : workers_) {
+          gaps += worker->flow_seq_gaps(f);
+          late += worker->flow_late(f);
+        }
+        const std::string prefix = "flow." + plan_.flows[f].name + ".";
+        if (gaps != 0) out.emplace_back(prefix + "rx_seq_gaps", static_cast<double>(gaps));
+        if (late != 0) out.emplace_back(prefix + "rx_late", static_cast<double>(late));
+      }
+    }
     out.insert(out.end(), xstats_.begin(), xstats_.end());
     return out;
   }
 
   void close() noexcept override {
     if (state_ == State::started) halt();
+    receive_only_.clear();
     workers_.clear();
     state_ = State::closed;
   }
@@ -279,6 +363,7 @@ class DpdkDriver final : public Driver {
 
   void halt_ports() noexcept {
     if (receive_) dpdk::drain_rx(rx_port_, static_cast<uint16_t>(topology_.workers));
+    if (tx_port_rx_queues_ != 0) dpdk::drain_rx(tx_port_, tx_port_rx_queues_);
     dpdk::stop_port(tx_port_);
     if (receive_ && rx_port_ != tx_port_) dpdk::stop_port(rx_port_);
   }
@@ -289,11 +374,14 @@ class DpdkDriver final : public Driver {
   policy::QosPlan plan_;
   uint16_t tx_port_ = 0;
   uint16_t rx_port_ = 0;
+  bool transmit_ = true;
   bool receive_ = false;
+  uint16_t tx_port_rx_queues_ = 0;  // Rx queues a Tx-only port needs (net_af_xdp)
   rte_mempool* pool_ = nullptr;
   std::vector<std::unique_ptr<DpdkWorker>> workers_;
+  std::vector<std::unique_ptr<ReceiveOnlyQueue>> receive_only_;
   std::optional<PortStats> port_stats_;
-  std::unique_ptr<dpdk::DeviceOps> ops_ = dpdk::make_device_ops();
+  std::unique_ptr<dpdk::DeviceOps> ops_;
   dpdk::TimingPlan timing_;
   DriverStats xstats_;
 };
@@ -313,7 +401,16 @@ DpdkConfig default_dpdk_config() {
 }
 
 std::unique_ptr<Driver> make_dpdk_driver(DpdkConfig config) {
-  return std::make_unique<DpdkDriver>(std::move(config));
+  return std::make_unique<DpdkDriver>(std::move(config), dpdk::make_device_ops());
 }
+
+namespace dpdk {
+
+std::unique_ptr<Driver> make_dpdk_driver_with_ops(DpdkConfig config,
+                                                  std::unique_ptr<DeviceOps> ops) {
+  return std::make_unique<DpdkDriver>(std::move(config), std::move(ops));
+}
+
+}  // namespace dpdk
 
 }  // namespace qb::drv

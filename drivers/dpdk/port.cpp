@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <mutex>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -21,6 +22,16 @@ constexpr uint32_t kWorkerRxPending = 1024;  // DpdkWorker::kRxPending: received
 
 std::string errno_text(int err) {
   return rte_strerror(err < 0 ? -err : err);
+}
+
+// net_af_xdp makes its AF_XDP socket in rx queue set-up: most failures are the kernel's.
+std::string rx_setup_hint(const rte_eth_dev_info& info, int rc) {
+  if (info.driver_name != nullptr && std::string_view(info.driver_name) == "net_af_xdp") {
+    return " (net_af_xdp could not create its AF_XDP socket: it needs a kernel with XDP "
+           "sockets, root (or CAP_NET_ADMIN, CAP_BPF, CAP_SYS_ADMIN), the interface up, a "
+           "queue within its channels (ethtool -l), and memory for the UMEM: -m <MB>)";
+  }
+  return rc == -ENOMEM ? " (give the EAL more memory)" : "";
 }
 
 }  // namespace
@@ -120,7 +131,7 @@ Status configure_port(const PortQueues& q, rte_mempool* pool) {
     if (int rc = rte_eth_rx_queue_setup(q.port, i, rx_desc, socket_id, nullptr, pool); rc != 0) {
       return make_error(Errc::runtime, "dpdk: " + name + ": rx queue " + std::to_string(i) +
                                            " set-up failed: " + errno_text(rc) +
-                                           (rc == -ENOMEM ? " (give the EAL more memory)" : ""));
+                                           rx_setup_hint(info, rc));
     }
   }
   return {};

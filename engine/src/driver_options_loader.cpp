@@ -16,12 +16,13 @@ std::vector<std::string> string_list(const TableReader& reader, std::string_view
 }
 
 void read_dpdk(const TableReader& reader, DpdkOptions& dpdk) {
-  reader.allow_only({"eal", "tx_port", "rx_port", "software_shaper"});
+  reader.allow_only({"eal", "tx_port", "rx_port", "software_shaper", "hw_pacing"});
   dpdk.loc = reader.loc();
   if (reader.has("eal")) dpdk.eal = string_list(reader, "eal");
   dpdk.tx_port = reader.string("tx_port").value_or("");
   dpdk.rx_port = reader.string("rx_port").value_or("");
   dpdk.software_shaper = reader.boolean("software_shaper");
+  dpdk.hw_pacing = reader.boolean("hw_pacing");
 }
 
 }  // namespace

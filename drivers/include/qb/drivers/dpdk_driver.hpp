@@ -31,7 +31,9 @@ struct DpdkConfig {
   /// added; "--no-telemetry" is added unless --telemetry is given.
   std::vector<std::string> eal_args;
   /// Tx port: an ethdev name ("net_ring0", "0000:03:00.0") or a device string to probe
-  /// ("net_null1,size=64"); empty: the first port.
+  /// ("net_null1,size=64"); empty: the first port; "none" = receive only (a receiver process
+  /// for a sender elsewhere: messages the engine posts are dropped unsent, the Rx side counts
+  /// what arrives; rx_port names the port, empty: the first port).
   std::string tx_port;
   /// Rx port: empty = the Tx port (loopback); "none" = do not receive (net_null).
   std::string rx_port;
@@ -44,7 +46,7 @@ struct DpdkConfig {
   bool software_shaper = true;
   /// mlx5 send-on-time: stamp every frame with its scheduled time (SEND_ON_TIMESTAMP offload);
   /// the port needs the tx_pp=<ns> devarg. open() fails (Errc::not_supported) on a port that
-  /// does not offer it.
+  /// does not offer it. Ignored when receiving only.
   bool hw_pacing = false;
   /// Per-flow send-queue depth in the shaper (Capabilities::max_outstanding_per_flow).
   uint32_t send_queue_depth = 512;

@@ -139,10 +139,12 @@ struct Scenario {
 /// driver's defaults; `--eal` on the command line replaces `eal`.
 struct DpdkOptions {
   std::vector<std::string> eal;  // EAL arguments, without the program name
-  std::string tx_port;           // ethdev name, PCI address or vdev string; empty: first port
+  std::string tx_port;           // ethdev name, PCI address or vdev string; empty: first port;
+                                 // "none": receive only (the sender is another process)
   std::string rx_port;           // empty: the Tx port; "none": do not receive
   std::optional<bool> software_shaper;
-  SourceLoc loc;  // the [driver.dpdk] table
+  std::optional<bool> hw_pacing;  // mlx5 send-on-time (the port needs the tx_pp=<ns> devarg)
+  SourceLoc loc;                  // the [driver.dpdk] table
 };
 
 struct DriverOptions {
