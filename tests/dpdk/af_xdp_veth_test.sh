@@ -6,7 +6,7 @@
 # counted (af_xdp_check). The namespaces are removed on every exit path.
 #
 # usage: af_xdp_veth_test.sh QOSBENCH AF_XDP_CHECK SUITE.toml
-# Exit: 0 pass, 1 fail, 77 skipped (not root, no 2 CPUs, no netns/veth, no AF_XDP socket).
+# Exit: 0 pass, 1 fail, 77 skipped (not root, no netns/veth, no AF_XDP socket).
 set -u
 
 qosbench=${1:?usage: af_xdp_veth_test.sh QOSBENCH AF_XDP_CHECK SUITE.toml}
@@ -26,8 +26,10 @@ fail() {
 }
 
 [[ $(id -u) == 0 ]] || skip "needs root (network namespaces, veth, AF_XDP sockets)"
-# Both processes busy-poll: on one CPU the receiver is descheduled and its socket overflows.
-(($(nproc) >= 2)) || skip "needs 2 CPUs (sender and receiver each poll on their own)"
+# Both processes busy-poll: each its own CPU when there are two (on one they share it; at this
+# rate that also went without loss here, but it is slower and more exposed to a busy machine).
+receiver_core=0
+(($(nproc) >= 2)) && receiver_core=1
 command -v ip >/dev/null || skip "no 'ip' (iproute2)"
 
 id=$$
@@ -83,7 +85,7 @@ af_xdp_unusable() {  # $1: stderr of a qosbench run
 }
 
 ip netns exec "$ns_rx" "$qosbench" run "$work/rx.toml" --driver dpdk \
-  --eal "$eal_common -l 1 --vdev net_af_xdp0,iface=$veth_rx" \
+  --eal "$eal_common -l $receiver_core --vdev net_af_xdp0,iface=$veth_rx" \
   --duration "$receiver_duration" --json "$work/rx.json" --quiet \
   >"$work/rx.out" 2>"$work/rx.err" &
 receiver_pid=$!
