@@ -1,43 +1,106 @@
 #!/usr/bin/env bash
-# Side by side on net_null, 64-byte frames, one forwarding core each (the same core, one after
-# the other): dpdk-testpmd --forward-mode=txonly vs qosbench's engine loop on the DPDK driver
-# (per-flow generators, sequence numbers and timestamps in every frame). Prints both rates and
-# qosbench/testpmd. No hugepages, no root set-up.
-#   benchmarks/dpdk/vs_testpmd.sh [BUILD_DIR] [SECONDS] [CORE] [FLOWS] [SHAPER 0|1]
+# qosbench vs dpdk-testpmd --forward-mode=txonly on net_null: 64-byte frames, the same forwarding
+# core, no hugepages, no root set-up. Each round runs testpmd, then qosbench with saturating
+# flows, then qosbench with CBR-paced flows (offered above what a core can send), so machine load
+# hits all three alike; the ratios per round and their medians are printed. qosbench runs the
+# engine's FlowWorker on the DPDK driver (benchmarks/dpdk/qb_dpdk_txonly): per-flow generators,
+# sequence numbers and Tx timestamps in every frame. Then scaling: Mpps with 1 and 2 worker
+# cores on net_null (Tx only; testpmd with 1 and 2 forwarding cores beside it) and on net_ring
+# (loopback: the same cores also receive and check every frame).
+#   benchmarks/dpdk/vs_testpmd.sh [-b BUILD_DIR] [-s SECONDS] [-r ROUNDS] [-f FLOWS]
+#                                 [-p FLOW_PPS] [-c CORE] [-S]   (-S: skip scaling)
 set -euo pipefail
-build=${1:-build-dpdk}
-seconds=${2:-5}
-core=${3:-1}
-flows=${4:-4}
-shaper=${5:-0}
+build=build-perf
+seconds=3
+rounds=5
+flows=4
+flow_pps=25e6
+core=1
+scaling=1
+while getopts "b:s:r:f:p:c:S" opt; do
+  case $opt in
+    b) build=$OPTARG ;;
+    s) seconds=$OPTARG ;;
+    r) rounds=$OPTARG ;;
+    f) flows=$OPTARG ;;
+    p) flow_pps=$OPTARG ;;
+    c) core=$OPTARG ;;
+    S) scaling=0 ;;
+    *) sed -n '2,12p' "$0" >&2; exit 2 ;;
+  esac
+done
 txonly="$build/benchmarks/dpdk/qb_dpdk_txonly"
-[[ -x $txonly ]] || { echo "error: $txonly not built (cmake -DQB_WITH_DPDK=ON, ninja qb_dpdk_txonly)" >&2; exit 3; }
+[[ -x $txonly ]] || { echo "error: $txonly not built (ninja -C $build qb_dpdk_txonly)" >&2; exit 3; }
 command -v dpdk-testpmd >/dev/null || { echo "error: dpdk-testpmd not found (apt-get install dpdk)" >&2; exit 3; }
-main_core=$(( core == 0 ? 1 : 0 ))
+other=$(( core == 0 ? 1 : 0 ))
 prefix="qb-testpmd-$$"
 trap 'rm -rf "/var/run/dpdk/$prefix"' EXIT
+eal_null=(--no-huge -m 512 --no-pci --vdev net_null0)
 
-# testpmd: the main lcore only prints stats; lcore $core forwards. 60 bytes + 4 FCS = 64.
-log=$(mktemp)
-dpdk-testpmd --no-huge -m 512 --no-pci --file-prefix "$prefix" --no-telemetry \
-  -l "$main_core,$core" --main-lcore "$main_core" --vdev net_null0 -- \
-  --forward-mode=txonly --txpkts=60 --total-num-mbufs=8192 --stats-period 1 -a \
-  >"$log" 2>&1 &
-pid=$!
-sleep "$seconds"
-kill -INT "$pid" 2>/dev/null || true
-wait "$pid" 2>/dev/null || true
-testpmd_pps=$(grep -o 'Tx-pps: *[0-9]*' "$log" | awk '{print $2}' | tail -n 3 | sort -n | tail -n 1)
-rm -f "$log"
-[[ -n $testpmd_pps ]] || { echo "error: no Tx-pps from dpdk-testpmd" >&2; exit 3; }
+median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
-qb_log=$(mktemp)
-qb_mpps=$("$txonly" "$seconds" "$flows" 64 "$shaper" --no-huge -m 512 --no-pci -l "$core" \
-  --vdev net_null0 2>"$qb_log" | awk '/^qosbench_mpps/ {print $2}')
-[[ -n $qb_mpps ]] || { cat "$qb_log" >&2; echo "error: qb_dpdk_txonly printed no rate" >&2; exit 3; }
-rm -f "$qb_log"
+# testpmd txonly Mpps: the median of its non-zero per-second Tx-pps (it runs a second longer
+# than qosbench: its first sample is taken before forwarding starts).
+# $1: forwarding cores (1 or 2); lcores: main on $other (prints only), forwarding on $core
+# (and on $other for 2).
+testpmd_mpps() {
+  local n=$1 log lcores pid
+  log=$(mktemp)
+  if (( n == 1 )); then lcores="0@$other,1@$core"; else lcores="0@$other,1@$other,2@$core"; fi
+  dpdk-testpmd "${eal_null[@]}" --file-prefix "$prefix" --no-telemetry --lcores "$lcores" \
+    --main-lcore 0 -- --forward-mode=txonly --txpkts=60 --burst=32 --txq="$n" --rxq="$n" \
+    --nb-cores="$n" --total-num-mbufs=16384 --stats-period 1 -a >"$log" 2>&1 &
+  pid=$!
+  sleep "$(awk -v s="$seconds" 'BEGIN {print s + 1}')"
+  kill -INT "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  rm -rf "/var/run/dpdk/$prefix"
+  local mpps
+  mpps=$(grep -o 'Tx-pps: *[0-9]*' "$log" | awk '$2 > 0 {print $2 / 1e6}' | median)
+  rm -f "$log"
+  [[ -n $mpps && $mpps != 0 ]] || { echo "error: no Tx-pps from dpdk-testpmd" >&2; exit 3; }
+  echo "$mpps"
+}
 
-awk -v t="$testpmd_pps" -v q="$qb_mpps" -v f="$flows" -v s="$shaper" 'BEGIN {
-  printf "testpmd txonly      %8.2f Mpps (net_null, 64 B, 1 core)\n", t / 1e6;
-  printf "qosbench (%d flows, shaper %s) %8.2f Mpps (sequence + timestamps in every frame)\n", f, s, q;
-  printf "ratio qosbench/testpmd %.3f\n", q / (t / 1e6) }'
+# qosbench Mpps (Tx; with QB_KEY=rx_mpps received); extra arguments go to qb_dpdk_txonly.
+qosbench_mpps() {
+  local lcores=$1 vdev=$2 log mpps key=${QB_KEY:-qosbench_mpps}
+  shift 2
+  log=$(mktemp)
+  mpps=$("$txonly" --seconds "$seconds" --flows "$flows" --bytes 64 "$@" -- --no-huge -m 512 \
+    --no-pci -l "$lcores" --vdev "$vdev" 2>"$log" | awk -v k="$key" '$1 == k {print $2}')
+  [[ -n $mpps ]] || { cat "$log" >&2; echo "error: qb_dpdk_txonly printed no rate" >&2; exit 3; }
+  rm -f "$log"
+  echo "$mpps"
+}
+
+echo "net_null, 64 B frames, core $core, $flows flows, ${seconds}s per run, $rounds rounds"
+printf "%-6s %10s %14s %7s %14s %7s\n" round testpmd qb_saturate ratio qb_paced ratio
+sat_ratios=()
+paced_ratios=()
+for ((r = 1; r <= rounds; ++r)); do
+  t=$(testpmd_mpps 1)
+  s=$(qosbench_mpps "$core" net_null0)
+  p=$(qosbench_mpps "$core" net_null0 --flow-pps "$flow_pps")
+  rs=$(awk -v q="$s" -v t="$t" 'BEGIN {printf "%.3f", q / t}')
+  rp=$(awk -v q="$p" -v t="$t" 'BEGIN {printf "%.3f", q / t}')
+  sat_ratios+=("$rs")
+  paced_ratios+=("$rp")
+  printf "%-6s %10.2f %14.2f %7s %14.2f %7s\n" "$r" "$t" "$s" "$rs" "$p" "$rp"
+done
+echo "median ratio qosbench/testpmd, saturating flows:              $(printf '%s\n' "${sat_ratios[@]}" | median)"
+echo "median ratio qosbench/testpmd, CBR-paced flows ($flow_pps pps each): $(printf '%s\n' "${paced_ratios[@]}" | median)"
+
+(( scaling )) || exit 0
+echo
+echo "scaling (Mpps; saturating flows, 64 B; 1 worker on core $core, 2 workers on cores $other,$core)"
+printf "%-44s %10s %10s\n" "" 1_worker 2_workers
+t1=$(testpmd_mpps 1)
+t2=$(testpmd_mpps 2)
+printf "%-44s %10.2f %10.2f\n" "testpmd txonly, net_null (forwarding cores)" "$t1" "$t2"
+q1=$(qosbench_mpps "$core" net_null0)
+q2=$(qosbench_mpps "$other,$core" net_null0 --workers 2)
+printf "%-44s %10.2f %10.2f\n" "qosbench Tx, net_null" "$q1" "$q2"
+r1=$(QB_KEY=rx_mpps qosbench_mpps "$core" net_ring0 --rx)
+r2=$(QB_KEY=rx_mpps qosbench_mpps "$other,$core" net_ring0 --rx --workers 2)
+printf "%-44s %10.2f %10.2f\n" "qosbench Tx+Rx, net_ring loopback (received)" "$r1" "$r2"

@@ -18,8 +18,10 @@ uint8_t* frame_data(rte_mbuf* m) noexcept {
   return static_cast<uint8_t*>(m->buf_addr) + m->data_off;
 }
 
-// Lateness is carried in 32 bits of ticks: saturated there.
-constexpr double kMaxLatenessTicks = std::numeric_limits<uint32_t>::max();
+// Lateness is carried in 32 bits of ticks: saturated there (and at 2^32 ns before the
+// fixed-point multiply, so it cannot overflow while ticks per ns < 2^8).
+constexpr uint64_t kMaxLateNs = std::numeric_limits<uint32_t>::max();
+constexpr uint64_t kMaxLatenessTicks = std::numeric_limits<uint32_t>::max();
 
 // Most tx_done completions buffered between polls (memory bound for many flows).
 constexpr size_t kMaxTxDoneBuffer = size_t{1} << 16;
@@ -41,6 +43,7 @@ DpdkWorker::DpdkWorker(WorkerSetup setup) : setup_(std::move(setup)) {
   tsc_hz_ = static_cast<double>(rte_get_tsc_hz());
   ns_per_tick_ = 1e9 / tsc_hz_;
   ticks_per_ns_ = tsc_hz_ / 1e9;
+  ticks_per_ns_q24_ = static_cast<uint64_t>(ticks_per_ns_ * (1 << 24));
   tx_done_.reset(std::min<size_t>(kMaxTxDoneBuffer,
                                   size_t{flow_count_} * std::max(1u, setup_.send_queue_depth)));
   rx_pending_.reset(kRxPending);
@@ -110,17 +113,18 @@ uint32_t DpdkWorker::transmit(const Message* messages, uint32_t count) noexcept 
   const uint64_t tsc = rte_rdtsc();
   const int64_t sent_ns = ticks_to_ns(tsc);
   PacketTemplate* const templates = setup_.templates.data();
-  for (uint32_t i = 0; i < count; ++i) {
-    const Message& m = messages[i];
+  uint32_t built = 0;
+  for (; built < count; ++built) {
+    const Message& m = messages[built];
+    if (m.flow >= flow_count_) [[unlikely]] break;  // the caller's error: stop before it
     const uint32_t length =
         std::clamp(m.bytes > kFcsBytes ? m.bytes - kFcsBytes : 0u, min_length_, max_length_);
     const int64_t late_ns = sent_ns - std::max<int64_t>(m.scheduled_ns, 0);
+    const uint64_t late = late_ns > 0 ? std::min(static_cast<uint64_t>(late_ns), kMaxLateNs) : 0;
     const auto lateness_tsc =
-        late_ns > 0 ? static_cast<uint32_t>(std::min(static_cast<double>(late_ns) * ticks_per_ns_,
-                                                      kMaxLatenessTicks))
-                    : 0u;
+        static_cast<uint32_t>(std::min((late * ticks_per_ns_q24_) >> 24, kMaxLatenessTicks));
     PacketTemplate& frame_template = templates[m.flow];
-    uint8_t* frame = frame_data(mbufs[i]);
+    uint8_t* frame = frame_data(mbufs[built]);
     if (prefix_fits_) [[likely]] {
       // Headers and flow id are prebuilt per flow for its last length (fixed-size flows
       // prepare once): a 60-byte copy and three stores per frame.
@@ -135,8 +139,13 @@ uint32_t DpdkWorker::transmit(const Message* messages, uint32_t count) noexcept 
                                          static_cast<uint32_t>(m.sequence),
                                          static_cast<uint32_t>(tsc), lateness_tsc});
     }
-    mbufs[i]->data_len = static_cast<uint16_t>(length);
-    mbufs[i]->pkt_len = length;
+    mbufs[built]->data_len = static_cast<uint16_t>(length);
+    mbufs[built]->pkt_len = length;
+  }
+  if (built < count) {
+    rte_pktmbuf_free_bulk(mbufs + built, count - built);
+    count = built;
+    if (count == 0) return 0;
   }
   if (setup_.tx_ts_offset >= 0) stamp_send_times(messages, mbufs, count);
   const uint16_t sent =
@@ -147,18 +156,10 @@ uint32_t DpdkWorker::transmit(const Message* messages, uint32_t count) noexcept 
   }
   uint64_t frame_bytes = 0;
   for (uint32_t i = 0; i < sent; ++i) {
-    const Message& m = messages[i];
-    Completion& c = tx_done_.push_slot();
-    c.kind = Completion::Kind::tx_done;
-    c.last_of_message = true;
-    c.flow = m.flow;
-    c.payload_bytes = m.bytes;
-    c.wire_bytes = std::max(m.bytes, eth_min_frame_bytes_) + eth_l1_bytes_;
-    c.sequence = m.sequence;
-    c.scheduled_ns = m.scheduled_ns;
-    c.sent_ns = sent_ns;
-    c.time_ns = sent_ns;
-    frame_bytes += std::max(m.bytes, min_length_ + kFcsBytes);
+    TxDone& done = tx_done_.push_slot();
+    done.message = messages[i];
+    done.sent_ns = sent_ns;
+    frame_bytes += std::max(messages[i].bytes, min_length_ + kFcsBytes);
   }
   stats_.tx_frame_bytes += frame_bytes;
   stats_.tx_packets += sent;
@@ -185,13 +186,7 @@ void DpdkWorker::stamp_send_times(const Message* messages, rte_mbuf* const* mbuf
 uint32_t DpdkWorker::send_direct(std::span<const Message> messages) noexcept {
   uint32_t accepted = 0;
   while (accepted < messages.size()) {
-    // A burst stops before the first message of an unknown flow (the caller's error).
-    uint32_t count = 0;
-    const auto left = static_cast<uint32_t>(messages.size() - accepted);
-    while (count < std::min(left, kBurst) && messages[accepted + count].flow < flow_count_) {
-      ++count;
-    }
-    if (count == 0) break;
+    const auto count = static_cast<uint32_t>(std::min<size_t>(messages.size() - accepted, kBurst));
     const uint32_t sent = transmit(messages.data() + accepted, count);
     accepted += sent;
     if (sent < count) break;
@@ -324,7 +319,20 @@ uint32_t DpdkWorker::poll(std::span<Completion> out) noexcept {
   // from completions and polls again while batches come back full (the engine does) must
   // still see a short batch, and so the clock, when the PMD accepts everything at once.
   auto n = static_cast<uint32_t>(std::min(out.size(), visible_tx_done_));
-  tx_done_.pop_into(out.data(), n);
+  for (uint32_t i = 0; i < n; ++i) {
+    const TxDone& done = tx_done_.peek(i);
+    Completion& c = out[i];
+    c.kind = Completion::Kind::tx_done;
+    c.last_of_message = true;
+    c.flow = done.message.flow;
+    c.payload_bytes = done.message.bytes;
+    c.wire_bytes = std::max(done.message.bytes, eth_min_frame_bytes_) + eth_l1_bytes_;
+    c.sequence = done.message.sequence;
+    c.scheduled_ns = done.message.scheduled_ns;
+    c.sent_ns = done.sent_ns;
+    c.time_ns = done.sent_ns;
+  }
+  tx_done_.drop(n);
   visible_tx_done_ -= n;
   if (n == 0) visible_tx_done_ = tx_done_.size();
   if (setup_.receive && running_) n += receive(out.subspan(n));

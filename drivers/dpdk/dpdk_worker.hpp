@@ -123,6 +123,10 @@ class DpdkWorker final : public Queue, public Clock {
     uint64_t gaps = 0;
     uint64_t late = 0;
   };
+  struct TxDone {  // a tx_done Completion, expanded when polled
+    Message message;
+    int64_t sent_ns = 0;
+  };
   struct RxEntry {
     rte_mbuf* mbuf = nullptr;
     uint64_t tsc = 0;
@@ -152,11 +156,12 @@ class DpdkWorker final : public Queue, public Clock {
   double tsc_hz_ = 0.0;
   double ns_per_tick_ = 0.0;
   double ticks_per_ns_ = 0.0;
+  uint64_t ticks_per_ns_q24_ = 0;  // ticks per ns in 2^-24 units (lateness in integers)
   uint64_t tsc0_ = 0;
   bool running_ = false;
   bool bound_ = false;  // this worker's thread has its lcore (bind_worker_thread)
 
-  Fifo<Completion> tx_done_;
+  Fifo<TxDone> tx_done_;
   size_t visible_tx_done_ = 0;  // front entries of tx_done_ poll() may return
   Fifo<RxEntry> rx_pending_;
   std::vector<RxFlow> rx_flows_;

@@ -1,7 +1,6 @@
 // A fixed-capacity FIFO (power-of-two capacity), no allocation after reset().
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -27,14 +26,10 @@ class Fifo {
   /// The next slot, already pushed: the caller fills it in place (no copy of a local).
   T& push_slot() noexcept { return slots_[tail_++ & mask_]; }
   void pop() noexcept { ++head_; }
-  /// Moves the first n (<= size()) entries to out: at most two contiguous copies.
-  void pop_into(T* out, size_t n) noexcept {
-    const size_t start = head_ & mask_;
-    const size_t first = std::min(n, slots_.size() - start);
-    std::copy_n(slots_.data() + start, first, out);
-    std::copy_n(slots_.data(), n - first, out + first);
-    head_ += n;
-  }
+  /// The i-th entry from the front (i < size()).
+  const T& peek(size_t i) const noexcept { return slots_[(head_ + i) & mask_]; }
+  /// Drops the first n (<= size()) entries.
+  void drop(size_t n) noexcept { head_ += n; }
 
  private:
   std::vector<T> slots_;

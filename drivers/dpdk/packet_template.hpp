@@ -12,6 +12,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 
@@ -51,12 +52,11 @@ struct PayloadHeader {
   uint32_t lateness_tsc = 0;
 };
 
-/// Big-endian store (compiles to bswap + one store).
+/// Big-endian store: one bswap and one store (byte stores were merged by GCC into a long
+/// shift/or chain).
 inline void store_be32(uint8_t* p, uint32_t v) noexcept {
-  p[0] = static_cast<uint8_t>(v >> 24);
-  p[1] = static_cast<uint8_t>(v >> 16);
-  p[2] = static_cast<uint8_t>(v >> 8);
-  p[3] = static_cast<uint8_t>(v);
+  const uint32_t be = std::endian::native == std::endian::little ? __builtin_bswap32(v) : v;
+  std::memcpy(p, &be, sizeof be);
 }
 
 class PacketTemplate {

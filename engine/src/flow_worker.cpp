@@ -76,7 +76,9 @@ FlowWorker::FlowWorker(const CompiledScenario& compiled, uint64_t seed, WorkerWi
   }
 }
 
-uint32_t FlowWorker::post(uint32_t flow, int64_t scheduled_ns, int64_t now_ns) noexcept {
+// Inlined: it runs once per message, and a call costs as much as its body.
+[[gnu::always_inline]] inline uint32_t FlowWorker::post(uint32_t flow, int64_t scheduled_ns,
+                                                        int64_t now_ns) noexcept {
   FlowState& state = flows_[flow];
   // Fixed sizes draw no random numbers, so skipping the sampler changes nothing.
   const uint32_t bytes = state.fixed_bytes != 0 ? state.fixed_bytes : state.sizes.next(state.rng);
@@ -100,10 +102,17 @@ void FlowWorker::post_due(int64_t now_ns) {
     state.queued = false;
   }
   ready_.erase(ready_.begin(), ready_.begin() + static_cast<std::ptrdiff_t>(filled));
-  // Scheduled flows: every message whose time has come, while the window has room. The top
-  // flow posts a run of messages while they stay due and, in exact order, before the next
-  // flow's time; on a real-time clock the whole burst leaves at one instant anyway, so a flow
-  // posts all its due messages at once (pacing per burst, one heap update per run).
+  if (exact_order_) {
+    post_due_in_order(now_ns);
+  } else {
+    post_due_batched(now_ns);
+  }
+}
+
+void FlowWorker::post_due_in_order(int64_t now_ns) noexcept {
+  // Scheduled flows: every message whose time has come, while the window has room, in
+  // (time, flow) order. The top flow posts a run of messages while they stay due and before
+  // the next flow's time: one heap update per run.
   constexpr uint32_t kLastFlow = std::numeric_limits<uint32_t>::max();
   while (!due_.empty() && due_.top().first <= now_ns && burst_size_ < kBurstMessages) {
     const auto [scheduled_ns, flow] = due_.top();
@@ -113,8 +122,7 @@ void FlowWorker::post_due(int64_t now_ns) {
       state.queued = false;  // blocked: re-queued when a completion frees a slot
       continue;
     }
-    const DueHeap::Entry due_limit{now_ns, kLastFlow};
-    const DueHeap::Entry limit = exact_order_ ? std::min(due_limit, due_.second()) : due_limit;
+    const DueHeap::Entry limit = std::min(DueHeap::Entry{now_ns, kLastFlow}, due_.second());
     int64_t next_ns = scheduled_ns;
     do {
       const uint32_t bytes = post(flow, next_ns, now_ns);
@@ -127,6 +135,46 @@ void FlowWorker::post_due(int64_t now_ns) {
     } else {
       due_.pop();
       state.queued = false;
+    }
+  }
+}
+
+void FlowWorker::post_due_batched(int64_t now_ns) noexcept {
+  // Pacing per burst: take every due flow off the heap once, post round robin over them until
+  // each is ahead of now (or blocked, or the burst is full), put them back. Each flow's
+  // schedule is a serial chain (its CBR carry); interleaving flows lets the core overlap them.
+  std::array<uint32_t, kBurstMessages> active;
+  size_t count = 0;
+  while (count < active.size() && !due_.empty() && due_.top().first <= now_ns) {
+    const uint32_t flow = due_.top().second;
+    due_.pop();
+    FlowState& state = flows_[flow];
+    if (state.outstanding >= state.window) {
+      state.queued = false;  // blocked: re-queued when a completion frees a slot
+      continue;
+    }
+    active[count++] = flow;  // the heap entry's time is state.next_ns
+  }
+  size_t live = count;
+  while (live > 0 && burst_size_ < kBurstMessages) {
+    for (size_t i = 0; i < live && burst_size_ < kBurstMessages;) {
+      FlowState& state = flows_[active[i]];
+      const uint32_t bytes = post(active[i], state.next_ns, now_ns);
+      state.next_ns = state.arrivals.next_ns(state.next_ns, bytes, state.rng);
+      if (state.next_ns > now_ns || state.outstanding >= state.window) {
+        std::swap(active[i], active[--live]);  // done for this burst (kNever is > now)
+      } else {
+        ++i;
+      }
+    }
+  }
+  for (size_t i = 0; i < count; ++i) {
+    FlowState& state = flows_[active[i]];
+    if (state.next_ns == gen::kNever ||
+        (state.next_ns <= now_ns && state.outstanding >= state.window)) {
+      state.queued = false;
+    } else {
+      due_.push({state.next_ns, active[i]});
     }
   }
 }

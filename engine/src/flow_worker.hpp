@@ -73,6 +73,8 @@ class FlowWorker {
 
   uint32_t post(uint32_t flow, int64_t scheduled_ns, int64_t now_ns) noexcept;
   void post_due(int64_t now_ns);
+  void post_due_in_order(int64_t now_ns) noexcept;
+  void post_due_batched(int64_t now_ns) noexcept;
   void flush(drv::Queue& queue);
   void on_completion(const drv::Completion& completion, drv::Queue& queue,
                      std::vector<FlowCounters>& counters, std::vector<FlowLatency>& latency);
