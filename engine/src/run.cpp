@@ -179,6 +179,7 @@ drv::DriverParams driver_params(const Suite& suite, const RunOptions& options) {
   params.dpdk.tx_port = dpdk.tx_port;
   params.dpdk.rx_port = dpdk.rx_port;
   params.dpdk.software_shaper = dpdk.software_shaper;
+  params.dpdk.hw_pacing = dpdk.hw_pacing;
   return params;
 }
 

@@ -127,6 +127,19 @@ INSTANTIATE_TEST_SUITE_P(
                             "net_ring0", "memory"}),
     [](const ::testing::TestParamInfo<Fault>& param) { return param.param.name; });
 
+// [driver.dpdk] hw_pacing reaches the driver: net_ring has no send-on-time, so the run stops
+// before sending, naming the mlx5 devarg that would give it.
+TEST(DpdkCli, HardwarePacingOnAPortWithoutSendOnTimeExitsThreeNamingTxPp) {
+  std::string text = read_file(kSuite);
+  const std::string key = "software_shaper = true";
+  text.replace(text.find(key), key.size(), "software_shaper = true\nhw_pacing = true");
+  const Outcome o = run_qosbench({"run", write_temp("dpdk_ring_hw_pacing.toml", text), "--driver",
+                                  "dpdk", "--eal", kRingEal, "--quiet"});
+  EXPECT_EQ(o.exit_code, 3) << o.out << o.err;
+  EXPECT_NE(o.err.find("tx_pp"), std::string::npos) << o.err;
+  EXPECT_TRUE(stale_runtime_dirs().empty());
+}
+
 TEST(DpdkCli, InterruptStopsAndWritesIncompleteResults) {
   const std::string json_path = ::testing::TempDir() + "/dpdk_interrupted.json";
   std::filesystem::remove(json_path);
