@@ -175,6 +175,8 @@ class DpdkWorker final : public Queue, public Clock {
   double ticks_per_wire_byte_ = 0.0;
   double link_next_ = 0.0;  // emulated link free again at this tick (relative to tsc0_)
   double link_slack_ = 0.0;
+  double link_catch_up_ = 0.0;  // link time a late service may still use
+  bool link_busy_ = false;      // the last pick found a frame (the link had a backlog)
 
   WorkerStats stats_;
 };
