@@ -56,6 +56,9 @@ trap 'exit 1' INT TERM
 
 ip netns add "$ns_tx" 2>"$work/netns.err" || skip "ip netns add failed: $(cat "$work/netns.err")"
 ip netns add "$ns_rx" || skip "ip netns add failed"
+# Entering a namespace remounts /sys (ip netns exec): impossible e.g. in a plain chroot.
+ip netns exec "$ns_tx" true 2>"$work/netns.err" ||
+  skip "cannot enter a network namespace here: $(cat "$work/netns.err")"
 ip link add "$veth_tx" type veth peer name "$veth_rx" 2>"$work/veth.err" ||
   skip "cannot create a veth pair: $(cat "$work/veth.err")"
 ip link set "$veth_tx" netns "$ns_tx" || fail "moving $veth_tx into $ns_tx"
