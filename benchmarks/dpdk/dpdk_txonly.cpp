@@ -96,8 +96,8 @@ int main(int argc, char** argv) {
   config.rx_port = o.rx ? o.rx_port : "none";
   config.software_shaper = o.shaper;
 
-  const std::string rate =
-      o.flow_pps > 0 ? "\"" + std::to_string(o.flow_pps) + "pps\"" : "\"saturate\"\noutstanding = 256";
+  const std::string rate = o.flow_pps > 0 ? "\"" + std::to_string(o.flow_pps) + "pps\""
+                                          : "\"saturate\"\noutstanding = 256";
   const std::string suite_text =
       "[suite]\nname = \"txonly\"\nwarmup = \"0s\"\nduration = \"" +
       std::to_string(static_cast<int64_t>(o.seconds * 1000)) +

@@ -132,7 +132,9 @@ uint32_t DpdkWorker::transmit(const Message* messages, uint32_t count) noexcept 
   uint32_t built = 0;
   for (; built < count; ++built) {
     const Message& m = messages[built];
-    if (m.flow >= flow_count_) [[unlikely]] break;  // the caller's error: stop before it
+    if (m.flow >= flow_count_) [[unlikely]] {
+      break;  // the caller's error: stop before it
+    }
     const uint32_t length =
         std::clamp(m.bytes > kFcsBytes ? m.bytes - kFcsBytes : 0u, min_length_, max_length_);
     const int64_t late_ns = sent_ns - std::max<int64_t>(m.scheduled_ns, 0);
@@ -150,10 +152,10 @@ uint32_t DpdkWorker::transmit(const Message* messages, uint32_t count) noexcept 
       frame_template.write_prepared(frame, static_cast<uint32_t>(m.sequence),
                                     static_cast<uint32_t>(tsc), lateness_tsc);
     } else {
-      frame_template.write(frame, length,
-                           PayloadHeader{static_cast<uint16_t>(m.flow),
-                                         static_cast<uint32_t>(m.sequence),
-                                         static_cast<uint32_t>(tsc), lateness_tsc});
+      frame_template.write(
+          frame, length,
+          PayloadHeader{static_cast<uint16_t>(m.flow), static_cast<uint32_t>(m.sequence),
+                        static_cast<uint32_t>(tsc), lateness_tsc});
     }
     mbufs[built]->data_len = static_cast<uint16_t>(length);
     mbufs[built]->pkt_len = length;
@@ -187,9 +189,9 @@ void DpdkWorker::stamp_send_times(const Message* messages, rte_mbuf* const* mbuf
   for (uint32_t i = 0; i < count; ++i) {
     // Send-on-time: the NIC holds the frame until the device clock reaches this.
     const uint64_t scheduled_tsc =
-        tsc0_ + static_cast<uint64_t>(
-                    static_cast<double>(std::max<int64_t>(messages[i].scheduled_ns, 0)) *
-                    ticks_per_ns_);
+        tsc0_ +
+        static_cast<uint64_t>(static_cast<double>(std::max<int64_t>(messages[i].scheduled_ns, 0)) *
+                              ticks_per_ns_);
     const auto since =
         static_cast<double>(static_cast<int64_t>(scheduled_tsc - setup_.tsc_at_device_read));
     const uint64_t when =

@@ -138,8 +138,7 @@ class DpdkWorker final : public Queue, public Clock {
   }
   void bind_slow() noexcept;
   uint32_t transmit(const Message* messages, uint32_t count) noexcept;
-  void stamp_send_times(const Message* messages, rte_mbuf* const* mbufs,
-                        uint32_t count) noexcept;
+  void stamp_send_times(const Message* messages, rte_mbuf* const* mbufs, uint32_t count) noexcept;
   uint32_t send_direct(std::span<const Message> messages) noexcept;
   uint32_t enqueue(std::span<const Message> messages) noexcept;
   void service(uint64_t tsc) noexcept;

@@ -9,7 +9,9 @@ namespace {
 
 constexpr size_t kPollBatch = 64;
 
-bool earlier(const DueHeap::Entry& a, const DueHeap::Entry& b) noexcept { return a < b; }
+bool earlier(const DueHeap::Entry& a, const DueHeap::Entry& b) noexcept {
+  return a < b;
+}
 
 }  // namespace
 
@@ -38,7 +40,9 @@ DueHeap::Entry DueHeap::second() const noexcept {
   return std::min(heap_[1], heap_[2]);
 }
 
-void DueHeap::replace_top(Entry e) noexcept { sift_down(0, e); }
+void DueHeap::replace_top(Entry e) noexcept {
+  sift_down(0, e);
+}
 
 void DueHeap::sift_down(size_t i, Entry e) noexcept {
   const size_t n = heap_.size();

@@ -83,10 +83,10 @@ class FlowWorker {
   std::vector<uint32_t> owned_;
   std::vector<FlowState> flows_;
   std::vector<uint32_t> ready_;  // saturating flows to fill now (start, or driver was full)
-  DueHeap due_;  // scheduled flows by (next time, flow)
+  DueHeap due_;                  // scheduled flows by (next time, flow)
   std::array<drv::Message, kBurstMessages> burst_;
   size_t burst_size_ = 0;
-  size_t burst_sent_ = 0;  // prefix of burst_ the queue has accepted
+  size_t burst_sent_ = 0;    // prefix of burst_ the queue has accepted
   bool exact_order_ = true;  // post in (time, flow) order even within a burst (virtual time)
   std::vector<FlowCounters>* counters_ = nullptr;
 };
