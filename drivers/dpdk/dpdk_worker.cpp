@@ -53,6 +53,7 @@ DpdkWorker::DpdkWorker(WorkerSetup setup) : setup_(std::move(setup)) {
   tx_done_.reset(std::min<size_t>(kMaxTxDoneBuffer,
                                   size_t{flow_count_} * std::max(1u, setup_.send_queue_depth)));
   rx_pending_.reset(kRxPending);
+  tx_done_entry_.assign(flow_count_, 0);
   rx_flows_.assign(flow_count_, RxFlow{});
   if (setup_.shaper_plan != nullptr) {
     const policy::QosPlan& plan = *setup_.shaper_plan;
@@ -172,12 +173,26 @@ uint32_t DpdkWorker::transmit(const Message* messages, uint32_t count) noexcept 
     rte_pktmbuf_free_bulk(mbufs + sent, count - sent);
     ++stats_.tx_pmd_full;
   }
+  // One tx_done per flow of the burst: its entry is this burst's when it was pushed after
+  // the burst began (nothing is polled in between).
   uint64_t frame_bytes = 0;
+  const uint64_t burst_begin = tx_done_.tail_position();
+  uint64_t* const entry_of_flow = tx_done_entry_.data();
   for (uint32_t i = 0; i < sent; ++i) {
-    TxDone& done = tx_done_.push_slot();
-    done.message = messages[i];
-    done.sent_ns = sent_ns;
-    frame_bytes += std::max(messages[i].bytes, min_length_ + kFcsBytes);
+    const Message& m = messages[i];
+    uint64_t& entry = entry_of_flow[m.flow];
+    if (entry <= burst_begin) {
+      entry = tx_done_.tail_position() + 1;
+      TxDone& fresh = tx_done_.push_slot();
+      fresh = TxDone{m.flow, 0, 0, 0, 0, 0, sent_ns};
+    }
+    TxDone& done = tx_done_.at_position(entry - 1);
+    ++done.messages;
+    done.payload_bytes += m.bytes;
+    done.wire_bytes += std::max(m.bytes, eth_min_frame_bytes_) + eth_l1_bytes_;
+    done.last_sequence = m.sequence;
+    done.last_scheduled_ns = m.scheduled_ns;
+    frame_bytes += std::max(m.bytes, min_length_ + kFcsBytes);
   }
   stats_.tx_frame_bytes += frame_bytes;
   stats_.tx_packets += sent;
@@ -313,6 +328,7 @@ uint32_t DpdkWorker::receive(std::span<Completion> out) noexcept {
     Completion& c = out[n++];
     c.kind = Completion::Kind::rx_packet;
     c.last_of_message = true;  // one frame per message on Ethernet
+    c.messages = 1;
     c.flow = frame.payload.flow;
     c.payload_bytes = frame_bytes;
     c.wire_bytes = setup_.wire.packet_wire_bytes(frame_bytes, true, policy::RdmaOp::send);
@@ -348,11 +364,12 @@ uint32_t DpdkWorker::poll(std::span<Completion> out) noexcept {
     Completion& c = out[i];
     c.kind = Completion::Kind::tx_done;
     c.last_of_message = true;
-    c.flow = done.message.flow;
-    c.payload_bytes = done.message.bytes;
-    c.wire_bytes = std::max(done.message.bytes, eth_min_frame_bytes_) + eth_l1_bytes_;
-    c.sequence = done.message.sequence;
-    c.scheduled_ns = done.message.scheduled_ns;
+    c.messages = done.messages;
+    c.flow = done.flow;
+    c.payload_bytes = done.payload_bytes;
+    c.wire_bytes = done.wire_bytes;
+    c.sequence = done.last_sequence;
+    c.scheduled_ns = done.last_scheduled_ns;
     c.sent_ns = done.sent_ns;
     c.time_ns = done.sent_ns;
   }

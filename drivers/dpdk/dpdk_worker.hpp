@@ -4,7 +4,8 @@
 // Tx: tx_burst() builds frames from the per-flow templates and hands them to rte_eth_tx_burst
 // (or, with the shaper, queues the messages per flow; the shaper then picks them in DWRR order
 // with the tree's caps, paced at the port rate, whenever poll()/wait_until() run). A message is
-// done (tx_done) when the PMD accepted its frame; poll() returns the tx_done that existed when
+// done (tx_done) when the PMD accepted its frame; one tx_done covers a flow's frames of one
+// burst; poll() returns the tx_done that existed when
 // it last came back empty (or wait_until() last returned), so a loop that refills from
 // completions always meets a short batch. Rx: rte_eth_rx_burst, then the payload header
 // gives flow, sequence (gaps and late arrivals are counted) and the send TSC (latency).
@@ -123,8 +124,13 @@ class DpdkWorker final : public Queue, public Clock {
     uint64_t gaps = 0;
     uint64_t late = 0;
   };
-  struct TxDone {  // a tx_done Completion, expanded when polled
-    Message message;
+  struct TxDone {  // a tx_done Completion (one flow's frames of one burst), expanded when polled
+    uint32_t flow = 0;
+    uint16_t messages = 0;
+    uint32_t payload_bytes = 0;
+    uint32_t wire_bytes = 0;
+    uint64_t last_sequence = 0;
+    int64_t last_scheduled_ns = 0;
     int64_t sent_ns = 0;
   };
   struct RxEntry {
@@ -161,7 +167,8 @@ class DpdkWorker final : public Queue, public Clock {
   bool bound_ = false;  // this worker's thread has its lcore (bind_worker_thread)
 
   Fifo<TxDone> tx_done_;
-  size_t visible_tx_done_ = 0;  // front entries of tx_done_ poll() may return
+  std::vector<uint64_t> tx_done_entry_;  // per flow: 1 + position of its latest tx_done entry
+  size_t visible_tx_done_ = 0;           // front entries of tx_done_ poll() may return
   Fifo<RxEntry> rx_pending_;
   std::vector<RxFlow> rx_flows_;
 

@@ -28,6 +28,10 @@ class Fifo {
   void pop() noexcept { ++head_; }
   /// The i-th entry from the front (i < size()).
   const T& peek(size_t i) const noexcept { return slots_[(head_ + i) & mask_]; }
+  /// Positions count every push since reset(): the next push gets tail_position().
+  uint64_t tail_position() const noexcept { return tail_; }
+  /// The entry at an absolute position still in the FIFO (head <= position < tail).
+  T& at_position(uint64_t position) noexcept { return slots_[position & mask_]; }
   /// Drops the first n (<= size()) entries.
   void drop(size_t n) noexcept { head_ += n; }
 

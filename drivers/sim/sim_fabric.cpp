@@ -489,6 +489,7 @@ void SimPort::fill_rx(Completion& c, const RxEvent& rx) const noexcept {
   const SqEntry& sq = send_queues_[static_cast<size_t>(rx.flow) * kSimSendQueueDepth + rx.slot];
   c.kind = Completion::Kind::rx_packet;
   c.last_of_message = rx.last;
+  c.messages = 1;
   c.flow = rx.flow;
   c.payload_bytes = rx.payload_bytes;
   c.wire_bytes = rx.wire_bytes;
@@ -503,6 +504,7 @@ void SimPort::fill_tx_done(Completion& c, const TxDoneEvent& done) noexcept {
   const SqEntry& sq = entry(done.flow, flow.head);
   c.kind = Completion::Kind::tx_done;
   c.last_of_message = true;
+  c.messages = 1;
   c.flow = done.flow;
   c.payload_bytes = sq.message.bytes;
   c.wire_bytes = 0;

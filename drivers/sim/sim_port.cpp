@@ -255,6 +255,7 @@ uint32_t SimPort::poll_plain(std::span<Completion> out) noexcept {
       const SqEntry& sq = entry(done.flow, flow.head);
       c.kind = Completion::Kind::tx_done;
       c.last_of_message = true;
+      c.messages = 1;
       c.flow = done.flow;
       c.payload_bytes = sq.message.bytes;
       c.wire_bytes = 0;  // per-packet wire bytes are on the rx_packet completions

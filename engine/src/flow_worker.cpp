@@ -199,14 +199,17 @@ void FlowWorker::on_completion(const drv::Completion& c, drv::Queue& queue,
                                std::vector<FlowLatency>& latency) {
   if (c.kind == drv::Completion::Kind::tx_done) {
     FlowState& state = flows_[c.flow];
-    --state.outstanding;
+    state.outstanding -= c.messages;
     if (state.saturating) {
       // An RDMA application posts the next message when it sees the completion: the freed
-      // slot is refilled at the completion's time, whenever the driver hands it to us.
+      // slots are refilled at the completion's time, whenever the driver hands it to us.
       if (burst_size_ == kBurstMessages) flush(queue);
-      if (burst_size_ < kBurstMessages && !state.queued) {
+      if (state.queued) return;  // already waiting in ready_ to fill its window
+      uint32_t refill = c.messages;
+      for (; refill > 0 && burst_size_ < kBurstMessages; --refill) {
         post(c.flow, c.time_ns, c.time_ns);
-      } else if (!state.queued) {
+      }
+      if (refill > 0) {
         ready_.push_back(c.flow);  // the driver is full: refill when it drains
         state.queued = true;
       }

@@ -42,9 +42,6 @@ int64_t floor_div(int64_t a, int64_t b) noexcept {
   return (a % b != 0 && a < 0) ? q - 1 : q;
 }
 
-// Gaps beyond this (~127 years) mean "never": keeps the int64 arithmetic below far from overflow.
-constexpr double kMaxGapNs = 4e18;
-
 }  // namespace
 
 double ArrivalSpec::mean_offered_bps(double mean_message_bytes) const noexcept {
@@ -127,21 +124,7 @@ ArrivalProcess::ArrivalProcess(const ArrivalSpec& spec, double mean_message_byte
     usable_ = usable_ && spec.on_ns > 0 && spec.off_ns >= 0 &&
               spec.off_ns <= std::numeric_limits<int64_t>::max() - spec.on_ns;
   }
-}
-
-double ArrivalProcess::cbr_gap_ns(uint32_t message_bytes) const noexcept {
-  return ns_per_byte_ > 0.0 ? static_cast<double>(message_bytes) * ns_per_byte_ : mean_gap_ns_;
-}
-
-int64_t ArrivalProcess::advance(int64_t prev_ns, double gap_ns) noexcept {
-  // Departures are whole ns; the fraction is carried so that after N gaps the schedule is
-  // within 1 ns of the exact sum (a 3 Mpps flow keeps its 333.33 ns average).
-  const double total_ns = carry_ns_ + gap_ns;
-  if (!(total_ns < kMaxGapNs)) return kNever;
-  const auto whole_ns = static_cast<int64_t>(total_ns);
-  carry_ns_ = total_ns - static_cast<double>(whole_ns);
-  if (prev_ns > kNever - whole_ns) return kNever;
-  return prev_ns + whole_ns;
+  cbr_ = usable_ && spec.kind == ArrivalSpec::Kind::cbr;
 }
 
 int64_t ArrivalProcess::first_ns(int64_t start_ns, Rng& rng) noexcept {
@@ -168,7 +151,8 @@ int64_t ArrivalProcess::first_ns(int64_t start_ns, Rng& rng) noexcept {
   return kNever;
 }
 
-int64_t ArrivalProcess::next_ns(int64_t prev_ns, uint32_t message_bytes, Rng& rng) noexcept {
+int64_t ArrivalProcess::next_ns_not_cbr(int64_t prev_ns, uint32_t message_bytes,
+                                        Rng& rng) noexcept {
   if (!usable_) return kNever;
   switch (spec_.kind) {
     case ArrivalSpec::Kind::saturate:

@@ -241,29 +241,72 @@ TEST_F(DpdkDriverTest, NullPortTxOnly) {
     messages.push_back(Message{i % 3, 64 + (i % 5) * 300, clock.now_ns(), i / 3});
   }
   uint32_t posted = 0;
+  uint32_t completed = 0;
   std::vector<Completion> done;
   std::array<Completion, 64> batch;
-  for (int i = 0; i < 100000 && done.size() < kMessages; ++i) {
+  for (int i = 0; i < 100000 && completed < kMessages; ++i) {
     posted += driver->queue(0).tx_burst(std::span<const Message>(messages).subspan(posted));
     const uint32_t n = driver->queue(0).poll(batch);
+    for (uint32_t k = 0; k < n; ++k) completed += batch[k].messages;
     done.insert(done.end(), batch.begin(), batch.begin() + n);
   }
-  ASSERT_EQ(done.size(), kMessages);
-  for (uint32_t i = 0; i < kMessages; ++i) {
-    const Completion& c = done[i];
+  ASSERT_EQ(completed, kMessages);
+  // A tx_done covers the next `messages` of its flow, in sequence order, with their bytes.
+  std::array<uint64_t, 3> next_sequence{0, 0, 0};
+  for (const Completion& c : done) {
     EXPECT_EQ(c.kind, Completion::Kind::tx_done);
-    EXPECT_EQ(c.flow, messages[i].flow);
-    EXPECT_EQ(c.sequence, messages[i].sequence);
-    EXPECT_EQ(c.payload_bytes, messages[i].bytes);
-    EXPECT_EQ(c.wire_bytes, messages[i].bytes + 20);  // preamble+SFD and inter-frame gap
+    ASSERT_LT(c.flow, 3u);
+    ASSERT_GE(c.messages, 1u);
+    uint32_t payload = 0;
+    uint32_t wire = 0;
+    for (uint32_t k = 0; k < c.messages; ++k) {
+      const Message& m = messages[3 * next_sequence[c.flow]++ + c.flow];
+      payload += m.bytes;
+      wire += m.bytes + 20;  // preamble+SFD and inter-frame gap
+    }
+    EXPECT_EQ(c.sequence, next_sequence[c.flow] - 1);
+    EXPECT_EQ(c.payload_bytes, payload);
+    EXPECT_EQ(c.wire_bytes, wire);
     EXPECT_LE(c.scheduled_ns, c.sent_ns);
     EXPECT_LE(c.sent_ns, c.time_ns);
   }
+  EXPECT_LT(done.size(), kMessages);  // folded: several of a flow's frames per tx_done
   ASSERT_TRUE(driver->stop().ok());
   const DriverStats stats = driver->stats();
   EXPECT_EQ(stat(stats, "tx_packets"), kMessages);
   EXPECT_EQ(stat(stats, "port_opackets"), kMessages);
   EXPECT_EQ(stat(stats, "rx_packets"), 0);
+  driver->close();
+}
+
+// The frames of one burst fold into one tx_done per flow; the next burst starts new ones.
+TEST_F(DpdkDriverTest, OneTxDonePerFlowPerBurst) {
+  auto config = test_config("net_null0", "none");
+  config.software_shaper = false;
+  auto driver = make_dpdk_driver(config);
+  const auto plan = eth_plan(2);
+  ASSERT_TRUE(driver->open(eth_topology(plan)).ok());
+  ASSERT_TRUE(driver->apply(plan).ok());
+  ASSERT_TRUE(driver->start().ok());
+  const std::vector<Message> first{{0, 64, 5, 0}, {1, 100, 6, 0}, {0, 200, 7, 1}, {0, 64, 8, 2}};
+  const std::vector<Message> second{{0, 64, 9, 3}};
+  ASSERT_EQ(driver->queue(0).tx_burst(first), first.size());
+  ASSERT_EQ(driver->queue(0).tx_burst(second), second.size());
+  const auto done = collect(*driver, Completion::Kind::tx_done, 3);
+  ASSERT_EQ(done.size(), 3u);
+  EXPECT_EQ(done[0].flow, 0u);
+  EXPECT_EQ(done[0].messages, 3u);
+  EXPECT_EQ(done[0].sequence, 2u);
+  EXPECT_EQ(done[0].scheduled_ns, 8);
+  EXPECT_EQ(done[0].payload_bytes, 64u + 200 + 64);
+  EXPECT_EQ(done[0].wire_bytes, 64u + 200 + 64 + 3 * 20);
+  EXPECT_EQ(done[1].flow, 1u);
+  EXPECT_EQ(done[1].messages, 1u);
+  EXPECT_EQ(done[1].payload_bytes, 100u);
+  EXPECT_EQ(done[2].flow, 0u);
+  EXPECT_EQ(done[2].messages, 1u);
+  EXPECT_EQ(done[2].sequence, 3u);
+  EXPECT_LE(done[0].time_ns, done[2].time_ns);
   driver->close();
 }
 
@@ -319,23 +362,27 @@ TEST_P(DpdkRingTest, EveryFrameArrivesInOrderWithItsStamps) {
 
   uint32_t posted = 0;
   std::vector<Completion> rx;
-  std::vector<Completion> tx;
+  size_t tx_messages = 0;
   std::array<Completion, 64> batch;
   int64_t last_now = clock.now_ns();
   // Both kinds: the last tx_done may become visible only after the last frame arrived.
-  for (int i = 0; i < 1'000'000 && (rx.size() < messages.size() || tx.size() < messages.size());
+  for (int i = 0; i < 1'000'000 && (rx.size() < messages.size() || tx_messages < messages.size());
        ++i) {
     posted += driver->queue(0).tx_burst(std::span<const Message>(messages).subspan(posted));
     const uint32_t n = driver->queue(0).poll(batch);
     for (uint32_t k = 0; k < n; ++k) {
-      (batch[k].kind == Completion::Kind::rx_packet ? rx : tx).push_back(batch[k]);
+      if (batch[k].kind == Completion::Kind::rx_packet) {
+        rx.push_back(batch[k]);
+      } else {
+        tx_messages += batch[k].messages;
+      }
     }
     if (n == 0) clock.wait_until(clock.now_ns() + 1000);
     EXPECT_GE(clock.now_ns(), last_now);
     last_now = clock.now_ns();
   }
   ASSERT_EQ(rx.size(), messages.size());
-  ASSERT_EQ(tx.size(), messages.size());
+  ASSERT_EQ(tx_messages, messages.size());
   std::map<uint32_t, uint64_t> next;
   const int64_t end_ns = clock.now_ns();
   for (const Completion& c : rx) {

@@ -165,8 +165,9 @@ std::array<uint64_t, 2> run_backlogged(Driver& driver, size_t completions, int64
     const uint32_t n = queue.poll(batch);
     for (uint32_t i = 0; i < n && total < completions; ++i) {
       if (batch[i].kind != Completion::Kind::tx_done) continue;
-      ++done[batch[i].flow];
-      ++total;
+      const uint64_t messages = std::min<uint64_t>(batch[i].messages, completions - total);
+      done[batch[i].flow] += messages;
+      total += messages;
     }
   }
   return done;

@@ -31,11 +31,17 @@ struct Completion {
   };
   Kind kind = Kind::rx_packet;
   bool last_of_message = false;  // rx_packet: the message's last packet
+  /// tx_done: how many of the flow's messages completed at once, the last of them being
+  /// `sequence` (a driver may fold a burst's completions of one flow into one: 1 per frame
+  /// costs as much as building the frame). The simulator always reports 1.
+  uint16_t messages = 1;
   uint32_t flow = 0;
   uint32_t payload_bytes = 0;  // rx_packet: payload in this packet; tx_done: message bytes
-  uint32_t wire_bytes = 0;     // rx_packet: wire bytes of this packet (reference §8)
+                               // (of all `messages`)
+  uint32_t wire_bytes = 0;     // rx_packet: wire bytes of this packet (reference §8);
+                               // tx_done: of all `messages`
   uint64_t sequence = 0;
-  int64_t scheduled_ns = 0;  // the Message's scheduled time
+  int64_t scheduled_ns = 0;  // the Message's scheduled time (tx_done: the last message's)
   int64_t sent_ns = 0;       // when the message actually left the sender (sim: its first
                              // byte went on the wire; dpdk: the Tx timestamp in the payload)
   int64_t time_ns = 0;       // rx_packet: arrival at the receiver; tx_done: completion time
