@@ -125,10 +125,31 @@ ArrivalProcess::ArrivalProcess(const ArrivalSpec& spec, double mean_message_byte
               spec.off_ns <= std::numeric_limits<int64_t>::max() - spec.on_ns;
   }
   cbr_ = usable_ && spec.kind == ArrivalSpec::Kind::cbr;
+  if (cbr_) {
+    cbr_per_byte_ = ns_per_byte_ > 0.0;
+    cbr_gap_ = FixedGap::from_ns(cbr_per_byte_ ? ns_per_byte_ : mean_gap_ns_);
+  }
+}
+
+ArrivalProcess::FixedGap ArrivalProcess::FixedGap::from_ns(double gap_ns) noexcept {
+  FixedGap gap;
+  if (!(gap_ns < kMaxGapNs)) {
+    gap.whole_ns = static_cast<int64_t>(kMaxGapNs);  // "never" after the first departure
+    return gap;
+  }
+  const double whole = std::floor(gap_ns);
+  gap.whole_ns = static_cast<int64_t>(whole);
+  gap.fraction = static_cast<uint64_t>(std::llround((gap_ns - whole) * 0x1p32));
+  if (gap.fraction > kFractionMask) {  // rounded up to a whole ns
+    gap.fraction = 0;
+    ++gap.whole_ns;
+  }
+  return gap;
 }
 
 int64_t ArrivalProcess::first_ns(int64_t start_ns, Rng& rng) noexcept {
   carry_ns_ = 0.0;
+  cbr_carry_ = 0;
   if (spec_.kind == ArrivalSpec::Kind::saturate) return start_ns;
   if (!usable_) return kNever;
   switch (spec_.kind) {
@@ -157,8 +178,8 @@ int64_t ArrivalProcess::next_ns_not_cbr(int64_t prev_ns, uint32_t message_bytes,
   switch (spec_.kind) {
     case ArrivalSpec::Kind::saturate:
       return kNever;
-    case ArrivalSpec::Kind::cbr:
-      return advance(prev_ns, cbr_gap_ns(message_bytes));
+    case ArrivalSpec::Kind::cbr:  // usable cbr takes next_ns()'s inline path
+      return advance_cbr(prev_ns, message_bytes);
     // Gaps independent of the sizes (a true Poisson process of messages); for a bit rate the
     // mean gap is that of the mean message size, so the offered bit/s is the same as CBR's.
     case ArrivalSpec::Kind::poisson:

@@ -335,6 +335,27 @@ TEST(ArrivalProcess, InvalidSpecsScheduleNothing) {
   ArrivalProcess glacial(cbr_pps(1e-12), 100.0);
   EXPECT_EQ(glacial.first_ns(0, rng), 0);
   EXPECT_EQ(glacial.next_ns(0, 100, rng), kNever);
+  // A slow bit rate times a large message overflows no integer: it is never, too.
+  ArrivalProcess glacial_bits(with_bps(ArrivalSpec::Kind::cbr, 1e-3), 100.0);
+  EXPECT_EQ(glacial_bits.first_ns(0, rng), 0);
+  EXPECT_EQ(glacial_bits.next_ns(0, 4'000'000'000u, rng), kNever);
+  EXPECT_EQ(glacial_bits.next_ns(kNever - 10, 1, rng), kNever);
+}
+
+TEST(ArrivalProcess, CbrBitRateCarriesFractionsOfEveryByte) {
+  // 3 Gbit/s: 8/3 ns per byte. Sizes 1..1500 over 1e6 messages: the schedule stays within
+  // 1 ns of the exact sum of bytes * 8/3 ns.
+  ArrivalProcess process(with_bps(ArrivalSpec::Kind::cbr, 3e9), 750.0);
+  Rng rng(3);
+  int64_t t = process.first_ns(0, rng);
+  uint64_t bytes_sum = 0;
+  for (uint32_t i = 0; i < 1'000'000; ++i) {
+    const uint32_t bytes = 1 + (i * 7919u) % 1500;
+    t = process.next_ns(t, bytes, rng);
+    bytes_sum += bytes;
+  }
+  const double exact_ns = static_cast<double>(bytes_sum) * 8.0 / 3.0;
+  EXPECT_LE(std::abs(static_cast<double>(t) - exact_ns), 1.0);
 }
 
 }  // namespace
