@@ -18,10 +18,8 @@ uint8_t* frame_data(rte_mbuf* m) noexcept {
   return static_cast<uint8_t*>(m->buf_addr) + m->data_off;
 }
 
-// Lateness is carried in 32 bits of ticks: saturated there (and at 2^32 ns before the
-// fixed-point multiply, so it cannot overflow while ticks per ns < 2^8).
-constexpr uint64_t kMaxLateNs = std::numeric_limits<uint32_t>::max();
-constexpr uint64_t kMaxLatenessTicks = std::numeric_limits<uint32_t>::max();
+// Lateness is carried in 32 bits of ns, saturated.
+constexpr int64_t kMaxLatenessNs = std::numeric_limits<uint32_t>::max();
 
 // Largest frames of link time the software shaper makes up after a late service (a Tx ring).
 constexpr double kLinkCatchUpFrames = 256;
@@ -41,15 +39,9 @@ DpdkWorker::DpdkWorker(WorkerSetup setup) : setup_(std::move(setup)) {
   max_length_ = static_cast<uint32_t>(setup_.wire.max_message_bytes()) - kFcsBytes;
   // Every mbuf holds a whole prefix when the largest frame does (MTU >= 68 always).
   prefix_fits_ = max_length_ >= kPrefixBytes;
-  // Ethernet wire bytes = max(frame, minimum frame) + L1 overhead, from the wire model once.
-  constexpr uint32_t kLarge = 1u << 16;
-  eth_l1_bytes_ = setup_.wire.packet_wire_bytes(kLarge, true, policy::RdmaOp::send) - kLarge;
-  eth_min_frame_bytes_ =
-      setup_.wire.packet_wire_bytes(0, true, policy::RdmaOp::send) - eth_l1_bytes_;
   tsc_hz_ = static_cast<double>(rte_get_tsc_hz());
   ns_per_tick_ = 1e9 / tsc_hz_;
   ticks_per_ns_ = tsc_hz_ / 1e9;
-  ticks_per_ns_q24_ = static_cast<uint64_t>(ticks_per_ns_ * (1 << 24));
   tx_done_.reset(std::min<size_t>(kMaxTxDoneBuffer,
                                   size_t{flow_count_} * std::max(1u, setup_.send_queue_depth)));
   rx_pending_.reset(kRxPending);
@@ -130,6 +122,7 @@ uint32_t DpdkWorker::transmit(const Message* messages, uint32_t count) noexcept 
   const uint64_t tsc = rte_rdtsc();
   const int64_t sent_ns = ticks_to_ns(tsc);
   PacketTemplate* const templates = setup_.templates.data();
+  uint64_t frame_bytes_built = 0;
   uint32_t built = 0;
   for (; built < count; ++built) {
     const Message& m = messages[built];
@@ -138,10 +131,8 @@ uint32_t DpdkWorker::transmit(const Message* messages, uint32_t count) noexcept 
     }
     const uint32_t length =
         std::clamp(m.bytes > kFcsBytes ? m.bytes - kFcsBytes : 0u, min_length_, max_length_);
-    const int64_t late_ns = sent_ns - std::max<int64_t>(m.scheduled_ns, 0);
-    const uint64_t late = late_ns > 0 ? std::min(static_cast<uint64_t>(late_ns), kMaxLateNs) : 0;
-    const auto lateness_tsc =
-        static_cast<uint32_t>(std::min((late * ticks_per_ns_q24_) >> 24, kMaxLatenessTicks));
+    const auto lateness_ns =
+        static_cast<uint32_t>(std::clamp<int64_t>(sent_ns - m.scheduled_ns, 0, kMaxLatenessNs));
     PacketTemplate& frame_template = templates[m.flow];
     uint8_t* frame = frame_data(mbufs[built]);
     if (prefix_fits_) [[likely]] {
@@ -151,15 +142,16 @@ uint32_t DpdkWorker::transmit(const Message* messages, uint32_t count) noexcept 
         frame_template.prepare(length, static_cast<uint16_t>(m.flow));
       }
       frame_template.write_prepared(frame, static_cast<uint32_t>(m.sequence),
-                                    static_cast<uint32_t>(tsc), lateness_tsc);
+                                    static_cast<uint32_t>(tsc), lateness_ns);
     } else {
       frame_template.write(
           frame, length,
           PayloadHeader{static_cast<uint16_t>(m.flow), static_cast<uint32_t>(m.sequence),
-                        static_cast<uint32_t>(tsc), lateness_tsc});
+                        static_cast<uint32_t>(tsc), lateness_ns});
     }
     mbufs[built]->data_len = static_cast<uint16_t>(length);
     mbufs[built]->pkt_len = length;
+    frame_bytes_built += length + kFcsBytes;
   }
   if (built < count) {
     rte_pktmbuf_free_bulk(mbufs + built, count - built);
@@ -169,30 +161,38 @@ uint32_t DpdkWorker::transmit(const Message* messages, uint32_t count) noexcept 
   if (setup_.tx_ts_offset >= 0) stamp_send_times(messages, mbufs, count);
   const uint16_t sent =
       rte_eth_tx_burst(setup_.tx_port, setup_.tx_queue, mbufs, static_cast<uint16_t>(count));
+  uint64_t frame_bytes = frame_bytes_built;
   if (sent < count) {
+    for (uint32_t i = sent; i < count; ++i) frame_bytes -= mbufs[i]->pkt_len + kFcsBytes;
     rte_pktmbuf_free_bulk(mbufs + sent, count - sent);
     ++stats_.tx_pmd_full;
   }
   // One tx_done per flow of the burst: its entry is this burst's when it was pushed after
-  // the burst began (nothing is polled in between).
-  uint64_t frame_bytes = 0;
+  // the burst began (nothing is polled in between). The engine posts a flow's messages in
+  // runs, so they are counted per run in a register (a count in memory per frame is a
+  // store-to-load chain); the last message's fields are copied once per entry below.
   const uint64_t burst_begin = tx_done_.tail_position();
   uint64_t* const entry_of_flow = tx_done_entry_.data();
-  for (uint32_t i = 0; i < sent; ++i) {
-    const Message& m = messages[i];
-    uint64_t& entry = entry_of_flow[m.flow];
+  for (uint32_t i = 0; i < sent;) {
+    const uint32_t flow = messages[i].flow;
+    uint32_t run_end = i + 1;
+    while (run_end < sent && messages[run_end].flow == flow) ++run_end;
+    uint64_t& entry = entry_of_flow[flow];
     if (entry <= burst_begin) {
       entry = tx_done_.tail_position() + 1;
-      TxDone& fresh = tx_done_.push_slot();
-      fresh = TxDone{m.flow, 0, 0, 0, 0, 0, sent_ns};
+      tx_done_.push_slot() = TxDone{flow, 0, 0, 0, 0, 0, sent_ns};
     }
     TxDone& done = tx_done_.at_position(entry - 1);
-    ++done.messages;
-    done.payload_bytes += m.bytes;
-    done.wire_bytes += std::max(m.bytes, eth_min_frame_bytes_) + eth_l1_bytes_;
-    done.last_sequence = m.sequence;
-    done.last_scheduled_ns = m.scheduled_ns;
-    frame_bytes += std::max(m.bytes, min_length_ + kFcsBytes);
+    done.messages = static_cast<uint16_t>(done.messages + (run_end - i));
+    done.last_index = static_cast<uint16_t>(run_end - 1);
+    i = run_end;
+  }
+  for (uint64_t p = burst_begin; p < tx_done_.tail_position(); ++p) {
+    TxDone& done = tx_done_.at_position(p);
+    const Message& last = messages[done.last_index];
+    done.last_bytes = last.bytes;
+    done.last_sequence = last.sequence;
+    done.last_scheduled_ns = last.scheduled_ns;
   }
   stats_.tx_frame_bytes += frame_bytes;
   stats_.tx_packets += sent;
@@ -334,7 +334,7 @@ uint32_t DpdkWorker::receive(std::span<Completion> out) noexcept {
     c.wire_bytes = setup_.wire.packet_wire_bytes(frame_bytes, true, policy::RdmaOp::send);
     c.sequence = sequence;
     c.sent_ns = ticks_to_ns(sent_tsc);
-    c.scheduled_ns = ticks_to_ns(sent_tsc - frame.payload.lateness_tsc);
+    c.scheduled_ns = c.sent_ns - frame.payload.lateness_ns;
     c.time_ns = ticks_to_ns(entry.tsc);
     ++stats_.rx_packets;
     stats_.rx_frame_bytes += frame_bytes;
@@ -366,8 +366,8 @@ uint32_t DpdkWorker::poll(std::span<Completion> out) noexcept {
     c.last_of_message = true;
     c.messages = done.messages;
     c.flow = done.flow;
-    c.payload_bytes = done.payload_bytes;
-    c.wire_bytes = done.wire_bytes;
+    c.payload_bytes = done.last_bytes;
+    c.wire_bytes = 0;  // per-frame wire bytes are on the rx_packet completions
     c.sequence = done.last_sequence;
     c.scheduled_ns = done.last_scheduled_ns;
     c.sent_ns = done.sent_ns;

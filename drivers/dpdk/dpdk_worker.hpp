@@ -127,8 +127,8 @@ class DpdkWorker final : public Queue, public Clock {
   struct TxDone {  // a tx_done Completion (one flow's frames of one burst), expanded when polled
     uint32_t flow = 0;
     uint16_t messages = 0;
-    uint32_t payload_bytes = 0;
-    uint32_t wire_bytes = 0;
+    uint16_t last_index = 0;  // the flow's last message in the burst
+    uint32_t last_bytes = 0;
     uint64_t last_sequence = 0;
     int64_t last_scheduled_ns = 0;
     int64_t sent_ns = 0;
@@ -156,12 +156,9 @@ class DpdkWorker final : public Queue, public Clock {
   uint32_t min_length_ = 0;
   uint32_t max_length_ = 0;
   bool prefix_fits_ = false;  // frames are written by PacketTemplate::write_prepared
-  uint32_t eth_min_frame_bytes_ = 0;
-  uint32_t eth_l1_bytes_ = 0;
   double tsc_hz_ = 0.0;
   double ns_per_tick_ = 0.0;
   double ticks_per_ns_ = 0.0;
-  uint64_t ticks_per_ns_q24_ = 0;  // ticks per ns in 2^-24 units (lateness in integers)
   uint64_t tsc0_ = 0;
   bool running_ = false;
   bool bound_ = false;  // this worker's thread has its lcore (bind_worker_thread)

@@ -78,7 +78,7 @@ void PacketTemplate::write(uint8_t* frame, uint32_t length,
   put16(h, payload.flow);
   put32(h + 2, payload.sequence);
   put32(h + 6, payload.tx_tsc);
-  put32(h + 10, payload.lateness_tsc);
+  put32(h + 10, payload.lateness_ns);
 }
 
 void PacketTemplate::prepare(uint32_t length, uint16_t flow) noexcept {
@@ -122,7 +122,7 @@ bool parse_frame(const uint8_t* frame, uint32_t length, uint16_t udp_dst_port,
   out.payload.flow = get16(h);
   out.payload.sequence = get32(h + 2);
   out.payload.tx_tsc = get32(h + 6);
-  out.payload.lateness_tsc = get32(h + 10);
+  out.payload.lateness_ns = get32(h + 10);
   return true;
 }
 

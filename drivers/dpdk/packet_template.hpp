@@ -7,7 +7,7 @@
 //   2  sequence      u32  per-flow sequence, low 32 bits (the receiver extends it)
 //   6  tx_tsc        u32  TSC when the frame was handed to the PMD, low 32 bits (the receiver
 //                         extends it from its own TSC: valid while latency < 2^31 ticks)
-//   10 lateness_tsc  u32  tx_tsc - scheduled TSC, saturated at 2^32-1
+//   10 lateness_ns   u32  send time - scheduled time in ns, saturated at 2^32-1 (4.29 s)
 // Bytes after the header are left as the mbuf had them (not part of any check).
 #pragma once
 
@@ -49,7 +49,7 @@ struct PayloadHeader {
   uint16_t flow = 0;
   uint32_t sequence = 0;
   uint32_t tx_tsc = 0;
-  uint32_t lateness_tsc = 0;
+  uint32_t lateness_ns = 0;
 };
 
 /// Big-endian store: one bswap and one store (byte stores were merged by GCC into a long
@@ -79,12 +79,12 @@ class PacketTemplate {
   /// The same bytes as write() for the prepared length and flow. The frame buffer must hold
   /// kPrefixBytes (bytes past the frame's length are left as garbage, not sent).
   void write_prepared(uint8_t* frame, uint32_t sequence, uint32_t tx_tsc,
-                      uint32_t lateness_tsc) const noexcept {
+                      uint32_t lateness_ns) const noexcept {
     std::memcpy(frame, prefix_.data(), kPrefixBytes);  // fixed size: a few vector moves
     uint8_t* h = frame + header_bytes_;
     store_be32(h + 2, sequence);
     store_be32(h + 6, tx_tsc);
-    store_be32(h + 10, lateness_tsc);
+    store_be32(h + 10, lateness_ns);
   }
 
  private:

@@ -88,9 +88,7 @@ FlowWorker::FlowWorker(const CompiledScenario& compiled, uint64_t seed, WorkerWi
   const uint32_t bytes = state.fixed_bytes != 0 ? state.fixed_bytes : state.sizes.next(state.rng);
   burst_[burst_size_++] = drv::Message{flow, bytes, scheduled_ns, state.next_sequence++};
   ++state.outstanding;
-  FlowCounters& counters = (*counters_)[flow];
-  ++counters.posted_messages;
-  counters.late_posts += now_ns > scheduled_ns ? 1 : 0;
+  state.late_posts += now_ns > scheduled_ns ? 1 : 0;
   return bytes;
 }
 
@@ -143,10 +141,40 @@ void FlowWorker::post_due_in_order(int64_t now_ns) noexcept {
   }
 }
 
+uint32_t FlowWorker::post_run(uint32_t flow, int64_t scheduled_ns, int64_t now_ns,
+                              uint32_t limit) noexcept {
+  // The flow's schedule, sequence and the burst index live in locals for the run: stores into
+  // burst_ could alias its members, which would force a reload per message.
+  FlowState& state = flows_[flow];
+  gen::ArrivalProcess arrivals = state.arrivals;
+  int64_t next_ns = scheduled_ns;
+  uint64_t sequence = state.next_sequence;
+  uint64_t late = 0;
+  drv::Message* const out = burst_.data() + burst_size_;
+  uint32_t n = 0;
+  while (n < limit && next_ns <= now_ns) {
+    // Fixed sizes draw no random numbers, so skipping the sampler changes nothing.
+    const uint32_t bytes = state.fixed_bytes != 0 ? state.fixed_bytes : state.sizes.next(state.rng);
+    out[n++] = drv::Message{flow, bytes, next_ns, sequence++};
+    late += now_ns > next_ns ? 1 : 0;
+    next_ns = state.saturating ? now_ns : arrivals.next_ns(next_ns, bytes, state.rng);
+  }
+  if (!state.saturating) {
+    state.arrivals = arrivals;
+    state.next_ns = next_ns;
+  }
+  state.next_sequence = sequence;
+  state.late_posts += late;
+  state.outstanding += n;
+  burst_size_ += n;
+  return n;
+}
+
 void FlowWorker::post_due_batched(int64_t now_ns) noexcept {
-  // Pacing per burst: take every due flow off the heap once, post round robin over them until
-  // each is ahead of now (or blocked, or the burst is full), put them back. Each flow's
-  // schedule is a serial chain (its CBR carry); interleaving flows lets the core overlap them.
+  // Pacing per burst: take every due flow off the heap once, give each a fair share of the
+  // burst's room (posted as one run per flow) until each is ahead of now, blocked, or the
+  // burst is full, and put them back. The frames of a burst leave at one instant, so their
+  // order within it does not matter; the shares keep overloaded flows equal.
   std::array<uint32_t, kBurstMessages> active;
   size_t count = 0;
   while (count < active.size() && !due_.empty() && due_.top().first <= now_ns) {
@@ -161,10 +189,13 @@ void FlowWorker::post_due_batched(int64_t now_ns) noexcept {
   }
   size_t live = count;
   while (live > 0 && burst_size_ < kBurstMessages) {
+    const auto share =
+        std::max<uint32_t>(1, static_cast<uint32_t>((kBurstMessages - burst_size_) / live));
     for (size_t i = 0; i < live && burst_size_ < kBurstMessages;) {
       FlowState& state = flows_[active[i]];
-      const uint32_t bytes = post(active[i], state.next_ns, now_ns);
-      state.next_ns = state.arrivals.next_ns(state.next_ns, bytes, state.rng);
+      const uint32_t limit = std::min({share, state.window - state.outstanding,
+                                       static_cast<uint32_t>(kBurstMessages - burst_size_)});
+      post_run(active[i], state.next_ns, now_ns, limit);
       if (state.next_ns > now_ns || state.outstanding >= state.window) {
         std::swap(active[i], active[--live]);  // done for this burst (kNever is > now)
       } else {
@@ -205,11 +236,10 @@ void FlowWorker::on_completion(const drv::Completion& c, drv::Queue& queue,
       // slots are refilled at the completion's time, whenever the driver hands it to us.
       if (burst_size_ == kBurstMessages) flush(queue);
       if (state.queued) return;  // already waiting in ready_ to fill its window
-      uint32_t refill = c.messages;
-      for (; refill > 0 && burst_size_ < kBurstMessages; --refill) {
-        post(c.flow, c.time_ns, c.time_ns);
-      }
-      if (refill > 0) {
+      const auto refill = std::min(static_cast<uint32_t>(c.messages),
+                                   static_cast<uint32_t>(kBurstMessages - burst_size_));
+      if (refill != 0) post_run(c.flow, c.time_ns, c.time_ns, refill);
+      if (refill < c.messages) {
         ready_.push_back(c.flow);  // the driver is full: refill when it drains
         state.queued = true;
       }
@@ -233,9 +263,16 @@ void FlowWorker::on_completion(const drv::Completion& c, drv::Queue& queue,
   }
 }
 
+void FlowWorker::publish_post_counts(std::vector<FlowCounters>& counters) const {
+  for (const uint32_t f : owned_) {
+    if (f >= flows_.size()) continue;
+    counters[f].posted_messages = flows_[f].next_sequence;  // one sequence number per post
+    counters[f].late_posts = flows_[f].late_posts;
+  }
+}
+
 bool FlowWorker::run(drv::Queue& queue, drv::Clock& clock, const std::atomic<bool>* interrupted,
                      std::vector<FlowCounters>& counters, std::vector<FlowLatency>& latency) {
-  counters_ = &counters;
   // Virtual time (the simulator) keeps the exact (time, flow) order of posts: runs stay
   // deterministic and unchanged. Real-time drivers send a burst at one instant.
   exact_order_ = clock.name() == "virtual";
@@ -259,7 +296,10 @@ bool FlowWorker::run(drv::Queue& queue, drv::Clock& clock, const std::atomic<boo
 
   std::array<drv::Completion, kPollBatch> completions;
   while (true) {
-    if (interrupted != nullptr && interrupted->load(std::memory_order_relaxed)) return false;
+    if (interrupted != nullptr && interrupted->load(std::memory_order_relaxed)) {
+      publish_post_counts(counters);
+      return false;
+    }
     const int64_t now_ns = clock.now_ns();
     if (now_ns >= end_ns) break;
     // Post what is due (in bursts), then hand it to the driver.
@@ -285,6 +325,7 @@ bool FlowWorker::run(drv::Queue& queue, drv::Clock& clock, const std::atomic<boo
     const int64_t next_due_ns = due_.empty() ? end_ns : std::min(due_.top().first, end_ns);
     clock.wait_until(next_due_ns);
   }
+  publish_post_counts(counters);
   return true;
 }
 

@@ -165,9 +165,8 @@ std::array<uint64_t, 2> run_backlogged(Driver& driver, size_t completions, int64
     const uint32_t n = queue.poll(batch);
     for (uint32_t i = 0; i < n && total < completions; ++i) {
       if (batch[i].kind != Completion::Kind::tx_done) continue;
-      const uint64_t messages = std::min<uint64_t>(batch[i].messages, completions - total);
-      done[batch[i].flow] += messages;
-      total += messages;
+      done[batch[i].flow] += batch[i].messages;  // a tx_done may cover several frames
+      total += batch[i].messages;
     }
   }
   return done;
@@ -185,9 +184,10 @@ TEST(DpdkShaper, BacklogedLeavesShareByWeight) {
   ASSERT_TRUE(driver->apply(plan).ok());
   ASSERT_TRUE(driver->start().ok());
   const auto done = run_backlogged(*driver, 10000, INT64_MAX);
-  ASSERT_EQ(done[0] + done[1], 10000u);
+  const uint64_t total = done[0] + done[1];
+  ASSERT_GE(total, 10000u);
   // DWRR with equal frames: 7 gold for 3 bronze each round (one round of slack at the start).
-  EXPECT_NEAR(static_cast<double>(done[0]) / 10000.0, 0.7, 0.002);
+  EXPECT_NEAR(static_cast<double>(done[0]) / static_cast<double>(total), 0.7, 0.002);
   driver->close();
 }
 

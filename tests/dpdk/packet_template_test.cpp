@@ -34,7 +34,7 @@ PayloadHeader example_payload() {
   payload.flow = 0x0102;
   payload.sequence = 0x03040506;
   payload.tx_tsc = 0x0708090a;
-  payload.lateness_tsc = 0x0b0c0d0e;
+  payload.lateness_ns = 0x0b0c0d0e;
   return payload;
 }
 
@@ -115,7 +115,7 @@ TEST(PacketTemplate, PreparedWriteMatchesWrite) {
       t.write(slow.data(), length, payload);
       t.prepare(length, payload.flow);
       EXPECT_EQ(t.prepared_length(), length);
-      t.write_prepared(fast.data(), payload.sequence, payload.tx_tsc, payload.lateness_tsc);
+      t.write_prepared(fast.data(), payload.sequence, payload.tx_tsc, payload.lateness_ns);
       const uint32_t written = t.min_length();
       EXPECT_TRUE(std::equal(slow.begin(), slow.begin() + written, fast.begin()))
           << "vlan " << vlan << " length " << length;
@@ -124,7 +124,7 @@ TEST(PacketTemplate, PreparedWriteMatchesWrite) {
       EXPECT_EQ(parsed.payload.flow, payload.flow);
       EXPECT_EQ(parsed.payload.sequence, payload.sequence);
       EXPECT_EQ(parsed.payload.tx_tsc, payload.tx_tsc);
-      EXPECT_EQ(parsed.payload.lateness_tsc, payload.lateness_tsc);
+      EXPECT_EQ(parsed.payload.lateness_ns, payload.lateness_ns);
     }
   }
 }
@@ -144,7 +144,7 @@ TEST(PacketTemplate, ParsesWhatItWrites) {
     EXPECT_EQ(parsed.payload.flow, 0x0102);
     EXPECT_EQ(parsed.payload.sequence, 0x03040506u);
     EXPECT_EQ(parsed.payload.tx_tsc, 0x0708090au);
-    EXPECT_EQ(parsed.payload.lateness_tsc, 0x0b0c0d0eu);
+    EXPECT_EQ(parsed.payload.lateness_ns, 0x0b0c0d0eu);
   }
 }
 
