@@ -234,7 +234,9 @@ void FlowWorker::on_completion(const drv::Completion& c, drv::Queue& queue,
     if (state.saturating) {
       // An RDMA application posts the next message when it sees the completion: the freed
       // slots are refilled at the completion's time, whenever the driver hands it to us.
-      if (burst_size_ == kBurstMessages) flush(queue);
+      // Refills go to the driver every kRefillFlushMessages: a software shaper whose queues
+      // wait for a whole burst of refills runs dry (its link idles) at 100 Gbit/s.
+      if (burst_size_ >= kRefillFlushMessages) flush(queue);
       if (state.queued) return;  // already waiting in ready_ to fill its window
       const auto refill = std::min(static_cast<uint32_t>(c.messages),
                                    static_cast<uint32_t>(kBurstMessages - burst_size_));

@@ -71,7 +71,10 @@ class FlowWorker {
     // Copied into FlowCounters when run() returns: counted here, on the flow's hot line.
     uint64_t late_posts = 0;
   };
+  // Messages per burst: due flows are collected once per burst (256 amortizes that for
+  // paced flows); saturating refills are handed over every 64.
   static constexpr size_t kBurstMessages = 256;
+  static constexpr size_t kRefillFlushMessages = 64;
 
   uint32_t post(uint32_t flow, int64_t scheduled_ns, int64_t now_ns) noexcept;
   /// Posts up to `limit` messages of one flow from `scheduled_ns` on, while they are due
