@@ -150,9 +150,15 @@ Status start_port(uint16_t port) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   rte_eth_dev_stop(port);
-  return make_error(Errc::unavailable, "dpdk: the link of " + name +
-                                           " is down: check the cable/peer, or that the "
-                                           "interface is up on the other side");
+  rte_eth_dev_info info{};
+  const bool vhost = rte_eth_dev_info_get(port, &info) == 0 && info.driver_name != nullptr &&
+                     std::string_view(info.driver_name).find("vhost") != std::string_view::npos;
+  return make_error(Errc::unavailable,
+                    "dpdk: the link of " + name + " is down after 2 s: " +
+                        (vhost ? "connect a virtio front end (a VM, or virtio_user) to its "
+                                 "vhost-user socket first"
+                               : "check the cable/peer, or that the interface is up on the "
+                                 "other side"));
 }
 
 void drain_rx(uint16_t port, uint16_t rx_queues) noexcept {

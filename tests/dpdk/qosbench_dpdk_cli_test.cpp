@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -138,6 +139,27 @@ TEST(DpdkCli, HardwarePacingOnAPortWithoutSendOnTimeExitsThreeNamingTxPp) {
   EXPECT_EQ(o.exit_code, 3) << o.out << o.err;
   EXPECT_NE(o.err.find("tx_pp"), std::string::npos) << o.err;
   EXPECT_TRUE(stale_runtime_dirs().empty());
+}
+
+// A real link down on a software device: a vhost-user port whose socket no virtio front end
+// connects to never comes up. The run stops before sending, exits 3 saying what to connect,
+// writes no results, and the EAL removes its runtime directory and the socket.
+TEST(DpdkCli, LinkDownExitsThreeAndLeavesNothing) {
+  const std::string dir = ::testing::TempDir() + "/qb_vhost_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  const std::string socket = dir + "/link_down.sock";
+  const std::string json_path = dir + "/results.json";
+  const Outcome o = run_qosbench(
+      {"run", suite_with_tx_port("net_vhost0"), "--driver", "dpdk", "--eal",
+       "--no-huge -m 256 --no-pci -l 0 --vdev net_vhost0,iface=" + socket + ",queues=1",
+       "--duration", "20ms", "--json", json_path, "--quiet"});
+  EXPECT_EQ(o.exit_code, 3) << o.out << o.err;
+  EXPECT_NE(o.err.find("link of net_vhost0 is down"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("vhost-user socket"), std::string::npos) << o.err;
+  EXPECT_FALSE(std::filesystem::exists(json_path));
+  EXPECT_FALSE(std::filesystem::exists(socket));
+  EXPECT_TRUE(stale_runtime_dirs().empty());
+  std::filesystem::remove_all(dir);
 }
 
 TEST(DpdkCli, InterruptStopsAndWritesIncompleteResults) {
