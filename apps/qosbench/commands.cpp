@@ -23,6 +23,7 @@
 #include "qb/reports/judge.hpp"
 #include "qb/reports/junit.hpp"
 #include "qb/reports/results_reader.hpp"
+#include "qb/reports/sender_summary.hpp"
 
 namespace qb::cli {
 namespace {
@@ -140,6 +141,28 @@ Result<std::vector<std::string>> split_eal_arguments(const std::string& text) {
   return out;
 }
 
+// A send-only run (its receiver is another process or host): what was sent, nothing judged.
+// Results files would hold no measurement, so none is written; the receiver writes them.
+int report_sender_only(const engine::SuiteRun& run, const RunArgs& args) {
+  for (const auto& [flag, value] :
+       {std::pair{"--json", &args.json_path}, std::pair{"--out", &args.out_dir},
+        std::pair{"--html", &args.html_path}, std::pair{"--junit", &args.junit_path},
+        std::pair{"--baseline", &args.baseline_path}}) {
+    if (!value->empty()) {
+      fmt::print(stderr,
+                 "note: {} ignored: a sender-only run measures nothing; its receiver's "
+                 "run writes and judges the results\n",
+                 flag);
+    }
+  }
+  if (args.quiet) {
+    fmt::print("SENT (sender only, not judged)\n");
+  } else {
+    report::print_sender_summary(run, std::cout);
+  }
+  return run.complete ? 0 : 3;
+}
+
 }  // namespace
 
 int run_command(const RunArgs& args) {
@@ -213,6 +236,7 @@ int run_command(const RunArgs& args) {
   if (progress) progress->finish();
   if (!run) return fail(run.error());
   for (const auto& warning : run->warnings) print_warning(warning);
+  if (run->sender_only) return report_sender_only(*run, args);
 
   auto results = report::judge(*suite, *run);
   if (!results) return fail(results.error());

@@ -72,6 +72,7 @@ class DpdkDriver final : public Driver {
     caps.hw_timestamps = timing_.rx_hw_timestamps;
     caps.max_workers = dpdk_worker_count(config_);  // one Tx/Rx queue pair per worker
     caps.max_outstanding_per_flow = std::max(1u, config_.send_queue_depth);
+    caps.receives = config_.rx_port != kNoPort;
     return caps;
   }
 

@@ -198,6 +198,7 @@ Result<SuiteRun> run_suite(const Suite& suite, const RunOptions& options) {
   if (!probe) return std::move(probe).error();
   const drv::Capabilities caps = (*probe)->capabilities();
   probe->reset();
+  run.sender_only = !caps.receives;
   if (options.workers > caps.max_workers) {
     return make_error(Errc::usage,
                       fmt::format("driver '{}' runs at most {} worker(s) here (asked for {})",

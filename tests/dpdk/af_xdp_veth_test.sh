@@ -123,11 +123,11 @@ ip netns exec "$ns_tx" "$qosbench" run "$work/tx.toml" --driver dpdk \
   --duration "$sender_duration" --quiet >"$work/tx.out" 2>"$work/tx.err"
 sender_rc=$?
 sent_after=$(tx_count)
-# A Tx-only run has nothing to judge: it exits 3 saying so; any other error is a failure.
-if ! grep -q "no packet reached a receiver" "$work/tx.err"; then
+# A Tx-only run judges nothing (the receiver does): it exits 0 after saying what it sent.
+if ((sender_rc != 0)); then
   cat "$work/tx.err"
   af_xdp_unusable "$work/tx.err" && skip "net_af_xdp cannot create its socket here (see above)"
-  ((sender_rc == 0 || sender_rc == 1)) || fail "the sender failed (exit $sender_rc)"
+  fail "the sender failed (exit $sender_rc)"
 fi
 [[ -n $sent_before && -n $sent_after ]] || fail "cannot read the sender veth's counters"
 

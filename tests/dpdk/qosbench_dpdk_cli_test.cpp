@@ -141,6 +141,35 @@ TEST(DpdkCli, HardwarePacingOnAPortWithoutSendOnTimeExitsThreeNamingTxPp) {
   EXPECT_TRUE(stale_runtime_dirs().empty());
 }
 
+// Tx only on net_null (rx_port = "none"): the run sends, says what it sent per flow, judges
+// nothing (its receiver would), writes no results file, and exits 0.
+TEST(DpdkCli, TxOnlyOnNetNullReportsWhatWasSent) {
+  std::string text = read_file(kSuite);
+  const std::string key = "tx_port = \"net_ring0\"";
+  text.replace(text.find(key), key.size(), "tx_port = \"net_null0\"\nrx_port = \"none\"");
+  const std::string json_path = ::testing::TempDir() + "/dpdk_tx_only.json";
+  std::filesystem::remove(json_path);
+  const Outcome o =
+      run_qosbench({"run", write_temp("dpdk_null_tx_only.toml", text), "--driver", "dpdk", "--eal",
+                    "--no-huge -m 256 --no-pci -l 0 --vdev net_null0", "--duration", "50ms",
+                    "--json", json_path});
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("sender only"), std::string::npos) << o.out;
+  EXPECT_NE(o.err.find("--json ignored"), std::string::npos) << o.err;
+  EXPECT_FALSE(std::filesystem::exists(json_path));
+  // Every flow posted messages, and the port took frames.
+  for (const char* flow : {"g1#0", "g1#1", "g2#0", "g2#1"}) {
+    const size_t row = o.out.find(std::string("  ") + flow + " ");
+    ASSERT_NE(row, std::string::npos) << flow << "\n" << o.out;
+    const std::string posted = o.out.substr(row + 2 + std::string(flow).size());
+    EXPECT_GT(std::stoull(posted), 0u) << flow;
+  }
+  const size_t sent = o.out.find("driver: ");
+  ASSERT_NE(sent, std::string::npos) << o.out;
+  EXPECT_GT(std::stoull(o.out.substr(sent + 8)), 0u) << o.out;
+  EXPECT_TRUE(stale_runtime_dirs().empty());
+}
+
 // A real link down on a software device: a vhost-user port whose socket no virtio front end
 // connects to never comes up. The run stops before sending, exits 3 saying what to connect,
 // writes no results, and the EAL removes its runtime directory and the socket.

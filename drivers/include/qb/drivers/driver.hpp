@@ -77,6 +77,9 @@ struct Capabilities {
   /// Most messages a flow may have posted and not yet completed (tx_done); the engine never
   /// exceeds it, so a driver's per-flow send queue of this depth cannot overflow.
   uint32_t max_outstanding_per_flow = 512;
+  /// false: a send-only driver (e.g. DPDK with rx_port = "none"); its receiver, in another
+  /// process or host, measures and judges the run.
+  bool receives = true;
 };
 
 struct Topology {

@@ -52,6 +52,7 @@ struct SuiteRun {
   std::string clock;     // the clock latency was measured with
   uint32_t jobs = 1;
   bool complete = true;
+  bool sender_only = false;  // the driver only sends: nothing here to judge (its receiver does)
   double wall_seconds = 0.0;
   std::vector<policy::Warning> warnings;  // from compiling the scenarios
   std::vector<ScenarioRun> scenarios;
