@@ -49,6 +49,18 @@ Topology eth_topology(const policy::QosPlan& plan) {
   return topology;
 }
 
+// A started Tx-only driver on net_null, no shaper (the caller closes it).
+std::unique_ptr<Driver> started_null_driver(uint32_t flows) {
+  auto config = test_config("net_null0", "none");
+  config.software_shaper = false;
+  auto driver = make_dpdk_driver(config);
+  const auto plan = eth_plan(flows);
+  EXPECT_TRUE(driver->open(eth_topology(plan)).ok());
+  EXPECT_TRUE(driver->apply(plan).ok());
+  EXPECT_TRUE(driver->start().ok());
+  return driver;
+}
+
 double stat(const DriverStats& stats, const std::string& key) {
   for (const auto& [name, value] : stats) {
     if (name == key) return value;
@@ -226,13 +238,7 @@ TEST_F(DpdkDriverTest, ControlPathOrder) {
 }
 
 TEST_F(DpdkDriverTest, NullPortTxOnly) {
-  auto config = test_config("net_null0", "none");
-  config.software_shaper = false;
-  auto driver = make_dpdk_driver(config);
-  const auto plan = eth_plan(3);
-  ASSERT_TRUE(driver->open(eth_topology(plan)).ok());
-  ASSERT_TRUE(driver->apply(plan).ok());
-  ASSERT_TRUE(driver->start().ok());
+  auto driver = started_null_driver(3);
   Clock& clock = driver->clock(0);
   EXPECT_EQ(clock.name(), "tsc");
   constexpr uint32_t kMessages = 300;
@@ -277,13 +283,7 @@ TEST_F(DpdkDriverTest, NullPortTxOnly) {
 
 // The frames of one burst fold into one tx_done per flow; the next burst starts new ones.
 TEST_F(DpdkDriverTest, OneTxDonePerFlowPerBurst) {
-  auto config = test_config("net_null0", "none");
-  config.software_shaper = false;
-  auto driver = make_dpdk_driver(config);
-  const auto plan = eth_plan(2);
-  ASSERT_TRUE(driver->open(eth_topology(plan)).ok());
-  ASSERT_TRUE(driver->apply(plan).ok());
-  ASSERT_TRUE(driver->start().ok());
+  auto driver = started_null_driver(2);
   const std::vector<Message> first{{0, 64, 5, 0}, {1, 100, 6, 0}, {0, 200, 7, 1}, {0, 64, 8, 2}};
   const std::vector<Message> second{{0, 64, 9, 3}};
   ASSERT_EQ(driver->queue(0).tx_burst(first), first.size());
@@ -308,13 +308,7 @@ TEST_F(DpdkDriverTest, OneTxDonePerFlowPerBurst) {
 }
 
 TEST_F(DpdkDriverTest, UnknownFlowStopsTheBurst) {
-  auto config = test_config("net_null0", "none");
-  config.software_shaper = false;
-  auto driver = make_dpdk_driver(config);
-  const auto plan = eth_plan(2);
-  ASSERT_TRUE(driver->open(eth_topology(plan)).ok());
-  ASSERT_TRUE(driver->apply(plan).ok());
-  ASSERT_TRUE(driver->start().ok());
+  auto driver = started_null_driver(2);
   const std::vector<Message> messages{{0, 64, 0, 0}, {1, 64, 0, 0}, {2, 64, 0, 0}, {0, 64, 0, 1}};
   EXPECT_EQ(driver->queue(0).tx_burst(messages), 2u);
   driver->close();

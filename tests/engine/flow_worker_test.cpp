@@ -93,20 +93,29 @@ CompiledScenario compile(const std::string& flows_toml, Suite& suite_out) {
   return std::move(*compiled);
 }
 
+// Runs one FlowWorker over 1 ms on the fake driver (the driver's window: max_outstanding);
+// returns its counters, or none when the run did not complete.
+std::vector<FlowCounters> run_folded(const CompiledScenario& compiled, FoldingDriver& driver,
+                                     uint32_t max_outstanding) {
+  WorkerWindow window;
+  window.duration_ns = 1'000'000;
+  window.bin_ns = 1'000'000;
+  window.max_outstanding = max_outstanding;
+  FlowWorker worker(compiled, 1, window);
+  std::vector<FlowCounters> counters(compiled.plan.flows.size());
+  std::vector<FlowLatency> latency(compiled.plan.flows.size());
+  if (!worker.run(driver, driver, nullptr, counters, latency)) return {};
+  return counters;
+}
+
 TEST(FlowWorkerFolded, SaturatingWindowsStayFullWithMultiMessageCompletions) {
   Suite suite;
   const CompiledScenario compiled = compile(
       "[[flow]]\nname = \"bulk\"\ncount = 3\nsize = 64\nrate = \"saturate\"\noutstanding = 8\n",
       suite);
-  WorkerWindow window;
-  window.duration_ns = 1'000'000;
-  window.bin_ns = 1'000'000;
-  window.max_outstanding = 64;
   FoldingDriver driver(3, 8, 1000);
-  FlowWorker worker(compiled, 1, window);
-  std::vector<FlowCounters> counters(3);
-  std::vector<FlowLatency> latency(3);
-  ASSERT_TRUE(worker.run(driver, driver, nullptr, counters, latency));
+  const auto counters = run_folded(compiled, driver, 64);
+  ASSERT_EQ(counters.size(), 3u);
   EXPECT_EQ(driver.sequence_errors_, 0u);
   EXPECT_EQ(driver.window_overruns_, 0u);
   for (uint32_t f = 0; f < 3; ++f) {
@@ -122,15 +131,10 @@ TEST(FlowWorkerFolded, CbrFlowsKeepTheirScheduleBehindASmallWindow) {
   Suite suite;
   const CompiledScenario compiled =
       compile("[[flow]]\nname = \"cbr\"\ncount = 2\nsize = 64\nrate = \"4Mpps\"\n", suite);
-  WorkerWindow window;
-  window.duration_ns = 1'000'000;
-  window.bin_ns = 1'000'000;
-  window.max_outstanding = 2;  // 4 messages are due per 1 us step: the window blocks each turn
-  FoldingDriver driver(2, 2, 1000);
-  FlowWorker worker(compiled, 1, window);
-  std::vector<FlowCounters> counters(2);
-  std::vector<FlowLatency> latency(2);
-  ASSERT_TRUE(worker.run(driver, driver, nullptr, counters, latency));
+  FoldingDriver driver(2, 2,
+                       1000);  // 4 messages are due per 1 us step: the window blocks each turn
+  const auto counters = run_folded(compiled, driver, 2);
+  ASSERT_EQ(counters.size(), 2u);
   EXPECT_EQ(driver.sequence_errors_, 0u);
   EXPECT_EQ(driver.window_overruns_, 0u);
   for (uint32_t f = 0; f < 2; ++f) {
@@ -146,15 +150,9 @@ TEST(FlowWorkerFolded, CbrFlowsPostExactlyTheirScheduleWhenNeverBlocked) {
   Suite suite;
   const CompiledScenario compiled =
       compile("[[flow]]\nname = \"cbr\"\ncount = 2\nsize = 64\nrate = \"1Mpps\"\n", suite);
-  WorkerWindow window;
-  window.duration_ns = 1'000'000;
-  window.bin_ns = 1'000'000;
-  window.max_outstanding = 64;
   FoldingDriver driver(2, 64, 250);
-  FlowWorker worker(compiled, 1, window);
-  std::vector<FlowCounters> counters(2);
-  std::vector<FlowLatency> latency(2);
-  ASSERT_TRUE(worker.run(driver, driver, nullptr, counters, latency));
+  const auto counters = run_folded(compiled, driver, 64);
+  ASSERT_EQ(counters.size(), 2u);
   for (uint32_t f = 0; f < 2; ++f) {
     // Departures at 0, 1 us, ..., 999 us: 1000 of them, each posted at its time.
     EXPECT_EQ(counters[f].posted_messages, 1000u) << "flow " << f;
