@@ -14,36 +14,11 @@
 namespace qb::drv {
 namespace {
 
-policy::QosPlan plan_of(uint32_t flows) {
-  policy::QosPlan plan;
-  plan.tree = policy::SchedTree::with_root();
-  plan.tree.add_child(0, "default", true, 0);
-  plan.wire = policy::WireModel{policy::Transport::eth, 1500};
-  plan.port_rate_bps = 10e9;
-  for (uint32_t f = 0; f < flows; ++f) {
-    policy::FlowPlan flow;
-    flow.name = "f#" + std::to_string(f);
-    flow.group = "f";
-    flow.leaf = 1;
-    plan.flows.push_back(flow);
-  }
-  return plan;
-}
-
-double stat(const DriverStats& stats, const std::string& key) {
-  for (const auto& [name, value] : stats) {
-    if (name == key) return value;
-  }
-  ADD_FAILURE() << "no stat " << key;
-  return -1.0;
-}
+using test::stat;
 
 TEST(DpdkRoles, ReceiveOnlyCountsWhatASendOnlyDriverSends) {
-  const auto plan = plan_of(3);
-  Topology topology;
-  topology.port_rate_bps = plan.port_rate_bps;
-  topology.wire = plan.wire;
-  topology.flow_count = 3;
+  const auto plan = test::eth_plan(3);
+  const Topology topology = test::eth_topology(plan);
   auto sender_config = test::test_config("ring_pair:qbroles:0", "none");
   sender_config.software_shaper = false;
   auto receiver_config = test::test_config("none", "ring_pair:qbroles:1");
@@ -104,11 +79,8 @@ TEST(DpdkRoles, ReceiveOnlyCountsWhatASendOnlyDriverSends) {
 
 // Per-flow gaps are named in the stats (only flows that have some).
 TEST(DpdkRoles, ReceiverNamesTheFlowsWithGaps) {
-  const auto plan = plan_of(2);
-  Topology topology;
-  topology.port_rate_bps = plan.port_rate_bps;
-  topology.wire = plan.wire;
-  topology.flow_count = 2;
+  const auto plan = test::eth_plan(2);
+  const Topology topology = test::eth_topology(plan);
   auto sender_config = test::test_config("ring_pair:qbgaps:0", "none");
   sender_config.software_shaper = false;
   auto sender = make_dpdk_driver(sender_config);

@@ -258,35 +258,6 @@ TEST(DeviceTiming, WorkerStampsFramesWithTheirScheduledDeviceTime) {
   stop_port(*rx_port);
 }
 
-policy::QosPlan one_flow_plan() {
-  policy::QosPlan plan;
-  plan.tree = policy::SchedTree::with_root();
-  plan.tree.add_child(0, "default", true, 0);
-  plan.wire = policy::WireModel{policy::Transport::eth, 1500};
-  plan.port_rate_bps = 10e9;
-  policy::FlowPlan flow;
-  flow.name = "f#0";
-  flow.group = "f";
-  flow.leaf = 1;
-  plan.flows.push_back(flow);
-  return plan;
-}
-
-Topology one_flow_topology() {
-  Topology topology;
-  topology.port_rate_bps = 10e9;
-  topology.wire = policy::WireModel{policy::Transport::eth, 1500};
-  topology.flow_count = 1;
-  return topology;
-}
-
-double stat(const DriverStats& stats, const std::string& key) {
-  for (const auto& [name, value] : stats) {
-    if (name == key) return value;
-  }
-  return -1.0;
-}
-
 bool has_stat(const DriverStats& stats, const std::string& key) {
   for (const auto& entry : stats) {
     if (entry.first == key) return true;
@@ -300,7 +271,7 @@ TEST(DeviceTimingDriver, HardwarePacingOnAPortWithoutItFailsOpenNamingTxPp) {
   auto config = test::test_config("net_null0", "none");
   config.hw_pacing = true;
   auto driver = make_dpdk_driver_with_ops(config, std::move(ops));
-  const Status s = driver->open(one_flow_topology());
+  const Status s = driver->open(test::eth_topology(test::eth_plan(1)));
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().code, Errc::not_supported);
   EXPECT_NE(s.error().message.find("tx_pp"), std::string::npos) << s.error().message;
@@ -315,18 +286,18 @@ TEST(DeviceTimingDriver, XstatsAndClockNameReachTheDriverStats) {
   auto config = test::test_config("net_null0", "none");
   config.software_shaper = false;
   auto driver = make_dpdk_driver_with_ops(config, std::move(ops));
-  const auto plan = one_flow_plan();
-  ASSERT_TRUE(driver->open(one_flow_topology()).ok());
+  const auto plan = test::eth_plan(1);
+  ASSERT_TRUE(driver->open(test::eth_topology(test::eth_plan(1))).ok());
   EXPECT_FALSE(driver->capabilities().hw_timestamps);  // the fake offers none
   ASSERT_TRUE(driver->apply(plan).ok());
   ASSERT_TRUE(driver->start().ok());
   EXPECT_EQ(driver->clock(0).name(), "tsc");
   ASSERT_TRUE(driver->stop().ok());
   const DriverStats stats = driver->stats();
-  EXPECT_EQ(stat(stats, "xstat.net_null0.tx_pp_wander"), 0.0);
-  EXPECT_EQ(stat(stats, "xstat.net_null0.tx_q0_packets"), 3.0);
+  EXPECT_EQ(test::stat(stats, "xstat.net_null0.tx_pp_wander"), 0.0);
+  EXPECT_EQ(test::stat(stats, "xstat.net_null0.tx_q0_packets"), 3.0);
   EXPECT_FALSE(has_stat(stats, "xstat.net_null0.tx_errors"));
-  EXPECT_EQ(stat(stats, "hw_pacing"), 0.0);
+  EXPECT_EQ(test::stat(stats, "hw_pacing"), 0.0);
   driver->close();
 }
 

@@ -21,33 +21,10 @@
 namespace qb::drv {
 namespace {
 
+using test::eth_plan;
+using test::eth_topology;
+using test::stat;
 using test::test_config;
-
-policy::QosPlan eth_plan(uint32_t flows) {
-  policy::QosPlan plan;
-  plan.tree = policy::SchedTree::with_root();
-  plan.tree.add_child(0, "default", true, 0);
-  plan.wire = policy::WireModel{policy::Transport::eth, 1500};
-  plan.port_rate_bps = 10e9;
-  for (uint32_t f = 0; f < flows; ++f) {
-    policy::FlowPlan flow;
-    flow.name = "f#" + std::to_string(f);
-    flow.group = "f";
-    flow.leaf = 1;
-    flow.op = policy::RdmaOp::send;
-    plan.flows.push_back(flow);
-  }
-  return plan;
-}
-
-Topology eth_topology(const policy::QosPlan& plan) {
-  Topology topology;
-  topology.port_rate_bps = plan.port_rate_bps;
-  topology.wire = plan.wire;
-  topology.flow_count = static_cast<uint32_t>(plan.flows.size());
-  topology.workers = 1;
-  return topology;
-}
 
 // A started Tx-only driver on net_null, no shaper (the caller closes it).
 std::unique_ptr<Driver> started_null_driver(uint32_t flows) {
@@ -59,14 +36,6 @@ std::unique_ptr<Driver> started_null_driver(uint32_t flows) {
   EXPECT_TRUE(driver->apply(plan).ok());
   EXPECT_TRUE(driver->start().ok());
   return driver;
-}
-
-double stat(const DriverStats& stats, const std::string& key) {
-  for (const auto& [name, value] : stats) {
-    if (name == key) return value;
-  }
-  ADD_FAILURE() << "no stat " << key;
-  return -1.0;
 }
 
 // Polls until `want` completions of `kind` arrived (or a generous bound of polls passed).

@@ -18,13 +18,7 @@
 namespace qb::drv {
 namespace {
 
-double stat(const DriverStats& stats, const std::string& key) {
-  for (const auto& [name, value] : stats) {
-    if (name == key) return value;
-  }
-  ADD_FAILURE() << "no stat " << key;
-  return -1.0;
-}
+using test::stat;
 
 constexpr const char* kSuite = R"(
 [suite]
@@ -176,11 +170,7 @@ TEST(DpdkShaper, BacklogedLeavesShareByWeight) {
   auto config = test::test_config("net_null0", "none");
   auto driver = make_dpdk_driver(config);
   const auto plan = two_leaf_plan(0.0);
-  Topology topology;
-  topology.port_rate_bps = plan.port_rate_bps;
-  topology.wire = plan.wire;
-  topology.flow_count = 2;
-  ASSERT_TRUE(driver->open(topology).ok());
+  ASSERT_TRUE(driver->open(test::eth_topology(plan)).ok());
   ASSERT_TRUE(driver->apply(plan).ok());
   ASSERT_TRUE(driver->start().ok());
   const auto done = run_backlogged(*driver, 10000, INT64_MAX);
@@ -196,11 +186,7 @@ TEST(DpdkShaper, CapHoldsABackloggedLeafBelowItsRate) {
   auto driver = make_dpdk_driver(config);
   constexpr double kCapBps = 200e6;
   const auto plan = two_leaf_plan(kCapBps);
-  Topology topology;
-  topology.port_rate_bps = plan.port_rate_bps;
-  topology.wire = plan.wire;
-  topology.flow_count = 2;
-  ASSERT_TRUE(driver->open(topology).ok());
+  ASSERT_TRUE(driver->open(test::eth_topology(plan)).ok());
   ASSERT_TRUE(driver->apply(plan).ok());
   ASSERT_TRUE(driver->start().ok());
   const auto wall_start = std::chrono::steady_clock::now();
