@@ -6,12 +6,12 @@
 #include <string>
 
 #include "qb/engine/run.hpp"
-#include "qb/engine/suite_loader.hpp"
+#include "qb/suite/suite_loader.hpp"
 
 namespace {
 
 void run_suite_benchmark(benchmark::State& state, const std::string& config) {
-  auto suite = qb::engine::load_suite_file(std::string(QB_SOURCE_DIR) + "/configs/" + config);
+  auto suite = qb::suite::load_suite_file(std::string(QB_SOURCE_DIR) + "/configs/" + config);
   if (!suite) {
     state.SkipWithError(suite.error().to_string().c_str());
     return;

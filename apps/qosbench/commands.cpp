@@ -13,7 +13,7 @@
 #include "qb/common/units.hpp"
 #include "qb/drivers/registry.hpp"
 #include "qb/engine/run.hpp"
-#include "qb/engine/suite_loader.hpp"
+#include "qb/suite/suite_loader.hpp"
 #include "qb/reports/atomic_file.hpp"
 #include "qb/reports/compare.hpp"
 #include "qb/reports/console_report.hpp"
@@ -52,13 +52,13 @@ void print_warning(const policy::Warning& warning) {
 }
 
 // Loads and compiles a suite, printing warnings; config errors come back as Error.
-Result<std::pair<engine::Suite, std::vector<engine::CompiledScenario>>> load_and_compile(
+Result<std::pair<suite::Suite, std::vector<suite::CompiledScenario>>> load_and_compile(
     const std::string& path) {
-  auto suite = engine::load_suite_file(path);
+  auto suite = suite::load_suite_file(path);
   if (!suite) return std::move(suite).error();
   for (const auto& warning : suite->warnings) print_warning(warning);
   std::vector<policy::Warning> warnings;
-  auto compiled = engine::compile_suite(*suite, warnings);
+  auto compiled = suite::compile_suite(*suite, warnings);
   if (!compiled) return std::move(compiled).error();
   for (const auto& warning : warnings) print_warning(warning);
   return std::pair{std::move(*suite), std::move(*compiled)};
@@ -166,7 +166,7 @@ int report_sender_only(const engine::SuiteRun& run, const RunArgs& args) {
 }  // namespace
 
 int run_command(const RunArgs& args) {
-  auto suite = engine::load_suite_file(args.suite_path);
+  auto suite = suite::load_suite_file(args.suite_path);
   if (!suite) return fail(suite.error());
   for (const auto& warning : suite->warnings) print_warning(warning);
 

@@ -18,8 +18,8 @@
 
 #include "flow_worker.hpp"
 #include "qb/drivers/dpdk_driver.hpp"
-#include "qb/engine/compile.hpp"
-#include "qb/engine/suite_loader.hpp"
+#include "qb/suite/compile.hpp"
+#include "qb/suite/suite_loader.hpp"
 
 namespace {
 
@@ -104,13 +104,13 @@ int main(int argc, char** argv) {
       "ms\"\nbin = \"100ms\"\n[port]\nrate = \"100Gbps\"\ntransport = \"eth\"\nmtu = 1500\n"
       "[[flow]]\nname = \"f\"\ncount = " +
       std::to_string(o.flows) + "\nsize = " + std::to_string(o.bytes) + "\nrate = " + rate + "\n";
-  auto suite = qb::engine::load_suite_string(suite_text, "txonly.toml");
+  auto suite = qb::suite::load_suite_string(suite_text, "txonly.toml");
   if (!suite) {
     std::fprintf(stderr, "%s\n", suite.error().to_string().c_str());
     return 2;
   }
   std::vector<qb::policy::Warning> warnings;
-  auto compiled = qb::engine::compile_scenario(suite->scenarios[0], warnings);
+  auto compiled = qb::suite::compile_scenario(suite->scenarios[0], warnings);
   if (!compiled) {
     std::fprintf(stderr, "%s\n", compiled.error().to_string().c_str());
     return 2;

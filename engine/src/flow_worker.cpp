@@ -57,16 +57,16 @@ void DueHeap::sift_down(size_t i, Entry e) noexcept {
   heap_[i] = e;
 }
 
-FlowWorker::FlowWorker(const CompiledScenario& compiled, uint64_t seed, WorkerWindow window,
+FlowWorker::FlowWorker(const suite::CompiledScenario& compiled, uint64_t seed, WorkerWindow window,
                        std::vector<uint32_t> owned)
     : window_(window), owned_(std::move(owned)) {
-  const Scenario& scenario = *compiled.scenario;
+  const suite::Scenario& scenario = *compiled.scenario;
   const size_t flow_count = compiled.plan.flows.size();
   flows_.reserve(flow_count);
   due_.reserve(flow_count);
   ready_.reserve(flow_count);
   for (uint32_t f = 0; f < flow_count; ++f) {
-    const FlowSpec& spec = scenario.flows[compiled.flow_spec[f]];
+    const suite::FlowSpec& spec = scenario.flows[compiled.flow_spec[f]];
     FlowState state{gen::ArrivalProcess(spec.arrival, compiled.mean_message_bytes[f]),
                     gen::SizeSampler(spec.size), Rng(derive_seed(seed, f))};
     state.saturating = spec.arrival.saturating();

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "qb/drivers/driver.hpp"
-#include "qb/engine/compile.hpp"
+#include "qb/suite/compile.hpp"
 #include "qb/engine/measurement.hpp"
 #include "qb/generators/arrival_process.hpp"
 #include "qb/generators/size_distribution.hpp"
@@ -47,7 +47,7 @@ class FlowWorker {
  public:
   /// `owned`: the flows this worker drives (empty: all). Several workers split the flows of
   /// one scenario between them; each flow's generator is seeded the same whoever owns it.
-  FlowWorker(const CompiledScenario& compiled, uint64_t seed, WorkerWindow window,
+  FlowWorker(const suite::CompiledScenario& compiled, uint64_t seed, WorkerWindow window,
              std::vector<uint32_t> owned = {});
 
   /// Drives every flow until warmup + duration (or until *interrupted). Fills `counters` and

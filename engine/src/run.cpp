@@ -32,7 +32,7 @@ RepetitionLatency percentiles_of(const Histogram& histogram) {
 }
 
 // Per-repetition percentiles of every flow and flow group, before the histograms are merged.
-void summarise_repetition(const CompiledScenario& compiled, TaskResult& result) {
+void summarise_repetition(const suite::CompiledScenario& compiled, TaskResult& result) {
   for (const auto& latency : result.latency) {
     result.measurement.flow_latency.push_back(percentiles_of(latency.from_scheduled_ns));
   }
@@ -84,8 +84,8 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
   if (!driver) return std::move(driver).error();
   drv::Driver& d = **driver;
 
-  const CompiledScenario& compiled = scenario_run.compiled;
-  const PortSpec& port = compiled.scenario->port;
+  const suite::CompiledScenario& compiled = scenario_run.compiled;
+  const suite::PortSpec& port = compiled.scenario->port;
   const auto flow_count = static_cast<uint32_t>(compiled.plan.flows.size());
   drv::Topology topology;
   topology.port_rate_bps = port.rate_bps;
@@ -160,21 +160,9 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
 
 }  // namespace
 
-Result<std::vector<CompiledScenario>> compile_suite(const Suite& suite,
-                                                    std::vector<policy::Warning>& warnings) {
-  std::vector<CompiledScenario> compiled;
-  compiled.reserve(suite.scenarios.size());
-  for (const Scenario& scenario : suite.scenarios) {
-    auto one = compile_scenario(scenario, warnings);
-    if (!one) return std::move(one).error();
-    compiled.push_back(std::move(*one));
-  }
-  return compiled;
-}
-
-drv::DriverParams driver_params(const Suite& suite, const RunOptions& options) {
+drv::DriverParams driver_params(const suite::Suite& suite, const RunOptions& options) {
   drv::DriverParams params;
-  const DpdkOptions& dpdk = suite.driver_options.dpdk;
+  const suite::DpdkOptions& dpdk = suite.driver_options.dpdk;
   params.dpdk.eal = options.eal.value_or(dpdk.eal);
   params.dpdk.tx_port = dpdk.tx_port;
   params.dpdk.rx_port = dpdk.rx_port;
@@ -183,12 +171,12 @@ drv::DriverParams driver_params(const Suite& suite, const RunOptions& options) {
   return params;
 }
 
-Result<SuiteRun> run_suite(const Suite& suite, const RunOptions& options) {
+Result<SuiteRun> run_suite(const suite::Suite& suite, const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   SuiteRun run;
   run.driver = options.driver.empty() ? suite.driver : options.driver;
 
-  auto compiled = compile_suite(suite, run.warnings);
+  auto compiled = suite::compile_suite(suite, run.warnings);
   if (!compiled) return std::move(compiled).error();
 
   // Probe the driver once: unknown/unavailable drivers fail before any work starts, and only
@@ -208,7 +196,7 @@ Result<SuiteRun> run_suite(const Suite& suite, const RunOptions& options) {
 
   std::vector<Task> tasks;
   for (uint32_t s = 0; s < compiled->size(); ++s) {
-    const Scenario& scenario = suite.scenarios[s];
+    const suite::Scenario& scenario = suite.scenarios[s];
     ScenarioRun scenario_run;
     scenario_run.compiled = std::move((*compiled)[s]);
     scenario_run.seed = options.seed.value_or(scenario.seed);

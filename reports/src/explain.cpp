@@ -23,7 +23,7 @@ std::string rate_or_unbounded(double bps) {
   return std::isfinite(bps) ? format_rate_bps(bps) : std::string("saturating");
 }
 
-void print_subtree(const engine::CompiledScenario& c, uint32_t element, int depth,
+void print_subtree(const suite::CompiledScenario& c, uint32_t element, int depth,
                    std::ostream& out) {
   const auto& e = c.plan.tree.elements[element];
   std::string attributes;
@@ -39,7 +39,7 @@ void print_subtree(const engine::CompiledScenario& c, uint32_t element, int dept
   for (uint32_t child : e.children) print_subtree(c, child, depth + 1, out);
 }
 
-Json flow_class_json(const engine::CompiledScenario& c, const policy::FlowPlan& flow) {
+Json flow_class_json(const suite::CompiledScenario& c, const policy::FlowPlan& flow) {
   return Json{
       {"host", flow.host},
       {"tclass", policy::tc_name(flow.tx_tclass)},
@@ -57,7 +57,7 @@ struct ClassExpectation {
   double expected_bps = 0.0;
 };
 
-std::vector<ClassExpectation> class_expectations(const engine::CompiledScenario& c) {
+std::vector<ClassExpectation> class_expectations(const suite::CompiledScenario& c) {
   std::map<uint32_t, ClassExpectation> by_class;
   for (size_t f = 0; f < c.plan.flows.size(); ++f) {
     const uint32_t arb_class = class_of_flow(c.plan, c.plan.flows[f]);
@@ -96,7 +96,7 @@ double class_port_capacity_bps(const policy::QosPlan& plan) {
              : plan.port_rate_bps * static_cast<double>(std::max<uint32_t>(plan.hosts, 1));
 }
 
-std::vector<std::string> model_choices(const engine::CompiledScenario& compiled) {
+std::vector<std::string> model_choices(const suite::CompiledScenario& compiled) {
   const auto& wire = compiled.plan.wire;
   std::vector<std::string> out;
   out.push_back(fmt::format(
@@ -134,8 +134,8 @@ std::vector<std::string> model_choices(const engine::CompiledScenario& compiled)
   return out;
 }
 
-std::string explain_json(const engine::Suite& suite,
-                         const std::vector<engine::CompiledScenario>& compiled) {
+std::string explain_json(const suite::Suite& suite,
+                         const std::vector<suite::CompiledScenario>& compiled) {
   Json scenarios = Json::array();
   for (const auto& c : compiled) {
     const bool has_classes = plan_has_classes(c.plan);
@@ -202,8 +202,8 @@ std::string explain_json(const engine::Suite& suite,
   return root.dump(2) + "\n";
 }
 
-void print_explain(const engine::Suite& suite,
-                   const std::vector<engine::CompiledScenario>& compiled, std::ostream& out) {
+void print_explain(const suite::Suite& suite,
+                   const std::vector<suite::CompiledScenario>& compiled, std::ostream& out) {
   fmt::print(out, "suite \"{}\" ({})\n", suite.name, suite.file);
   for (const auto& c : compiled) {
     fmt::print(out, "\nscenario \"{}\": {} {} port, MTU {}\n", c.scenario->name,

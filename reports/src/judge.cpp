@@ -70,7 +70,7 @@ std::vector<size_t> flows_named(const ScenarioResult& scenario, const std::strin
   return out;
 }
 
-void judge_gates(const engine::GateSpec& spec, const engine::ScenarioRun& run,
+void judge_gates(const suite::GateSpec& spec, const engine::ScenarioRun& run,
                  ScenarioResult& scenario) {
   const Fairness& fair = scenario.fairness;
   if (spec.max_share_error) {
@@ -107,10 +107,10 @@ void judge_gates(const engine::GateSpec& spec, const engine::ScenarioRun& run,
     engine::Histogram merged;
     for (size_t f : flows_named(scenario, gate.flow)) {
       const auto& latency = run.latency[f];
-      merged.merge(gate.basis == engine::LatencyGate::Basis::sent ? latency.from_sent_ns
+      merged.merge(gate.basis == suite::LatencyGate::Basis::sent ? latency.from_sent_ns
                                                                   : latency.from_scheduled_ns);
     }
-    const char* basis = gate.basis == engine::LatencyGate::Basis::sent ? ",sent" : "";
+    const char* basis = gate.basis == suite::LatencyGate::Basis::sent ? ",sent" : "";
     auto add = [&](const char* key, const std::optional<int64_t>& threshold, double percentile) {
       if (!threshold) return;
       const int64_t value =
@@ -162,8 +162,8 @@ void judge_classes(const engine::ScenarioRun& run, ScenarioResult& out) {
 }
 
 ScenarioResult judge_scenario(const engine::ScenarioRun& run, uint64_t& delivered_packets) {
-  const engine::CompiledScenario& compiled = run.compiled;
-  const engine::Scenario& spec = *compiled.scenario;
+  const suite::CompiledScenario& compiled = run.compiled;
+  const suite::Scenario& spec = *compiled.scenario;
   const policy::SchedTree& tree = compiled.plan.tree;
   ScenarioResult out;
   out.name = spec.name;
@@ -351,7 +351,7 @@ double jain_index(const std::vector<double>& ratios) noexcept {
   return sum * sum / (static_cast<double>(ratios.size()) * sum_squares);
 }
 
-Result<Results> judge(const engine::Suite& suite, const engine::SuiteRun& run) {
+Result<Results> judge(const suite::Suite& suite, const engine::SuiteRun& run) {
   Results results;
   results.tool_version = QB_VERSION;
   results.suite = suite.name;

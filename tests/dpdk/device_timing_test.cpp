@@ -22,7 +22,7 @@
 #include "dpdk_worker.hpp"
 #include "eal.hpp"
 #include "port.hpp"
-#include "qb/engine/suite_loader.hpp"
+#include "qb/suite/suite_loader.hpp"
 
 namespace qb::drv::dpdk {
 namespace {
@@ -324,13 +324,13 @@ leaf = "a"
 size = 64
 rate = "1Gbps"
 )";
-  const auto suite = engine::load_suite_string(kSuite, "hw_pacing.toml");
+  const auto suite = suite::load_suite_string(kSuite, "hw_pacing.toml");
   ASSERT_TRUE(suite.ok()) << suite.error().to_string();
   ASSERT_TRUE(suite->driver_options.dpdk.hw_pacing.has_value());
   EXPECT_TRUE(*suite->driver_options.dpdk.hw_pacing);
   std::string text = kSuite;
   text.replace(text.find("hw_pacing = true"), 16, "");
-  const auto plain = engine::load_suite_string(text, "plain.toml");
+  const auto plain = suite::load_suite_string(text, "plain.toml");
   ASSERT_TRUE(plain.ok()) << plain.error().to_string();
   EXPECT_FALSE(plain->driver_options.dpdk.hw_pacing.has_value());
 }

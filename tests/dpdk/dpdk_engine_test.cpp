@@ -12,8 +12,8 @@
 #include "dpdk_test_env.hpp"
 #include "flow_worker.hpp"
 #include "qb/drivers/dpdk_driver.hpp"
-#include "qb/engine/compile.hpp"
-#include "qb/engine/suite_loader.hpp"
+#include "qb/suite/compile.hpp"
+#include "qb/suite/suite_loader.hpp"
 
 namespace qb::drv {
 namespace {
@@ -61,12 +61,12 @@ outstanding = 16
 )";
 
 TEST(DpdkEngine, FlowWorkerDrivesTheRingPortEndToEnd) {
-  auto suite = engine::load_suite_string(kSuite, "dpdk_loopback.toml");
+  auto suite = suite::load_suite_string(kSuite, "dpdk_loopback.toml");
   ASSERT_TRUE(suite.ok()) << suite.error().to_string();
   std::vector<policy::Warning> warnings;
-  auto compiled = engine::compile_scenario(suite->scenarios[0], warnings);
+  auto compiled = suite::compile_scenario(suite->scenarios[0], warnings);
   ASSERT_TRUE(compiled.ok()) << compiled.error().to_string();
-  const engine::Scenario& scenario = suite->scenarios[0];
+  const suite::Scenario& scenario = suite->scenarios[0];
 
   auto driver = make_dpdk_driver(test::test_config("net_ring0", ""));
   Topology topology;

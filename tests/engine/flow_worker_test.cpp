@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "qb/engine/compile.hpp"
-#include "qb/engine/suite_loader.hpp"
+#include "qb/suite/compile.hpp"
+#include "qb/suite/suite_loader.hpp"
 
 namespace qb::engine {
 namespace {
@@ -79,23 +79,23 @@ class FoldingDriver final : public drv::Queue, public drv::Clock {
   uint64_t folded_completions_ = 0;
 };
 
-CompiledScenario compile(const std::string& flows_toml, Suite& suite_out) {
+suite::CompiledScenario compile(const std::string& flows_toml, suite::Suite& suite_out) {
   const std::string text =
       "[suite]\nname = \"fold\"\nwarmup = \"0s\"\nduration = \"1ms\"\nbin = \"1ms\"\n"
       "[port]\nrate = \"100Gbps\"\ntransport = \"eth\"\nmtu = 1500\n" +
       flows_toml;
-  auto suite = load_suite_string(text, "fold.toml");
+  auto suite = suite::load_suite_string(text, "fold.toml");
   EXPECT_TRUE(suite.ok()) << suite.error().to_string();
   suite_out = std::move(*suite);
   std::vector<policy::Warning> warnings;
-  auto compiled = compile_scenario(suite_out.scenarios[0], warnings);
+  auto compiled = suite::compile_scenario(suite_out.scenarios[0], warnings);
   EXPECT_TRUE(compiled.ok()) << compiled.error().to_string();
   return std::move(*compiled);
 }
 
 // Runs one FlowWorker over 1 ms on the fake driver (the driver's window: max_outstanding);
 // returns its counters, or none when the run did not complete.
-std::vector<FlowCounters> run_folded(const CompiledScenario& compiled, FoldingDriver& driver,
+std::vector<FlowCounters> run_folded(const suite::CompiledScenario& compiled, FoldingDriver& driver,
                                      uint32_t max_outstanding) {
   WorkerWindow window;
   window.duration_ns = 1'000'000;
@@ -109,8 +109,8 @@ std::vector<FlowCounters> run_folded(const CompiledScenario& compiled, FoldingDr
 }
 
 TEST(FlowWorkerFolded, SaturatingWindowsStayFullWithMultiMessageCompletions) {
-  Suite suite;
-  const CompiledScenario compiled = compile(
+  suite::Suite suite;
+  const suite::CompiledScenario compiled = compile(
       "[[flow]]\nname = \"bulk\"\ncount = 3\nsize = 64\nrate = \"saturate\"\noutstanding = 8\n",
       suite);
   FoldingDriver driver(3, 8, 1000);
@@ -128,8 +128,8 @@ TEST(FlowWorkerFolded, SaturatingWindowsStayFullWithMultiMessageCompletions) {
 }
 
 TEST(FlowWorkerFolded, CbrFlowsKeepTheirScheduleBehindASmallWindow) {
-  Suite suite;
-  const CompiledScenario compiled =
+  suite::Suite suite;
+  const suite::CompiledScenario compiled =
       compile("[[flow]]\nname = \"cbr\"\ncount = 2\nsize = 64\nrate = \"4Mpps\"\n", suite);
   FoldingDriver driver(2, 2,
                        1000);  // 4 messages are due per 1 us step: the window blocks each turn
@@ -147,8 +147,8 @@ TEST(FlowWorkerFolded, CbrFlowsKeepTheirScheduleBehindASmallWindow) {
 }
 
 TEST(FlowWorkerFolded, CbrFlowsPostExactlyTheirScheduleWhenNeverBlocked) {
-  Suite suite;
-  const CompiledScenario compiled =
+  suite::Suite suite;
+  const suite::CompiledScenario compiled =
       compile("[[flow]]\nname = \"cbr\"\ncount = 2\nsize = 64\nrate = \"1Mpps\"\n", suite);
   FoldingDriver driver(2, 64, 250);
   const auto counters = run_folded(compiled, driver, 64);

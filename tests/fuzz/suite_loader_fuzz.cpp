@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "qb/engine/suite_loader.hpp"
+#include "qb/suite/suite_loader.hpp"
 
 namespace {
 
@@ -12,7 +12,7 @@ void check(bool condition) {
   if (!condition) __builtin_trap();
 }
 
-void check_suite(const qb::engine::Suite& suite) {
+void check_suite(const qb::suite::Suite& suite) {
   check(!suite.scenarios.empty());
   check(suite.config_hash.size() == 16);
   for (const auto& scenario : suite.scenarios) {
@@ -38,7 +38,7 @@ void check_suite(const qb::engine::Suite& suite) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  auto suite = qb::engine::load_suite_string(text, "fuzz.toml");
+  auto suite = qb::suite::load_suite_string(text, "fuzz.toml");
   if (suite.ok()) {
     check_suite(*suite);
   } else {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "qb/engine/run.hpp"
-#include "qb/engine/suite_loader.hpp"
+#include "qb/suite/suite_loader.hpp"
 #include "qb/reports/json_results.hpp"
 #include "qb/reports/judge.hpp"
 
@@ -26,7 +26,7 @@ std::vector<std::string> config_files() {
 class ConfigSuite : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ConfigSuite, RunsOnTheSimulatorAndPassesItsGates) {
-  auto suite = engine::load_suite_file(GetParam());
+  auto suite = suite::load_suite_file(GetParam());
   ASSERT_TRUE(suite.ok()) << suite.error().to_string();
   engine::RunOptions options;
   options.driver = "sim";
@@ -87,7 +87,7 @@ INSTANTIATE_TEST_SUITE_P(Configs, ConfigSuite, ::testing::ValuesIn(config_files(
                          });
 
 // The figures, not only the verdict: results JSON minus the wall-clock, host and date fields.
-std::string figures_json(const engine::Suite& suite, uint32_t jobs) {
+std::string figures_json(const suite::Suite& suite, uint32_t jobs) {
   engine::RunOptions options;
   options.jobs = jobs;
   options.repetitions = 3;
@@ -109,7 +109,7 @@ std::string figures_json(const engine::Suite& suite, uint32_t jobs) {
 }
 
 TEST(Determinism, SameSeedSameFiguresWhateverTheJobCount) {
-  auto suite = engine::load_suite_file(QB_SOURCE_DIR "/configs/cbr_redistribution.toml");
+  auto suite = suite::load_suite_file(QB_SOURCE_DIR "/configs/cbr_redistribution.toml");
   ASSERT_TRUE(suite.ok()) << suite.error().to_string();
   const std::string one_job = figures_json(*suite, 1);
   EXPECT_EQ(one_job, figures_json(*suite, 2));
@@ -117,7 +117,7 @@ TEST(Determinism, SameSeedSameFiguresWhateverTheJobCount) {
 }
 
 TEST(Determinism, AnotherSeedGivesOtherFigures) {
-  auto suite = engine::load_suite_file(QB_SOURCE_DIR "/configs/cbr_redistribution.toml");
+  auto suite = suite::load_suite_file(QB_SOURCE_DIR "/configs/cbr_redistribution.toml");
   ASSERT_TRUE(suite.ok());
   const std::string first = figures_json(*suite, 2);
   for (auto& scenario : suite->scenarios) scenario.seed += 1;

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "qb/engine/run.hpp"
-#include "qb/engine/suite_loader.hpp"
+#include "qb/suite/suite_loader.hpp"
 #include "qb/reports/console_report.hpp"
 #include "qb/reports/explain.hpp"
 #include "qb/reports/html_report.hpp"
@@ -124,7 +124,7 @@ TEST(ClassResults, HtmlShowsTheClassTableOnlyWithClasses) {
 }
 
 // A real run of the two-group suite, its plan then given classes: g1 in TC0, g2 in TC3.
-void give_classes(engine::CompiledScenario& compiled) {
+void give_classes(suite::CompiledScenario& compiled) {
   compiled.plan.nic_qos.kind = policy::PortQos::Kind::ets;
   compiled.plan.nic_qos.eth = policy::default_eth_port_qos();
   for (auto& flow : compiled.plan.flows) flow.arb_class = flow.group == "g1-qp" ? 0 : 3;
@@ -133,7 +133,7 @@ void give_classes(engine::CompiledScenario& compiled) {
 }
 
 TEST(ClassResults, JudgeGroupsFlowsByClass) {
-  auto suite = engine::load_suite_file(kTwoGroups);
+  auto suite = suite::load_suite_file(kTwoGroups);
   ASSERT_TRUE(suite.ok()) << suite.error().to_string();
   engine::RunOptions options;
   options.driver = "sim";
@@ -171,10 +171,10 @@ TEST(ClassResults, JudgeGroupsFlowsByClass) {
 }
 
 TEST(ClassResults, ExplainShowsClassesOnlyWithClasses) {
-  auto suite = engine::load_suite_file(kTwoGroups);
+  auto suite = suite::load_suite_file(kTwoGroups);
   ASSERT_TRUE(suite.ok()) << suite.error().to_string();
   std::vector<policy::Warning> warnings;
-  auto compiled = engine::compile_suite(*suite, warnings);
+  auto compiled = suite::compile_suite(*suite, warnings);
   ASSERT_TRUE(compiled.ok()) << compiled.error().to_string();
   const std::string plain_json = explain_json(*suite, *compiled);
   std::ostringstream plain_text;

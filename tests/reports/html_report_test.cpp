@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "qb/engine/run.hpp"
-#include "qb/engine/suite_loader.hpp"
+#include "qb/suite/suite_loader.hpp"
 #include "qb/reports/judge.hpp"
 
 namespace qb::report {
@@ -422,7 +422,7 @@ TEST(HtmlReport, EmptyAndDegenerateResultsStillRender) {
 // Every suite in configs/ through the simulator: counts match the results, top-N holds.
 
 Results run_config(const std::string& path) {
-  auto suite = engine::load_suite_file(path);
+  auto suite = suite::load_suite_file(path);
   EXPECT_TRUE(suite.ok()) << suite.error().to_string();
   engine::RunOptions options;
   options.driver = "sim";

@@ -12,9 +12,9 @@
 
 #include "qb/common/result.hpp"
 #include "qb/drivers/registry.hpp"
-#include "qb/engine/compile.hpp"
+#include "qb/suite/compile.hpp"
 #include "qb/engine/measurement.hpp"
-#include "qb/engine/suite.hpp"
+#include "qb/suite/suite.hpp"
 
 namespace qb::engine {
 
@@ -36,7 +36,7 @@ struct RunOptions {
 };
 
 struct ScenarioRun {
-  CompiledScenario compiled;
+  suite::CompiledScenario compiled;
   uint64_t seed = 0;
   uint32_t repetitions = 0;
   int64_t warmup_ns = 0;
@@ -58,13 +58,9 @@ struct SuiteRun {
   std::vector<ScenarioRun> scenarios;
 };
 
-/// Compiles every scenario (config errors: Errc::invalid_config before anything runs).
-Result<std::vector<CompiledScenario>> compile_suite(const Suite& suite,
-                                                    std::vector<policy::Warning>& warnings);
-
-Result<SuiteRun> run_suite(const Suite& suite, const RunOptions& options);
+Result<SuiteRun> run_suite(const suite::Suite& suite, const RunOptions& options);
 
 /// The driver parameters of a suite's [driver.*] options with the command line's overrides.
-drv::DriverParams driver_params(const Suite& suite, const RunOptions& options);
+drv::DriverParams driver_params(const suite::Suite& suite, const RunOptions& options);
 
 }  // namespace qb::engine

@@ -1,5 +1,5 @@
 // The compiled QoS plan: what `policies` hands to the oracle and the drivers.
-// Pure data; built by engine::compile_scenario() from the suite's QoS sections.
+// Pure data; built by suite::compile_scenario() from the suite's QoS sections.
 #pragma once
 
 #include <cstdint>

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "qb/engine/compile.hpp"
-#include "qb/engine/suite.hpp"
+#include "qb/suite/compile.hpp"
+#include "qb/suite/suite.hpp"
 
 namespace qb::report {
 
@@ -16,11 +16,11 @@ namespace qb::report {
 /// With classes (plan_has_classes): per flow also "host","tclass","dscp","sl","priority",
 /// "arb_class","class_note"; per scenario "classes":[{"name","flows","expected_bps",
 /// "expected_share"}] and "oracle_notes":[...].
-std::string explain_json(const engine::Suite& suite,
-                         const std::vector<engine::CompiledScenario>& compiled);
+std::string explain_json(const suite::Suite& suite,
+                         const std::vector<suite::CompiledScenario>& compiled);
 
-void print_explain(const engine::Suite& suite,
-                   const std::vector<engine::CompiledScenario>& compiled, std::ostream& out);
+void print_explain(const suite::Suite& suite,
+                   const std::vector<suite::CompiledScenario>& compiled, std::ostream& out);
 
 /// Whether results and explain show per-class figures: the NIC or the switch arbitrates between
 /// classes, or several hosts send. Without it every output is as before classes existed.
@@ -33,6 +33,6 @@ uint32_t class_of_flow(const policy::QosPlan& plan, const policy::FlowPlan& flow
 double class_port_capacity_bps(const policy::QosPlan& plan);
 
 /// The model choices behind the expectations, named as reference/qos-semantics.md asks.
-std::vector<std::string> model_choices(const engine::CompiledScenario& compiled);
+std::vector<std::string> model_choices(const suite::CompiledScenario& compiled);
 
 }  // namespace qb::report

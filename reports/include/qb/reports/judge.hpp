@@ -6,13 +6,13 @@
 
 #include "qb/common/result.hpp"
 #include "qb/engine/run.hpp"
-#include "qb/engine/suite.hpp"
+#include "qb/suite/suite.hpp"
 #include "qb/reports/results.hpp"
 
 namespace qb::report {
 
 /// Errc::invalid_measurement when a complete run delivered nothing at all.
-Result<Results> judge(const engine::Suite& suite, const engine::SuiteRun& run);
+Result<Results> judge(const suite::Suite& suite, const engine::SuiteRun& run);
 
 /// Normalised Jain index over ratios x_i (1 when all equal; 1/n when one flow gets everything).
 double jain_index(const std::vector<double>& ratios) noexcept;

@@ -11,7 +11,7 @@
 
 #include "qb/common/units.hpp"
 
-namespace qb::engine::detail {
+namespace qb::suite::detail {
 namespace {
 
 char fold(char c) noexcept {
@@ -233,4 +233,4 @@ const toml::table* TableReader::subtable(std::string_view key) const {
   return &at(key).table();
 }
 
-}  // namespace qb::engine::detail
+}  // namespace qb::suite::detail

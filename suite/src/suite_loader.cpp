@@ -1,6 +1,6 @@
 // The suite loader: TOML++ document -> Suite. Syntax, types, units and per-key ranges are
 // checked here, where the locations are; tree semantics are left to compile_sched_tree().
-#include "qb/engine/suite_loader.hpp"
+#include "qb/suite/suite_loader.hpp"
 
 #include <fmt/format.h>
 
@@ -18,7 +18,7 @@
 #include "qos_loader.hpp"
 #include "toml_reader.hpp"
 
-namespace qb::engine {
+namespace qb::suite {
 namespace {
 
 using detail::fail;
@@ -701,4 +701,4 @@ Result<Suite> load_suite_file(const std::string& path) {
   return load_suite_string(text, path);
 }
 
-}  // namespace qb::engine
+}  // namespace qb::suite

@@ -18,7 +18,7 @@
 #include "qb/policies/traffic_class.hpp"
 #include "qb/policies/wire.hpp"
 
-namespace qb::engine {
+namespace qb::suite {
 
 struct PortSpec {
   double rate_bps = 100e9;
@@ -162,4 +162,4 @@ struct Suite {
   std::vector<policy::Warning> warnings;
 };
 
-}  // namespace qb::engine
+}  // namespace qb::suite

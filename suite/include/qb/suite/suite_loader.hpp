@@ -7,13 +7,13 @@
 #include <string_view>
 
 #include "qb/common/result.hpp"
-#include "qb/engine/suite.hpp"
+#include "qb/suite/suite.hpp"
 
-namespace qb::engine {
+namespace qb::suite {
 
 /// A path that cannot be opened or read is Errc::usage (the command line named it).
 Result<Suite> load_suite_file(const std::string& path);
 /// `source_name` is used in error locations (normally the file path).
 Result<Suite> load_suite_string(std::string_view toml_text, const std::string& source_name);
 
-}  // namespace qb::engine
+}  // namespace qb::suite

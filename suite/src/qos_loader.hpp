@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "qb/engine/suite.hpp"
+#include "qb/suite/suite.hpp"
 #include "toml_reader.hpp"
 
-namespace qb::engine::detail {
+namespace qb::suite::detail {
 
 TrafficClassSpec read_traffic_class(const Located* section);
 EthQosSpec read_eth(const Located* section);
@@ -31,4 +31,4 @@ void check_scenario_qos(Scenario& scenario);
 /// inherited by several scenarios are read once per scenario.
 void add_warning(std::vector<policy::Warning>& warnings, policy::Warning warning);
 
-}  // namespace qb::engine::detail
+}  // namespace qb::suite::detail

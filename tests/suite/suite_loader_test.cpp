@@ -1,4 +1,4 @@
-#include "qb/engine/suite_loader.hpp"
+#include "qb/suite/suite_loader.hpp"
 
 #include <gtest/gtest.h>
 
@@ -6,9 +6,9 @@
 #include <string>
 #include <string_view>
 
-#include "qb/engine/compile.hpp"
+#include "qb/suite/compile.hpp"
 
-namespace qb::engine {
+namespace qb::suite {
 namespace {
 
 using gen::ArrivalSpec;
@@ -763,4 +763,4 @@ TEST(SuiteLoader, NeverCrashesOnTruncatedOrMangledInput) {
 }
 
 }  // namespace
-}  // namespace qb::engine
+}  // namespace qb::suite

@@ -1,6 +1,6 @@
 // Class resolution: which traffic class, DSCP, priority, SL, TC and VL every flow gets, and the
 // port QoS of the NICs and the switch (docs/suite-format.md, "How a flow gets its class").
-// Private to qb::engine; called by compile_scenario(). Pure: the OpenSM files were read by the
+// Private to qb::suite; called by compile_scenario(). Pure: the OpenSM files were read by the
 // loader.
 #pragma once
 
@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "qb/common/result.hpp"
-#include "qb/engine/suite.hpp"
+#include "qb/suite/suite.hpp"
 #include "qb/policies/qos_plan.hpp"
 
-namespace qb::engine::detail {
+namespace qb::suite::detail {
 
 /// The port QoS every NIC egress port arbitrates by: [eth] -> ETS, [ib] -> VLArb (the tables
 /// OpenSM programs on a CA port, then the suite's direct values), else none.
@@ -27,4 +27,4 @@ policy::PortQos switch_port_qos(const Scenario& scenario);
 Status resolve_classes(const Scenario& scenario, const std::vector<uint32_t>& flow_spec,
                        policy::QosPlan& plan, std::vector<policy::Warning>& warnings);
 
-}  // namespace qb::engine::detail
+}  // namespace qb::suite::detail

@@ -6,11 +6,11 @@
 #include <vector>
 
 #include "qb/common/result.hpp"
-#include "qb/engine/suite.hpp"
+#include "qb/suite/suite.hpp"
 #include "qb/policies/oracle.hpp"
 #include "qb/policies/qos_plan.hpp"
 
-namespace qb::engine {
+namespace qb::suite {
 
 struct CompiledScenario {
   const Scenario* scenario = nullptr;  // owned by the Suite, which outlives every run
@@ -34,6 +34,10 @@ struct CompiledScenario {
 Result<CompiledScenario> compile_scenario(const Scenario& scenario,
                                           std::vector<policy::Warning>& warnings);
 
+/// Compiles every scenario of a suite (config errors: Errc::invalid_config, nothing compiled).
+Result<std::vector<CompiledScenario>> compile_suite(const Suite& suite,
+                                                    std::vector<policy::Warning>& warnings);
+
 /// Mean wire bytes per message of a size distribution under a wire model (exact for tables and
 /// fixed sizes; exact by enumeration for uniform ranges).
 double mean_wire_bytes(const gen::SizeSpec& size, const policy::WireModel& wire, policy::RdmaOp op);
@@ -41,4 +45,4 @@ double mean_wire_bytes(const gen::SizeSpec& size, const policy::WireModel& wire,
 double mean_packet_wire_bytes(const gen::SizeSpec& size, const policy::WireModel& wire,
                               policy::RdmaOp op);
 
-}  // namespace qb::engine
+}  // namespace qb::suite

@@ -8,10 +8,10 @@
 #include <string>
 #include <string_view>
 
-#include "qb/engine/compile.hpp"
-#include "qb/engine/suite_loader.hpp"
+#include "qb/suite/compile.hpp"
+#include "qb/suite/suite_loader.hpp"
 
-namespace qb::engine {
+namespace qb::suite {
 namespace {
 
 using policy::TcLabel;
@@ -558,4 +558,4 @@ TEST(QosSuiteResolution, FuzzSeedsLoadAsIntended) {
 }
 
 }  // namespace
-}  // namespace qb::engine
+}  // namespace qb::suite

@@ -2,12 +2,12 @@
 // loader so driver options grow without touching the QoS sections.
 #pragma once
 
-#include "qb/engine/suite.hpp"
+#include "qb/suite/suite.hpp"
 #include "toml_reader.hpp"
 
-namespace qb::engine::detail {
+namespace qb::suite::detail {
 
 /// `driver` is the [driver] table's reader; fails (ConfigError) like every other section.
 void read_driver_options(const TableReader& driver, DriverOptions& options);
 
-}  // namespace qb::engine::detail
+}  // namespace qb::suite::detail

@@ -8,7 +8,7 @@
 #include "qb/policies/opensm_policy_match.hpp"
 #include "qos_loader.hpp"
 
-namespace qb::engine::detail {
+namespace qb::suite::detail {
 namespace {
 
 using policy::TcLabel;
@@ -235,4 +235,4 @@ Status resolve_classes(const Scenario& scenario, const std::vector<uint32_t>& fl
   return {};
 }
 
-}  // namespace qb::engine::detail
+}  // namespace qb::suite::detail

@@ -1,10 +1,10 @@
-// Typed, located reads from a TOML++ table for the suite loader (private to qb::engine).
+// Typed, located reads from a TOML++ table for the suite loader (private to qb::suite).
 //
 // Every read knows the key path of its table ("scenario[1].flow[0]") and the file name, so any
 // failure becomes an Errc::invalid_config Error with `where` and `loc` filled in. Failures are
 // thrown as ConfigError and caught in load_suite_string(): the loader is the parse boundary of
 // DESIGN.md, and the first error ends the load, so unwinding out of deeply nested tables is the
-// simplest correct control flow. Nothing here escapes qb::engine.
+// simplest correct control flow. Nothing here escapes qb::suite.
 #pragma once
 
 #include <toml++/toml.h>
@@ -17,7 +17,7 @@
 
 #include "qb/common/result.hpp"
 
-namespace qb::engine::detail {
+namespace qb::suite::detail {
 
 struct ConfigError {
   Error error;
@@ -94,4 +94,4 @@ class TableReader {
   const std::string& file_;
 };
 
-}  // namespace qb::engine::detail
+}  // namespace qb::suite::detail

@@ -11,7 +11,7 @@
 
 #include "qb/common/units.hpp"
 
-namespace qb::engine::detail {
+namespace qb::suite::detail {
 namespace {
 
 constexpr size_t kEthClasses = 8;
@@ -670,4 +670,4 @@ void check_scenario_qos(Scenario& scenario) {
   }
 }
 
-}  // namespace qb::engine::detail
+}  // namespace qb::suite::detail

@@ -1,4 +1,4 @@
-#include "qb/engine/compile.hpp"
+#include "qb/suite/compile.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include "class_resolution.hpp"
 #include "qb/policies/class_oracle.hpp"
 
-namespace qb::engine {
+namespace qb::suite {
 namespace {
 
 Error config_error(std::string message, std::string where, SourceLoc loc) {
@@ -173,4 +173,16 @@ Result<CompiledScenario> compile_scenario(const Scenario& scenario,
   return out;
 }
 
-}  // namespace qb::engine
+Result<std::vector<CompiledScenario>> compile_suite(const Suite& suite,
+                                                    std::vector<policy::Warning>& warnings) {
+  std::vector<CompiledScenario> compiled;
+  compiled.reserve(suite.scenarios.size());
+  for (const Scenario& scenario : suite.scenarios) {
+    auto one = compile_scenario(scenario, warnings);
+    if (!one) return std::move(one).error();
+    compiled.push_back(std::move(*one));
+  }
+  return compiled;
+}
+
+}  // namespace qb::suite

@@ -1,6 +1,6 @@
 #include "driver_options_loader.hpp"
 
-namespace qb::engine::detail {
+namespace qb::suite::detail {
 namespace {
 
 std::vector<std::string> string_list(const TableReader& reader, std::string_view key) {
@@ -33,4 +33,4 @@ void read_driver_options(const TableReader& driver, DriverOptions& options) {
   }
 }
 
-}  // namespace qb::engine::detail
+}  // namespace qb::suite::detail
