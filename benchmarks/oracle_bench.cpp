@@ -45,7 +45,7 @@ SchedTree make_tree(uint32_t nodes, uint32_t leaves_per_node) {
       element("l" + std::to_string(n) + "." + std::to_string(l), "n" + std::to_string(n), true);
     }
   }
-  std::vector<qb::policy::Warning> warnings;
+  std::vector<qb::Warning> warnings;
   auto tree = qb::policy::compile_sched_tree(specs, kPort, warnings);
   if (!tree.ok()) return {};
   return std::move(tree).value();
@@ -97,7 +97,7 @@ void BM_CompileSchedTree(benchmark::State& state) {
     }
   }
   for (auto _ : state) {
-    std::vector<qb::policy::Warning> warnings;
+    std::vector<qb::Warning> warnings;
     auto tree = qb::policy::compile_sched_tree(specs, kPort, warnings);
     benchmark::DoNotOptimize(tree.ok());
   }

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "qb/drivers/driver.hpp"
-#include "qb/drivers/sim_driver.hpp"
+#include "sim_driver.hpp"
 
 namespace {
 

@@ -5,7 +5,9 @@
 
 #include <string>
 
+#include "qb/drivers/registry.hpp"
 #include "qb/engine/run.hpp"
+#include "qb/suite/compile.hpp"
 #include "qb/suite/suite_loader.hpp"
 
 namespace {
@@ -16,13 +18,25 @@ void run_suite_benchmark(benchmark::State& state, const std::string& config) {
     state.SkipWithError(suite.error().to_string().c_str());
     return;
   }
+  auto sim = qb::drv::configure_driver("sim", qb::ConfigTable("driver.sim"));
+  if (!sim) {
+    state.SkipWithError(sim.error().to_string().c_str());
+    return;
+  }
   qb::engine::RunOptions options;
   options.jobs = 1;
   options.repetitions = 1;
   options.duration_ns = 20'000'000;
   double packets = 0;
   for (auto _ : state) {
-    auto run = qb::engine::run_suite(*suite, options);
+    // What `qosbench run` does per suite: compile, then run.
+    std::vector<qb::Warning> warnings;
+    auto compiled = qb::suite::compile_suite(*suite, warnings);
+    if (!compiled) {
+      state.SkipWithError(compiled.error().to_string().c_str());
+      return;
+    }
+    auto run = qb::engine::run_suite(*suite, std::move(*compiled), *sim, options);
     if (!run) {
       state.SkipWithError(run.error().to_string().c_str());
       return;

@@ -39,7 +39,7 @@ int fail(const Error& error) {
   return exit_code_for(error.code);
 }
 
-void print_warning(const policy::Warning& warning) {
+void print_warning(const Warning& warning) {
   std::string location;
   if (!warning.loc.file.empty()) {
     location = warning.loc.file;
@@ -51,17 +51,48 @@ void print_warning(const policy::Warning& warning) {
              warning.where.empty() ? "" : warning.where + ": ", warning.message);
 }
 
-// Loads and compiles a suite, printing warnings; config errors come back as Error.
-Result<std::pair<suite::Suite, std::vector<suite::CompiledScenario>>> load_and_compile(
-    const std::string& path) {
+struct LoadedSuite {
+  suite::Suite suite;
+  std::vector<suite::CompiledScenario> compiled;
+  std::vector<Warning> compile_warnings;
+};
+
+// Load and compile: the suite is read, its [driver.<name>] tables checked by their drivers, and
+// every scenario compiled; warnings are printed, config errors come back as Error.
+Result<LoadedSuite> load_and_compile(const std::string& path) {
   auto suite = suite::load_suite_file(path);
   if (!suite) return std::move(suite).error();
   for (const auto& warning : suite->warnings) print_warning(warning);
-  std::vector<policy::Warning> warnings;
+  if (auto checked = drv::check_driver_tables(suite->driver_tables); !checked) {
+    return std::move(checked).error();
+  }
+  std::vector<Warning> warnings;
   auto compiled = suite::compile_suite(*suite, warnings);
   if (!compiled) return std::move(compiled).error();
   for (const auto& warning : warnings) print_warning(warning);
-  return std::pair{std::move(*suite), std::move(*compiled)};
+  return LoadedSuite{std::move(*suite), std::move(*compiled), std::move(warnings)};
+}
+
+// The driver of the run: --driver or the suite's [driver] name, with its [driver.<name>] table
+// amended by the command line (its own flags such as --eal, then --driver-option).
+Result<drv::DriverFactory> configure_run_driver(const suite::Suite& suite, const RunArgs& args) {
+  const std::string name = args.driver.empty() ? suite.driver : args.driver;
+  std::vector<ConfigOverride> overrides;
+  for (const DriverAliasValue& alias : args.driver_aliases) {
+    if (!alias.value) continue;
+    if (alias.driver != name) {
+      fmt::print(std::cerr, "note: {} ignored: it is an option of the {} driver, not of {}\n",
+                 alias.flag, alias.driver, name);
+      continue;
+    }
+    overrides.push_back(ConfigOverride{alias.key, *alias.value, alias.flag, alias.words});
+  }
+  for (const std::string& text : args.driver_options) {
+    auto parsed = drv::parse_driver_option(text);
+    if (!parsed) return std::move(parsed).error();
+    overrides.push_back(std::move(*parsed));
+  }
+  return drv::configure_driver(name, suite::driver_table(suite, name), overrides);
 }
 
 Result<report::ComparisonOptions> comparison_options(const CompareOptionsArgs& args) {
@@ -110,37 +141,6 @@ Result<report::Comparison> compare_files(const report::Results& baseline,
   return comparison;
 }
 
-// --eal "...": split like a shell would for plain words, with '...' and "..." quoting (a devarg
-// list such as -a "0000:03:00.0,tx_pp=500" stays one argument).
-Result<std::vector<std::string>> split_eal_arguments(const std::string& text) {
-  std::vector<std::string> out;
-  std::string word;
-  bool in_word = false;
-  char quote = 0;
-  for (const char c : text) {
-    if (quote != 0) {
-      if (c == quote) {
-        quote = 0;
-      } else {
-        word += c;
-      }
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-      in_word = true;
-    } else if (c == ' ' || c == '\t' || c == '\n') {
-      if (in_word) out.push_back(std::move(word));
-      word.clear();
-      in_word = false;
-    } else {
-      word += c;
-      in_word = true;
-    }
-  }
-  if (quote != 0) return make_error(Errc::usage, "unterminated quote", "--eal");
-  if (in_word) out.push_back(std::move(word));
-  return out;
-}
-
 // A send-only run (its receiver is another process or host): what was sent, nothing judged.
 // Results files would hold no measurement, so none is written; the receiver writes them.
 int report_sender_only(const engine::SuiteRun& run, const RunArgs& args) {
@@ -165,10 +165,13 @@ int report_sender_only(const engine::SuiteRun& run, const RunArgs& args) {
 
 }  // namespace
 
+// run: load -> compile -> configure the driver -> run -> judge -> report, each step explicit.
 int run_command(const RunArgs& args) {
-  auto suite = suite::load_suite_file(args.suite_path);
-  if (!suite) return fail(suite.error());
-  for (const auto& warning : suite->warnings) print_warning(warning);
+  auto loaded = load_and_compile(args.suite_path);
+  if (!loaded) return fail(loaded.error());
+  const suite::Suite* suite = &loaded->suite;
+  auto driver = configure_run_driver(*suite, args);
+  if (!driver) return fail(driver.error());
 
   // The baseline is read and checked before anything runs: a bad one costs no run time.
   std::optional<report::Results> baseline;
@@ -190,17 +193,11 @@ int run_command(const RunArgs& args) {
   }
 
   engine::RunOptions options;
-  options.driver = args.driver;
   options.seed = args.seed;
   options.repetitions = args.repetitions;
   options.jobs = args.jobs;
   options.workers = args.workers;
   options.interrupted = &g_interrupted;
-  if (args.eal) {
-    auto eal = split_eal_arguments(*args.eal);
-    if (!eal) return fail(eal.error());
-    options.eal = std::move(*eal);
-  }
   if (!args.duration.empty()) {
     auto duration = parse_duration_ns(args.duration);
     if (!duration) {
@@ -230,15 +227,15 @@ int run_command(const RunArgs& args) {
   // Ctrl-C stops the workers; the results gathered so far are written, marked incomplete.
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
-  auto run = engine::run_suite(*suite, options);
+  auto run = engine::run_suite(*suite, std::move(loaded->compiled), *driver, options);
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
   if (progress) progress->finish();
   if (!run) return fail(run.error());
-  for (const auto& warning : run->warnings) print_warning(warning);
   if (run->sender_only) return report_sender_only(*run, args);
 
-  auto results = report::judge(*suite, *run);
+  auto results =
+      report::judge(*suite, *run, report::current_run_metadata(loaded->compile_warnings));
   if (!results) return fail(results.error());
 
   std::string json_path = args.json_path;
@@ -346,9 +343,9 @@ int validate_command(const std::vector<std::string>& paths) {
       continue;
     }
     size_t flows = 0;
-    for (const auto& compiled : loaded->second) flows += compiled.plan.flows.size();
-    fmt::print("{}: ok ({} scenario{}, {} flows)\n", path, loaded->second.size(),
-               loaded->second.size() == 1 ? "" : "s", flows);
+    for (const auto& compiled : loaded->compiled) flows += compiled.plan.flows.size();
+    fmt::print("{}: ok ({} scenario{}, {} flows)\n", path, loaded->compiled.size(),
+               loaded->compiled.size() == 1 ? "" : "s", flows);
   }
   return exit_code;
 }
@@ -357,9 +354,9 @@ int explain_command(const std::string& path, bool json) {
   auto loaded = load_and_compile(path);
   if (!loaded) return fail(loaded.error());
   if (json) {
-    fmt::print("{}", report::explain_json(loaded->first, loaded->second));
+    fmt::print("{}", report::explain_json(loaded->suite, loaded->compiled));
   } else {
-    report::print_explain(loaded->first, loaded->second, std::cout);
+    report::print_explain(loaded->suite, loaded->compiled, std::cout);
   }
   return 0;
 }

@@ -18,6 +18,16 @@ struct CompareOptionsArgs {
   bool uncorrected = false;  // no false-discovery-rate correction over the metrics
 };
 
+/// A driver's shorthand flag (drivers/registry.hpp OptionAlias) and the value it was given.
+struct DriverAliasValue {
+  std::string driver;  // the driver that declares it
+  std::string flag;    // "--eal"
+  std::string key;     // "eal"
+  std::string help;
+  bool words = true;
+  std::optional<std::string> value;  // set when given
+};
+
 struct RunArgs {
   std::string suite_path;
   std::string driver;
@@ -32,7 +42,10 @@ struct RunArgs {
   std::string duration;
   uint32_t jobs = 0;
   uint32_t workers = 0;
-  std::optional<std::string> eal;  // --eal "...": replaces [driver.dpdk] eal
+  /// `--driver-option KEY=VALUE` and the drivers' own flags (`--eal "..."`), in the order the
+  /// driver applies them; an alias of a driver that is not the one chosen is ignored.
+  std::vector<std::string> driver_options;
+  std::vector<DriverAliasValue> driver_aliases;
   bool quiet = false;
 };
 

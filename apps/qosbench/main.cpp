@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "qb/drivers/registry.hpp"
 
 namespace {
 
@@ -43,9 +44,19 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--jobs", run.jobs, "parallel repetitions (default: all cores)");
   run_cmd->add_option("--workers", run.workers,
                       "workers per repetition (dpdk: one per EAL lcore; default: all it offers)");
-  run_cmd->add_option("--eal", run.eal,
-                      "dpdk: EAL arguments, one string, e.g. \"--no-huge -m 512 --no-pci --vdev "
-                      "net_ring0\" (replaces the suite's [driver.dpdk] eal)");
+  run_cmd->add_option("--driver-option", run.driver_options,
+                      "KEY=VALUE: set a key of the driver's [driver.<name>] table (repeatable; "
+                      "VALUE is a TOML value or a plain string)");
+  // The drivers' own shorthand flags (e.g. dpdk's --eal), declared by their registry entries.
+  for (const auto& driver : qb::drv::driver_registry()) {
+    for (const auto& alias : driver.aliases) {
+      run.driver_aliases.push_back(
+          {driver.name, alias.flag, alias.key, alias.help, alias.words, {}});
+    }
+  }
+  for (auto& alias : run.driver_aliases) {
+    run_cmd->add_option(alias.flag, alias.value, alias.driver + ": " + alias.help);
+  }
   run_cmd->add_option("--html", run.html_path, "write the HTML report here");
   run_cmd->add_option("--junit", run.junit_path, "write JUnit XML here (one test case per gate)");
   run_cmd->add_option("--baseline", run.baseline_path,

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "flow_worker.hpp"
-#include "qb/drivers/dpdk_driver.hpp"
+#include "dpdk_driver.hpp"
 #include "qb/suite/compile.hpp"
 #include "qb/suite/suite_loader.hpp"
 
@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", suite.error().to_string().c_str());
     return 2;
   }
-  std::vector<qb::policy::Warning> warnings;
+  std::vector<qb::Warning> warnings;
   auto compiled = qb::suite::compile_scenario(suite->scenarios[0], warnings);
   if (!compiled) {
     std::fprintf(stderr, "%s\n", compiled.error().to_string().c_str());

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "qb/common/result.hpp"
-#include "qb/drivers/dpdk_driver.hpp"
+#include "dpdk_driver.hpp"
 
 namespace qb::drv::dpdk {
 

@@ -1,7 +1,8 @@
-// The DPDK driver's control path: EAL, ports, pool, templates and the worker's fast path.
+// The DPDK driver's control path: EAL, ports, pool, templates and the worker's fast path (the
+// generic Driver checks call order, topology and plan first), and its registry entry.
 // Roles: Tx and Rx (loopback or two ports), Tx only (rx_port = "none"), Rx only
 // (tx_port = "none": a receiver process for a sender in another process or host).
-#include "qb/drivers/dpdk_driver.hpp"
+#include "dpdk_driver.hpp"
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
@@ -15,6 +16,7 @@
 #include "dpdk_worker.hpp"
 #include "eal.hpp"
 #include "port.hpp"
+#include "qb/drivers/registry.hpp"
 
 namespace qb::drv {
 namespace {
@@ -55,15 +57,13 @@ bool queue_pairs_only(const std::string& driver_name) {
   return driver_name == "net_af_xdp";
 }
 
-class DpdkDriver final : public Driver {
+class DpdkDriver final : public DriverBackend {
  public:
   DpdkDriver(DpdkConfig config, std::unique_ptr<dpdk::DeviceOps> ops)
       : config_(std::move(config)), ops_(std::move(ops)) {}
   ~DpdkDriver() override { close(); }
   DpdkDriver(const DpdkDriver&) = delete;
   DpdkDriver& operator=(const DpdkDriver&) = delete;
-
-  std::string_view name() const noexcept override { return "dpdk"; }
 
   Capabilities capabilities() const override {
     Capabilities caps;
@@ -73,28 +73,16 @@ class DpdkDriver final : public Driver {
     caps.max_workers = dpdk_worker_count(config_);  // one Tx/Rx queue pair per worker
     caps.max_outstanding_per_flow = std::max(1u, config_.send_queue_depth);
     caps.receives = config_.rx_port != kNoPort;
+    caps.max_flows = dpdk::kMaxFlows;  // the payload header carries a 16-bit flow id
+    caps.needs_tree = config_.software_shaper;
     return caps;
   }
 
   Status open(const Topology& topology) override {
-    if (state_ != State::closed) return order_error("open()", "close() first");
     if (topology.wire.transport != policy::Transport::eth) {
       return make_error(Errc::not_supported,
                         "dpdk: sends Ethernet frames; set the port's transport to \"eth\"",
                         "port.transport");
-    }
-    if (!(topology.port_rate_bps > 0.0) || !std::isfinite(topology.port_rate_bps)) {
-      return make_error(Errc::invalid_config, "dpdk: the port rate must be > 0 bit/s", "port.rate");
-    }
-    if (topology.workers == 0 || topology.workers > capabilities().max_workers) {
-      return make_error(Errc::not_supported,
-                        "dpdk: runs " + std::to_string(capabilities().max_workers) +
-                            " worker(s) (asked for " + std::to_string(topology.workers) + ")");
-    }
-    if (topology.flow_count > dpdk::kMaxFlows) {
-      return make_error(Errc::not_supported,
-                        "dpdk: at most " + std::to_string(dpdk::kMaxFlows) +
-                            " flows per port (the payload header carries a 16-bit flow id)");
     }
     transmit_ = config_.tx_port != kNoPort;
     receive_ = config_.rx_port != kNoPort;
@@ -157,31 +145,10 @@ class DpdkDriver final : public Driver {
       if (auto s = dpdk::configure_port(rxq, pool_); !s) return s;
     }
     topology_ = topology;
-    state_ = State::opened;
     return {};
   }
 
   Status apply(const policy::QosPlan& plan) override {
-    if (state_ != State::opened && state_ != State::applied) {
-      return order_error("apply()", "open() first, and before start()");
-    }
-    if (plan.flows.size() != topology_.flow_count) {
-      return make_error(Errc::invalid_config, "dpdk: the plan has " +
-                                                  std::to_string(plan.flows.size()) +
-                                                  " flows but the topology was opened for " +
-                                                  std::to_string(topology_.flow_count));
-    }
-    if (config_.software_shaper && plan.tree.elements.empty()) {
-      return make_error(Errc::invalid_config, "dpdk: the plan has no scheduling tree", "sched");
-    }
-    for (size_t f = 0; f < plan.flows.size(); ++f) {
-      if (plan.flows[f].leaf >= plan.tree.elements.size() && config_.software_shaper) {
-        return make_error(Errc::invalid_config,
-                          "dpdk: flow '" + plan.flows[f].name + "' is attached to element " +
-                              std::to_string(plan.flows[f].leaf) + ", which does not exist",
-                          "flows[" + std::to_string(f) + "]");
-      }
-    }
     plan_ = plan;
     dpdk::WorkerSetup setup;
     setup.tx_port = tx_port_;
@@ -234,12 +201,10 @@ class DpdkDriver final : public Driver {
       for (auto& worker : workers_)
         receive_only_.push_back(std::make_unique<ReceiveOnlyQueue>(*worker));
     }
-    state_ = State::applied;
     return {};
   }
 
   Status start() override {
-    if (state_ != State::applied) return order_error("start()", "apply() first");
     if (auto s = dpdk::start_port(tx_port_); !s) return s;
     if (receive_ && rx_port_ != tx_port_) {
       if (auto s = dpdk::start_port(rx_port_); !s) {
@@ -261,7 +226,7 @@ class DpdkDriver final : public Driver {
         worker->set_device_clock(map->tsc0, map->device0, map->device_per_tsc);
     }
     for (auto& worker : workers_) worker->start();
-    state_ = State::started;
+    started_ = true;
     return {};
   }
 
@@ -275,9 +240,8 @@ class DpdkDriver final : public Driver {
   }
 
   Status stop() override {
-    if (state_ != State::started) return order_error("stop()", "start() first");
     halt();
-    state_ = State::stopped;
+    started_ = false;
     return {};
   }
 
@@ -329,22 +293,17 @@ class DpdkDriver final : public Driver {
   }
 
   void close() noexcept override {
-    if (state_ == State::started) halt();
+    if (started_) halt();
+    started_ = false;
     receive_only_.clear();
     workers_.clear();
-    state_ = State::closed;
   }
 
  private:
-  enum class State { closed, opened, applied, started, stopped };
   struct PortStats {
     rte_eth_stats tx{};
     rte_eth_stats rx{};
   };
-
-  static Error order_error(const char* call, const char* hint) {
-    return make_error(Errc::runtime, std::string("dpdk: ") + call + " out of order: " + hint);
-  }
 
   // Stops the worker, reads the port counters, frees what the rx queue still holds, stops
   // the ports (they stay configured: a later driver in this process reconfigures them).
@@ -370,7 +329,7 @@ class DpdkDriver final : public Driver {
   }
 
   DpdkConfig config_;
-  State state_ = State::closed;
+  bool started_ = false;
   Topology topology_;
   policy::QosPlan plan_;
   uint16_t tx_port_ = 0;
@@ -402,16 +361,64 @@ DpdkConfig default_dpdk_config() {
 }
 
 std::unique_ptr<Driver> make_dpdk_driver(DpdkConfig config) {
-  return std::make_unique<DpdkDriver>(std::move(config), dpdk::make_device_ops());
+  return std::make_unique<Driver>("dpdk", std::make_unique<DpdkDriver>(std::move(config),
+                                                                       dpdk::make_device_ops()));
 }
 
 namespace dpdk {
 
 std::unique_ptr<Driver> make_dpdk_driver_with_ops(DpdkConfig config,
                                                   std::unique_ptr<DeviceOps> ops) {
-  return std::make_unique<DpdkDriver>(std::move(config), std::move(ops));
+  return std::make_unique<Driver>("dpdk",
+                                  std::make_unique<DpdkDriver>(std::move(config), std::move(ops)));
 }
 
 }  // namespace dpdk
+
+namespace {
+
+struct DpdkOptions final : DriverOptions {
+  DpdkConfig config;
+};
+
+std::unique_ptr<const DriverOptions> parse_dpdk_options(const ConfigTable& table) {
+  auto options = std::make_unique<DpdkOptions>();
+  options->config = parse_dpdk_config(table);
+  return options;
+}
+
+}  // namespace
+
+DpdkConfig parse_dpdk_config(const ConfigTable& table) {
+  table.allow_only({"eal", "tx_port", "rx_port", "software_shaper", "hw_pacing"});
+  DpdkConfig config;
+  config.eal_args = table.string_list("eal").value_or(std::vector<std::string>{});
+  config.tx_port = table.string("tx_port").value_or("");
+  config.rx_port = table.string("rx_port").value_or("");
+  config.software_shaper = table.boolean("software_shaper").value_or(config.software_shaper);
+  config.hw_pacing = table.boolean("hw_pacing").value_or(config.hw_pacing);
+  return config;
+}
+
+DriverEntry dpdk_driver_entry() {
+  DriverEntry entry;
+  entry.available = true;
+  entry.aliases = {OptionAlias{"--eal", "eal",
+                               "DPDK EAL arguments, e.g. \"--no-huge -m 512 --no-pci -l 0 --vdev "
+                               "net_ring0\" (replaces [driver.dpdk] eal)",
+                               true}};
+  // One EAL per process, so every option set shares its arguments: a net_ring loopback port, and
+  // a send-only net_null port (net_null's Rx would deliver frames forever).
+  const std::string eal =
+      R"(eal = ["--no-huge", "-m", "512", "--no-pci", "-l", "0", "--vdev", "net_ring0", "--vdev", "net_null0"])";
+  entry.contract_options = {eal + "\ntx_port = \"net_ring0\"",
+                            eal + "\ntx_port = \"net_null0\"\nrx_port = \"none\""};
+  entry.parse_options = parse_dpdk_options;
+  entry.create = [](const DriverOptions& options) -> Result<std::unique_ptr<DriverBackend>> {
+    return std::unique_ptr<DriverBackend>(std::make_unique<DpdkDriver>(
+        static_cast<const DpdkOptions&>(options).config, dpdk::make_device_ops()));
+  };
+  return entry;
+}
 
 }  // namespace qb::drv

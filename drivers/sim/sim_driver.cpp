@@ -1,19 +1,18 @@
 // The sim driver's control path: state checks and validation around the SimPort model.
-#include "qb/drivers/sim_driver.hpp"
+#include "sim_driver.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
+#include "qb/drivers/registry.hpp"
 #include "sim_port.hpp"
 
 namespace qb::drv {
 namespace {
 
-class SimDriver final : public Driver {
+class SimDriver final : public DriverBackend {
  public:
-  std::string_view name() const noexcept override { return "sim"; }
-
   Capabilities capabilities() const override {
     Capabilities caps;
     caps.virtual_time = true;
@@ -21,60 +20,24 @@ class SimDriver final : public Driver {
     caps.hw_timestamps = true;  // completion times are exact (virtual) NIC times
     caps.max_workers = 1;
     caps.max_outstanding_per_flow = kSimSendQueueDepth;
+    caps.max_hosts = UINT32_MAX;  // hosts meet at the simulated switch
     return caps;
   }
 
   Status open(const Topology& topology) override {
-    if (state_ != State::closed) return order_error("open()", "close() first");
-    if (!(topology.port_rate_bps > 0.0) || !std::isfinite(topology.port_rate_bps)) {
-      return make_error(Errc::invalid_config, "sim: the port rate must be > 0 bit/s", "port.rate");
-    }
-    if (topology.propagation_delay_ns < 0) {
-      return make_error(Errc::invalid_config, "sim: the propagation delay must be >= 0",
-                        "port.propagation_delay");
-    }
-    if (topology.workers != 1) {
-      return make_error(Errc::not_supported, "sim: the simulator runs one worker (asked for " +
-                                                 std::to_string(topology.workers) + ")");
-    }
     topology_ = topology;
-    state_ = State::opened;
     return {};
   }
 
   Status apply(const policy::QosPlan& plan) override {
-    if (state_ != State::opened && state_ != State::applied) {
-      return order_error("apply()", "open() first, and before start()");
-    }
-    if (plan.tree.elements.empty()) {
-      return make_error(Errc::invalid_config, "sim: the plan has no scheduling tree", "sched");
-    }
-    if (plan.flows.size() != topology_.flow_count) {
-      return make_error(Errc::invalid_config, "sim: the plan has " +
-                                                  std::to_string(plan.flows.size()) +
-                                                  " flows but the topology was opened for " +
-                                                  std::to_string(topology_.flow_count));
-    }
-    for (size_t f = 0; f < plan.flows.size(); ++f) {
-      if (plan.flows[f].leaf >= plan.tree.elements.size()) {
-        return make_error(Errc::invalid_config,
-                          "sim: flow '" + plan.flows[f].name + "' is attached to element " +
-                              std::to_string(plan.flows[f].leaf) + ", which does not exist",
-                          "flows[" + std::to_string(f) + "]");
-      }
-    }
-    if (Status status = validate_fabric(plan); !status) return status;
     port_.configure(topology_, plan);
     nic_qos_ = plan.nic_qos;
     switch_qos_ = plan.switch_qos;
-    state_ = State::applied;
     return {};
   }
 
   Status start() override {
-    if (state_ != State::applied) return order_error("start()", "apply() first");
     port_.start();
-    state_ = State::started;
     return {};
   }
 
@@ -82,9 +45,7 @@ class SimDriver final : public Driver {
   Clock& clock(uint32_t /*worker*/) override { return port_; }
 
   Status stop() override {
-    if (state_ != State::started) return order_error("stop()", "start() first");
     port_.stop();
-    state_ = State::stopped;
     return {};
   }
 
@@ -147,73 +108,36 @@ class SimDriver final : public Driver {
     stats.emplace_back("credit_pauses", static_cast<double>(s.credit_pauses));
   }
 
-  static Status validate_fabric(const policy::QosPlan& plan) {
-    const uint32_t hosts = std::max<uint32_t>(1, plan.hosts);
-    auto classes = [](const policy::PortQos& qos) -> uint32_t {
-      switch (qos.kind) {
-        case policy::PortQos::Kind::ets:
-          return 8;
-        case policy::PortQos::Kind::vlarb:
-          return 15;
-        case policy::PortQos::Kind::none:
-          break;
-      }
-      return 1;
-    };
-    if (plan.switched && !(plan.switch_rate_bps >= 0.0 && std::isfinite(plan.switch_rate_bps))) {
-      return make_error(Errc::invalid_config, "sim: the switch rate must be >= 0 bit/s",
-                        "fabric.switch_rate");
-    }
-    for (size_t f = 0; f < plan.flows.size(); ++f) {
-      const policy::FlowPlan& flow = plan.flows[f];
-      const std::string where = "flows[" + std::to_string(f) + "]";
-      if (flow.host >= hosts) {
-        return make_error(Errc::invalid_config,
-                          "sim: flow '" + flow.name + "' is on host " + std::to_string(flow.host) +
-                              " of " + std::to_string(hosts),
-                          where);
-      }
-      if (plan.nic_qos.kind != policy::PortQos::Kind::none && !flow.dropped &&
-          flow.arb_class >= classes(plan.nic_qos)) {
-        return make_error(Errc::invalid_config,
-                          "sim: flow '" + flow.name + "' has arbitration class " +
-                              std::to_string(flow.arb_class) + ", beyond the port's",
-                          where);
-      }
-      if (plan.switched && plan.switch_qos.kind != policy::PortQos::Kind::none && !flow.dropped &&
-          flow.switch_arb_class >= classes(plan.switch_qos)) {
-        return make_error(Errc::invalid_config,
-                          "sim: flow '" + flow.name + "' has switch arbitration class " +
-                              std::to_string(flow.switch_arb_class) + ", beyond the switch port's",
-                          where);
-      }
-    }
-    return {};
-  }
-
-  void close() noexcept override {
-    port_.stop();
-    state_ = State::closed;
-  }
+  void close() noexcept override { port_.stop(); }
 
  private:
-  enum class State { closed, opened, applied, started, stopped };
-
-  static Error order_error(const char* call, const char* hint) {
-    return make_error(Errc::runtime, std::string("sim: ") + call + " out of order: " + hint);
-  }
-
-  State state_ = State::closed;
   Topology topology_;
   policy::PortQos nic_qos_;
   policy::PortQos switch_qos_;
   sim::SimPort port_;
 };
 
+// The simulator has no options: [driver.sim] may exist but must be empty.
+struct SimOptions final : DriverOptions {};
+
 }  // namespace
 
 std::unique_ptr<Driver> make_sim_driver() {
-  return std::make_unique<SimDriver>();
+  return std::make_unique<Driver>("sim", std::make_unique<SimDriver>());
+}
+
+DriverEntry sim_driver_entry() {
+  DriverEntry entry;
+  entry.available = true;
+  entry.contract_options = {""};
+  entry.parse_options = [](const ConfigTable& table) -> std::unique_ptr<const DriverOptions> {
+    table.allow_only({});
+    return std::make_unique<SimOptions>();
+  };
+  entry.create = [](const DriverOptions&) -> Result<std::unique_ptr<DriverBackend>> {
+    return std::unique_ptr<DriverBackend>(std::make_unique<SimDriver>());
+  };
+  return entry;
 }
 
 }  // namespace qb::drv

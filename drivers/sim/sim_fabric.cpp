@@ -3,7 +3,7 @@
 // "Simulator" section of docs/semantics.md for the model choices.
 #include <algorithm>
 
-#include "qb/drivers/sim_driver.hpp"
+#include "sim_driver.hpp"
 #include "sim_port.hpp"
 
 namespace qb::drv::sim {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "qb/drivers/sim_driver.hpp"
+#include "sim_driver.hpp"
 
 namespace qb::drv::sim {
 namespace {

@@ -1,68 +1,99 @@
-// The explicit driver registry. A driver joins by a line here (no static self-registration).
 #include "qb/drivers/registry.hpp"
 
-#include "qb/drivers/sim_driver.hpp"
-#ifdef QB_HAVE_DPDK
-#include "qb/drivers/dpdk_driver.hpp"
-#endif
+#include <fmt/format.h>
+
+#include "driver_list.hpp"
 
 namespace qb::drv {
 namespace {
 
-#ifdef QB_HAVE_DPDK
-std::unique_ptr<Driver> make_dpdk(const DriverParams& params) {
-  DpdkConfig config;
-  config.eal_args = params.dpdk.eal;
-  config.tx_port = params.dpdk.tx_port;
-  config.rx_port = params.dpdk.rx_port;
-  if (params.dpdk.software_shaper) config.software_shaper = *params.dpdk.software_shaper;
-  if (params.dpdk.hw_pacing) config.hw_pacing = *params.dpdk.hw_pacing;
-  return make_dpdk_driver(std::move(config));
+std::string known_names() {
+  std::string known;
+  for (const DriverEntry& entry : driver_registry()) {
+    known += known.empty() ? entry.name : ", " + entry.name;
+  }
+  return known;
 }
-#endif
+
+Result<std::shared_ptr<const DriverOptions>> parse_options(const DriverEntry& entry,
+                                                          const ConfigTable& table) {
+  try {
+    return std::shared_ptr<const DriverOptions>(entry.parse_options(table));
+  } catch (ConfigError& error) {
+    return std::move(error.error);
+  }
+}
 
 }  // namespace
 
-const std::vector<DriverInfo>& driver_registry() {
-  static const std::vector<DriverInfo> registry = [] {
-    std::vector<DriverInfo> drivers;
-    drivers.push_back(DriverInfo{
-        "sim",
-        "discrete-event model of an mlx5 port: send queues, the scheduling tree (DWRR + caps), "
-        "link serialisation with wire overheads, propagation; virtual time, deterministic",
-        true, "", [](const DriverParams&) { return make_sim_driver(); }});
-    const char* dpdk_description =
-        "kernel-bypass Ethernet traffic through DPDK (net_mlx5, or net_null/net_ring/net_af_xdp "
-        "without a NIC)";
-#ifdef QB_HAVE_DPDK
-    drivers.push_back(DriverInfo{"dpdk", dpdk_description, true, "", make_dpdk});
-#else
-    drivers.push_back(DriverInfo{"dpdk", dpdk_description, false,
-                                 "not built: the DPDK driver is not part of this build yet",
-                                 nullptr});
-#endif
-    drivers.push_back(
-        DriverInfo{"verbs", "RDMA RC QPs through rdma-core with the mlx5dv_sched tree", false,
-                   "not built: the verbs driver is not part of this build yet", nullptr});
-    return drivers;
-  }();
+const std::vector<DriverEntry>& driver_registry() {
+  static const std::vector<DriverEntry> registry = detail::listed_drivers();
   return registry;
 }
 
-Result<std::unique_ptr<Driver>> create_driver(std::string_view name, const DriverParams& params) {
-  std::string known;
-  for (const DriverInfo& info : driver_registry()) {
-    if (info.name == name) {
-      if (!info.available || !info.create) {
-        return make_error(Errc::unavailable,
-                          "driver '" + info.name + "' is unavailable: " + info.unavailable_reason);
-      }
-      return info.create(params);
-    }
-    known += known.empty() ? info.name : ", " + info.name;
+const DriverEntry* find_driver(std::string_view name) {
+  for (const DriverEntry& entry : driver_registry()) {
+    if (entry.name == name) return &entry;
   }
-  return make_error(Errc::usage,
-                    "unknown driver '" + std::string(name) + "' (known drivers: " + known + ")");
+  return nullptr;
+}
+
+Result<std::unique_ptr<Driver>> DriverFactory::create() const {
+  auto backend = entry_->create(*options_);
+  if (!backend) return std::move(backend).error();
+  return std::make_unique<Driver>(entry_->name, std::move(*backend));
+}
+
+Result<DriverFactory> configure_driver(std::string_view name, ConfigTable table,
+                                       const std::vector<ConfigOverride>& overrides) {
+  const DriverEntry* entry = find_driver(name);
+  if (entry == nullptr) {
+    return make_error(Errc::usage, fmt::format("unknown driver '{}' (known drivers: {})", name,
+                                               known_names()));
+  }
+  if (!entry->available || !entry->create || !entry->parse_options) {
+    return make_error(Errc::unavailable, fmt::format("driver '{}' is unavailable: {}", entry->name,
+                                                     entry->unavailable_reason));
+  }
+  for (const ConfigOverride& value : overrides) {
+    if (Status applied = table.apply(value); !applied) return std::move(applied).error();
+  }
+  auto options = parse_options(*entry, table);
+  if (!options) return std::move(options).error();
+  return DriverFactory(*entry, std::move(*options));
+}
+
+Status check_driver_tables(const std::vector<ConfigTable>& tables) {
+  for (const ConfigTable& table : tables) {
+    const std::string_view name = std::string_view(table.path()).substr(table.path().find('.') + 1);
+    const DriverEntry* entry = find_driver(name);
+    if (entry == nullptr) {
+      return make_error(Errc::invalid_config,
+                        fmt::format("unknown driver '{}' (known drivers: {})", name, known_names()),
+                        table.path(), table.loc());
+    }
+    if (!entry->parse_options) continue;  // not built here: its keys cannot be checked
+    if (auto options = parse_options(*entry, table); !options) return std::move(options).error();
+  }
+  return {};
+}
+
+Result<std::unique_ptr<Driver>> create_driver(std::string_view name, std::string_view toml_body) {
+  auto table = ConfigTable::parse(toml_body, fmt::format("driver.{}", name), "driver options");
+  if (!table) return std::move(table).error();
+  auto factory = configure_driver(name, std::move(*table));
+  if (!factory) return std::move(factory).error();
+  return factory->create();
+}
+
+Result<ConfigOverride> parse_driver_option(std::string_view text) {
+  const size_t equals = text.find('=');
+  if (equals == std::string_view::npos || equals == 0) {
+    return make_error(Errc::usage, fmt::format("expected KEY=VALUE, got '{}'", text),
+                      "--driver-option");
+  }
+  return ConfigOverride{std::string(text.substr(0, equals)), std::string(text.substr(equals + 1)),
+                        "--driver-option", false};
 }
 
 }  // namespace qb::drv

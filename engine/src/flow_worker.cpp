@@ -275,9 +275,7 @@ void FlowWorker::publish_post_counts(std::vector<FlowCounters>& counters) const 
 
 bool FlowWorker::run(drv::Queue& queue, drv::Clock& clock, const std::atomic<bool>* interrupted,
                      std::vector<FlowCounters>& counters, std::vector<FlowLatency>& latency) {
-  // Virtual time (the simulator) keeps the exact (time, flow) order of posts: runs stay
-  // deterministic and unchanged. Real-time drivers send a burst at one instant.
-  exact_order_ = clock.name() == "virtual";
+  exact_order_ = window_.virtual_time;
   const int64_t end_ns = window_.warmup_ns + window_.duration_ns;
   const auto bins =
       static_cast<size_t>((window_.duration_ns + window_.bin_ns - 1) / window_.bin_ns);

@@ -21,6 +21,9 @@ struct WorkerWindow {
   int64_t duration_ns = 0;
   int64_t bin_ns = 1'000'000;
   uint32_t max_outstanding = 512;  // the driver's send-queue depth per flow
+  /// The driver runs in virtual time (Capabilities::virtual_time): posts keep the exact
+  /// (time, flow) order so runs stay deterministic; real-time drivers send a burst at once.
+  bool virtual_time = false;
 };
 
 /// Min-heap of (scheduled ns, flow) with replace_top(): posting the top flow's message and

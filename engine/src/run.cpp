@@ -77,10 +77,10 @@ void merge_counters(std::vector<FlowCounters>& into, const std::vector<FlowCount
 // owns every workers-th flow, its own driver queue and clock, and its own counters, merged
 // after the run (no locks on the hot path).
 Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repetition,
-                                  const std::string& driver_name, const drv::DriverParams& params,
-                                  uint32_t workers, const std::atomic<bool>* interrupted) {
+                                  const drv::DriverFactory& factory, uint32_t workers,
+                                  const std::atomic<bool>* interrupted) {
   const auto wall_start = std::chrono::steady_clock::now();
-  auto driver = drv::create_driver(driver_name, params);
+  auto driver = factory.create();
   if (!driver) return std::move(driver).error();
   drv::Driver& d = **driver;
 
@@ -107,6 +107,7 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
   window.duration_ns = scenario_run.duration_ns;
   window.bin_ns = scenario_run.bin_ns;
   window.max_outstanding = d.capabilities().max_outstanding_per_flow;
+  window.virtual_time = d.capabilities().virtual_time;
   const uint64_t seed = derive_seed(scenario_run.seed, repetition);
   std::vector<std::unique_ptr<FlowWorker>> flow_workers;
   for (uint32_t w = 0; w < workers; ++w) {
@@ -160,29 +161,16 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
 
 }  // namespace
 
-drv::DriverParams driver_params(const suite::Suite& suite, const RunOptions& options) {
-  drv::DriverParams params;
-  const suite::DpdkOptions& dpdk = suite.driver_options.dpdk;
-  params.dpdk.eal = options.eal.value_or(dpdk.eal);
-  params.dpdk.tx_port = dpdk.tx_port;
-  params.dpdk.rx_port = dpdk.rx_port;
-  params.dpdk.software_shaper = dpdk.software_shaper;
-  params.dpdk.hw_pacing = dpdk.hw_pacing;
-  return params;
-}
-
-Result<SuiteRun> run_suite(const suite::Suite& suite, const RunOptions& options) {
+Result<SuiteRun> run_suite(const suite::Suite& suite,
+                           std::vector<suite::CompiledScenario> compiled,
+                           const drv::DriverFactory& driver, const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   SuiteRun run;
-  run.driver = options.driver.empty() ? suite.driver : options.driver;
+  run.driver = driver.name();
 
-  auto compiled = suite::compile_suite(suite, run.warnings);
-  if (!compiled) return std::move(compiled).error();
-
-  // Probe the driver once: unknown/unavailable drivers fail before any work starts, and only
+  // Probe the driver once: a driver that cannot be made fails before any work starts, and only
   // drivers in virtual time may run repetitions side by side.
-  const drv::DriverParams params = driver_params(suite, options);
-  auto probe = drv::create_driver(run.driver, params);
+  auto probe = driver.create();
   if (!probe) return std::move(probe).error();
   const drv::Capabilities caps = (*probe)->capabilities();
   probe->reset();
@@ -195,10 +183,10 @@ Result<SuiteRun> run_suite(const suite::Suite& suite, const RunOptions& options)
   }
 
   std::vector<Task> tasks;
-  for (uint32_t s = 0; s < compiled->size(); ++s) {
+  for (uint32_t s = 0; s < compiled.size(); ++s) {
     const suite::Scenario& scenario = suite.scenarios[s];
     ScenarioRun scenario_run;
-    scenario_run.compiled = std::move((*compiled)[s]);
+    scenario_run.compiled = std::move(compiled[s]);
     scenario_run.seed = options.seed.value_or(scenario.seed);
     scenario_run.repetitions = options.repetitions.value_or(scenario.repetitions);
     scenario_run.warmup_ns = scenario.warmup_ns;
@@ -228,8 +216,8 @@ Result<SuiteRun> run_suite(const suite::Suite& suite, const RunOptions& options)
       const auto flows = static_cast<uint32_t>(scenario_run.compiled.plan.flows.size());
       const uint32_t workers =
           std::max(1U, std::min(options.workers != 0 ? options.workers : caps.max_workers, flows));
-      auto result = run_repetition(scenario_run, task.repetition, run.driver, params, workers,
-                                   options.interrupted);
+      auto result =
+          run_repetition(scenario_run, task.repetition, driver, workers, options.interrupted);
       std::lock_guard lock(merge_mutex);
       if (!result) {
         if (!first_error) first_error = std::move(result).error();

@@ -1,7 +1,6 @@
 #include "qb/reports/judge.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -44,21 +43,6 @@ void add_repetition(LatencyReps& reps, const engine::RepetitionLatency& latency)
 double relative_error(double measured, double expected) noexcept {
   if (expected > 0) return measured / expected - 1.0;
   return measured > 0 ? 1.0 : 0.0;  // nothing was expected: any traffic is a full error
-}
-
-std::string utc_now_iso8601() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buffer;
-}
-
-std::string host_name() {
-  char buffer[256] = {};
-  if (gethostname(buffer, sizeof buffer - 1) != 0) return "unknown";
-  return buffer;
 }
 
 // The flows a latency gate names: one flow instance, or every instance of a group.
@@ -351,20 +335,21 @@ double jain_index(const std::vector<double>& ratios) noexcept {
   return sum * sum / (static_cast<double>(ratios.size()) * sum_squares);
 }
 
-Result<Results> judge(const suite::Suite& suite, const engine::SuiteRun& run) {
+Result<Results> judge(const suite::Suite& suite, const engine::SuiteRun& run,
+                      const RunMetadata& metadata) {
   Results results;
-  results.tool_version = QB_VERSION;
+  results.tool_version = metadata.tool_version;
   results.suite = suite.name;
   results.suite_file = suite.file;
   results.config_hash = suite.config_hash;
   results.driver = run.driver;
   results.clock = run.clock;
-  results.host = host_name();
-  results.date_utc = utc_now_iso8601();
+  results.host = metadata.host;
+  results.date_utc = metadata.date_utc;
   results.jobs = run.jobs;
   results.complete = run.complete;
   results.wall_seconds = run.wall_seconds;
-  for (const auto* warnings : {&suite.warnings, &run.warnings}) {
+  for (const auto* warnings : {&suite.warnings, &metadata.warnings}) {
     for (const auto& warning : *warnings) {
       results.warnings.push_back(warning.where.empty() ? warning.message
                                                        : warning.where + ": " + warning.message);

@@ -60,7 +60,7 @@ void append(std::string& note, std::string_view part) {
 
 Result<FlowClass> resolve_flow(const Scenario& scenario, const FlowSpec& flow,
                                const policy::QosPlan& plan,
-                               std::vector<policy::Warning>& warnings) {
+                               std::vector<Warning>& warnings) {
   const TrafficClassSpec& domain = scenario.traffic_class;
   const Transport transport = scenario.port.wire.transport;
   FlowClass out;
@@ -93,7 +93,7 @@ Result<FlowClass> resolve_flow(const Scenario& scenario, const FlowSpec& flow,
   if (!verdict.note.empty()) {
     append(out.note, verdict.note);
     if (verdict.effective != requested) {
-      add_warning(warnings, policy::Warning{fmt::format("flow '{}': {}", flow.name, verdict.note),
+      add_warning(warnings, Warning{fmt::format("flow '{}': {}", flow.name, verdict.note),
                                             tx_where, tx_loc.line != 0 ? tx_loc : flow.loc});
     }
   }
@@ -160,7 +160,7 @@ Result<FlowClass> resolve_flow(const Scenario& scenario, const FlowSpec& flow,
       }
       if (out.dropped) {
         add_warning(warnings,
-                    policy::Warning{fmt::format("flow '{}': SL {} maps to VL15, every packet is "
+                    Warning{fmt::format("flow '{}': SL {} maps to VL15, every packet is "
                                                 "dropped (expected rate 0)",
                                                 flow.name, out.sl),
                                     flow.sl_loc.line != 0 ? flow.where + ".sl" : flow.where,
@@ -201,7 +201,7 @@ policy::PortQos switch_port_qos(const Scenario& scenario) {
 }
 
 Status resolve_classes(const Scenario& scenario, const std::vector<uint32_t>& flow_spec,
-                       policy::QosPlan& plan, std::vector<policy::Warning>& warnings) {
+                       policy::QosPlan& plan, std::vector<Warning>& warnings) {
   plan.nic_qos = nic_port_qos(scenario);
   plan.hosts = scenario.fabric.hosts;
   plan.switched = scenario.fabric.switched;

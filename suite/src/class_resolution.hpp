@@ -25,6 +25,6 @@ policy::PortQos switch_port_qos(const Scenario& scenario);
 /// scenario flow of plan.flows[i]. Errors: a tclass the provider rejects (cxi), with the
 /// location of the flow's or the domain's key. Warnings: provider resets, flows on VL15.
 Status resolve_classes(const Scenario& scenario, const std::vector<uint32_t>& flow_spec,
-                       policy::QosPlan& plan, std::vector<policy::Warning>& warnings);
+                       policy::QosPlan& plan, std::vector<Warning>& warnings);
 
 }  // namespace qb::suite::detail

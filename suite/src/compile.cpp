@@ -111,7 +111,7 @@ double mean_packet_wire_bytes(const gen::SizeSpec& size, const policy::WireModel
 }
 
 Result<CompiledScenario> compile_scenario(const Scenario& scenario,
-                                          std::vector<policy::Warning>& warnings) {
+                                          std::vector<Warning>& warnings) {
   CompiledScenario out;
   out.scenario = &scenario;
   auto tree = policy::compile_sched_tree(scenario.sched, scenario.port.rate_bps, warnings);
@@ -174,7 +174,7 @@ Result<CompiledScenario> compile_scenario(const Scenario& scenario,
 }
 
 Result<std::vector<CompiledScenario>> compile_suite(const Suite& suite,
-                                                    std::vector<policy::Warning>& warnings) {
+                                                    std::vector<Warning>& warnings) {
   std::vector<CompiledScenario> compiled;
   compiled.reserve(suite.scenarios.size());
   for (const Scenario& scenario : suite.scenarios) {

@@ -282,7 +282,7 @@ std::string resolve_path(const std::string& suite_file, const std::string& path)
 
 }  // namespace
 
-void add_warning(std::vector<policy::Warning>& warnings, policy::Warning warning) {
+void add_warning(std::vector<Warning>& warnings, Warning warning) {
   for (const auto& earlier : warnings) {
     if (earlier.message == warning.message && earlier.loc.file == warning.loc.file &&
         earlier.loc.line == warning.loc.line && earlier.loc.column == warning.loc.column) {
@@ -479,7 +479,7 @@ EthQosSpec read_eth(const Located* section) {
 // ---- [ib] ----------------------------------------------------------------------------------
 
 IbQosSpec read_ib(const Located* section, const std::string& suite_file,
-                  std::vector<policy::Warning>& warnings) {
+                  std::vector<Warning>& warnings) {
   IbQosSpec spec;
   if (section == nullptr) return spec;
   const TableReader reader(section->table(), section->path, section->file);
@@ -506,12 +506,12 @@ IbQosSpec read_ib(const Located* section, const std::string& suite_file,
     if (!conf) fail_file(std::move(conf).error(), reader, "opensm_conf");
     for (const auto& warning : conf->warnings) {
       add_warning(warnings,
-                  policy::Warning{warning.message, reader.key_path("opensm_conf"), warning.loc});
+                  Warning{warning.message, reader.key_path("opensm_conf"), warning.loc});
     }
     if (!conf->qos_enabled) {
       add_warning(
           warnings,
-          policy::Warning{"no \"qos TRUE\": OpenSM programs these tables only when QoS is "
+          Warning{"no \"qos TRUE\": OpenSM programs these tables only when QoS is "
                           "enabled (or with -Q); using them as if it were",
                           reader.key_path("opensm_conf"), SourceLoc{spec.opensm_conf_path, 0, 0}});
     }

@@ -16,7 +16,7 @@ TrafficClassSpec read_traffic_class(const Located* section);
 EthQosSpec read_eth(const Located* section);
 /// `suite_file` locates relative OpenSM paths; OpenSM's warnings are appended to `warnings`.
 IbQosSpec read_ib(const Located* section, const std::string& suite_file,
-                  std::vector<policy::Warning>& warnings);
+                  std::vector<Warning>& warnings);
 FabricSpec read_fabric(const Located* section);
 /// The class keys of a [[flow]] entry: tx_tclass, rx_tclass, dscp, sl, pcp, host, service_id,
 /// pkey, qos_class, source_guid, destination_guid.
@@ -29,6 +29,6 @@ void check_scenario_qos(Scenario& scenario);
 
 /// Appends a warning unless the same one (location and message) is already there: sections
 /// inherited by several scenarios are read once per scenario.
-void add_warning(std::vector<policy::Warning>& warnings, policy::Warning warning);
+void add_warning(std::vector<Warning>& warnings, Warning warning);
 
 }  // namespace qb::suite::detail

@@ -13,7 +13,6 @@
 #include <string>
 #include <utility>
 
-#include "driver_options_loader.hpp"
 #include "qb/common/units.hpp"
 #include "qos_loader.hpp"
 #include "toml_reader.hpp"
@@ -27,6 +26,7 @@ using detail::join_path;
 using detail::loc_of;
 using detail::Located;
 using detail::TableReader;
+using detail::type_phrase;
 
 constexpr int64_t kMaxU32 = std::numeric_limits<uint32_t>::max();
 constexpr int64_t kMaxI64 = std::numeric_limits<int64_t>::max();
@@ -530,7 +530,7 @@ const Located* ptr(const std::optional<Located>& section) {
 
 Scenario build_scenario(std::string name, const Sections& sections, const RunSettings& settings,
                         std::string where, SourceLoc loc, const std::string& file,
-                        std::vector<policy::Warning>& warnings, bool cross_checks = true) {
+                        std::vector<Warning>& warnings, bool cross_checks = true) {
   Scenario scenario;
   scenario.name = std::move(name);
   scenario.where = std::move(where);
@@ -564,7 +564,7 @@ Scenario build_scenario(std::string name, const Sections& sections, const RunSet
 
 std::vector<Scenario> read_scenarios(const TableReader& top, const Sections& top_sections,
                                      const RunSettings& base, const std::string& suite_name,
-                                     std::vector<policy::Warning>& warnings) {
+                                     std::vector<Warning>& warnings) {
   const auto* array = top.find("scenario")->as_array();
   if (array == nullptr) top.at("scenario").fail_type("an array of tables ([[scenario]])");
   if (array->empty())
@@ -629,13 +629,15 @@ Suite load(std::string_view text, const std::string& file) {
   suite.file = file;
   suite.config_hash = fnv1a_hex(text);
 
-  toml::table root;
+  // Shared: the [driver.<name>] tables the Suite keeps point into it.
+  auto document = std::make_shared<toml::table>();
   try {
-    root = toml::parse(text, std::string_view(file));
+    *document = toml::parse(text, std::string_view(file));
   } catch (const toml::parse_error& error) {
     fail(std::string(error.description()), "", loc_of(error.source(), file));
   }
 
+  const toml::table& root = *document;
   const TableReader top(root, "", file);
   top.allow_only({"suite", "driver", "port", "sched", "flow", "gates", "traffic_class", "eth", "ib",
                   "fabric", "scenario"});
@@ -653,9 +655,20 @@ Suite load(std::string_view text, const std::string& file) {
 
   if (const auto* table = top.subtable("driver")) {
     const TableReader reader(*table, "driver", file);
-    reader.allow_only({"name", "dpdk"});
     if (reader.has("name")) suite.driver = reader.required_string("name");
-    read_driver_options(reader, suite.driver_options);
+    // Every other key is a driver's table, parsed by that driver (qosbench checks them all
+    // against the registry before it runs; drivers/registry.hpp).
+    for (auto&& [key, node] : *table) {
+      if (key.str() == "name") continue;
+      const auto* options = node.as_table();
+      if (options == nullptr) {
+        reader.at(key.str()).fail_here(fmt::format(
+            "expected a table of the {} driver's options ([driver.{}]), got {}", key.str(),
+            key.str(), type_phrase(node)));
+      }
+      suite.driver_tables.push_back(
+          config::make_config_table(document, *options, reader.key_path(key.str()), file));
+    }
   }
 
   const Sections sections{

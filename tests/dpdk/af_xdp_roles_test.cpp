@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "dpdk_test_env.hpp"
-#include "qb/drivers/dpdk_driver.hpp"
+#include "dpdk_driver.hpp"
 
 namespace qb::drv {
 namespace {

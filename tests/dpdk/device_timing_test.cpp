@@ -21,6 +21,7 @@
 #include "dpdk_test_env.hpp"
 #include "dpdk_worker.hpp"
 #include "eal.hpp"
+#include "dpdk_driver.hpp"
 #include "port.hpp"
 #include "qb/suite/suite_loader.hpp"
 
@@ -326,13 +327,12 @@ rate = "1Gbps"
 )";
   const auto suite = suite::load_suite_string(kSuite, "hw_pacing.toml");
   ASSERT_TRUE(suite.ok()) << suite.error().to_string();
-  ASSERT_TRUE(suite->driver_options.dpdk.hw_pacing.has_value());
-  EXPECT_TRUE(*suite->driver_options.dpdk.hw_pacing);
+  EXPECT_TRUE(parse_dpdk_config(suite::driver_table(*suite, "dpdk")).hw_pacing);
   std::string text = kSuite;
   text.replace(text.find("hw_pacing = true"), 16, "");
   const auto plain = suite::load_suite_string(text, "plain.toml");
   ASSERT_TRUE(plain.ok()) << plain.error().to_string();
-  EXPECT_FALSE(plain->driver_options.dpdk.hw_pacing.has_value());
+  EXPECT_FALSE(parse_dpdk_config(suite::driver_table(*plain, "dpdk")).hw_pacing);
 }
 
 }  // namespace

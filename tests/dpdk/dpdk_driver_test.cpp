@@ -1,7 +1,7 @@
 // The DPDK driver on software ports (--no-huge, no root set-up): EAL arguments and their errors,
 // port lookup errors, pool memory errors, the control-path order, Tx-only on net_null, and
 // Tx+Rx on net_ring (one loopback port, and two peer ports) with sequence and timestamp checks.
-#include "qb/drivers/dpdk_driver.hpp"
+#include "dpdk_driver.hpp"
 
 #include <gtest/gtest.h>
 
@@ -166,43 +166,16 @@ TEST_F(DpdkDriverTest, TooLittleMemoryForThePoolIsUnavailable) {
   EXPECT_NE(s.error().message.find("-m <MB>"), std::string::npos) << s.error().message;
 }
 
-TEST_F(DpdkDriverTest, RejectsWhatItCannotDo) {
+// What only DPDK refuses (order, workers and the plan's shape are the generic contract's, in
+// tests/drivers/driver_contract_test.cpp, which runs on this driver too).
+TEST_F(DpdkDriverTest, RefusesRdmaTransportsAndMoreFlowsThanTheHeaderCarries) {
   auto driver = make_dpdk_driver(test_config("net_null0", "none"));
-  auto plan = eth_plan(2);
-  auto topology = eth_topology(plan);
+  auto topology = eth_topology(eth_plan(2));
   topology.wire.transport = policy::Transport::rocev2;
   EXPECT_EQ(driver->open(topology).error().code, Errc::not_supported);
-  topology = eth_topology(plan);
-  topology.workers = driver->capabilities().max_workers + 1;
-  EXPECT_EQ(driver->open(topology).error().code, Errc::not_supported);
-  topology.workers = 1;
+  topology = eth_topology(eth_plan(2));
   topology.flow_count = 70000;
   EXPECT_EQ(driver->open(topology).error().code, Errc::not_supported);
-  topology.flow_count = 2;
-  ASSERT_TRUE(driver->open(topology).ok());
-  plan.flows[1].leaf = 1000;
-  EXPECT_EQ(driver->apply(plan).error().code, Errc::invalid_config);
-  driver->close();
-}
-
-TEST_F(DpdkDriverTest, ControlPathOrder) {
-  auto driver = make_dpdk_driver(test_config("net_ring0", ""));
-  const auto plan = eth_plan(2);
-  const auto topology = eth_topology(plan);
-  EXPECT_EQ(driver->apply(plan).error().code, Errc::runtime);
-  EXPECT_EQ(driver->start().error().code, Errc::runtime);
-  EXPECT_EQ(driver->stop().error().code, Errc::runtime);
-  ASSERT_TRUE(driver->open(topology).ok());
-  EXPECT_EQ(driver->start().error().code, Errc::runtime);
-  ASSERT_TRUE(driver->apply(plan).ok());
-  ASSERT_TRUE(driver->start().ok());
-  EXPECT_EQ(driver->start().error().code, Errc::runtime);
-  ASSERT_TRUE(driver->stop().ok());
-  EXPECT_FALSE(driver->stats().empty());
-  driver->close();
-  driver->close();
-  ASSERT_TRUE(driver->open(topology).ok());
-  ASSERT_TRUE(driver->apply(plan).ok());
   driver->close();
 }
 

@@ -11,7 +11,7 @@
 
 #include "dpdk_test_env.hpp"
 #include "flow_worker.hpp"
-#include "qb/drivers/dpdk_driver.hpp"
+#include "dpdk_driver.hpp"
 #include "qb/suite/compile.hpp"
 #include "qb/suite/suite_loader.hpp"
 
@@ -63,7 +63,7 @@ outstanding = 16
 TEST(DpdkEngine, FlowWorkerDrivesTheRingPortEndToEnd) {
   auto suite = suite::load_suite_string(kSuite, "dpdk_loopback.toml");
   ASSERT_TRUE(suite.ok()) << suite.error().to_string();
-  std::vector<policy::Warning> warnings;
+  std::vector<Warning> warnings;
   auto compiled = suite::compile_scenario(suite->scenarios[0], warnings);
   ASSERT_TRUE(compiled.ok()) << compiled.error().to_string();
   const suite::Scenario& scenario = suite->scenarios[0];

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "qb/drivers/dpdk_driver.hpp"
+#include "dpdk_driver.hpp"
 
 namespace qb::drv::test {
 

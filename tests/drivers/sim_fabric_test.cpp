@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "qb/drivers/sim_driver.hpp"
+#include "sim_driver.hpp"
 
 namespace qb::drv {
 namespace {

@@ -87,7 +87,7 @@ suite::CompiledScenario compile(const std::string& flows_toml, suite::Suite& sui
   auto suite = suite::load_suite_string(text, "fold.toml");
   EXPECT_TRUE(suite.ok()) << suite.error().to_string();
   suite_out = std::move(*suite);
-  std::vector<policy::Warning> warnings;
+  std::vector<Warning> warnings;
   auto compiled = suite::compile_scenario(suite_out.scenarios[0], warnings);
   EXPECT_TRUE(compiled.ok()) << compiled.error().to_string();
   return std::move(*compiled);

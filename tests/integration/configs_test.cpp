@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/run_and_judge.hpp"
 #include "qb/engine/run.hpp"
 #include "qb/suite/suite_loader.hpp"
 #include "qb/reports/json_results.hpp"
@@ -28,11 +29,7 @@ class ConfigSuite : public ::testing::TestWithParam<std::string> {};
 TEST_P(ConfigSuite, RunsOnTheSimulatorAndPassesItsGates) {
   auto suite = suite::load_suite_file(GetParam());
   ASSERT_TRUE(suite.ok()) << suite.error().to_string();
-  engine::RunOptions options;
-  options.driver = "sim";
-  auto run = engine::run_suite(*suite, options);
-  ASSERT_TRUE(run.ok()) << run.error().to_string();
-  auto results = report::judge(*suite, *run);
+  auto results = testing_support::run_and_judge(*suite, "sim", engine::RunOptions{});
   ASSERT_TRUE(results.ok()) << results.error().to_string();
   EXPECT_TRUE(results->complete);
   for (const auto& scenario : results->scenarios) {
@@ -92,9 +89,7 @@ std::string figures_json(const suite::Suite& suite, uint32_t jobs) {
   options.jobs = jobs;
   options.repetitions = 3;
   options.duration_ns = 20'000'000;
-  auto run = engine::run_suite(suite, options);
-  EXPECT_TRUE(run.ok());
-  auto results = report::judge(suite, *run);
+  auto results = testing_support::run_and_judge(suite, "sim", options);
   EXPECT_TRUE(results.ok());
   results->wall_seconds = 0;
   results->date_utc.clear();

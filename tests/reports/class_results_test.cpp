@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 
+#include "../support/run_and_judge.hpp"
 #include "qb/engine/run.hpp"
 #include "qb/suite/suite_loader.hpp"
 #include "qb/reports/console_report.hpp"
@@ -136,19 +137,18 @@ TEST(ClassResults, JudgeGroupsFlowsByClass) {
   auto suite = suite::load_suite_file(kTwoGroups);
   ASSERT_TRUE(suite.ok()) << suite.error().to_string();
   engine::RunOptions options;
-  options.driver = "sim";
   options.duration_ns = 10'000'000;
   options.repetitions = 1;
   options.jobs = 1;
-  auto run = engine::run_suite(*suite, options);
+  auto run = testing_support::run_suite_on(*suite, "sim", options);
   ASSERT_TRUE(run.ok()) << run.error().to_string();
   {
-    auto plain = judge(*suite, *run);
+    auto plain = judge(*suite, *run, current_run_metadata());
     ASSERT_TRUE(plain.ok());
     EXPECT_TRUE(plain->scenarios.front().classes.empty());
   }
   give_classes(run->scenarios.front().compiled);
-  auto results = judge(*suite, *run);
+  auto results = judge(*suite, *run, current_run_metadata());
   ASSERT_TRUE(results.ok()) << results.error().to_string();
   const ScenarioResult& s = results->scenarios.front();
   ASSERT_EQ(s.classes.size(), 2u);
@@ -173,7 +173,7 @@ TEST(ClassResults, JudgeGroupsFlowsByClass) {
 TEST(ClassResults, ExplainShowsClassesOnlyWithClasses) {
   auto suite = suite::load_suite_file(kTwoGroups);
   ASSERT_TRUE(suite.ok()) << suite.error().to_string();
-  std::vector<policy::Warning> warnings;
+  std::vector<Warning> warnings;
   auto compiled = suite::compile_suite(*suite, warnings);
   ASSERT_TRUE(compiled.ok()) << compiled.error().to_string();
   const std::string plain_json = explain_json(*suite, *compiled);

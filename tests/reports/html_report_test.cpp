@@ -3,6 +3,7 @@
 // a well-nested document. Results are built by hand (figures checked exactly) and by running the
 // simulator on every suite in configs/ (those reports are also written to the build directory
 // as html_reports/<config>.html for a person to look at).
+#include "../support/run_and_judge.hpp"
 #include "qb/reports/html_report.hpp"
 
 #include <gtest/gtest.h>
@@ -425,12 +426,9 @@ Results run_config(const std::string& path) {
   auto suite = suite::load_suite_file(path);
   EXPECT_TRUE(suite.ok()) << suite.error().to_string();
   engine::RunOptions options;
-  options.driver = "sim";
   options.duration_ns = 20'000'000;
   options.repetitions = 2;
-  auto run = engine::run_suite(*suite, options);
-  EXPECT_TRUE(run.ok()) << run.error().to_string();
-  auto results = judge(*suite, *run);
+  auto results = testing_support::run_and_judge(*suite, "sim", options);
   EXPECT_TRUE(results.ok()) << results.error().to_string();
   return *results;
 }

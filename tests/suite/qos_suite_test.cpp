@@ -46,7 +46,7 @@ void expect_load_error(std::string_view text, const Expected& expected) {
 struct Compiled {
   Suite suite;
   CompiledScenario scenario;
-  std::vector<policy::Warning> warnings;
+  std::vector<Warning> warnings;
 };
 
 std::unique_ptr<Compiled> compile(std::string_view text) {
@@ -232,7 +232,7 @@ TEST(QosSuiteErrors, CxiRejectsAtTheKeyThatChoseTheClass) {
   auto suite =
       load("[traffic_class]\nprovider = \"cxi\"\ntclass = \"network_ctrl\"\n" + std::string(kFlow));
   ASSERT_TRUE(suite) << suite.error().to_string();
-  std::vector<policy::Warning> warnings;
+  std::vector<Warning> warnings;
   auto compiled = compile_scenario(suite->scenarios.front(), warnings);
   ASSERT_FALSE(compiled);
   expect_error(compiled.error(), {"traffic_class.tclass", 3, 10, "provider cxi rejects"});
@@ -536,7 +536,7 @@ name = "replaces"
 prio_tc = [0, 1, 2, 3, 4, 5, 0, 0]
 )");
   ASSERT_TRUE(suite) << suite.error().to_string();
-  std::vector<policy::Warning> warnings;
+  std::vector<Warning> warnings;
   auto first = compile_scenario(suite->scenarios[0], warnings);
   auto second = compile_scenario(suite->scenarios[1], warnings);
   ASSERT_TRUE(first && second);
@@ -548,7 +548,7 @@ TEST(QosSuiteResolution, FuzzSeedsLoadAsIntended) {
   for (const char* seed : {"roce_ets_classes.toml", "ib_vlarb_tables.toml"}) {
     auto suite = load_suite_file(source_path("tests/fuzz/corpus/") + seed);
     ASSERT_TRUE(suite) << suite.error().to_string();
-    std::vector<policy::Warning> warnings;
+    std::vector<Warning> warnings;
     auto compiled = compile_scenario(suite->scenarios.front(), warnings);
     EXPECT_TRUE(compiled) << seed << ": " << compiled.error().to_string();
   }

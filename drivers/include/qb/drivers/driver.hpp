@@ -1,112 +1,55 @@
-// The driver interface. Control path: capabilities/open/apply/start/stop/stats/close, returning
-// Status (Errc::not_supported is a normal answer). Fast path: Queue and Clock, burst calls that
-// never throw and never allocate.
+// The generic driver layer (what DPDK's rte_ethdev.c is to its PMDs): one Driver wraps a
+// backend, enforces the control-path order and validates the topology and the plan against the
+// backend's capabilities once, then calls the backend. Callers (the engine, tests) use only this.
 #pragma once
 
-#include <cstdint>
 #include <memory>
-#include <span>
 #include <string>
 #include <string_view>
-#include <utility>
-#include <vector>
 
-#include "qb/common/result.hpp"
-#include "qb/policies/qos_plan.hpp"
+#include "qb/drivers/backend.hpp"
 
 namespace qb::drv {
 
-/// One message (RDMA work request, or Ethernet frame) posted by the engine.
-struct Message {
-  uint32_t flow = 0;         // flow instance index in the QosPlan
-  uint32_t bytes = 0;        // payload bytes (eth: frame bytes incl. FCS)
-  int64_t scheduled_ns = 0;  // when the generator meant it to leave (run time, ns)
-  uint64_t sequence = 0;     // per flow, from 0
-};
-
-struct Completion {
-  enum class Kind : uint8_t {
-    rx_packet,  // one packet of a message reached the receiver
-    tx_done,    // the sender's completion for a whole message (RDMA: ACK arrived)
-  };
-  Kind kind = Kind::rx_packet;
-  bool last_of_message = false;  // rx_packet: the message's last packet
-  /// tx_done: how many of the flow's messages completed at once, the last of them being
-  /// `sequence` (a driver may fold a burst's completions of one flow into one: 1 per frame
-  /// costs as much as building the frame). The simulator always reports 1.
-  uint16_t messages = 1;
-  uint32_t flow = 0;
-  uint32_t payload_bytes = 0;  // rx_packet: payload in this packet; tx_done: message bytes
-                               // (the last message's)
-  uint32_t wire_bytes = 0;     // rx_packet: wire bytes of this packet (reference §8); tx_done: 0
-  uint64_t sequence = 0;
-  int64_t scheduled_ns = 0;  // the Message's scheduled time (tx_done: the last message's)
-  int64_t sent_ns = 0;       // when the message actually left the sender (sim: its first
-                             // byte went on the wire; dpdk: the Tx timestamp in the payload)
-  int64_t time_ns = 0;       // rx_packet: arrival at the receiver; tx_done: completion time
-};
-
-/// Fast path: one per worker. Never throws, never allocates.
-class Queue {
+class Driver final {
  public:
-  virtual ~Queue() = default;
-  /// Posts messages; returns how many were accepted (the rest: retry later).
-  virtual uint32_t tx_burst(std::span<const Message> messages) noexcept = 0;
-  /// Fills `out` with completions; returns how many.
-  virtual uint32_t poll(std::span<Completion> out) noexcept = 0;
-};
+  Driver(std::string name, std::unique_ptr<DriverBackend> backend);
+  ~Driver();
+  Driver(const Driver&) = delete;
+  Driver& operator=(const Driver&) = delete;
 
-/// The engine never reads time directly. Real drivers give a TSC clock; the simulator gives
-/// virtual time that advances only inside wait_until().
-class Clock {
- public:
-  virtual ~Clock() = default;
-  virtual int64_t now_ns() noexcept = 0;
-  /// Returns once now_ns() >= deadline_ns, or earlier when the queue has something to poll
-  /// that the engine must react to (a tx_done, or a nearly full completion buffer).
-  virtual void wait_until(int64_t deadline_ns) noexcept = 0;
-  /// Named in the results: "virtual" (simulator), "tsc", "nic".
-  virtual std::string_view name() const noexcept = 0;
-};
+  std::string_view name() const noexcept { return name_; }
+  Capabilities capabilities() const { return backend_->capabilities(); }
 
-struct Capabilities {
-  bool virtual_time = false;   // results are deterministic per seed
-  bool hw_sched_tree = false;  // enforces the mlx5 tree in hardware
-  bool hw_timestamps = false;
-  uint32_t max_workers = 1;
-  /// Most messages a flow may have posted and not yet completed (tx_done); the engine never
-  /// exceeds it, so a driver's per-flow send queue of this depth cannot overflow.
-  uint32_t max_outstanding_per_flow = 512;
-  /// false: a send-only driver (e.g. DPDK with rx_port = "none"); its receiver, in another
-  /// process or host, measures and judges the run.
-  bool receives = true;
-};
+  /// Errc::invalid_config for a port rate that is not > 0 or a negative propagation delay;
+  /// Errc::not_supported for more workers or flows than the driver runs; Errc::runtime when
+  /// called out of order.
+  Status open(const Topology& topology);
+  /// Errc::invalid_config when the plan does not match the opened topology, has no tree (for a
+  /// driver that needs one), a flow on no element, a host or class the plan's ports do not have;
+  /// Errc::not_supported for more hosts than the driver runs.
+  Status apply(const policy::QosPlan& plan);
+  Status start();
+  /// Valid from apply() until close() (a stopped driver's queue accepts nothing), for worker <
+  /// the opened topology's workers; anything else is a programming error and aborts.
+  Queue& queue(uint32_t worker);
+  Clock& clock(uint32_t worker);
+  Status stop();
+  DriverStats stats() const { return backend_->stats(); }
+  /// Idempotent; a closed driver can be opened again.
+  void close() noexcept;
 
-struct Topology {
-  double port_rate_bps = 0.0;
-  policy::WireModel wire;
-  int64_t propagation_delay_ns = 0;  // one way
-  uint32_t flow_count = 0;
-  uint32_t workers = 1;
-};
+ private:
+  enum class State { closed, opened, applied, started, stopped };
 
-/// Counters a driver reports after a run (copied into the results).
-using DriverStats = std::vector<std::pair<std::string, double>>;
+  Error order_error(const char* call, const char* hint) const;
+  Error invalid(Errc code, std::string message, std::string where = {}) const;
+  void check_worker(const char* call, uint32_t worker) const noexcept;
 
-class Driver {
- public:
-  virtual ~Driver() = default;
-  virtual std::string_view name() const noexcept = 0;
-  virtual Capabilities capabilities() const = 0;
-  virtual Status open(const Topology& topology) = 0;
-  virtual Status apply(const policy::QosPlan& plan) = 0;
-  /// Time zero of the run.
-  virtual Status start() = 0;
-  virtual Queue& queue(uint32_t worker) = 0;
-  virtual Clock& clock(uint32_t worker) = 0;
-  virtual Status stop() = 0;
-  virtual DriverStats stats() const = 0;
-  virtual void close() noexcept = 0;
+  std::string name_;
+  std::unique_ptr<DriverBackend> backend_;
+  State state_ = State::closed;
+  Topology topology_;
 };
 
 }  // namespace qb::drv

@@ -19,13 +19,10 @@
 namespace qb::engine {
 
 struct RunOptions {
-  std::string driver;            // empty: the suite's [driver] name
   std::optional<uint64_t> seed;  // overrides every scenario's seed
   std::optional<uint32_t> repetitions;
   std::optional<int64_t> duration_ns;
   uint32_t jobs = 0;  // 0: all cores
-  /// `--eal "..."`: replaces the suite's [driver.dpdk] eal list.
-  std::optional<std::vector<std::string>> eal;
   /// Workers per repetition (real drivers: one per lcore); 0: as many as the driver offers,
   /// at most one per flow.
   uint32_t workers = 0;
@@ -54,13 +51,14 @@ struct SuiteRun {
   bool complete = true;
   bool sender_only = false;  // the driver only sends: nothing here to judge (its receiver does)
   double wall_seconds = 0.0;
-  std::vector<policy::Warning> warnings;  // from compiling the scenarios
   std::vector<ScenarioRun> scenarios;
 };
 
-Result<SuiteRun> run_suite(const suite::Suite& suite, const RunOptions& options);
-
-/// The driver parameters of a suite's [driver.*] options with the command line's overrides.
-drv::DriverParams driver_params(const suite::Suite& suite, const RunOptions& options);
+/// Runs every compiled scenario (from suite::compile_suite) of `suite` on fresh instances of
+/// the configured driver: Errc::usage for more workers than the driver runs, driver errors as
+/// they come.
+Result<SuiteRun> run_suite(const suite::Suite& suite,
+                           std::vector<suite::CompiledScenario> compiled,
+                           const drv::DriverFactory& driver, const RunOptions& options);
 
 }  // namespace qb::engine

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "qb/common/result.hpp"
+#include "qb/common/warning.hpp"
 
 namespace qb::policy {
 
@@ -59,12 +60,6 @@ struct SchedTree {
   /// Index of an element by name, or kNoParent.
   uint32_t find(std::string_view name) const noexcept;
   std::vector<uint32_t> leaves() const;
-};
-
-struct Warning {
-  std::string message;
-  std::string where;
-  SourceLoc loc;
 };
 
 /// Name of the implicit leaf of a suite without a scheduling tree (see compile_sched_tree()).

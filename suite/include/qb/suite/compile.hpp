@@ -32,11 +32,11 @@ struct CompiledScenario {
 /// priority, SL, TC/VL) and the plan its port QoS and fabric; expectations come from the class
 /// oracle (policy::expected_rates_with_classes).
 Result<CompiledScenario> compile_scenario(const Scenario& scenario,
-                                          std::vector<policy::Warning>& warnings);
+                                          std::vector<Warning>& warnings);
 
 /// Compiles every scenario of a suite (config errors: Errc::invalid_config, nothing compiled).
 Result<std::vector<CompiledScenario>> compile_suite(const Suite& suite,
-                                                    std::vector<policy::Warning>& warnings);
+                                                    std::vector<Warning>& warnings);
 
 /// Mean wire bytes per message of a size distribution under a wire model (exact for tables and
 /// fixed sizes; exact by enumeration for uniform ranges).

@@ -5,8 +5,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "qb/common/config_table.hpp"
 #include "qb/common/result.hpp"
 #include "qb/generators/arrival_process.hpp"
 #include "qb/generators/size_distribution.hpp"
@@ -135,31 +137,19 @@ struct Scenario {
   SourceLoc loc;      // the file (and the [[scenario]] entry, when there is one)
 };
 
-/// `[driver.dpdk]`: how the DPDK driver finds its ports (docs/dpdk.md). Unset fields keep the
-/// driver's defaults; `--eal` on the command line replaces `eal`.
-struct DpdkOptions {
-  std::vector<std::string> eal;  // EAL arguments, without the program name
-  std::string tx_port;           // ethdev name, PCI address or vdev string; empty: first port;
-                                 // "none": receive only (the sender is another process)
-  std::string rx_port;           // empty: the Tx port; "none": do not receive
-  std::optional<bool> software_shaper;
-  std::optional<bool> hw_pacing;  // mlx5 send-on-time (the port needs the tx_pp=<ns> devarg)
-  SourceLoc loc;                  // the [driver.dpdk] table
-};
-
-struct DriverOptions {
-  DpdkOptions dpdk;
-};
-
 struct Suite {
   std::string name;
   std::string description;  // [suite] description, free text
   std::string file;         // path as given
-  std::string driver = "sim";
-  DriverOptions driver_options;
+  std::string driver = "sim";  // [driver] name
+  /// Every [driver.<name>] table, as written: each driver parses its own (drivers/registry.hpp).
+  std::vector<ConfigTable> driver_tables;
   std::string config_hash;          // FNV-1a of the file bytes, hex
   std::vector<Scenario> scenarios;  // the single-scenario form gives exactly one
-  std::vector<policy::Warning> warnings;
+  std::vector<Warning> warnings;
 };
+
+/// The suite's [driver.<driver>] table, or an empty one at that path.
+ConfigTable driver_table(const Suite& suite, std::string_view driver);
 
 }  // namespace qb::suite

@@ -14,6 +14,7 @@ namespace qb::drv {
 /// reported as Capabilities::max_outstanding_per_flow. A power of two.
 inline constexpr uint32_t kSimSendQueueDepth = 512;
 
+/// The simulator behind the generic Driver (tests and benchmarks; the registry is the usual way).
 std::unique_ptr<Driver> make_sim_driver();
 
 }  // namespace qb::drv

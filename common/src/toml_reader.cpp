@@ -1,4 +1,4 @@
-#include "toml_reader.hpp"
+#include "qb/common/toml_reader.hpp"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 
 #include "qb/common/units.hpp"
 
-namespace qb::suite::detail {
+namespace qb::config {
 namespace {
 
 char fold(char c) noexcept {
@@ -217,6 +217,20 @@ std::optional<bool> TableReader::boolean(std::string_view key) const {
   return value->get();
 }
 
+std::optional<std::vector<std::string>> TableReader::string_list(std::string_view key) const {
+  const auto* node = find(key);
+  if (node == nullptr) return std::nullopt;
+  const auto* array = node->as_array();
+  if (array == nullptr) fail_at(key, "expected an array of strings");
+  std::vector<std::string> out;
+  for (const auto& item : *array) {
+    const auto* text = item.as_string();
+    if (text == nullptr) fail_at(key, "expected an array of strings");
+    out.push_back(text->get());
+  }
+  return out;
+}
+
 std::optional<int64_t> TableReader::duration_ns(std::string_view key, bool allow_zero) const {
   const auto* node = find(key);
   if (node == nullptr) return std::nullopt;
@@ -233,4 +247,4 @@ const toml::table* TableReader::subtable(std::string_view key) const {
   return &at(key).table();
 }
 
-}  // namespace qb::suite::detail
+}  // namespace qb::config

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "qb/common/config_table.hpp"
 #include "qb/drivers/driver.hpp"
 
 namespace qb::drv {
@@ -69,6 +70,10 @@ struct DpdkConfig {
 /// Workers the driver runs with these EAL arguments: one per EAL lcore (-l/--lcores/-c; all
 /// CPUs when none is given), or 1 when the software shaper is on (one arbiter for the tree).
 uint32_t dpdk_worker_count(const DpdkConfig& config);
+
+/// [driver.dpdk] (docs/suite-format.md): eal, tx_port, rx_port, software_shaper, hw_pacing;
+/// unset keys keep DpdkConfig's defaults. Throws ConfigError (located) for bad keys or values.
+DpdkConfig parse_dpdk_config(const ConfigTable& table);
 
 /// The default of the tests: no hugepages, 512 MB, no PCI, one net_ring loopback port.
 DpdkConfig default_dpdk_config();

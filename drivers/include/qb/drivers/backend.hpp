@@ -1,0 +1,122 @@
+// What a driver implements (its backend, as a DPDK PMD implements ethdev's ops): the control
+// path (capabilities/open/apply/start/stop/stats/close, returning Status; Errc::not_supported is
+// a normal answer) and the fast path (Queue and Clock: burst calls that never throw and never
+// allocate). The generic layer (driver.hpp) checks call order, the topology and the plan against
+// capabilities() once, before any backend call: a backend never repeats those checks.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "qb/common/result.hpp"
+#include "qb/policies/qos_plan.hpp"
+
+namespace qb::drv {
+
+/// One message (RDMA work request, or Ethernet frame) posted by the engine.
+struct Message {
+  uint32_t flow = 0;         // flow instance index in the QosPlan
+  uint32_t bytes = 0;        // payload bytes (eth: frame bytes incl. FCS)
+  int64_t scheduled_ns = 0;  // when the generator meant it to leave (run time, ns)
+  uint64_t sequence = 0;     // per flow, from 0
+};
+
+struct Completion {
+  enum class Kind : uint8_t {
+    rx_packet,  // one packet of a message reached the receiver
+    tx_done,    // the sender's completion for a whole message (RDMA: ACK arrived)
+  };
+  Kind kind = Kind::rx_packet;
+  bool last_of_message = false;  // rx_packet: the message's last packet
+  /// tx_done: how many of the flow's messages completed at once, the last of them being
+  /// `sequence` (a driver may fold a burst's completions of one flow into one: 1 per frame
+  /// costs as much as building the frame). The simulator always reports 1.
+  uint16_t messages = 1;
+  uint32_t flow = 0;
+  uint32_t payload_bytes = 0;  // rx_packet: payload in this packet; tx_done: message bytes
+                               // (the last message's)
+  uint32_t wire_bytes = 0;     // rx_packet: wire bytes of this packet (reference §8); tx_done: 0
+  uint64_t sequence = 0;
+  int64_t scheduled_ns = 0;  // the Message's scheduled time (tx_done: the last message's)
+  int64_t sent_ns = 0;       // when the message actually left the sender (sim: its first
+                             // byte went on the wire; dpdk: the Tx timestamp in the payload)
+  int64_t time_ns = 0;       // rx_packet: arrival at the receiver; tx_done: completion time
+};
+
+/// Fast path: one per worker. Never throws, never allocates.
+class Queue {
+ public:
+  virtual ~Queue() = default;
+  /// Posts messages; returns how many were accepted (the rest: retry later).
+  virtual uint32_t tx_burst(std::span<const Message> messages) noexcept = 0;
+  /// Fills `out` with completions; returns how many.
+  virtual uint32_t poll(std::span<Completion> out) noexcept = 0;
+};
+
+/// The engine never reads time directly. Real drivers give a TSC clock; the simulator gives
+/// virtual time that advances only inside wait_until().
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual int64_t now_ns() noexcept = 0;
+  /// Returns once now_ns() >= deadline_ns, or earlier when the queue has something to poll
+  /// that the engine must react to (a tx_done, or a nearly full completion buffer).
+  virtual void wait_until(int64_t deadline_ns) noexcept = 0;
+  /// Named in the results: "virtual" (simulator), "tsc", "nic".
+  virtual std::string_view name() const noexcept = 0;
+};
+
+struct Capabilities {
+  /// Virtual time: results are deterministic per seed, and repetitions may run side by side.
+  bool virtual_time = false;
+  bool hw_sched_tree = false;  // enforces the mlx5 tree in hardware
+  bool hw_timestamps = false;
+  uint32_t max_workers = 1;
+  uint32_t max_flows = UINT32_MAX;  // flow instances per run
+  uint32_t max_hosts = 1;           // sending hosts of the plan (QosPlan::hosts)
+  /// apply() needs a scheduling tree with every flow on one of its elements (a driver that
+  /// enforces the tree, in hardware or in software).
+  bool needs_tree = true;
+  /// Most messages a flow may have posted and not yet completed (tx_done); the engine never
+  /// exceeds it, so a driver's per-flow send queue of this depth cannot overflow.
+  uint32_t max_outstanding_per_flow = 512;
+  /// false: a send-only driver (e.g. DPDK with rx_port = "none"); its receiver, in another
+  /// process or host, measures and judges the run.
+  bool receives = true;
+};
+
+struct Topology {
+  double port_rate_bps = 0.0;
+  policy::WireModel wire;
+  int64_t propagation_delay_ns = 0;  // one way
+  uint32_t flow_count = 0;
+  uint32_t workers = 1;
+};
+
+/// Counters a driver reports after a run (copied into the results).
+using DriverStats = std::vector<std::pair<std::string, double>>;
+
+/// The ops a driver implements. The generic Driver calls them in order (open -> apply [-> apply]
+/// -> start -> queue/clock -> stop -> stats -> close), with a topology and plan that already
+/// passed the checks of capabilities(); close() may come in any state and releases everything.
+class DriverBackend {
+ public:
+  virtual ~DriverBackend() = default;
+  virtual Capabilities capabilities() const = 0;
+  virtual Status open(const Topology& topology) = 0;
+  virtual Status apply(const policy::QosPlan& plan) = 0;
+  /// Time zero of the run.
+  virtual Status start() = 0;
+  virtual Queue& queue(uint32_t worker) = 0;
+  virtual Clock& clock(uint32_t worker) = 0;
+  virtual Status stop() = 0;
+  virtual DriverStats stats() const = 0;
+  virtual void close() noexcept = 0;
+};
+
+}  // namespace qb::drv
