@@ -81,7 +81,7 @@ Status Driver::apply(const policy::QosPlan& plan) {
   if (caps.needs_tree && plan.tree.elements.empty()) {
     return invalid(Errc::invalid_config, "the plan has no scheduling tree", "sched");
   }
-  const uint32_t hosts = std::max<uint32_t>(1, plan.hosts);
+  const uint32_t hosts = plan.host_count();
   if (hosts > caps.max_hosts) {
     return invalid(Errc::not_supported, fmt::format("runs {} sending host(s) (the plan has {})",
                                                     caps.max_hosts, hosts),

@@ -44,12 +44,17 @@ int64_t floor_div(int64_t a, int64_t b) noexcept {
 
 }  // namespace
 
-double ArrivalSpec::mean_offered_bps(double mean_message_bytes) const noexcept {
+double ArrivalSpec::mean_messages_per_s(double mean_message_bytes) const noexcept {
   if (kind == Kind::saturate) return std::numeric_limits<double>::infinity();
-  const double rate = rate_bps > 0.0 ? rate_bps : rate_pps * mean_message_bytes * 8.0;
-  if (kind != Kind::onoff) return rate;
-  const double period_ns = static_cast<double>(on_ns) + static_cast<double>(off_ns);
-  return period_ns > 0.0 ? rate * static_cast<double>(on_ns) / period_ns : 0.0;
+  const double while_sending =
+      rate_pps > 0.0 ? rate_pps : rate_bps / (8.0 * mean_message_bytes);
+  if (kind != Kind::onoff) return while_sending;
+  if (on_ns + off_ns <= 0) return 0.0;
+  return while_sending * (static_cast<double>(on_ns) / static_cast<double>(on_ns + off_ns));
+}
+
+double ArrivalSpec::mean_offered_bps(double mean_message_bytes) const noexcept {
+  return mean_messages_per_s(mean_message_bytes) * mean_message_bytes * 8.0;
 }
 
 Status ArrivalSpec::validate() const {

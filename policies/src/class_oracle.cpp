@@ -347,7 +347,7 @@ std::vector<double> nic_stage(const QosPlan& plan, std::span<const double> deman
   const uint32_t classes = oracle_class_count(plan.nic_qos);
   std::vector<double> rate(plan.flows.size(), 0.0);
   class_bps.assign(classes, 0.0);
-  const uint32_t hosts = std::max<uint32_t>(plan.hosts, 1);
+  const uint32_t hosts = plan.host_count();
   for (uint32_t host = 0; host < hosts; ++host) {
     std::vector<std::vector<uint32_t>> members(classes);
     for (uint32_t f = 0; f < plan.flows.size(); ++f) {
@@ -378,7 +378,7 @@ std::vector<double> switch_stage(const QosPlan& plan, std::span<const double> ni
                                  std::vector<double>& class_bps, OracleResult* totals,
                                  std::vector<std::string>& notes) {
   const uint32_t classes = oracle_class_count(plan.switch_qos);
-  const uint32_t hosts = std::max<uint32_t>(plan.hosts, 1);
+  const uint32_t hosts = plan.host_count();
   std::vector<double> rate(plan.flows.size(), 0.0);
   std::vector<std::vector<uint32_t>> members(classes);
   for (uint32_t f = 0; f < plan.flows.size(); ++f) {
@@ -486,7 +486,7 @@ ClassOracleResult expected_rates_with_classes(const QosPlan& plan,
     if (!lowered) break;
   }
   // Element totals from the settled rates.
-  for (uint32_t host = 0; host < std::max<uint32_t>(plan.hosts, 1); ++host) {
+  for (uint32_t host = 0; host < plan.host_count(); ++host) {
     std::vector<uint32_t> members;
     for (uint32_t f = 0; f < n; ++f) {
       if (plan.flows[f].host == host) members.push_back(f);

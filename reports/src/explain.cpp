@@ -46,7 +46,7 @@ Json flow_class_json(const suite::CompiledScenario& c, const policy::FlowPlan& f
       {"dscp", flow.dscp},
       {"sl", flow.sl},
       {"priority", flow.priority},
-      {"arb_class", policy::arb_class_name(class_port_qos(c.plan), class_of_flow(c.plan, flow))},
+      {"arb_class", policy::arb_class_name(c.plan.deciding_port_qos(), c.plan.deciding_class_of(flow))},
       {"dropped", flow.dropped},
       {"class_note", flow.class_note}};
 }
@@ -60,9 +60,9 @@ struct ClassExpectation {
 std::vector<ClassExpectation> class_expectations(const suite::CompiledScenario& c) {
   std::map<uint32_t, ClassExpectation> by_class;
   for (size_t f = 0; f < c.plan.flows.size(); ++f) {
-    const uint32_t arb_class = class_of_flow(c.plan, c.plan.flows[f]);
+    const uint32_t arb_class = c.plan.deciding_class_of(c.plan.flows[f]);
     ClassExpectation& entry = by_class[arb_class];
-    entry.name = policy::arb_class_name(class_port_qos(c.plan), arb_class);
+    entry.name = policy::arb_class_name(c.plan.deciding_port_qos(), arb_class);
     ++entry.flows;
     entry.expected_bps += c.expected.flow_bps[f];
   }
@@ -76,25 +76,6 @@ double share_of(double bps, double capacity_bps) {
 }
 
 }  // namespace
-
-bool plan_has_classes(const policy::QosPlan& plan) {
-  return plan.nic_qos.kind != policy::PortQos::Kind::none ||
-         (plan.switched && plan.switch_qos.kind != policy::PortQos::Kind::none) || plan.hosts > 1;
-}
-
-const policy::PortQos& class_port_qos(const policy::QosPlan& plan) {
-  return plan.switched ? plan.switch_qos : plan.nic_qos;
-}
-
-uint32_t class_of_flow(const policy::QosPlan& plan, const policy::FlowPlan& flow) {
-  return plan.switched ? flow.switch_arb_class : flow.arb_class;
-}
-
-double class_port_capacity_bps(const policy::QosPlan& plan) {
-  return plan.switched
-             ? plan.switch_rate_bps
-             : plan.port_rate_bps * static_cast<double>(std::max<uint32_t>(plan.hosts, 1));
-}
 
 std::vector<std::string> model_choices(const suite::CompiledScenario& compiled) {
   const auto& wire = compiled.plan.wire;
@@ -110,7 +91,7 @@ std::vector<std::string> model_choices(const suite::CompiledScenario& compiled) 
   out.push_back(
       "the tree is work-conserving: bandwidth a child does not use (demand or cap) goes "
       "to its siblings by weight");
-  if (plan_has_classes(compiled.plan)) {
+  if (compiled.plan.has_classes()) {
     out.push_back(
         "classes: the port divides its rate among classes first (strict priority between ETS "
         "groups, then ETS percentages; VLArb high table bounded by high_limit, then weights by "
@@ -138,7 +119,7 @@ std::string explain_json(const suite::Suite& suite,
                          const std::vector<suite::CompiledScenario>& compiled) {
   Json scenarios = Json::array();
   for (const auto& c : compiled) {
-    const bool has_classes = plan_has_classes(c.plan);
+    const bool has_classes = c.plan.has_classes();
     Json flows = Json::array();
     for (size_t f = 0; f < c.plan.flows.size(); ++f) {
       const auto& flow = c.plan.flows[f];
@@ -178,7 +159,7 @@ std::string explain_json(const suite::Suite& suite,
                              {"tree", std::move(tree)},
                              {"flows", std::move(flows)}});
     if (has_classes) {
-      const double capacity = class_port_capacity_bps(c.plan);
+      const double capacity = c.plan.deciding_port_capacity_bps();
       Json classes = Json::array();
       for (const auto& entry : class_expectations(c)) {
         classes.push_back(Json{{"name", entry.name},
@@ -212,7 +193,7 @@ void print_explain(const suite::Suite& suite,
     fmt::print(out, "scheduling tree:\n");
     print_subtree(c, c.plan.tree.root(), 0, out);
     fmt::print(out, "flows:\n");
-    const bool has_classes = plan_has_classes(c.plan);
+    const bool has_classes = c.plan.has_classes();
     for (size_t f = 0; f < c.plan.flows.size(); ++f) {
       const auto& flow = c.plan.flows[f];
       fmt::print(out, "  {:<20} leaf {:<10} offered {:<16} expected {}\n", flow.name,
@@ -221,12 +202,12 @@ void print_explain(const suite::Suite& suite,
       if (!has_classes) continue;
       fmt::print(out, "  {:<20} host {} tclass {} dscp {} sl {} priority {} class {}{}\n", "",
                  flow.host, policy::tc_name(flow.tx_tclass), flow.dscp, flow.sl, flow.priority,
-                 policy::arb_class_name(class_port_qos(c.plan), class_of_flow(c.plan, flow)),
+                 policy::arb_class_name(c.plan.deciding_port_qos(), c.plan.deciding_class_of(flow)),
                  flow.dropped ? " (dropped: SL2VL -> VL15)" : "");
       if (!flow.class_note.empty()) fmt::print(out, "  {:<20} ({})\n", "", flow.class_note);
     }
     if (has_classes) {
-      const double capacity = class_port_capacity_bps(c.plan);
+      const double capacity = c.plan.deciding_port_capacity_bps();
       fmt::print(out, "classes at the {} ({}):\n",
                  c.plan.switched ? "switch egress" : (c.plan.hosts > 1 ? "NIC ports" : "NIC port"),
                  format_rate_bps(capacity));

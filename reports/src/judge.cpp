@@ -7,7 +7,6 @@
 #include <ctime>
 #include <map>
 
-#include "qb/reports/explain.hpp"
 
 namespace qb::report {
 namespace {
@@ -118,11 +117,11 @@ void judge_gates(const suite::GateSpec& spec, const engine::ScenarioRun& run,
 // Per arbitration class at the port that decides the shares, in class order.
 void judge_classes(const engine::ScenarioRun& run, ScenarioResult& out) {
   const policy::QosPlan& plan = run.compiled.plan;
-  const policy::PortQos& qos = class_port_qos(plan);
-  const double capacity = class_port_capacity_bps(plan);
+  const policy::PortQos& qos = plan.deciding_port_qos();
+  const double capacity = plan.deciding_port_capacity_bps();
   std::map<uint32_t, std::vector<size_t>> members;
   for (size_t f = 0; f < plan.flows.size(); ++f) {
-    members[class_of_flow(plan, plan.flows[f])].push_back(f);
+    members[plan.deciding_class_of(plan.flows[f])].push_back(f);
   }
   for (const auto& [arb_class, flows] : members) {
     ClassResult result;
@@ -223,7 +222,7 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run, uint64_t& delivere
     flow.sl = plan.sl;
     flow.priority = plan.priority;
     flow.arb_class =
-        policy::arb_class_name(class_port_qos(compiled.plan), class_of_flow(compiled.plan, plan));
+        policy::arb_class_name(compiled.plan.deciding_port_qos(), compiled.plan.deciding_class_of(plan));
     out.flows.push_back(std::move(flow));
   }
 
@@ -259,7 +258,7 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run, uint64_t& delivere
     out.groups.push_back(std::move(group));
   }
 
-  if (plan_has_classes(compiled.plan)) judge_classes(run, out);
+  if (compiled.plan.has_classes()) judge_classes(run, out);
 
   // The tree, with what every element carried (a flow counts at its leaf and every ancestor).
   std::vector<double> element_measured(tree.elements.size(), 0.0);

@@ -127,19 +127,11 @@ Result<CompiledScenario> compile_scenario(const Scenario& scenario,
     const double wire_bytes = mean_wire_bytes(flow.size, scenario.port.wire, flow.op);
     const double packet_wire_bytes = mean_packet_wire_bytes(flow.size, scenario.port.wire, flow.op);
     const double message_bytes = flow.size.mean_bytes();
-    double offered_bps = policy::kUnlimited;
-    if (!flow.arrival.saturating()) {
-      // Offered payload rate -> wire rate via the mean wire bytes per message.
-      const double messages_per_s = flow.arrival.rate_pps > 0
-                                        ? flow.arrival.rate_pps
-                                        : flow.arrival.rate_bps / (8.0 * message_bytes);
-      double duty = 1.0;
-      if (flow.arrival.kind == gen::ArrivalSpec::Kind::onoff) {
-        duty = static_cast<double>(flow.arrival.on_ns) /
-               static_cast<double>(flow.arrival.on_ns + flow.arrival.off_ns);
-      }
-      offered_bps = messages_per_s * duty * wire_bytes * 8.0;
-    }
+    // The generator's own long-run message rate, in wire bytes per message.
+    const double offered_bps =
+        flow.arrival.saturating()
+            ? policy::kUnlimited
+            : flow.arrival.mean_messages_per_s(message_bytes) * wire_bytes * 8.0;
     for (uint32_t i = 0; i < flow.count; ++i) {
       policy::FlowPlan plan;
       plan.name = flow.count == 1 ? flow.name : fmt::format("{}#{}", flow.name, i);

@@ -48,6 +48,11 @@ TEST(ArrivalSpec, MeanOfferedLoad) {
   onoff.off_ns = 3'000'000;
   EXPECT_DOUBLE_EQ(onoff.mean_offered_bps(1000.0), 2.5e9);
   EXPECT_DOUBLE_EQ(onoff_pps(1e6, 1, 1).mean_offered_bps(500.0), 2e9);
+  // The message rate behind it (what compile turns into wire bytes): duty cycle included.
+  EXPECT_DOUBLE_EQ(cbr_pps(2e6).mean_messages_per_s(1000.0), 2e6);
+  EXPECT_DOUBLE_EQ(with_bps(ArrivalSpec::Kind::cbr, 8e9).mean_messages_per_s(1000.0), 1e6);
+  EXPECT_DOUBLE_EQ(onoff_pps(1e6, 1, 1).mean_messages_per_s(500.0), 0.5e6);
+  EXPECT_TRUE(std::isinf(saturate.mean_messages_per_s(1000.0)));
 }
 
 TEST(ArrivalSpec, Describe) {

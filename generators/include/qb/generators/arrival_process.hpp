@@ -32,6 +32,9 @@ struct ArrivalSpec {
   uint32_t outstanding = 16;  // saturate: messages kept in flight per QP
 
   bool saturating() const noexcept { return kind == Kind::saturate; }
+  /// Long-run mean messages per second for a given mean message size (on/off: times the duty
+  /// cycle); +infinity for saturate. The one formula every expectation of offered load uses.
+  double mean_messages_per_s(double mean_message_bytes) const noexcept;
   /// Long-run mean offered load in payload bit/s for a given mean message size;
   /// +infinity for saturate.
   double mean_offered_bps(double mean_message_bytes) const noexcept;

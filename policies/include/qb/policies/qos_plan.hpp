@@ -47,6 +47,26 @@ struct QosPlan {
   bool switched = false;
   double switch_rate_bps = 0.0;
   PortQos switch_qos;
+
+  // Plan queries, shared by the oracle, explain and the judge.
+
+  uint32_t host_count() const noexcept { return hosts > 1 ? hosts : 1; }
+  /// Whether results and explain show per-class figures: the NIC or the switch arbitrates
+  /// between classes, or several hosts send.
+  bool has_classes() const noexcept {
+    return nic_qos.kind != PortQos::Kind::none ||
+           (switched && switch_qos.kind != PortQos::Kind::none) || hosts > 1;
+  }
+  /// The port whose classes decide the shares: the switch egress when switched, else the NIC.
+  const PortQos& deciding_port_qos() const noexcept { return switched ? switch_qos : nic_qos; }
+  /// A flow's class at that port (switch_arb_class when switched, else arb_class).
+  uint32_t deciding_class_of(const FlowPlan& flow) const noexcept {
+    return switched ? flow.switch_arb_class : flow.arb_class;
+  }
+  /// That port's capacity: the switch egress rate, or the NIC line rate times the hosts.
+  double deciding_port_capacity_bps() const noexcept {
+    return switched ? switch_rate_bps : port_rate_bps * static_cast<double>(host_count());
+  }
 };
 
 }  // namespace qb::policy
