@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "gate_kind.hpp"
+
 namespace qb::report {
 namespace {
 
@@ -245,6 +247,8 @@ GateResult read_gate(const Node& node) {
   gate.threshold = node["threshold"].number();
   gate.unit = node["unit"].str();
   gate.detail = node["detail"].str();
+  gate.kind = gate_kind_from_name(gate.name, gate.unit);
+  gate.bound = gate_bound_from_name(gate.name);
   return gate;
 }
 
