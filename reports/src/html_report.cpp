@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 
+#include "figure_parts.hpp"
 #include "svg_builder.hpp"
 #include "svg_figures.hpp"
 
