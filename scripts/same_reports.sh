@@ -6,6 +6,7 @@
 #   report R.json -o F.html                              (HTML)
 #   report R.json -o F.html --baseline B.json            (HTML with the comparison)
 #   compare B.json R.json --json F --junit F --html F    (comparison JSON, JUnit, HTML, console)
+#   report/compare of R.json with every gate failed     (the failure paths)
 # and, from a run of each build, run --junit/--html/--json and the console, compared after
 # removing what differs between any two runs (dates, wall times, host).
 #
@@ -48,10 +49,25 @@ for suite in "${suites[@]}"; do
     echo "skipped: $suite (no results on the simulator)"
     continue
   fi
+  # The same results with every gate failed (threshold halved), for the failure paths.
+  python3 - "$dir/r.json" "$dir/f.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["passed"] = False
+for scenario in doc["scenarios"]:
+    scenario["passed"] = False
+    for gate in scenario["gates"]:
+        gate["passed"] = False
+        gate["threshold"] = (gate["value"] or 0) / 2
+json.dump(doc, open(sys.argv[2], "w"), indent=2)
+PY
   for side in before after; do
     bin=$before_bin; [[ $side == after ]] && bin=$after_bin
     out="$dir/$side"
     { "$bin" report "$dir/r.json" -o "$out/report.html"; echo "exit $?"; } >"$out/report.stdout" 2>&1 || true
+    { "$bin" report "$dir/f.json" -o "$out/report_failed.html"; echo "exit $?"; } >"$out/report_failed.stdout" 2>&1 || true
+    { "$bin" compare "$dir/r.json" "$dir/f.json" --junit "$out/compare_failed.xml"; echo "exit $?"; } \
+      >"$out/compare_failed.stdout" 2>&1 || true
     { "$bin" report "$dir/r.json" -o "$out/report_baseline.html" --baseline "$dir/b.json"; echo "exit $?"; } \
       >"$out/report_baseline.stdout" 2>&1 || true
     { "$bin" compare "$dir/b.json" "$dir/r.json" --json "$out/compare.json" --junit "$out/compare.xml" \
