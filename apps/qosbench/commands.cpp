@@ -5,23 +5,19 @@
 
 #include <atomic>
 #include <csignal>
-#include <filesystem>
 #include <iostream>
 #include <optional>
 
+#include "output_flags.hpp"
 #include "progress.hpp"
 #include "qb/common/units.hpp"
 #include "qb/drivers/registry.hpp"
 #include "qb/engine/run.hpp"
 #include "qb/suite/suite_loader.hpp"
-#include "qb/reports/atomic_file.hpp"
 #include "qb/reports/compare.hpp"
-#include "qb/reports/console_report.hpp"
 #include "qb/reports/explain.hpp"
-#include "qb/reports/html_report.hpp"
-#include "qb/reports/json_results.hpp"
 #include "qb/reports/judge.hpp"
-#include "qb/reports/junit.hpp"
+#include "qb/reports/reporter_list.hpp"
 #include "qb/reports/results_reader.hpp"
 #include "qb/reports/sender_summary.hpp"
 
@@ -108,19 +104,11 @@ Result<report::ComparisonOptions> comparison_options(const CompareOptionsArgs& a
                                    .correct_multiple = !args.uncorrected};
 }
 
-// A file to write once everything it depends on is known to be good.
-struct Output {
-  std::string path;
-  std::string contents;
-};
-
 // Every output's contents is computed before the first is written: bad input writes nothing.
-std::optional<int> write_outputs(const std::vector<Output>& outputs) {
-  for (const Output& output : outputs) {
-    if (output.path.empty()) continue;
-    if (auto written = report::write_file_atomically(output.path, output.contents); !written) {
-      return fail(written.error());
-    }
+std::optional<int> write_reports(const report::OutputRequest& request,
+                                 const report::ReportInput& input) {
+  if (auto written = report::reporters_for(request, std::cout).write(input); !written) {
+    return fail(written.error());
   }
   return std::nullopt;
 }
@@ -238,16 +226,9 @@ int run_command(const RunArgs& args) {
       report::judge(*suite, *run, report::current_run_metadata(loaded->compile_warnings));
   if (!results) return fail(results.error());
 
-  std::string json_path = args.json_path;
-  if (json_path.empty() && !args.out_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(args.out_dir, ec);
-    if (ec) {
-      return fail(
-          make_error(Errc::io, fmt::format("cannot create '{}': {}", args.out_dir, ec.message())));
-    }
-    json_path = (std::filesystem::path(args.out_dir) / "results.json").string();
-  }
+  auto outputs = run_outputs(args);
+  if (!outputs) return fail(outputs.error());
+  const std::string json_path = outputs->path_of(report::OutputFormat::json);
 
   std::optional<report::Comparison> comparison;
   if (baseline) {
@@ -257,28 +238,9 @@ int run_command(const RunArgs& args) {
     comparison = std::move(*compared);
   }
   const report::Comparison* compared = comparison ? &*comparison : nullptr;
-  std::vector<Output> outputs;
-  if (!json_path.empty()) outputs.push_back({json_path, report::results_to_json(*results)});
-  if (!args.html_path.empty()) {
-    outputs.push_back({args.html_path, report::render_html_report(*results, compared)});
-  }
-  if (!args.junit_path.empty()) {
-    outputs.push_back({args.junit_path, report::run_junit_xml(*results, compared)});
-  }
-  if (auto failed = write_outputs(outputs)) return *failed;
+  if (auto failed = write_reports(*outputs, {*results, compared})) return *failed;
 
   const bool regressed = comparison && comparison->regressed();
-  if (args.quiet) {
-    fmt::print("{}\n", results->passed && !regressed ? "PASSED"
-                       : regressed                   ? "FAILED (regression against the baseline)"
-                                                     : "FAILED");
-  } else {
-    report::print_console(*results, std::cout);
-    if (comparison) {
-      fmt::print("\n");
-      report::print_comparison(*comparison, std::cout);
-    }
-  }
   if (!results->complete) return 3;
   return results->passed && !regressed ? 0 : 1;
 }
@@ -297,9 +259,10 @@ int report_command(const ReportArgs& args) {
     if (!compared) return fail(compared.error());
     comparison = std::move(*compared);
   }
-  const std::string html =
-      report::render_html_report(*results, comparison ? &*comparison : nullptr);
-  if (auto failed = write_outputs({{args.output_path, html}})) return *failed;
+  if (auto failed =
+          write_reports(report_outputs(args), {*results, comparison ? &*comparison : nullptr})) {
+    return *failed;
+  }
   return 0;
 }
 
@@ -314,22 +277,9 @@ int compare_command(const CompareArgs& args) {
       compare_files(*baseline, *current, *options, args.baseline_path, args.current_path);
   if (!comparison) return fail(comparison.error());
 
-  std::vector<Output> outputs;
-  if (!args.json_path.empty()) {
-    outputs.push_back({args.json_path, report::comparison_to_json(*comparison)});
-  }
-  if (!args.junit_path.empty()) {
-    outputs.push_back({args.junit_path, report::compare_junit_xml(*comparison)});
-  }
-  if (!args.html_path.empty()) {
-    outputs.push_back({args.html_path, report::render_html_report(*current, &*comparison)});
-  }
-  if (auto failed = write_outputs(outputs)) return *failed;
-
-  if (args.quiet) {
-    fmt::print("{}\n", comparison->regressed() ? "REGRESSED" : "NO REGRESSION");
-  } else {
-    report::print_comparison(*comparison, std::cout);
+  if (auto failed = write_reports(compare_outputs(args),
+                                  {*current, &*comparison, report::ReportSubject::comparison})) {
+    return *failed;
   }
   return comparison->regressed() ? 1 : 0;
 }

@@ -82,10 +82,9 @@ void print_scenario(const ScenarioResult& s, std::ostream& out, const ConsoleOpt
              percent(s.fairness.worst_group_error), s.fairness.worst_group);
   if (!s.gates.empty()) fmt::print(out, "  gates:\n");
   for (const auto& gate : s.gates) {
-    const bool lower_bound = gate.name == "min_jain";
     fmt::print(out, "    {} {:<28} {} {} {}   {}\n", gate.passed ? "PASS" : "FAIL", gate.name,
-               format_gate_value(gate, gate.value),
-               lower_bound ? ">=" : "<=", format_gate_value(gate, gate.threshold), gate.detail);
+               format_gate_value(gate, gate.value), gate.bound == GateBound::at_least ? ">=" : "<=",
+               format_gate_value(gate, gate.threshold), gate.detail);
   }
 }
 

@@ -10,11 +10,13 @@ namespace qb::report {
 
 std::string format_gate_value(const GateResult& gate, double value) {
   if (!std::isfinite(value)) return "n/a";
-  if (gate.unit == "ns") return format_duration_ns(value);
-  // Share errors and cap overshoots are ratios: a percentage reads at a glance.
-  if (gate.name.find("error") != std::string::npos ||
-      gate.name.find("overshoot") != std::string::npos) {
-    return fmt::format("{:.4f}%", value * 100.0);
+  switch (gate.kind) {
+    case GateKind::duration:
+      return format_duration_ns(value);
+    case GateKind::ratio:  // share errors and cap overshoots: a percentage reads at a glance
+      return fmt::format("{:.4f}%", value * 100.0);
+    case GateKind::index:
+      break;
   }
   return fmt::format("{:.6f}", value);
 }

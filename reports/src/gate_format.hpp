@@ -1,5 +1,6 @@
-// How a gate's value or threshold is written for people (console, JUnit): durations with units,
-// share errors and cap overshoots as percentages, other figures as plain numbers.
+// How a gate's value or threshold is written for people (console, JUnit), by the gate's kind:
+// durations with units, ratios (share errors, cap overshoots) as percentages, indices as plain
+// numbers.
 #pragma once
 
 #include <string>

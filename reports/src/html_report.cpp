@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 
+#include "figure_parts.hpp"
 #include "svg_builder.hpp"
 #include "svg_figures.hpp"
 
@@ -129,23 +130,32 @@ footer{margin-top:56px;color:var(--muted);font-size:12.5px;border-top:1px solid 
 @media print{main{max-width:none}h2{break-before:page}}
 )css";
 
-bool is_ratio_gate(const std::string& name) {
-  return name.find("error") != std::string::npos || name.find("overshoot") != std::string::npos;
-}
-
 std::string gate_value(const GateResult& gate, double value) {
-  if (gate.unit == "ns") return format_ns(value);
-  if (is_ratio_gate(gate.name)) return format_percent(value, false);
+  switch (gate.kind) {
+    case GateKind::duration:
+      return format_ns(value);
+    case GateKind::ratio:
+      return format_percent(value, false);
+    case GateKind::index:
+      break;
+  }
   return format_sig(value, 6);
 }
 
 std::string gate_threshold(const GateResult& gate) {
-  const bool at_least = gate.name.rfind("min_", 0) == 0;
-  std::string value = gate.unit == "ns" ? format_ns(gate.threshold)
-                      : is_ratio_gate(gate.name)
-                          ? html::format_trimmed(gate.threshold * 100, 4) + "%"
-                          : html::format_trimmed(gate.threshold, 6);
-  return std::string(at_least ? "≥ " : "≤ ") + value;
+  std::string value;
+  switch (gate.kind) {
+    case GateKind::duration:
+      value = format_ns(gate.threshold);
+      break;
+    case GateKind::ratio:
+      value = html::format_trimmed(gate.threshold * 100, 4) + "%";
+      break;
+    case GateKind::index:
+      value = html::format_trimmed(gate.threshold, 6);
+      break;
+  }
+  return std::string(gate.bound == GateBound::at_least ? "≥ " : "≤ ") + value;
 }
 
 std::optional<double> find_gate(const ScenarioResult& s, const std::string& name) {

@@ -57,19 +57,21 @@ void judge_gates(const suite::GateSpec& spec, const engine::ScenarioRun& run,
                  ScenarioResult& scenario) {
   const Fairness& fair = scenario.fairness;
   if (spec.max_share_error) {
-    scenario.gates.push_back(GateResult{
-        "max_share_error", fair.worst_flow_error <= *spec.max_share_error, fair.worst_flow_error,
-        *spec.max_share_error, "", "worst flow: " + fair.worst_flow});
+    scenario.gates.push_back(
+        GateResult{"max_share_error", fair.worst_flow_error <= *spec.max_share_error,
+                   fair.worst_flow_error, *spec.max_share_error, "",
+                   "worst flow: " + fair.worst_flow, GateKind::ratio, GateBound::at_most});
   }
   if (spec.max_group_share_error) {
-    scenario.gates.push_back(GateResult{"max_group_share_error",
-                                        fair.worst_group_error <= *spec.max_group_share_error,
-                                        fair.worst_group_error, *spec.max_group_share_error, "",
-                                        "worst group: " + fair.worst_group});
+    scenario.gates.push_back(
+        GateResult{"max_group_share_error", fair.worst_group_error <= *spec.max_group_share_error,
+                   fair.worst_group_error, *spec.max_group_share_error, "",
+                   "worst group: " + fair.worst_group, GateKind::ratio, GateBound::at_most});
   }
   if (spec.min_jain) {
-    scenario.gates.push_back(
-        GateResult{"min_jain", fair.jain >= *spec.min_jain, fair.jain, *spec.min_jain, "", ""});
+    scenario.gates.push_back(GateResult{"min_jain", fair.jain >= *spec.min_jain, fair.jain,
+                                        *spec.min_jain, "", "", GateKind::index,
+                                        GateBound::at_least});
   }
   if (spec.max_cap_overshoot) {
     double worst = 0.0;
@@ -82,9 +84,9 @@ void judge_gates(const suite::GateSpec& spec, const engine::ScenarioRun& run,
         worst_name = element.name;
       }
     }
-    scenario.gates.push_back(GateResult{"max_cap_overshoot", worst <= *spec.max_cap_overshoot,
-                                        worst, *spec.max_cap_overshoot, "",
-                                        "worst element: " + worst_name});
+    scenario.gates.push_back(GateResult{
+        "max_cap_overshoot", worst <= *spec.max_cap_overshoot, worst, *spec.max_cap_overshoot, "",
+        "worst element: " + worst_name, GateKind::ratio, GateBound::at_most});
   }
   for (const auto& gate : spec.latency) {
     engine::Histogram merged;
@@ -100,10 +102,10 @@ void judge_gates(const suite::GateSpec& spec, const engine::ScenarioRun& run,
           percentile >= 100 ? merged.max() : merged.value_at_percentile(percentile);
       // No samples at all is a failure: an empty histogram must not pass a latency bound.
       const bool passed = merged.count() > 0 && value <= *threshold;
-      scenario.gates.push_back(GateResult{fmt::format("latency.{}[{}{}]", key, gate.flow, basis),
-                                          passed, static_cast<double>(value),
-                                          static_cast<double>(*threshold), "ns",
-                                          fmt::format("{} samples", merged.count())});
+      scenario.gates.push_back(GateResult{
+          fmt::format("latency.{}[{}{}]", key, gate.flow, basis), passed,
+          static_cast<double>(value), static_cast<double>(*threshold), "ns",
+          fmt::format("{} samples", merged.count()), GateKind::duration, GateBound::at_most});
     };
     add("p50", gate.p50_ns, 50);
     add("p90", gate.p90_ns, 90);

@@ -16,8 +16,7 @@ std::string format_number(double value) {
   return std::isfinite(value) ? fmt::format("{:.6g}", value) : std::string("n/a");
 }
 
-// A gate's figure as the console shows it: durations, ratios as percentages, else a number.
-
+// A compared metric's figure: rates and durations with units, errors as percentages.
 std::string metric_figure(const MetricComparison& m, double value) {
   if (!std::isfinite(value)) return "n/a";
   if (m.metric == "measured_bps") return format_rate_bps(value);

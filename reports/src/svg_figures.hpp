@@ -1,5 +1,7 @@
-// Private figures of the HTML report, one function per picture of a scenario. Each writes its
-// SVG (and HTML legend/captions) into the Markup, with the data attributes of docs/report.md.
+// Private figures of the HTML report, one function per picture of a scenario, each in its own
+// file (tree_figure.cpp, bar_figure.cpp, throughput_figure.cpp, latency_figure.cpp,
+// jain_figure.cpp; shared pieces in figure_parts.*). Each writes its SVG (and HTML
+// legend/captions) into the Markup, with the data attributes of docs/report.md.
 #pragma once
 
 #include <optional>
@@ -10,11 +12,6 @@
 #include "svg_builder.hpp"
 
 namespace qb::report::html {
-
-/// Colour-blind-safe (Okabe–Ito) line colours; groups keep their colour on every figure.
-const std::string& group_colour(size_t group_index);
-/// Past the palette, lines repeat its colours dashed.
-bool group_dashed(size_t group_index);
 
 /// The scheduling tree as a left-to-right diagram, expected vs measured at every element.
 void tree_figure(Markup& m, const ScenarioResult& s);
@@ -40,8 +37,5 @@ void latency_figure(Markup& m, const ScenarioResult& s);
 
 /// Normalised Jain index per time bin, with the min_jain gate when there is one.
 void jain_figure(Markup& m, const ScenarioResult& s, std::optional<double> gate);
-
-/// Index of a scenario's group by name (groups.size() when unknown).
-size_t group_index(const ScenarioResult& s, const std::string& name);
 
 }  // namespace qb::report::html

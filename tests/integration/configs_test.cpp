@@ -11,6 +11,7 @@
 #include "qb/suite/suite_loader.hpp"
 #include "qb/reports/json_results.hpp"
 #include "qb/reports/judge.hpp"
+#include "qb/reports/results_reader.hpp"
 
 namespace qb {
 namespace {
@@ -71,6 +72,20 @@ TEST_P(ConfigSuite, RunsOnTheSimulatorAndPassesItsGates) {
     }
   }
   EXPECT_TRUE(results->passed);
+
+  // The JSON names gates but does not carry their kind and bound: reading the file back must
+  // give every gate the kind and bound judge gave it.
+  auto read = report::results_from_json(report::results_to_json(*results), "results.json");
+  ASSERT_TRUE(read.ok()) << read.error().to_string();
+  for (size_t s = 0; s < results->scenarios.size(); ++s) {
+    const auto& judged = results->scenarios[s].gates;
+    const auto& reread = read->scenarios.at(s).gates;
+    ASSERT_EQ(judged.size(), reread.size());
+    for (size_t g = 0; g < judged.size(); ++g) {
+      EXPECT_EQ(judged[g].kind, reread[g].kind) << judged[g].name;
+      EXPECT_EQ(judged[g].bound, reread[g].bound) << judged[g].name;
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, ConfigSuite, ::testing::ValuesIn(config_files()),

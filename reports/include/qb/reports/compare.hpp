@@ -4,12 +4,12 @@
 #pragma once
 
 #include <ostream>
-#include <span>
 #include <string>
 #include <vector>
 
 #include "qb/common/result.hpp"
 #include "qb/reports/results.hpp"
+#include "qb/reports/statistics.hpp"
 
 namespace qb::report {
 
@@ -76,24 +76,6 @@ Status check_comparable(const Results& baseline, const std::string& schema,
                         const std::string& suite, const std::string& config_hash,
                         const ComparisonOptions& options,
                         std::vector<std::string>* notes = nullptr);
-
-/// The two-sided Mann-Whitney U test of samples a and b. `u` is the statistic of `a`
-/// (its mid-rank sum minus n(n+1)/2). Exact (the permutation distribution of the observed
-/// mid-ranks, ties included) when both samples have at most kExactMaxSample values, else the
-/// normal approximation with tie correction and continuity correction. p = 1 when a sample is
-/// empty or every value is equal (no evidence of a difference).
-struct MannWhitney {
-  double u = 0.0;
-  double p_value = 1.0;
-  double min_p_value = 1.0;  // of the most extreme arrangement of the same pooled values
-  bool exact = false;
-};
-inline constexpr size_t kExactMaxSample = 10;
-MannWhitney mann_whitney_u(std::span<const double> a, std::span<const double> b);
-
-/// The smallest two-sided p-value the exact test can reach with samples of n and m values
-/// (2 / C(n+m, n), 1 when a sample is empty): below alpha, nothing can be significant.
-double min_p_value(size_t n, size_t m);
 
 /// Readable table, regressions first; at most `max_rows` rows of unflagged metrics.
 void print_comparison(const Comparison& comparison, std::ostream& out, size_t max_rows = 20);

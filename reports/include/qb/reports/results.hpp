@@ -91,6 +91,19 @@ struct ElementResult {
   double measured_bps = 0.0;
 };
 
+/// What a gate's figure is: it decides how reporters write the value and the threshold.
+enum class GateKind {
+  ratio,     // a relative figure (share error, cap overshoot), written as a percentage
+  duration,  // nanoseconds (a latency percentile), written with a time unit
+  index,     // a plain number (the normalised Jain index)
+};
+
+/// Which side of the threshold passes.
+enum class GateBound {
+  at_most,   // value <= threshold
+  at_least,  // value >= threshold
+};
+
 struct GateResult {
   std::string name;  // "max_share_error", "latency.p99[g1-qp]", ...
   bool passed = false;
@@ -98,6 +111,9 @@ struct GateResult {
   double threshold = 0.0;
   std::string unit;    // "", "ns"
   std::string detail;  // which flow/element decided it
+  /// Not in the results JSON: the reader derives both from the name and unit (gate_kind.hpp).
+  GateKind kind = GateKind::ratio;
+  GateBound bound = GateBound::at_most;
 };
 
 struct Fairness {

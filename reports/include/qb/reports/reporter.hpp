@@ -1,0 +1,55 @@
+// Reporters: one output format each (console, JSON, HTML, JUnit) over the same results structs,
+// interchangeable behind one interface. Each implementation is its own file
+// (console_reporter.cpp, json_reporter.cpp, html_reporter.cpp, junit_reporter.cpp); a command
+// writes the ReporterList its flags ask for (reporter_list.hpp).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "qb/common/result.hpp"
+#include "qb/reports/compare.hpp"
+#include "qb/reports/console_report.hpp"
+#include "qb/reports/html_report.hpp"
+#include "qb/reports/results.hpp"
+
+namespace qb::report {
+
+/// What a command reports.
+enum class ReportSubject {
+  results,     // run, report: the results, with the baseline comparison when there is one
+  comparison,  // compare: the comparison of two results files (`results`: the current one)
+};
+
+struct ReportInput {
+  const Results& results;
+  const Comparison* comparison = nullptr;  // required for ReportSubject::comparison
+  ReportSubject subject = ReportSubject::results;
+};
+
+class Reporter {
+ public:
+  virtual ~Reporter() = default;
+  /// "console", "json", "html", "junit".
+  virtual std::string_view name() const = 0;
+  /// The whole output, computed without writing anything: a list renders every output before
+  /// it writes the first, so bad input writes nothing.
+  virtual Result<std::string> render(const ReportInput& input) const = 0;
+};
+
+/// How much the console says: the verdict line only (--quiet), or the tables and the verdict.
+enum class ConsoleDetail { verdict, full };
+
+/// results: the table of print_console and, with a comparison, print_comparison after it;
+/// comparison: print_comparison. Verdict: "PASSED" / "FAILED" / "REGRESSED" and the like.
+std::unique_ptr<Reporter> make_console_reporter(ConsoleDetail detail,
+                                                const ConsoleOptions& options = {});
+/// results: the results JSON (qosbench.results/1); comparison: qosbench.compare/1.
+std::unique_ptr<Reporter> make_json_reporter();
+/// The HTML report of the results, with the comparison when there is one (either subject).
+std::unique_ptr<Reporter> make_html_reporter(const HtmlOptions& options = {});
+/// results: one case per gate, plus the comparison's cases; comparison: one case per metric.
+std::unique_ptr<Reporter> make_junit_reporter();
+
+}  // namespace qb::report

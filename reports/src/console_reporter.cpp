@@ -1,0 +1,53 @@
+#include <sstream>
+
+#include "qb/reports/reporter.hpp"
+
+namespace qb::report {
+namespace {
+
+class ConsoleReporter final : public Reporter {
+ public:
+  ConsoleReporter(ConsoleDetail detail, const ConsoleOptions& options)
+      : detail_(detail), options_(options) {}
+
+  std::string_view name() const override { return "console"; }
+
+  Result<std::string> render(const ReportInput& input) const override {
+    const Comparison* comparison = input.comparison;
+    const bool regressed = comparison != nullptr && comparison->regressed();
+    if (input.subject == ReportSubject::comparison) {
+      if (comparison == nullptr) return make_error(Errc::runtime, "no comparison to report");
+      if (detail_ == ConsoleDetail::verdict) {
+        return std::string(regressed ? "REGRESSED\n" : "NO REGRESSION\n");
+      }
+      std::ostringstream out;
+      print_comparison(*comparison, out);
+      return out.str();
+    }
+    if (detail_ == ConsoleDetail::verdict) {
+      return std::string(input.results.passed && !regressed ? "PASSED\n"
+                         : regressed ? "FAILED (regression against the baseline)\n"
+                                     : "FAILED\n");
+    }
+    std::ostringstream out;
+    print_console(input.results, out, options_);
+    if (comparison != nullptr) {
+      out << "\n";
+      print_comparison(*comparison, out);
+    }
+    return out.str();
+  }
+
+ private:
+  ConsoleDetail detail_;
+  ConsoleOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> make_console_reporter(ConsoleDetail detail,
+                                                const ConsoleOptions& options) {
+  return std::make_unique<ConsoleReporter>(detail, options);
+}
+
+}  // namespace qb::report

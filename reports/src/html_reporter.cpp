@@ -1,0 +1,27 @@
+#include "qb/reports/reporter.hpp"
+
+namespace qb::report {
+namespace {
+
+class HtmlReporter final : public Reporter {
+ public:
+  explicit HtmlReporter(const HtmlOptions& options) : options_(options) {}
+
+  std::string_view name() const override { return "html"; }
+
+  // The page is about the results either way; a comparison adds its section and verdict.
+  Result<std::string> render(const ReportInput& input) const override {
+    return render_html_report(input.results, input.comparison, options_);
+  }
+
+ private:
+  HtmlOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> make_html_reporter(const HtmlOptions& options) {
+  return std::make_unique<HtmlReporter>(options);
+}
+
+}  // namespace qb::report

@@ -1,0 +1,531 @@
+// The one description of the results JSON: per struct, a table of its fields (JSON key, the
+// member it holds, how the value is coded, required or optional). The writer, the reader and the
+// field list for the documentation all walk these tables, so a field added here is written,
+// read and checked against docs/results-schema.md together.
+#include "results_fields.hpp"
+
+#include <cmath>
+#include <limits>
+#include <span>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "gate_kind.hpp"
+#include "qb/reports/json_results.hpp"
+
+namespace qb::report {
+namespace {
+
+enum class Presence {
+  required,  // always written; a file without it is refused
+  optional,  // written when `written` says so (always when it is null); read when present
+};
+
+template <class Record>
+struct Field {
+  std::string_view key;
+  Presence presence;
+  Json (*write)(const Record&);
+  void (*read)(const JsonNode&, Record&);
+  /// Appends the fields below this one (nested objects and arrays of them); null for values.
+  void (*describe)(const std::string& path, std::vector<SchemaField>&);
+  bool (*written)(const Record&) = nullptr;
+};
+
+// Per struct: its fields and, for members the JSON does not carry, how they follow from it.
+template <class Record>
+struct RecordSchema {
+  std::span<const Field<Record>> fields;
+  void (*derive)(Record&) = nullptr;
+};
+
+template <class Record>
+const RecordSchema<Record>& schema_of();
+
+template <class Record>
+Json write_record(const Record& record) {
+  Json out = Json::object();
+  for (const Field<Record>& field : schema_of<Record>().fields) {
+    if (field.written == nullptr || field.written(record)) {
+      out[std::string(field.key)] = field.write(record);
+    }
+  }
+  return out;
+}
+
+template <class Record>
+void read_fields(const JsonNode& node, std::span<const Field<Record>> fields, Record& record) {
+  for (const Field<Record>& field : fields) {
+    if (field.presence == Presence::optional && !node.has(field.key)) continue;
+    field.read(node[field.key], record);
+  }
+}
+
+template <class Record>
+Record read_record(const JsonNode& node) {
+  Record record;
+  const RecordSchema<Record>& schema = schema_of<Record>();
+  read_fields(node, schema.fields, record);
+  if (schema.derive != nullptr) schema.derive(record);
+  return record;
+}
+
+template <class Record>
+void describe_fields(std::span<const Field<Record>> fields, const std::string& path,
+                     std::vector<SchemaField>& out) {
+  for (const Field<Record>& field : fields) {
+    const std::string field_path =
+        path.empty() ? std::string(field.key) : path + "." + std::string(field.key);
+    out.push_back({field_path, field.presence == Presence::required});
+    if (field.describe != nullptr) field.describe(field_path, out);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Codecs: how one member's value is written and read. The default for a struct is a nested
+// object of its own fields; the default for a vector of structs, an array of such objects.
+
+// JSON has no infinity: an unbounded figure (a saturating demand) is written as null.
+Json number(double value) {
+  return std::isfinite(value) ? Json(value) : Json(nullptr);
+}
+
+struct Value {
+  static constexpr std::nullptr_t describe = nullptr;
+};
+
+template <class T>
+struct Codec {  // a struct with a RecordSchema: a nested object
+  static Json write(const T& value) { return write_record(value); }
+  static T read(const JsonNode& node) { return read_record<T>(node); }
+  static void describe(const std::string& path, std::vector<SchemaField>& out) {
+    describe_fields(schema_of<T>().fields, path, out);
+  }
+};
+
+template <class T>
+struct Codec<std::vector<T>> {  // structs: an array of nested objects
+  static Json write(const std::vector<T>& values) {
+    Json out = Json::array();
+    for (const T& value : values) out.push_back(write_record(value));
+    return out;
+  }
+  static std::vector<T> read(const JsonNode& node) {
+    std::vector<T> out;
+    node.each([&](const JsonNode& item) { out.push_back(read_record<T>(item)); });
+    return out;
+  }
+  static void describe(const std::string& path, std::vector<SchemaField>& out) {
+    describe_fields(schema_of<T>().fields, path + "[]", out);
+  }
+};
+
+template <>
+struct Codec<std::string> : Value {
+  static Json write(const std::string& value) { return value; }
+  static std::string read(const JsonNode& node) { return node.str(); }
+};
+
+template <>
+struct Codec<bool> : Value {
+  static Json write(bool value) { return value; }
+  static bool read(const JsonNode& node) { return node.boolean(); }
+};
+
+template <class Int>
+struct IntegerCodec : Value {
+  static Json write(Int value) { return value; }
+  static Int read(const JsonNode& node) { return node.integer<Int>(); }
+};
+template <>
+struct Codec<uint32_t> : IntegerCodec<uint32_t> {};
+template <>
+struct Codec<uint64_t> : IntegerCodec<uint64_t> {};
+template <>
+struct Codec<int64_t> : IntegerCodec<int64_t> {};
+
+// A figure; null reads as NaN (it was not finite when written).
+template <>
+struct Codec<double> : Value {
+  static Json write(double value) { return number(value); }
+  static double read(const JsonNode& node) { return node.number(); }
+};
+
+// null: unbounded (a saturating subtree's demand).
+struct NullIsInfinity : Value {
+  static Json write(double value) { return number(value); }
+  static double read(const JsonNode& node) {
+    return node.number(std::numeric_limits<double>::infinity());
+  }
+};
+
+// null: none (a flow that saturates has no offered rate; an element without a cap).
+template <>
+struct Codec<std::optional<double>> : Value {
+  static Json write(const std::optional<double>& value) {
+    return value ? number(*value) : Json(nullptr);
+  }
+  static std::optional<double> read(const JsonNode& node) { return node.optional_number(); }
+};
+
+template <>
+struct Codec<std::vector<double>> : Value {
+  static Json write(const std::vector<double>& values) {
+    Json out = Json::array();
+    for (double value : values) out.push_back(number(value));
+    return out;
+  }
+  static std::vector<double> read(const JsonNode& node) { return node.numbers(); }
+};
+
+template <>
+struct Codec<std::vector<int64_t>> : Value {
+  static Json write(const std::vector<int64_t>& values) { return values; }
+  static std::vector<int64_t> read(const JsonNode& node) { return node.integers(); }
+};
+
+template <>
+struct Codec<std::vector<std::string>> : Value {
+  static Json write(const std::vector<std::string>& values) { return values; }
+  static std::vector<std::string> read(const JsonNode& node) {
+    std::vector<std::string> out;
+    node.each([&](const JsonNode& item) { out.push_back(item.str()); });
+    return out;
+  }
+};
+
+// A latency spectrum: [[percentile, ns], ...].
+template <>
+struct Codec<std::vector<std::pair<double, int64_t>>> : Value {
+  static Json write(const std::vector<std::pair<double, int64_t>>& spectrum) {
+    Json out = Json::array();
+    for (const auto& [percentile, value] : spectrum) out.push_back({percentile, value});
+    return out;
+  }
+  static std::vector<std::pair<double, int64_t>> read(const JsonNode& node) {
+    std::vector<std::pair<double, int64_t>> out;
+    node.each([&](const JsonNode& pair) {
+      if (pair.array().size() != 2) pair.fail("expected [percentile, ns]");
+      out.emplace_back(JsonNode(pair.json()[0], index_path(pair.path(), 0)).number(),
+                       JsonNode(pair.json()[1], index_path(pair.path(), 1)).integer<int64_t>());
+    });
+    return out;
+  }
+};
+
+// Driver statistics: an object of figures, in the order the driver named them.
+template <>
+struct Codec<std::vector<std::pair<std::string, double>>> : Value {
+  static Json write(const std::vector<std::pair<std::string, double>>& stats) {
+    Json out = Json::object();
+    for (const auto& [name, value] : stats) out[name] = number(value);
+    return out;
+  }
+  static std::vector<std::pair<std::string, double>> read(const JsonNode& node) {
+    if (!node.json().is_object()) node.fail("expected an object");
+    std::vector<std::pair<std::string, double>> out;
+    for (const auto& [name, value] : node.json().items()) {
+      out.emplace_back(name, JsonNode(value, child_path(node.path(), name)).number());
+    }
+    return out;
+  }
+};
+
+// A tree element's parent: null for the root.
+struct EmptyIsNull : Value {
+  static Json write(const std::string& value) {
+    return value.empty() ? Json(nullptr) : Json(value);
+  }
+  static std::string read(const JsonNode& node) {
+    return node.json().is_null() ? std::string() : node.str();
+  }
+};
+
+// A tree element's kind: "leaf" or "node".
+struct LeafOrNode : Value {
+  static Json write(bool is_leaf) { return is_leaf ? "leaf" : "node"; }
+  static bool read(const JsonNode& node) {
+    const std::string kind = node.str();
+    if (kind != "leaf" && kind != "node") {
+      node.fail("expected \"leaf\" or \"node\", found \"" + kind + "\"");
+    }
+    return kind == "leaf";
+  }
+};
+
+template <auto Member>
+struct MemberOf;
+template <class R, class T, T R::*Member>
+struct MemberOf<Member> {
+  using Record = R;
+  using Type = T;
+};
+
+/// The field `key` holding `Member`, coded by `C`.
+template <auto Member, class C = Codec<typename MemberOf<Member>::Type>>
+constexpr Field<typename MemberOf<Member>::Record> member(
+    std::string_view key, Presence presence = Presence::required,
+    bool (*written)(const typename MemberOf<Member>::Record&) = nullptr) {
+  using Record = typename MemberOf<Member>::Record;
+  return {key,
+          presence,
+          [](const Record& record) -> Json { return C::write(record.*Member); },
+          [](const JsonNode& node, Record& record) { record.*Member = C::read(node); },
+          C::describe,
+          written};
+}
+
+// ---------------------------------------------------------------------------------------------
+// The fields, struct by struct, in the order they are written (docs/results-schema.md).
+
+const Field<LatencySummary> kLatencyFields[] = {
+    member<&LatencySummary::p50_ns>("p50"),        member<&LatencySummary::p90_ns>("p90"),
+    member<&LatencySummary::p99_ns>("p99"),        member<&LatencySummary::p999_ns>("p999"),
+    member<&LatencySummary::max_ns>("max"),        member<&LatencySummary::min_ns>("min"),
+    member<&LatencySummary::mean_ns>("mean"),      member<&LatencySummary::count>("count"),
+    member<&LatencySummary::spectrum>("spectrum"),
+};
+template <>
+const RecordSchema<LatencySummary>& schema_of<LatencySummary>() {
+  static const RecordSchema<LatencySummary> schema{kLatencyFields};
+  return schema;
+}
+
+const Field<LatencyReps> kLatencyRepsFields[] = {
+    member<&LatencyReps::p50_ns>("p50"),
+    member<&LatencyReps::p90_ns>("p90"),
+    member<&LatencyReps::p99_ns>("p99"),
+    member<&LatencyReps::p999_ns>("p999"),
+};
+template <>
+const RecordSchema<LatencyReps>& schema_of<LatencyReps>() {
+  static const RecordSchema<LatencyReps> schema{kLatencyRepsFields};
+  return schema;
+}
+
+const Field<FlowResult> kFlowFields[] = {
+    member<&FlowResult::name>("name"),
+    member<&FlowResult::group>("group"),
+    member<&FlowResult::leaf>("leaf"),
+    member<&FlowResult::offered_bps>("offered_bps"),
+    member<&FlowResult::expected_bps>("expected_bps"),
+    member<&FlowResult::measured_bps>("measured_bps"),
+    member<&FlowResult::measured_payload_bps>("measured_payload_bps"),
+    member<&FlowResult::error>("error"),
+    member<&FlowResult::measured_bps_reps>("measured_bps_reps"),
+    member<&FlowResult::messages>("messages"),
+    member<&FlowResult::packets>("packets"),
+    member<&FlowResult::payload_bytes>("payload_bytes"),
+    member<&FlowResult::wire_bytes>("wire_bytes"),
+    member<&FlowResult::drops>("drops"),
+    member<&FlowResult::late_posts>("late_posts"),
+    member<&FlowResult::latency>("latency_ns"),
+    member<&FlowResult::latency_from_sent>("latency_from_sent_ns"),
+    member<&FlowResult::latency_reps>("latency_ns_reps"),
+    member<&FlowResult::series_bps>("series_bps"),
+};
+// Written only in scenarios with classes (see the scenario's "flows"), so results of other
+// suites stay as they were before classes existed; absent in older files.
+const Field<FlowResult> kFlowClassFields[] = {
+    member<&FlowResult::host>("host", Presence::optional),
+    member<&FlowResult::tclass>("tclass", Presence::optional),
+    member<&FlowResult::dscp>("dscp", Presence::optional),
+    member<&FlowResult::sl>("sl", Presence::optional),
+    member<&FlowResult::priority>("priority", Presence::optional),
+    member<&FlowResult::arb_class>("arb_class", Presence::optional),
+};
+
+const Field<ClassResult> kClassFields[] = {
+    member<&ClassResult::name>("name"),
+    member<&ClassResult::flows>("flows"),
+    member<&ClassResult::expected_bps>("expected_bps"),
+    member<&ClassResult::measured_bps>("measured_bps"),
+    member<&ClassResult::error>("error"),
+    member<&ClassResult::expected_share>("expected_share"),
+    member<&ClassResult::measured_share>("measured_share"),
+    member<&ClassResult::latency>("latency_ns"),
+};
+template <>
+const RecordSchema<ClassResult>& schema_of<ClassResult>() {
+  static const RecordSchema<ClassResult> schema{kClassFields};
+  return schema;
+}
+
+const Field<GroupResult> kGroupFields[] = {
+    member<&GroupResult::name>("name"),
+    member<&GroupResult::leaf>("leaf"),
+    member<&GroupResult::flows>("flows"),
+    member<&GroupResult::expected_bps>("expected_bps"),
+    member<&GroupResult::measured_bps>("measured_bps"),
+    member<&GroupResult::error>("error"),
+    member<&GroupResult::measured_bps_reps>("measured_bps_reps"),
+    member<&GroupResult::latency>("latency_ns"),
+    member<&GroupResult::latency_from_sent>("latency_from_sent_ns"),
+    member<&GroupResult::latency_reps>("latency_ns_reps"),
+    member<&GroupResult::series_bps>("series_bps"),
+};
+template <>
+const RecordSchema<GroupResult>& schema_of<GroupResult>() {
+  static const RecordSchema<GroupResult> schema{kGroupFields};
+  return schema;
+}
+
+const Field<ElementResult> kElementFields[] = {
+    member<&ElementResult::name>("name"),
+    member<&ElementResult::parent, EmptyIsNull>("parent"),
+    member<&ElementResult::is_leaf, LeafOrNode>("kind"),
+    member<&ElementResult::bw_share>("bw_share"),
+    member<&ElementResult::weight>("weight"),
+    member<&ElementResult::cap_bps>("cap_bps"),
+    member<&ElementResult::demand_bps, NullIsInfinity>("demand_bps"),
+    member<&ElementResult::expected_bps>("expected_bps"),
+    member<&ElementResult::measured_bps>("measured_bps"),
+};
+template <>
+const RecordSchema<ElementResult>& schema_of<ElementResult>() {
+  static const RecordSchema<ElementResult> schema{kElementFields};
+  return schema;
+}
+
+const Field<GateResult> kGateFields[] = {
+    member<&GateResult::name>("name"),   member<&GateResult::passed>("passed"),
+    member<&GateResult::value>("value"), member<&GateResult::threshold>("threshold"),
+    member<&GateResult::unit>("unit"),   member<&GateResult::detail>("detail"),
+};
+template <>
+const RecordSchema<GateResult>& schema_of<GateResult>() {
+  static const RecordSchema<GateResult> schema{kGateFields, [](GateResult& gate) {
+                                                 gate.kind =
+                                                     gate_kind_from_name(gate.name, gate.unit);
+                                                 gate.bound = gate_bound_from_name(gate.name);
+                                               }};
+  return schema;
+}
+
+const Field<Fairness> kFairnessFields[] = {
+    member<&Fairness::jain>("jain"),
+    member<&Fairness::worst_flow_error>("worst_flow_error"),
+    member<&Fairness::worst_flow>("worst_flow"),
+    member<&Fairness::worst_group_error>("worst_group_error"),
+    member<&Fairness::worst_group>("worst_group"),
+    member<&Fairness::jain_series>("jain_series"),
+    member<&Fairness::jain_reps>("jain_reps"),
+};
+template <>
+const RecordSchema<Fairness>& schema_of<Fairness>() {
+  static const RecordSchema<Fairness> schema{kFairnessFields};
+  return schema;
+}
+
+// Flows carry their class fields only in scenarios with classes.
+struct ScenarioFlows {
+  static Json write(const ScenarioResult& scenario) {
+    Json out = Json::array();
+    for (const FlowResult& flow : scenario.flows) {
+      Json& item = out.emplace_back(Json::object());
+      const auto add = [&](std::span<const Field<FlowResult>> fields) {
+        for (const Field<FlowResult>& field : fields) {
+          item[std::string(field.key)] = field.write(flow);
+        }
+      };
+      add(kFlowFields);
+      if (!scenario.classes.empty()) add(kFlowClassFields);
+    }
+    return out;
+  }
+  static void read(const JsonNode& node, ScenarioResult& scenario) {
+    node.each([&](const JsonNode& item) {
+      FlowResult& flow = scenario.flows.emplace_back();
+      read_fields<FlowResult>(item, kFlowFields, flow);
+      read_fields<FlowResult>(item, kFlowClassFields, flow);
+    });
+  }
+  static void describe(const std::string& path, std::vector<SchemaField>& out) {
+    describe_fields<FlowResult>(kFlowFields, path + "[]", out);
+    describe_fields<FlowResult>(kFlowClassFields, path + "[]", out);
+  }
+};
+
+bool has_classes_or_notes(const ScenarioResult& scenario) {
+  return !scenario.classes.empty() || !scenario.oracle_notes.empty();
+}
+
+const Field<ScenarioResult> kScenarioFields[] = {
+    member<&ScenarioResult::name>("name"),
+    member<&ScenarioResult::passed>("passed"),
+    member<&ScenarioResult::transport>("transport"),
+    member<&ScenarioResult::mtu_bytes>("mtu_bytes"),
+    member<&ScenarioResult::capacity_bps>("capacity_bps"),
+    // Every rate in the file counts wire bytes; a reader that finds another basis stops.
+    {"rate_basis", Presence::required, [](const ScenarioResult&) -> Json { return "wire"; },
+     [](const JsonNode& node, ScenarioResult&) {
+       if (const std::string basis = node.str(); basis != "wire") {
+         node.fail("expected \"wire\", found \"" + basis + "\"");
+       }
+     },
+     nullptr},
+    member<&ScenarioResult::seed>("seed"),
+    member<&ScenarioResult::repetitions>("repetitions"),
+    member<&ScenarioResult::repetitions_completed>("repetitions_completed"),
+    member<&ScenarioResult::warmup_ns>("warmup_ns"),
+    member<&ScenarioResult::duration_ns>("duration_ns"),
+    member<&ScenarioResult::bin_ns>("bin_ns"),
+    member<&ScenarioResult::wall_seconds>("wall_seconds"),
+    member<&ScenarioResult::fairness>("fairness"),
+    member<&ScenarioResult::gates>("gates"),
+    member<&ScenarioResult::groups>("groups"),
+    {"flows", Presence::required, ScenarioFlows::write, ScenarioFlows::read,
+     ScenarioFlows::describe},
+    member<&ScenarioResult::tree>("tree"),
+    member<&ScenarioResult::driver_stats>("driver_stats"),
+    // Only with classes or oracle notes: other results stay as before classes existed.
+    member<&ScenarioResult::classes>("classes", Presence::optional, has_classes_or_notes),
+    member<&ScenarioResult::oracle_notes>("oracle_notes", Presence::optional, has_classes_or_notes),
+};
+template <>
+const RecordSchema<ScenarioResult>& schema_of<ScenarioResult>() {
+  static const RecordSchema<ScenarioResult> schema{kScenarioFields};
+  return schema;
+}
+
+const Field<Results> kResultsFields[] = {
+    member<&Results::schema>("schema"),
+    member<&Results::passed>("passed"),
+    member<&Results::complete>("complete"),
+    member<&Results::suite>("suite"),
+    member<&Results::suite_file>("suite_file"),
+    member<&Results::config_hash>("config_hash"),
+    member<&Results::tool_version>("tool_version"),
+    member<&Results::driver>("driver"),
+    member<&Results::clock>("clock"),
+    member<&Results::host>("host"),
+    member<&Results::date_utc>("date"),
+    member<&Results::jobs>("jobs"),
+    member<&Results::wall_seconds>("wall_seconds"),
+    member<&Results::warnings>("warnings"),
+    member<&Results::scenarios>("scenarios"),
+};
+template <>
+const RecordSchema<Results>& schema_of<Results>() {
+  static const RecordSchema<Results> schema{kResultsFields};
+  return schema;
+}
+
+}  // namespace
+
+Json results_document(const Results& results) {
+  return write_record(results);
+}
+
+Results read_results_document(const JsonNode& root) {
+  return read_record<Results>(root);
+}
+
+std::vector<SchemaField> results_schema_fields() {
+  std::vector<SchemaField> out;
+  describe_fields(schema_of<Results>().fields, "", out);
+  return out;
+}
+
+}  // namespace qb::report

@@ -1,0 +1,17 @@
+// The results JSON ("qosbench.results/1") as a document, both ways, from the one field list in
+// results_fields.cpp: json_results.cpp writes with it and results_reader.cpp reads with it.
+#pragma once
+
+#include "json_node.hpp"
+#include "qb/reports/results.hpp"
+
+namespace qb::report {
+
+/// Every field of `results`, in the documented order; non-finite figures as null.
+Json results_document(const Results& results);
+
+/// The Results a document describes. Throws FieldError at the first field that is missing or
+/// of the wrong type; fields the JSON does not carry (a gate's kind and bound) are derived.
+Results read_results_document(const JsonNode& root);
+
+}  // namespace qb::report

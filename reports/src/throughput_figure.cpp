@@ -1,0 +1,99 @@
+#include <algorithm>
+#include <cmath>
+
+#include "figure_parts.hpp"
+#include "svg_charts.hpp"
+#include "svg_figures.hpp"
+
+namespace qb::report::html {
+
+void throughput_figure(Markup& m, const ScenarioResult& s, const std::vector<size_t>& flows) {
+  size_t bins = 0;
+  double max_bps = 0.0;
+  for (const auto& g : s.groups) {
+    bins = std::max(bins, g.series_bps.size());
+    max_bps = std::max(max_bps, finite_or(g.expected_bps, 0));
+    for (double v : g.series_bps) max_bps = std::max(max_bps, finite_or(v, 0));
+  }
+  m.element("h4", {}, "Per group");
+  m.open("ul", {{"class", "legend"}});
+  for (size_t gi = 0; gi < s.groups.size(); ++gi) {
+    legend_item(m, group_colour(gi), group_dashed(gi), s.groups[gi].name);
+  }
+  m.open("li", {{"class", "muted"}});
+  m.element("span", {{"class", "swatch expected-key"}}, "");
+  m.text("thin dotted: expected");
+  m.close();
+  m.close();
+
+  Plot plot;
+  plot.x = time_axis(bins, s.bin_ns);
+  plot.y = rate_axis(max_bps, "throughput");
+  begin_plot(m, plot, "throughput", "Throughput over time per group");
+  for (size_t gi = 0; gi < s.groups.size(); ++gi) {
+    const auto& g = s.groups[gi];
+    const std::string y =
+        coord(plot.y.scale(std::clamp(finite_or(g.expected_bps, 0), 0.0, plot.y.scale.d1)));
+    m.empty("line", {{"class", "expected"},
+                     {"x1", coord(plot.x0())},
+                     {"x2", coord(plot.x1())},
+                     {"y1", y},
+                     {"y2", y},
+                     {"stroke", group_colour(gi)}});
+  }
+  for (size_t gi = 0; gi < s.groups.size(); ++gi) {
+    const auto& g = s.groups[gi];
+    std::vector<Attr> attrs = {
+        {"class", "series"},
+        {"data-kind", "group"},
+        {"data-subject", g.name},
+        {"data-points", json_array(g.series_bps)},
+        {"d", line_path(series_points(g.series_bps, s.bin_ns), plot.x.scale, plot.y.scale)},
+        {"stroke", group_colour(gi)}};
+    if (group_dashed(gi)) attrs.emplace_back("stroke-dasharray", "6 3");
+    m.open("path", attrs);
+    m.element("title", {},
+              g.name + ": expected " + format_bps(g.expected_bps) + ", measured " +
+                  format_bps(g.measured_bps));
+    m.close();
+  }
+  m.close();  // svg
+
+  if (flows.empty()) return;
+  size_t flow_bins = 0;
+  double flow_max = 0.0;
+  for (size_t fi : flows) {
+    const auto& f = s.flows[fi];
+    flow_bins = std::max(flow_bins, f.series_bps.size());
+    flow_max = std::max(flow_max, finite_or(f.expected_bps, 0));
+    for (double v : f.series_bps) flow_max = std::max(flow_max, finite_or(v, 0));
+  }
+  m.element("h4", {},
+            flows.size() == s.flows.size()
+                ? "Per flow (coloured by group)"
+                : "The " + std::to_string(flows.size()) + " flows shown above (coloured by group)");
+  Plot flow_plot;
+  flow_plot.x = time_axis(flow_bins, s.bin_ns);
+  flow_plot.y = rate_axis(flow_max, "throughput");
+  begin_plot(m, flow_plot, "throughput flows", "Throughput over time of the flows shown");
+  for (size_t fi : flows) {
+    const auto& f = s.flows[fi];
+    const size_t gi = group_index(s, f.group);
+    std::vector<Attr> attrs = {{"class", "series thin"},
+                               {"data-kind", "flow"},
+                               {"data-subject", f.name},
+                               {"data-points", json_array(f.series_bps)},
+                               {"d", line_path(series_points(f.series_bps, s.bin_ns),
+                                               flow_plot.x.scale, flow_plot.y.scale)},
+                               {"stroke", group_colour(gi)}};
+    if (group_dashed(gi)) attrs.emplace_back("stroke-dasharray", "6 3");
+    m.open("path", attrs);
+    m.element("title", {},
+              f.name + " (" + f.group + "): expected " + format_bps(f.expected_bps) +
+                  ", measured " + format_bps(f.measured_bps));
+    m.close();
+  }
+  m.close();  // svg
+}
+
+}  // namespace qb::report::html

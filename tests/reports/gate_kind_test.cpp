@@ -1,0 +1,90 @@
+// A gate's kind and bound are fields: the console, HTML and JUnit renderers write the value and
+// threshold by them, whatever the gate is called; the reader derives both for the gates judge
+// writes (the results JSON names gates only).
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+#include "qb/reports/console_report.hpp"
+#include "qb/reports/html_report.hpp"
+#include "qb/reports/json_results.hpp"
+#include "qb/reports/junit.hpp"
+#include "qb/reports/results_reader.hpp"
+#include "results_fixture.hpp"
+
+namespace qb::report {
+namespace {
+
+Results with_gate(GateResult gate) {
+  Results r = testing::sample_results();
+  r.scenarios[0].gates = {std::move(gate)};
+  return r;
+}
+
+std::string console(const Results& r) {
+  std::ostringstream out;
+  print_console(r, out);
+  return out.str();
+}
+
+TEST(GateKind, RenderersFollowTheKindAndBoundNotTheName) {
+  // A name that says nothing: only the fields can tell the renderers what it is.
+  const Results ratio =
+      with_gate({"custom", true, 0.25, 0.5, "", "", GateKind::ratio, GateBound::at_least});
+  EXPECT_NE(console(ratio).find("custom                       25.0000% >= 50.0000%"),
+            std::string::npos)
+      << console(ratio);
+  EXPECT_NE(render_html_report(ratio).find(">≥ 50%<"), std::string::npos);
+  EXPECT_NE(run_junit_xml(ratio).find("measured 25.0000%, threshold 50.0000%"), std::string::npos);
+
+  const Results index =
+      with_gate({"custom", true, 0.25, 0.5, "", "", GateKind::index, GateBound::at_most});
+  EXPECT_NE(console(index).find("0.250000 <= 0.500000"), std::string::npos) << console(index);
+  EXPECT_NE(render_html_report(index).find(">≤ 0.5<"), std::string::npos);
+  EXPECT_NE(run_junit_xml(index).find("measured 0.250000, threshold 0.500000"), std::string::npos);
+
+  const Results duration =
+      with_gate({"custom", false, 250000, 200000, "", "", GateKind::duration, GateBound::at_most});
+  EXPECT_NE(console(duration).find("250.00 us <= 200.00 us"), std::string::npos)
+      << console(duration);
+  EXPECT_NE(run_junit_xml(duration).find("measured 250.00 us, threshold 200.00 us"),
+            std::string::npos);
+}
+
+TEST(GateKind, TheReaderDerivesTheKindAndBoundOfJudgesGates) {
+  struct Case {
+    const char* name;
+    const char* unit;
+    GateKind kind;
+    GateBound bound;
+  };
+  const Case cases[] = {
+      {"max_share_error", "", GateKind::ratio, GateBound::at_most},
+      {"max_group_share_error", "", GateKind::ratio, GateBound::at_most},
+      {"max_cap_overshoot", "", GateKind::ratio, GateBound::at_most},
+      {"min_jain", "", GateKind::index, GateBound::at_least},
+      {"latency.p99[g1-qp]", "ns", GateKind::duration, GateBound::at_most},
+      {"latency.max[g1-qp,sent]", "ns", GateKind::duration, GateBound::at_most},
+  };
+  Results r = testing::sample_results();
+  r.scenarios[0].gates.clear();
+  for (const Case& c : cases) {
+    // Written with the other kind and bound: what is read back comes from the name and unit.
+    r.scenarios[0].gates.push_back(
+        {c.name, true, 1.0, 1.0, c.unit, "",
+         c.kind == GateKind::index ? GateKind::ratio : GateKind::index,
+         c.bound == GateBound::at_most ? GateBound::at_least : GateBound::at_most});
+  }
+  auto read = results_from_json(results_to_json(r), "r.json");
+  ASSERT_TRUE(read) << read.error().to_string();
+  const auto& gates = read->scenarios.at(0).gates;
+  ASSERT_EQ(gates.size(), std::size(cases));
+  for (size_t i = 0; i < gates.size(); ++i) {
+    EXPECT_EQ(gates[i].kind, cases[i].kind) << cases[i].name;
+    EXPECT_EQ(gates[i].bound, cases[i].bound) << cases[i].name;
+  }
+}
+
+}  // namespace
+}  // namespace qb::report

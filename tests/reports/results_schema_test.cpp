@@ -1,0 +1,145 @@
+// The results field list is the one description of qosbench.results/1: what the writer writes is
+// exactly that list, the reader reads every field of it back, and docs/results-schema.md names
+// every field.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "qb/reports/json_results.hpp"
+#include "qb/reports/results_reader.hpp"
+#include "results_fixture.hpp"
+
+namespace qb::report {
+namespace {
+
+// A results value that uses every optional field too (classes, flow class fields, notes).
+Results every_field() {
+  Results r = testing::sample_results();
+  ScenarioResult& s = r.scenarios.front();
+  for (auto& flow : s.flows) {
+    flow.host = 1;
+    flow.tclass = "low_latency";
+    flow.dscp = 46;
+    flow.sl = 2;
+    flow.priority = 5;
+    flow.arb_class = "TC5";
+  }
+  ClassResult c;
+  c.name = "TC5";
+  c.flows = 3;
+  c.expected_bps = 1e9;
+  c.measured_bps = 1e9;
+  c.expected_share = 0.01;
+  c.measured_share = 0.01;
+  c.latency = testing::latency(1000);
+  s.classes = {c};
+  s.oracle_notes = {"a note"};
+  return r;
+}
+
+// Every object key of a written document, arrays as "[]"; driver_stats' keys are the driver's.
+void collect(const nlohmann::ordered_json& value, const std::string& path,
+             std::set<std::string>& out) {
+  if (value.is_object()) {
+    for (const auto& [key, child] : value.items()) {
+      const std::string child_path = path.empty() ? key : path + "." + key;
+      out.insert(child_path);
+      if (key != "driver_stats") collect(child, child_path, out);
+    }
+  } else if (value.is_array()) {
+    for (const auto& child : value) {
+      if (child.is_object()) collect(child, path + "[]", out);
+    }
+  }
+}
+
+std::set<std::string> listed_paths() {
+  std::set<std::string> out;
+  for (const SchemaField& field : results_schema_fields()) {
+    EXPECT_TRUE(out.insert(field.path).second) << "listed twice: " << field.path;
+  }
+  return out;
+}
+
+TEST(ResultsSchema, TheWriterWritesExactlyTheListedFields) {
+  std::set<std::string> written;
+  collect(nlohmann::ordered_json::parse(results_to_json(every_field())), "", written);
+  EXPECT_EQ(written, listed_paths());
+}
+
+TEST(ResultsSchema, WithoutClassesOnlyTheOptionalFieldsAreLeftOut) {
+  std::set<std::string> written;
+  collect(nlohmann::ordered_json::parse(results_to_json(testing::sample_results())), "", written);
+  std::set<std::string> optional;
+  for (const SchemaField& field : results_schema_fields()) {
+    if (!field.required) optional.insert(field.path);
+  }
+  for (const SchemaField& field : results_schema_fields()) {
+    // Present unless it or one of its parents is optional.
+    bool expected = true;
+    for (size_t end = 0; end != std::string::npos;) {
+      end = field.path.find('.', end + 1);
+      std::string prefix = field.path.substr(0, end);
+      if (prefix.ends_with("[]")) prefix.resize(prefix.size() - 2);
+      expected = expected && !optional.contains(prefix);
+    }
+    EXPECT_EQ(written.contains(field.path), expected) << field.path;
+  }
+}
+
+TEST(ResultsSchema, TheReaderNeedsEveryRequiredFieldAndNoOptionalOne) {
+  const std::string json = results_to_json(every_field());
+  for (const SchemaField& field : results_schema_fields()) {
+    // Remove the field from the first object that has it.
+    nlohmann::ordered_json doc = nlohmann::ordered_json::parse(json);
+    nlohmann::ordered_json* node = &doc;
+    std::string rest = field.path;
+    while (true) {
+      const size_t dot = rest.find('.');
+      std::string key = rest.substr(0, dot);
+      const bool array = key.ends_with("[]");
+      if (array) key.resize(key.size() - 2);
+      if (dot == std::string::npos) {
+        node->erase(key);
+        break;
+      }
+      node = array ? &(*node)[key][0] : &(*node)[key];
+      rest = rest.substr(dot + 1);
+    }
+    auto read = results_from_json(doc.dump(), "r.json");
+    if (field.path == "schema") {
+      EXPECT_FALSE(read) << "a file without a schema was read";
+    } else if (field.required) {
+      ASSERT_FALSE(read) << field.path << " is required but a file without it was read";
+      EXPECT_EQ(read.error().message, "missing field") << field.path;
+    } else {
+      EXPECT_TRUE(read) << field.path << ": " << read.error().to_string();
+    }
+  }
+}
+
+TEST(ResultsSchema, RoundTripWithEveryFieldIsByteEqual) {
+  const std::string json = results_to_json(every_field());
+  auto read = results_from_json(json, "r.json");
+  ASSERT_TRUE(read) << read.error().to_string();
+  EXPECT_EQ(results_to_json(*read), json);
+}
+
+TEST(ResultsSchema, TheDocumentationNamesEveryField) {
+  std::ifstream in(QB_SOURCE_DIR "/docs/results-schema.md");
+  ASSERT_TRUE(in);
+  std::stringstream doc;
+  doc << in.rdbuf();
+  for (const SchemaField& field : results_schema_fields()) {
+    const std::string key = field.path.substr(field.path.find_last_of('.') + 1);
+    EXPECT_NE(doc.str().find("\"" + key + "\""), std::string::npos)
+        << field.path << " is not in docs/results-schema.md";
+  }
+}
+
+}  // namespace
+}  // namespace qb::report
