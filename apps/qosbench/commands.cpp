@@ -12,6 +12,7 @@
 #include "progress.hpp"
 #include "qb/common/units.hpp"
 #include "qb/drivers/registry.hpp"
+#include "qb/engine/measure.hpp"
 #include "qb/engine/run.hpp"
 #include "qb/suite/suite_loader.hpp"
 #include "qb/reports/compare.hpp"
@@ -153,7 +154,8 @@ int report_sender_only(const engine::SuiteRun& run, const RunArgs& args) {
 
 }  // namespace
 
-// run: load -> compile -> configure the driver -> run -> judge -> report, each step explicit.
+// run: load -> compile -> configure the driver -> run -> measure -> judge -> report, each step
+// explicit.
 int run_command(const RunArgs& args) {
   auto loaded = load_and_compile(args.suite_path);
   if (!loaded) return fail(loaded.error());
@@ -222,8 +224,9 @@ int run_command(const RunArgs& args) {
   if (!run) return fail(run.error());
   if (run->sender_only) return report_sender_only(*run, args);
 
-  auto results =
-      report::judge(*suite, *run, report::current_run_metadata(loaded->compile_warnings));
+  const engine::SuiteMeasurement measured = engine::measure(*run);
+  auto results = report::judge(*suite, *run, measured,
+                               report::current_run_metadata(loaded->compile_warnings));
   if (!results) return fail(results.error());
 
   auto outputs = run_outputs(args);

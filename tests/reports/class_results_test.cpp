@@ -143,12 +143,12 @@ TEST(ClassResults, JudgeGroupsFlowsByClass) {
   auto run = testing_support::run_suite_on(*suite, "sim", options);
   ASSERT_TRUE(run.ok()) << run.error().to_string();
   {
-    auto plain = judge(*suite, *run, current_run_metadata());
+    auto plain = judge(*suite, *run, engine::measure(*run), current_run_metadata());
     ASSERT_TRUE(plain.ok());
     EXPECT_TRUE(plain->scenarios.front().classes.empty());
   }
   give_classes(run->scenarios.front().compiled);
-  auto results = judge(*suite, *run, current_run_metadata());
+  auto results = judge(*suite, *run, engine::measure(*run), current_run_metadata());
   ASSERT_TRUE(results.ok()) << results.error().to_string();
   const ScenarioResult& s = results->scenarios.front();
   ASSERT_EQ(s.classes.size(), 2u);

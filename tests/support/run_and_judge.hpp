@@ -1,35 +1,22 @@
-// The run pipeline of `qosbench run` for tests: compile -> configure the driver -> run -> judge,
-// with the suite's own [driver.<name>] table.
+// The run pipeline of `qosbench run` for tests: compile -> configure the driver -> run -> measure
+// -> judge, with the suite's own [driver.<name>] table.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "qb/drivers/registry.hpp"
-#include "qb/engine/run.hpp"
+#include "qb/engine/measure.hpp"
 #include "qb/reports/judge.hpp"
-#include "qb/suite/compile.hpp"
+#include "run_suite_on.hpp"
 
 namespace qb::testing_support {
-
-inline Result<engine::SuiteRun> run_suite_on(const suite::Suite& suite, const std::string& driver,
-                                             const engine::RunOptions& options,
-                                             std::vector<Warning>* warnings = nullptr) {
-  std::vector<Warning> compile_warnings;
-  auto compiled = suite::compile_suite(suite, compile_warnings);
-  if (!compiled) return std::move(compiled).error();
-  if (warnings != nullptr) *warnings = compile_warnings;
-  auto factory = drv::configure_driver(driver, suite::driver_table(suite, driver));
-  if (!factory) return std::move(factory).error();
-  return engine::run_suite(suite, std::move(*compiled), *factory, options);
-}
 
 inline Result<report::Results> run_and_judge(const suite::Suite& suite, const std::string& driver,
                                              const engine::RunOptions& options) {
   std::vector<Warning> warnings;
   auto run = run_suite_on(suite, driver, options, &warnings);
   if (!run) return std::move(run).error();
-  return report::judge(suite, *run, report::current_run_metadata(warnings));
+  return report::judge(suite, *run, engine::measure(*run), report::current_run_metadata(warnings));
 }
 
 }  // namespace qb::testing_support

@@ -1,10 +1,11 @@
-// Judge: turn measurements into results — measured vs expected per flow, group and tree element,
-// the normalised Jain index, and every gate of the suite.
+// Judge: compare what was measured (engine::measure) with what the policy should give, per flow,
+// group, class and tree element; the normalised Jain index; every gate of the suite.
 #pragma once
 
 #include <vector>
 
 #include "qb/common/result.hpp"
+#include "qb/engine/measure.hpp"
 #include "qb/engine/run.hpp"
 #include "qb/suite/suite.hpp"
 #include "qb/reports/results.hpp"
@@ -14,7 +15,7 @@ namespace qb::report {
 
 /// Errc::invalid_measurement when a complete run delivered nothing at all.
 Result<Results> judge(const suite::Suite& suite, const engine::SuiteRun& run,
-                      const RunMetadata& metadata);
+                      const engine::SuiteMeasurement& measurement, const RunMetadata& metadata);
 
 /// Normalised Jain index over ratios x_i (1 when all equal; 1/n when one flow gets everything).
 double jain_index(const std::vector<double>& ratios) noexcept;

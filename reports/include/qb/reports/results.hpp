@@ -8,22 +8,15 @@
 #include <string>
 #include <vector>
 
+#include "qb/engine/latency_summary.hpp"
+
 namespace qb::report {
 
 inline constexpr const char* kResultsSchema = "qosbench.results/1";
 
-struct LatencySummary {
-  uint64_t count = 0;
-  int64_t p50_ns = 0, p90_ns = 0, p99_ns = 0, p999_ns = 0, max_ns = 0, min_ns = 0;
-  double mean_ns = 0.0;
-  /// (percentile, value) pairs for percentile spectra: 50 .. 99.999, 100.
-  std::vector<std::pair<double, int64_t>> spectrum;
-};
-
-/// Per-repetition latency percentiles (from the scheduled send time), one entry per repetition.
-struct LatencyReps {
-  std::vector<int64_t> p50_ns, p90_ns, p99_ns, p999_ns;
-};
+// The latency figures of a flow, group or class (engine/latency_summary.hpp).
+using LatencySummary = engine::LatencySummary;
+using LatencyReps = engine::LatencyReps;
 
 struct FlowResult {
   std::string name;

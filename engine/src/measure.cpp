@@ -1,0 +1,151 @@
+#include "qb/engine/measure.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace qb::engine {
+namespace {
+
+void add_repetition(LatencyReps& reps, const RepetitionLatency& latency) {
+  reps.p50_ns.push_back(latency.p50_ns);
+  reps.p90_ns.push_back(latency.p90_ns);
+  reps.p99_ns.push_back(latency.p99_ns);
+  reps.p999_ns.push_back(latency.p999_ns);
+}
+
+// Adds `flow` (already measured) into an aggregate of flows: rates and counters add, histograms
+// merge; per-repetition latency is the aggregate's own (set by the caller where it exists).
+void add_flow(TrafficMeasurement& into, const TrafficMeasurement& flow) {
+  ++into.flows;
+  into.measured_bps += flow.measured_bps;
+  into.measured_payload_bps += flow.measured_payload_bps;
+  if (into.measured_bps_reps.size() < flow.measured_bps_reps.size()) {
+    into.measured_bps_reps.resize(flow.measured_bps_reps.size(), 0.0);
+  }
+  for (size_t r = 0; r < flow.measured_bps_reps.size(); ++r) {
+    into.measured_bps_reps[r] += flow.measured_bps_reps[r];
+  }
+  into.messages += flow.messages;
+  into.packets += flow.packets;
+  into.payload_bytes += flow.payload_bytes;
+  into.wire_bytes += flow.wire_bytes;
+  into.drops += flow.drops;
+  into.late_posts += flow.late_posts;
+  if (into.series_bps.size() < flow.series_bps.size()) {
+    into.series_bps.resize(flow.series_bps.size(), 0.0);
+  }
+  for (size_t b = 0; b < flow.series_bps.size(); ++b) into.series_bps[b] += flow.series_bps[b];
+  into.histograms.from_scheduled_ns.merge(flow.histograms.from_scheduled_ns);
+  into.histograms.from_sent_ns.merge(flow.histograms.from_sent_ns);
+}
+
+void summarise_histograms(TrafficMeasurement& m) {
+  m.latency = summarise(m.histograms.from_scheduled_ns);
+  m.latency_from_sent = summarise(m.histograms.from_sent_ns);
+}
+
+}  // namespace
+
+ScenarioMeasurement measure(const ScenarioRun& run) {
+  const suite::CompiledScenario& compiled = run.compiled;
+  const policy::QosPlan& plan = compiled.plan;
+  ScenarioMeasurement out;
+
+  std::vector<const RepetitionMeasurement*> reps;
+  for (const auto& rep : run.reps) {
+    if (rep.ran) reps.push_back(&rep);
+  }
+  out.repetitions_completed = static_cast<uint32_t>(reps.size());
+  std::map<std::string, double> stats;
+  for (const auto* rep : reps) {
+    out.wall_seconds += rep->wall_seconds;
+    for (const auto& [name, value] : rep->driver_stats) {
+      stats[name] += value / static_cast<double>(reps.size());
+    }
+  }
+  out.driver_stats.assign(stats.begin(), stats.end());
+
+  const double duration_s = static_cast<double>(run.duration_ns) * 1e-9;
+  out.bins = reps.empty() ? 0 : reps.front()->flows.front().series_wire_bytes.size();
+  auto bin_seconds = [&](size_t b) {
+    const int64_t start = static_cast<int64_t>(b) * run.bin_ns;
+    return static_cast<double>(std::min(run.bin_ns, run.duration_ns - start)) * 1e-9;
+  };
+  const double rep_count = std::max<double>(1.0, static_cast<double>(reps.size()));
+
+  for (size_t f = 0; f < plan.flows.size(); ++f) {
+    TrafficMeasurement flow;
+    flow.flows = 1;
+    flow.series_bps.assign(out.bins, 0.0);
+    double payload_sum = 0.0;
+    for (const auto* rep : reps) {
+      const FlowCounters& c = rep->flows[f];
+      flow.measured_bps_reps.push_back(static_cast<double>(c.wire_bytes) * 8.0 / duration_s);
+      payload_sum += static_cast<double>(c.payload_bytes) * 8.0 / duration_s;
+      flow.messages += c.messages;
+      flow.packets += c.packets;
+      flow.payload_bytes += c.payload_bytes;
+      flow.wire_bytes += c.wire_bytes;
+      flow.drops += c.drops;
+      flow.late_posts += c.late_posts;
+      if (f < rep->flow_latency.size()) add_repetition(flow.latency_reps, rep->flow_latency[f]);
+      for (size_t b = 0; b < out.bins && b < c.series_wire_bytes.size(); ++b) {
+        flow.series_bps[b] +=
+            static_cast<double>(c.series_wire_bytes[b]) * 8.0 / bin_seconds(b) / rep_count;
+      }
+    }
+    for (double bps : flow.measured_bps_reps) flow.measured_bps += bps / rep_count;
+    flow.measured_payload_bps = payload_sum / rep_count;
+    flow.histograms.from_scheduled_ns.merge(run.latency[f].from_scheduled_ns);
+    flow.histograms.from_sent_ns.merge(run.latency[f].from_sent_ns);
+    summarise_histograms(flow);
+    out.flows.push_back(std::move(flow));
+  }
+
+  // Groups, in the order the suite lists its flows; their per-repetition latency was taken
+  // from each repetition's merged histograms (percentiles do not add).
+  const size_t group_count = compiled.scenario->flows.size();
+  out.groups.resize(group_count);
+  for (size_t g = 0; g < group_count; ++g) {
+    TrafficMeasurement& group = out.groups[g];
+    group.measured_bps_reps.assign(reps.size(), 0.0);
+    group.series_bps.assign(out.bins, 0.0);
+    for (size_t f = 0; f < out.flows.size(); ++f) {
+      if (compiled.flow_spec[f] == g) add_flow(group, out.flows[f]);
+    }
+    for (const auto* rep : reps) {
+      if (g < rep->group_latency.size()) add_repetition(group.latency_reps, rep->group_latency[g]);
+    }
+    summarise_histograms(group);
+  }
+
+  if (plan.has_classes()) {
+    std::map<uint32_t, TrafficMeasurement> classes;
+    for (size_t f = 0; f < out.flows.size(); ++f) {
+      add_flow(classes[plan.deciding_class_of(plan.flows[f])], out.flows[f]);
+    }
+    for (auto& [arb_class, measured] : classes) {
+      summarise_histograms(measured);
+      out.classes.emplace_back(arb_class, std::move(measured));
+    }
+  }
+
+  // A flow counts at its leaf and every ancestor.
+  const policy::SchedTree& tree = plan.tree;
+  out.element_bps.assign(tree.elements.size(), 0.0);
+  for (size_t f = 0; f < out.flows.size(); ++f) {
+    for (uint32_t e = plan.flows[f].leaf; e != policy::SchedTree::kNoParent;
+         e = tree.elements[e].parent) {
+      out.element_bps[e] += out.flows[f].measured_bps;
+    }
+  }
+  return out;
+}
+
+SuiteMeasurement measure(const SuiteRun& run) {
+  SuiteMeasurement out;
+  for (const ScenarioRun& scenario : run.scenarios) out.scenarios.push_back(measure(scenario));
+  return out;
+}
+
+}  // namespace qb::engine
