@@ -137,7 +137,7 @@ std::string path_to(const SchedTree& tree, uint32_t element) {
   return path;
 }
 
-// The warning for a node whose children mix bw_share 0 with non-zero, or none.
+// The warning for a node whose children mix bw_share 0 with non-zero bw_share; none otherwise.
 std::optional<Warning> mixed_share_warning(const TreeDraft& draft,
                                            const std::vector<SchedElementSpec>& specs,
                                            const SchedTree::Element& node) {
