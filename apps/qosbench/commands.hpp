@@ -66,7 +66,7 @@ struct CompareArgs {
   bool quiet = false;
 };
 
-// qosbench import-opensm: the tables OpenSM would program on one port (issue 3 part 4).
+// qosbench import-opensm: the tables OpenSM would program on one port.
 struct ImportOpensmArgs {
   std::string opensm_conf_path;
   std::string qos_policy_path;

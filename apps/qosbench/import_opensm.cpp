@@ -1,6 +1,7 @@
 // qosbench import-opensm: the SL2VL / VLArb tables OpenSM would program on one port from an
-// opensm.conf, as JSON (the contract of issue 3) or text. OpenSM's warnings go to stderr as
-// "file:line: warning: ...", errors as "file:line:col: error: ..." with exit 2.
+// opensm.conf, as JSON (a contract: {"sl2vl":[16], "vlarb_high":[[vl,weight],...],
+// "vlarb_low":[...], "high_limit":N}, tables as long as the port holds) or text. OpenSM's warnings
+// go to stderr as "file:line: warning: ...", errors as "file:line:col: error: ..." with exit 2.
 #include <iostream>
 #include <optional>
 #include <string>

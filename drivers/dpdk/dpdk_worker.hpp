@@ -11,6 +11,7 @@
 // gives flow, sequence (gaps and late arrivals are counted) and the send TSC (latency).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>

@@ -1,5 +1,6 @@
 // Port QoS data: the mlx5 driver defaults, the kernel's ETS checks (en_dcbnl.c) and the
-// hardware group assignment (reference §3).
+// hardware group assignment (vendor TCs group 7, non-zero ETS TCs one group, zero-percent ETS
+// TCs the lowest, each strict TC a group of its own above the ETS groups; higher group wins).
 #include "qb/policies/port_qos.hpp"
 
 #include <cmath>

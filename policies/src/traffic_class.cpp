@@ -1,5 +1,6 @@
-// Traffic classes (reference §5): libfabric encodings, names, the label -> DSCP table, the
-// domain -> endpoint inheritance and the provider profiles.
+// Traffic classes as libfabric defines them (FI_TC_UNSPEC, FI_TC_DSCP | dscp, labels from
+// 0x200): encodings, names, the label -> DSCP table, the domain -> endpoint inheritance and the
+// provider profiles.
 #include "qb/policies/traffic_class.hpp"
 
 #include <fmt/format.h>

@@ -5,7 +5,7 @@
 namespace qb::policy {
 namespace {
 
-// Reference §8. Ethernet L1: preamble+SFD 8 and inter-frame gap 12 around every frame.
+// Ethernet L1: preamble+SFD 8 and inter-frame gap 12 around every frame.
 constexpr uint32_t kEthL1Bytes = 8 + 12;
 constexpr uint32_t kEthHeaderBytes = 14;
 constexpr uint32_t kEthFcsBytes = 4;

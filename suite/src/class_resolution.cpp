@@ -1,4 +1,5 @@
-// Flow -> traffic class -> DSCP / priority / TC, or SL -> VL (reference §3-§5).
+// Flow -> traffic class -> DSCP / priority / TC (Ethernet: DSCP or PCP trust, dscp2prio,
+// prio_tc), or SL -> VL (InfiniBand: SL2VL).
 #include "class_resolution.hpp"
 
 #include <fmt/format.h>

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The AF_XDP namespace test (issue 4 part 7): a veth pair between two network namespaces made
-# for this run, qosbench receiving (tx_port = "none") on net_af_xdp in one and sending
-# (rx_port = "none") in the other, each process its own EAL (qosbench-<pid> prefix, --no-huge).
-# Checks per-flow counts and sequence gaps on the receiver against the frames the sender's veth
-# counted (af_xdp_check). The namespaces are removed on every exit path.
+# The AF_XDP namespace test: a veth pair between two network namespaces made for this run, qosbench
+# receiving (tx_port = "none") on net_af_xdp in one and sending (rx_port = "none") in the other,
+# each process its own EAL (qosbench-<pid> prefix, --no-huge). Checks per-flow counts and sequence
+# gaps on the receiver against the frames the sender's veth counted (af_xdp_check). The namespaces
+# are removed on every exit path.
 #
 # usage: af_xdp_veth_test.sh QOSBENCH AF_XDP_CHECK SUITE.toml
 # Exit: 0 pass, 1 fail, 77 skipped (not root, no netns/veth, no AF_XDP socket).

@@ -1,4 +1,5 @@
-// The mlx5 timing seam without a NIC (issue 4 part 6): a fake DeviceOps stands for a port with
+// The mlx5 timing seam without a NIC (send-on-time through the tx_pp devarg, Rx hardware
+// timestamps, xstats: the paths that need a ConnectX port): a fake DeviceOps stands for a port with
 // or without send-on-time and Rx timestamps. Checked: hardware pacing refused naming tx_pp when
 // the offload is missing; with it, the offload and dynfield are planned and the worker writes
 // each frame's scheduled time (device clock) into the dynfield and sets the flag; Rx timestamps

@@ -1,5 +1,6 @@
-// qosbench import-opensm as a user meets it: the JSON contract of issue 3, the text form,
-// OpenSM-style warnings on stderr and exit 2 with file:line:col for bad input.
+// qosbench import-opensm as a user meets it: the JSON contract ({"sl2vl":[16], "vlarb_high":
+// [[vl,weight],...], "vlarb_low":[...], "high_limit":N}, tables as long as the port holds), the
+// text form, OpenSM-style warnings on stderr and exit 2 with file:line:col for bad input.
 #include <gtest/gtest.h>
 
 #include <fstream>

@@ -1,6 +1,6 @@
 // opensm.conf qos_* import: every expected table below is computed by hand from OpenSM's rules
-// (reference §4): per-type set over generic set over built-in defaults, VL % 15, 64 entries,
-// cut to the port's capacity, VLs masked by the operational VLs, SL2VL VL15 kept.
+// (osm_subnet.c, osm_qos.c): per-type set over generic set over built-in defaults, VL % 15, 64
+// entries, cut to the port's capacity, VLs masked by the operational VLs, SL2VL VL15 kept.
 #include "qb/policies/opensm_conf.hpp"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
-// Per-class results (issue 3): judge groups flows by the class of the port that decides the
-// shares, JSON writes and reads them (and still reads results without them), and the console,
-// HTML and explain show them only for plans with classes.
+// Per-class results (Ethernet TC or InfiniBand VL): judge groups flows by the class of the port
+// that decides the shares, JSON writes and reads them (and still reads results without them), and
+// the console, HTML and explain show them only for plans with classes.
 #include <gtest/gtest.h>
 
 #include <sstream>

@@ -10,12 +10,14 @@
 
 #include <toml++/toml.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "qb/common/config_error.hpp"

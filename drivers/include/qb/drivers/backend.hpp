@@ -40,7 +40,7 @@ struct Completion {
   uint32_t flow = 0;
   uint32_t payload_bytes = 0;  // rx_packet: payload in this packet; tx_done: message bytes
                                // (the last message's)
-  uint32_t wire_bytes = 0;     // rx_packet: wire bytes of this packet (reference §8); tx_done: 0
+  uint32_t wire_bytes = 0;     // rx_packet: wire bytes of this packet (wire.hpp); tx_done: 0
   uint64_t sequence = 0;
   int64_t scheduled_ns = 0;  // the Message's scheduled time (tx_done: the last message's)
   int64_t sent_ns = 0;       // when the message actually left the sender (sim: its first

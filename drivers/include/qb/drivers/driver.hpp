@@ -3,6 +3,7 @@
 // backend's capabilities once, then calls the backend. Callers (the engine, tests) use only this.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>

@@ -1,5 +1,5 @@
 // OpenSM import, part 1: the `qos_*` options of opensm.conf, and the SL2VL / VLArb tables OpenSM
-// programs from them on one port (reference §4; OpenSM osm_subnet.c and osm_qos.c behaviour).
+// programs from them on one port (OpenSM osm_subnet.c and osm_qos.c behaviour).
 //
 // OpenSM is lenient and so is this parser: bad values only produce warnings and the value OpenSM
 // would use. Stricter than OpenSM (an error here, a log line there): a line naming a qos_* option

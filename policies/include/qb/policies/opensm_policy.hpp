@@ -1,11 +1,11 @@
-// OpenSM import, part 2: qos-policy.conf structure, full and simplified syntax, with OpenSM's
-// fatal checks (reference §4): AC10 no default QoS level (neither a qos-level named DEFAULT,
-// case-insensitive, nor a `default : SL` ULP rule), AC11 a match rule naming an unknown
-// qos-level, AC12/AC13 an unknown source/destination port group (names compared
-// case-insensitively, as OpenSM does); illegal SL values and syntax errors with line:col.
-// The values the matcher needs (port GUIDs, pkeys, node types, qos-classes, service ids, ULP
-// criteria) are parsed into ranges the way OpenSM's parser stores them: numbers as strtoull
-// base 0 reads them, a reversed range swapped, pkeys without the membership bit.
+// OpenSM import, part 2: qos-policy.conf structure, full and simplified syntax, with OpenSM's fatal
+// checks: AC10 no default QoS level (neither a qos-level named DEFAULT, case-insensitive, nor a
+// `default : SL` ULP rule), AC11 a match rule naming an unknown qos-level, AC12/AC13 an unknown
+// source/destination port group (names compared case-insensitively, as OpenSM does); illegal SL
+// values and syntax errors with line:col. The values the matcher needs (port GUIDs, pkeys, node
+// types, qos-classes, service ids, ULP criteria) are parsed into ranges the way OpenSM's parser
+// stores them: numbers as strtoull base 0 reads them, a reversed range swapped, pkeys without the
+// membership bit.
 #pragma once
 
 #include <cstdint>

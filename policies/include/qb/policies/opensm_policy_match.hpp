@@ -1,5 +1,5 @@
-// OpenSM import, part 3: which SL OpenSM's qos-policy.conf gives a path (reference §4): match
-// rules first, in file order (first match wins), then the ULP rules, then the default level.
+// OpenSM import, part 3: which SL OpenSM's qos-policy.conf gives a path: match rules first, in file
+// order (first match wins), then the ULP rules, then the default level.
 //
 // As in OpenSM (osm_qos_policy.c): a rule matches when every criterion it has matches; a rule
 // with a qos-class, service-id or pkey criterion never matches a query that does not carry that

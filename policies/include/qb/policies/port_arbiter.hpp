@@ -2,12 +2,12 @@
 // packet. Used by the simulator at every NIC egress and switch egress port, and meant for the
 // DPDK software shaper. O(classes) per decision, no allocation after construction, integer math.
 //
-// Ethernet (reference §3): strict priority between the ETS groups (ets_groups()), DWRR by
-// percentage inside a group (a TC may overdraw its deficit by one packet, as TreeScheduler does),
-// per-TC caps as token buckets. InfiniBand (reference §4): the high and low VLArb tables, weights
-// in 64-byte credits, the current entry may start a packet while it has credit left and the
-// packet always completes (overrun); after high_limit x 4096 bytes of high-priority data a
-// low-priority packet gets its chance (255 = never limited, 0 = one high packet).
+// Ethernet: strict priority between the ETS groups (ets_groups()), DWRR by percentage inside a
+// group (a TC may overdraw its deficit by one packet, as TreeScheduler does), per-TC caps as token
+// buckets. InfiniBand: the high and low VLArb tables, weights in 64-byte credits, the current entry
+// may start a packet while it has credit left and the packet always completes (overrun); after
+// high_limit x 4096 bytes of high-priority data a low-priority packet gets its chance (255 = never
+// limited, 0 = one high packet).
 //
 // Model choices (docs/semantics.md, simulator section): ETS weights inside a group are the
 // percentages; zero-percent ETS, strict and vendor TCs sharing a group split it equally. A TC cap

@@ -1,5 +1,6 @@
-// Port arbitration between traffic classes: Ethernet ETS/DCB (reference §3) and InfiniBand
-// SL2VL + VL arbitration (reference §4). Pure data plus the kernel's / OpenSM's validation.
+// Port arbitration between traffic classes: Ethernet ETS/DCB (priority -> TC, strict / ETS /
+// vendor TCs) and InfiniBand SL2VL + VL arbitration (high and low VLArb tables weighted in
+// 64-byte credits). Pure data plus the kernel's / OpenSM's validation.
 // The runtime arbiter is port_arbiter.hpp; the expected shares are class_oracle.hpp.
 #pragma once
 
@@ -26,11 +27,12 @@ struct EthPortQos {
   std::array<TcSelect, 8> tsa{};        // default: all vendor
   std::array<uint8_t, 8> ets_percent{};
   /// Per-TC cap as the hardware applies it (0 = none): the kbit/s setting rounded down to
-  /// 100 Mbit/s units below 26 Gbit/s, 1 Gbit/s units above (reference §3).
+  /// 100 Mbit/s units below 26 Gbit/s, 1 Gbit/s units above (as the mlx5 driver stores it).
   std::array<double, 8> tc_max_rate_bps{};
 };
 
-/// The driver defaults of reference §3 (all TCs vendor, prio_tc 1,0,2..7, dscp2prio = dscp >> 3).
+/// The mlx5 driver defaults (all TCs vendor, prio_tc 1,0,2..7), with dscp2prio = dscp >> 3
+/// (model choice: the default table is not fixed by the driver).
 EthPortQos default_eth_port_qos() noexcept;
 
 /// The kernel's checks (en_dcbnl.c): prio_tc entries < 8, ETS percentages summing to 100 when
@@ -38,7 +40,7 @@ EthPortQos default_eth_port_qos() noexcept;
 /// (e.g. "prio_tc[3]") in Error::where; the caller prefixes its key path and location.
 Status validate_eth_port_qos(const EthPortQos& qos);
 
-/// The hardware arbitration groups of reference §3: group number per TC (higher = higher
+/// The hardware arbitration groups the mlx5 driver assigns: group number per TC (higher = higher
 /// priority; vendor TCs 7, non-zero ETS one group, zero-percent ETS the lowest, strict TCs one
 /// group each in ascending TC order above the ETS groups).
 std::array<uint8_t, 8> ets_groups(const EthPortQos& qos) noexcept;

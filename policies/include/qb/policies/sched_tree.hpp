@@ -1,5 +1,5 @@
-// The mlx5 NIC scheduling hierarchy (reference §1): nodes (DWRR TSARs) and leaves
-// (queue groups), with bw_share weights and max_avg_bw caps.
+// The mlx5 NIC scheduling hierarchy (mlx5dv_sched_node / mlx5dv_sched_leaf): nodes (DWRR
+// TSARs) and leaves (queue groups), with bw_share weights and max_avg_bw caps.
 #pragma once
 
 #include <cstdint>
@@ -65,7 +65,8 @@ struct SchedTree {
 /// Name of the implicit leaf of a suite without a scheduling tree (see compile_sched_tree()).
 inline constexpr std::string_view kDefaultLeafName = "default";
 
-/// Validates and compiles the tree (reference §1).
+/// Validates and compiles the tree: the rules mlx5dv_sched_* enforces (EINVAL), plus the input
+/// errors a tree built through that API cannot have (unknown parents, cycles).
 ///
 /// Errors (Errc::invalid_config; `where` is the key path, e.g. "sched.leaf[2].parent", and
 /// `loc` the key's SourceLoc when it was written, else the entry's):

@@ -1,5 +1,5 @@
-// Traffic classes (reference §5): libfabric-style labels and explicit DSCP values, the domain ->
-// tx/rx inheritance, the project's label -> DSCP table, and what real providers do with a tclass.
+// Traffic classes: libfabric-style labels and explicit DSCP values, the domain -> tx/rx
+// inheritance, the project's label -> DSCP table, and what real providers do with a tclass.
 #pragma once
 
 #include <array>
@@ -37,8 +37,8 @@ std::string tc_name(const TrafficClass& tclass);
 /// Parses a label name (the six labels and "unspec"); Errc::invalid_config with the known names.
 Result<TrafficClass> parse_tc_label(std::string_view name);
 
-/// Label -> DSCP (model choice, configurable per suite). Default (reference §5): best_effort 0,
-/// scavenger CS1 8, bulk_data AF11 10, dedicated_access AF41 34, low_latency EF 46,
+/// Label -> DSCP (model choice: libfabric has no such table; configurable per suite). Default:
+/// best_effort 0, scavenger CS1 8, bulk_data AF11 10, dedicated_access AF41 34, low_latency EF 46,
 /// network_ctrl CS6 48. Indexed by TcLabel (unspec and dscp entries unused).
 struct LabelDscpTable {
   std::array<uint8_t, 8> dscp_by_label = {0, 0, 46, 34, 10, 8, 48, 0};

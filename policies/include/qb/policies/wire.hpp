@@ -1,4 +1,4 @@
-// Wire accounting (reference §8): which bytes a message costs on the link.
+// Wire accounting: which bytes a message costs on the link.
 //
 // Shares, caps and every *_bps figure qosbench judges count *wire bytes*: the bytes the port
 // serialises for a message, including every per-packet header and, on Ethernet, the L1 bytes

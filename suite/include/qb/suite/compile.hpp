@@ -2,6 +2,7 @@
 // and the oracle's expected rate for every flow. Pure functions, no I/O.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
