@@ -34,7 +34,7 @@ struct FlowResult {
   LatencySummary latency_from_sent;  // from actual send time
   LatencyReps latency_reps;          // per repetition
   std::vector<double> series_bps;    // per bin, mean over repetitions
-  // Traffic class and arbitration (issue 3). Written to JSON only when the scenario has classes
+  // Traffic class and arbitration (Ethernet TC, InfiniBand SL/VL). Written to JSON only when the scenario has classes
   // (ScenarioResult::classes not empty); absent in older results.
   uint32_t host = 0;      // sending host
   std::string tclass;     // tx traffic class after inheritance: "best_effort", "dscp:46", ...
