@@ -300,7 +300,7 @@ bool SimPort::switch_forward() noexcept {
   for (uint32_t m = switch_class_mask_; m != 0; m &= m - 1) {
     const auto c = static_cast<uint32_t>(__builtin_ctz(m));
     for (uint32_t h = 0; h < host_count; ++h) {
-      const Ring<SwPacket>& queue = switch_queues_[h * switch_classes_ + c];
+      const RingBuffer<SwPacket>& queue = switch_queues_[h * switch_classes_ + c];
       if (!queue.empty() && queue.front().arrive_ps <= now_ps_) {
         ready |= 1U << c;
         break;
@@ -324,13 +324,13 @@ bool SimPort::switch_forward() noexcept {
   for (uint32_t i = 0; i < host_count; ++i) {
     const uint32_t h = (switch_rr_[c] + i) % host_count;
     buffer = h * switch_classes_ + c;
-    const Ring<SwPacket>& queue = switch_queues_[buffer];
+    const RingBuffer<SwPacket>& queue = switch_queues_[buffer];
     if (!queue.empty() && queue.front().arrive_ps <= now_ps_) {
       switch_rr_[c] = (h + 1) % host_count;
       break;
     }
   }
-  Ring<SwPacket>& queue = switch_queues_[buffer];
+  RingBuffer<SwPacket>& queue = switch_queues_[buffer];
   const SwPacket packet = queue.front();
   queue.pop();
   const int64_t end_ps =
@@ -519,8 +519,8 @@ uint32_t SimPort::poll_general(std::span<Completion> out) noexcept {
   uint32_t count = 0;
   while (count < out.size()) {
     // The earliest due event over every ring; ties go to packets, then to the lower ring.
-    Ring<RxEvent>* best_rx = nullptr;
-    Ring<TxDoneEvent>* best_done = nullptr;
+    RingBuffer<RxEvent>* best_rx = nullptr;
+    RingBuffer<TxDoneEvent>* best_done = nullptr;
     int64_t best_ps = now_ps_ + 1;
     for (Lane& lane : lanes_) {
       if (!lane.rx.empty() && lane.rx.front().time_ps < best_ps) {

@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "qb/common/ring_buffer.hpp"
 #include "qb/drivers/driver.hpp"
 #include "qb/policies/port_arbiter.hpp"
 #include "qb/policies/tree_scheduler.hpp"
@@ -41,35 +42,6 @@ inline uint32_t largest_packet_wire_bytes(const policy::WireModel& wire) {
   }
   return wire.packet_wire_bytes(wire.mtu_bytes, true, policy::RdmaOp::write);
 }
-
-/// A fixed-capacity FIFO (power-of-two capacity).
-template <class T>
-class Ring {
- public:
-  void reset(size_t min_capacity) {
-    size_t capacity = 1;
-    while (capacity < min_capacity) capacity <<= 1;
-    slots_.assign(capacity, T{});
-    mask_ = capacity - 1;
-    head_ = tail_ = 0;
-  }
-  void clear() noexcept { head_ = tail_ = 0; }
-  bool empty() const noexcept { return head_ == tail_; }
-  bool full() const noexcept { return tail_ - head_ == slots_.size(); }
-  size_t size() const noexcept { return static_cast<size_t>(tail_ - head_); }
-  size_t capacity() const noexcept { return slots_.size(); }
-  const T& front() const noexcept { return slots_[head_ & mask_]; }
-  /// The i-th entry from the front (i < size()).
-  const T& at(size_t i) const noexcept { return slots_[(head_ + i) & mask_]; }
-  void push(const T& value) noexcept { slots_[tail_++ & mask_] = value; }
-  void pop() noexcept { ++head_; }
-
- private:
-  std::vector<T> slots_;
-  uint64_t mask_ = 0;
-  uint64_t head_ = 0;
-  uint64_t tail_ = 0;
-};
 
 struct PortStats {
   uint64_t packets = 0;
@@ -174,8 +146,8 @@ class SimPort final : public Queue, public Clock {
     bool paused = false;  // out of its tree for want of switch-buffer credit
   };
   struct Lane {  // one link's completions towards the receiver: FIFO in time
-    Ring<RxEvent> rx;
-    Ring<TxDoneEvent> tx_done;
+    RingBuffer<RxEvent> rx;
+    RingBuffer<TxDoneEvent> tx_done;
   };
   struct Host {
     std::array<int32_t, policy::kMaxArbClasses> sched_of_class{};  // -1: no flows
@@ -192,7 +164,7 @@ class SimPort final : public Queue, public Clock {
     uint32_t drop_cursor = 0;
     int64_t drop_free_ps = 0;
     uint64_t drop_carry = 0;
-    Ring<TxDoneEvent> drop_done;  // tx_done of dropped messages: FIFO in time
+    RingBuffer<TxDoneEvent> drop_done;  // tx_done of dropped messages: FIFO in time
   };
   static constexpr int32_t kNoBuffer = -1;
   static constexpr int32_t kSeveralBuffers = -2;
@@ -246,8 +218,8 @@ class SimPort final : public Queue, public Clock {
   std::optional<policy::TreeScheduler> scheduler_;
   std::vector<FlowQueue> flows_;
   std::vector<SqEntry> send_queues_;  // flows_.size() * kSimSendQueueDepth
-  Ring<RxEvent> rx_;
-  Ring<TxDoneEvent> tx_done_;
+  RingBuffer<RxEvent> rx_;
+  RingBuffer<TxDoneEvent> tx_done_;
   int64_t now_ps_ = 0;
   int64_t link_free_ps_ = 0;
   uint64_t serialisation_carry_ = 0;  // remainder of bits * 1e12 / rate, carried forward
@@ -273,10 +245,10 @@ class SimPort final : public Queue, public Clock {
   int64_t switch_buffer_bytes_ = 0;
   int64_t largest_packet_bytes_ = 0;  // wire bytes of the largest packet the wire model makes
   std::optional<policy::PortArbiter> switch_arbiter_;
-  std::vector<Ring<SwPacket>> switch_queues_;  // per (host, switch class)
-  std::vector<int64_t> credit_used_;           // per (host, switch class): NIC's view
-  std::vector<std::vector<uint32_t>> paused_;  // per (host, switch class): paused flows
-  Ring<CreditEvent> credits_;
+  std::vector<RingBuffer<SwPacket>> switch_queues_;  // per (host, switch class)
+  std::vector<int64_t> credit_used_;                 // per (host, switch class): NIC's view
+  std::vector<std::vector<uint32_t>> paused_;        // per (host, switch class): paused flows
+  RingBuffer<CreditEvent> credits_;
   std::array<uint32_t, policy::kMaxArbClasses> switch_rr_{};  // next ingress host per class
   int64_t switch_free_ps_ = 0;
   uint64_t switch_carry_ = 0;
