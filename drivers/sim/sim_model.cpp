@@ -3,6 +3,7 @@
 #include "sim_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "qb/drivers/sim_driver.hpp"
 #include "sim_time.hpp"
@@ -20,6 +21,12 @@ bool needs_fabric(const policy::QosPlan& plan) noexcept {
   return plan.nic_qos.kind != policy::PortQos::Kind::none || plan.hosts > 1 || plan.switched ||
          std::any_of(plan.flows.begin(), plan.flows.end(),
                      [](const policy::FlowPlan& flow) { return flow.dropped; });
+}
+
+template <class Shape>
+void SimModel<Shape>::attach(RateControl* program) noexcept {
+  if constexpr (kFabric) program_ = program;
+  (void)program;
 }
 
 template <class Shape>
@@ -151,12 +158,27 @@ void SimModel<Shape>::configure(const Topology& topology, const policy::QosPlan&
 
   paused_.assign(flows_per_buffer.size(), {});
   for (size_t b = 0; b < paused_.size(); ++b) paused_[b].reserve(flows_per_buffer[b]);
-  start();
+  if (program() != nullptr) {
+    limiter_.configure(flow_count, largest);
+    wakeups_.reset(flow_count * kWakeKinds);
+    probe_sent_ps_.assign(flow_count, 0);
+  }
+  reset();
   running_ = false;
 }
 
 template <class Shape>
 void SimModel<Shape>::start() noexcept {
+  reset();
+  running_ = !lanes_.empty();  // configured
+  if (program() != nullptr && running_) {
+    program_events_ = program_->event_mask();
+    program_->on_start(static_cast<uint32_t>(flows_.size()), *this);
+  }
+}
+
+template <class Shape>
+void SimModel<Shape>::reset() noexcept {
   for (auto& flow : flows_) {
     const policy::RdmaOp op = flow.op;
     flow = FlowQueue{};
@@ -181,7 +203,10 @@ void SimModel<Shape>::start() noexcept {
   }
   for (auto& paused : paused_) paused.clear();
   if (switched()) switch_.start();
-  running_ = !lanes_.empty();  // configured
+  if (program() != nullptr) {
+    limiter_.start();
+    wakeups_.clear();
+  }
 }
 
 template <class Shape>
@@ -202,16 +227,23 @@ uint32_t SimModel<Shape>::tx_burst(std::span<const Message> messages) noexcept {
     const bool was_idle = flow.next_tx == flow.tail;
     ++flow.tail;
     stats_.max_send_queue_depth = std::max(stats_.max_send_queue_depth, depth + 1);
-    if (was_idle) {
-      // A held flow re-enters its tree when what holds it lets go.
-      const FlowInfo& info = info_[message.flow];
-      if (info.held == 0) scheds_[info.sched].on_backlogged(info.local, now_ps_);
-    }
+    if (was_idle) admit(message.flow);
     ++accepted;
   }
   stats_.posted_messages += accepted;
   if (accepted < messages.size()) ++stats_.rejected_posts;
   return accepted;
+}
+
+template <class Shape>
+inline void SimModel<Shape>::admit(uint32_t flow) noexcept {
+  const FlowInfo& info = info_[flow];
+  if (info.held != 0) return;  // it comes back when what holds it lets go
+  if (program() != nullptr && limiter_.ready_ps(flow) > now_ps_) {
+    hold_for_rate(flow);
+    return;
+  }
+  scheds_[info.sched].on_backlogged(info.local, now_ps_);
 }
 
 template <class Shape>
@@ -322,7 +354,9 @@ inline bool SimModel<Shape>::nic_transmit(uint32_t h) noexcept {
   const int64_t end_ps =
       now_ps_ + serialise(wire_bytes, static_cast<uint64_t>(rate_bps_), host.carry);
   if constexpr (kFabric) arbiters_[h].sent(c, wire_bytes, now_ps_);
-  scheds_[s].on_sent(q, wire_bytes, flows_[flow].next_tx != flows_[flow].tail, now_ps_);
+  bool backlogged = flows_[flow].next_tx != flows_[flow].tail;
+  if (program() != nullptr) backlogged = after_send(flow, wire_bytes, backlogged);
+  scheds_[s].on_sent(q, wire_bytes, backlogged, now_ps_);
 
   if (switched()) {
     switch_.accept(
@@ -345,6 +379,9 @@ inline bool SimModel<Shape>::nic_transmit(uint32_t h) noexcept {
   if constexpr (kFabric) {
     ++stats_.class_packets[c];
     stats_.class_wire_bytes[c] += wire_bytes;
+  }
+  if (program() != nullptr && (program_events_ & rate_event_bit(RateEvent::Kind::sent)) != 0) {
+    deliver(RateEvent{RateEvent::Kind::sent, flow, now_ps_ / 1000, wire_bytes, 0, 0});
   }
   return true;
 }
@@ -382,12 +419,12 @@ void SimModel<Shape>::drop_messages(uint32_t h) noexcept {
 
 template <class Shape>
 bool SimModel<Shape>::step() noexcept {
+  if (program() != nullptr) run_wakeups();
   if (switched()) {
     switch_.return_credits(now_ps_, [this](uint32_t buffer) {
       for (const uint32_t flow : paused_[buffer]) {
-        FlowInfo& info = info_[flow];
-        info.held &= static_cast<uint8_t>(~kHeldCredit);
-        if (info.held == 0) scheds_[info.sched].on_backlogged(info.local, now_ps_);
+        info_[flow].held &= static_cast<uint8_t>(~kHeldCredit);
+        admit(flow);
       }
       paused_[buffer].clear();
     });
@@ -435,6 +472,7 @@ inline int64_t SimModel<Shape>::next_event_ps() const noexcept {
     }
   }
   if (switched()) next = std::min(next, switch_.next_event_ps(now_ps_));
+  if (program() != nullptr) next = std::min(next, wakeups_.top_time());
   for (uint32_t l = 0; l < lane_count(); ++l) {
     const Lane& lane = lanes_[l];
     if (!lane.tx_done.empty()) next = std::min(next, lane.tx_done.front().time_ps);
@@ -522,6 +560,7 @@ uint32_t SimModel<Shape>::poll(std::span<Completion> out) noexcept {
     // the lower ring.
     RingBuffer<RxEvent>* best_rx = nullptr;
     RingBuffer<TxDoneEvent>* best_done = nullptr;
+    bool acked = false;  // best_done is a link's (an ACK), not a discard engine's
     int64_t best_ps = now_ps_ + 1;
     for (uint32_t l = 0; l < lane_count(); ++l) {
       RingBuffer<RxEvent>& rx = lanes_[l].rx;
@@ -536,20 +575,119 @@ uint32_t SimModel<Shape>::poll(std::span<Completion> out) noexcept {
         best_ps = done.front().time_ps;
         best_rx = nullptr;
         best_done = &done;
+        acked = d < lane_count();
       }
     }
     if (best_rx != nullptr) {
       fill_rx(out[count++], best_rx->front());
       best_rx->pop();
     } else if (best_done != nullptr) {
-      fill_tx_done(out[count++], best_done->front());
+      Completion& c = out[count++];
+      fill_tx_done(c, best_done->front());
       best_done->pop();
+      if (program() != nullptr && acked &&
+          (program_events_ & rate_event_bit(RateEvent::Kind::ack)) != 0) {
+        deliver(RateEvent{RateEvent::Kind::ack, c.flow, c.time_ns, c.payload_bytes, c.sequence,
+                          c.time_ns - c.sent_ns});
+      }
     } else {
       break;
     }
   }
   stats_.completions += count;
   return count;
+}
+
+// ---- Rate control ---------------------------------------------------------------------------
+
+template <class Shape>
+void SimModel<Shape>::hold_for_rate(uint32_t flow) noexcept {
+  info_[flow].held |= kHeldRate;
+  wakeups_.set(flow * kWakeKinds + kWakeRelease, limiter_.ready_ps(flow));
+}
+
+template <class Shape>
+bool SimModel<Shape>::after_send(uint32_t flow, uint32_t wire_bytes, bool backlogged) noexcept {
+  limiter_.charge(flow, wire_bytes, now_ps_);
+  if (backlogged && limiter_.ready_ps(flow) > now_ps_) {
+    hold_for_rate(flow);
+    return false;  // out of its tree until its limiter lets the next packet go
+  }
+  return backlogged;
+}
+
+template <class Shape>
+void SimModel<Shape>::run_wakeups() noexcept {
+  while (wakeups_.top_time() <= now_ps_) {
+    const int64_t at_ps = wakeups_.top_time();
+    const uint32_t key = wakeups_.top_key();
+    wakeups_.pop();
+    const uint32_t flow = key / kWakeKinds;
+    switch (key % kWakeKinds) {
+      case kWakeRelease:
+        info_[flow].held &= static_cast<uint8_t>(~kHeldRate);
+        if (flows_[flow].next_tx != flows_[flow].tail) admit(flow);
+        break;
+      case kWakeTimer:
+        deliver(RateEvent{RateEvent::Kind::timer, flow, at_ps / 1000, 0, 0, 0});
+        break;
+      default:  // kWakeProbe
+        deliver(RateEvent{RateEvent::Kind::rtt, flow, at_ps / 1000, 0, 0,
+                          (at_ps - probe_sent_ps_[flow]) / 1000});
+        break;
+    }
+  }
+}
+
+template <class Shape>
+void SimModel<Shape>::deliver(const RateEvent& event) noexcept {
+  if ((program_events_ & rate_event_bit(event.kind)) != 0) program_->on_event(event, *this);
+}
+
+template <class Shape>
+void SimModel<Shape>::set_rate(uint32_t flow, double rate_bps) noexcept {
+  if (program() == nullptr || flow >= flows_.size()) return;
+  constexpr double kMaxRateBps = 1e18;  // beyond any link: as good as unlimited, no overflow
+  const uint64_t rate = !(rate_bps > 0.0)         ? 0
+                        : rate_bps >= kMaxRateBps ? static_cast<uint64_t>(kMaxRateBps)
+                                                  : std::max<uint64_t>(1, std::llround(rate_bps));
+  limiter_.set_rate(flow, rate, now_ps_);
+  FlowInfo& info = info_[flow];
+  if ((info.held & kHeldRate) == 0) return;
+  if (limiter_.ready_ps(flow) > now_ps_) {
+    wakeups_.set(flow * kWakeKinds + kWakeRelease, limiter_.ready_ps(flow));
+    return;
+  }
+  wakeups_.erase(flow * kWakeKinds + kWakeRelease);
+  info.held &= static_cast<uint8_t>(~kHeldRate);
+  if (flows_[flow].next_tx != flows_[flow].tail) admit(flow);
+}
+
+template <class Shape>
+void SimModel<Shape>::request_rtt_probe(uint32_t flow) noexcept {
+  if (program() == nullptr || flow >= flows_.size()) return;
+  const uint32_t key = flow * kWakeKinds + kWakeProbe;
+  if (wakeups_.pending(key)) return;  // one probe out per flow
+  probe_sent_ps_[flow] = now_ps_;
+  int64_t rtt_ps = 2 * propagation_ps_;
+  if (switched()) {
+    // Model choice: behind the bytes queued in its switch buffer, at the switch rate.
+    rtt_ps += bytes_ps(static_cast<uint64_t>(switch_.queued_bytes(info_[flow].buffer)),
+                       static_cast<uint64_t>(switch_.rate_bps()));
+  }
+  wakeups_.set(key, now_ps_ + rtt_ps);
+}
+
+template <class Shape>
+void SimModel<Shape>::set_timer(uint32_t flow, int64_t delay_ns) noexcept {
+  if (program() == nullptr || flow >= flows_.size()) return;
+  const uint32_t key = flow * kWakeKinds + kWakeTimer;
+  if (delay_ns < 0) {
+    wakeups_.erase(key);
+    return;
+  }
+  const int64_t delay_ps = delay_ns >= INT64_MAX / 4000 ? INT64_MAX / 4 : delay_ns * 1000;
+  wakeups_.set(key, now_ps_ + delay_ps);
 }
 
 template class SimModel<SingleLink>;

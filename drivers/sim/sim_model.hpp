@@ -27,21 +27,24 @@
 #include <string_view>
 #include <vector>
 
+#include "flow_rate_limiter.hpp"
 #include "qb/drivers/driver.hpp"
 #include "qb/policies/port_arbiter.hpp"
 #include "qb/policies/tree_scheduler.hpp"
+#include "rate_control.hpp"
 #include "sim_dimension.hpp"
 #include "sim_events.hpp"
 #include "sim_stats.hpp"
 #include "sim_switch.hpp"
+#include "wakeup_heap.hpp"
 
 namespace qb::drv::sim {
 
 /// Shapes of the fabric a SimModel is built for.
-struct SingleLink {  // one host, no port QoS (one class), no switch, no dropped flows
+struct SingleLink {  // one host, no port QoS (one class), no switch, no drops, no rate control
   static constexpr bool kFabric = false;
 };
-struct Fabric {  // anything: port QoS, several hosts, a switch, dropped flows
+struct Fabric {  // anything: port QoS, hosts, a switch, dropped flows, a rate-control program
   static constexpr bool kFabric = true;
 };
 
@@ -49,9 +52,13 @@ struct Fabric {  // anything: port QoS, several hosts, a switch, dropped flows
 bool needs_fabric(const policy::QosPlan& plan) noexcept;
 
 template <class Shape>
-class SimModel final : public Queue, public Clock {
+class SimModel final : public Queue, public Clock, private RateActions {
  public:
   static constexpr bool kFabric = Shape::kFabric;
+
+  /// The rate-control program of the next runs (before configure(); nullptr: none). Fabric
+  /// only: SimPort builds a Fabric model when a program is attached.
+  void attach(RateControl* program) noexcept;
 
   /// Builds the model for one run. Validation is the driver's job; SingleLink takes only plans
   /// for which needs_fabric() is false.
@@ -102,6 +109,7 @@ class SimModel final : public Queue, public Clock {
   // while any bit is set.
   static constexpr uint8_t kHeldDropped = 1;  // VL15: the discard engine takes its messages
   static constexpr uint8_t kHeldCredit = 2;   // its switch buffer has no room for its packet
+  static constexpr uint8_t kHeldRate = 4;     // its rate limiter makes its next packet wait
   struct FlowInfo {
     uint32_t host = 0;
     uint32_t sched = 0;   // index into scheds_
@@ -181,7 +189,27 @@ class SimModel final : public Queue, public Clock {
     return (ready & 1U) != 0 ? 0 : policy::PortArbiter::kNone;
   }
 
+  /// The attached program (SingleLink: never one, so every use folds away).
+  RateControl* program() const noexcept {
+    if constexpr (kFabric) return program_;
+    return nullptr;
+  }
+
   SqEntry& entry(uint32_t flow, uint32_t index) noexcept;
+  /// Empties every queue and ring (time zero) without telling the program.
+  void reset() noexcept;
+  /// `flow` went from idle to backlogged, or what held it let go: into its class's tree, unless
+  /// something holds it (its rate limiter may).
+  void admit(uint32_t flow) noexcept;
+  void hold_for_rate(uint32_t flow) noexcept;
+  // Rate control: the limiter after a packet of `flow` went (returns whether the flow stays in
+  // its tree), the events due at now_ps_, and one event to the program.
+  bool after_send(uint32_t flow, uint32_t wire_bytes, bool backlogged) noexcept;
+  void run_wakeups() noexcept;
+  void deliver(const RateEvent& event) noexcept;
+  void set_rate(uint32_t flow, double rate_bps) noexcept override;
+  void request_rtt_probe(uint32_t flow) noexcept override;
+  void set_timer(uint32_t flow, int64_t delay_ns) noexcept override;
   /// Everything that can happen at now_ps_; false when a full completion ring held a link.
   bool step() noexcept;
   /// Starts host `h`'s next packet when a class has one (its link is idle: the caller checks).
@@ -221,6 +249,14 @@ class SimModel final : public Queue, public Clock {
   int64_t largest_packet_bytes_ = 0;  // wire bytes of the largest packet the wire model makes
   SimSwitch switch_;
   std::vector<std::vector<uint32_t>> paused_;  // per switch buffer: flows waiting for credit
+
+  // Rate control (Fabric, with a program).
+  enum WakeKind : uint32_t { kWakeRelease, kWakeTimer, kWakeProbe, kWakeKinds };
+  RateControl* program_ = nullptr;
+  uint32_t program_events_ = 0;  // RateControl::event_mask()
+  FlowRateLimiter limiter_;
+  WakeupHeap wakeups_;                  // key: flow * kWakeKinds + WakeKind
+  std::vector<int64_t> probe_sent_ps_;  // per flow: when its outstanding probe left
 };
 
 extern template class SimModel<SingleLink>;

@@ -1,7 +1,8 @@
 // The simulated port the sim driver drives: picks the model's shape for the plan once (the
-// factory: SimModel<SingleLink> when the plan has no fabric, SimModel<Fabric> otherwise; see
-// sim_model.hpp for why two instantiations of one model) and owns it. The engine gets the
-// model itself as its Queue and Clock, so the per-burst calls reach it with one indirect call.
+// factory: SimModel<SingleLink> when the plan has no fabric and no rate-control program is
+// attached, SimModel<Fabric> otherwise; see sim_model.hpp for why two instantiations of one
+// model) and owns it. The engine gets the model itself as its Queue and Clock, so the
+// per-burst calls reach it with one indirect call.
 #pragma once
 
 #include <cstddef>
@@ -15,6 +16,9 @@ namespace qb::drv::sim {
 
 class SimPort {
  public:
+  /// A rate-control program for the runs configured from now on (nullptr: none). It must
+  /// outlive them.
+  void attach(RateControl* program) noexcept { program_ = program; }
   /// Builds the model for one run. Validation is the driver's job.
   void configure(const Topology& topology, const policy::QosPlan& plan);
   /// Time zero; empties every queue and ring.
@@ -34,7 +38,7 @@ class SimPort {
 
   /// Whether the plan has a fabric (port QoS, hosts, a switch, drops): the driver reports the
   /// fabric counters then (and only then, so a plain plan's results keep their fields).
-  bool fabric() const noexcept { return std::holds_alternative<SimModel<Fabric>>(model_); }
+  bool fabric() const noexcept { return fabric_; }
 
   int64_t now_ps() const noexcept {
     return std::visit([](const auto& m) { return m.now_ps(); }, model_);
@@ -68,6 +72,8 @@ class SimPort {
 
  private:
   std::variant<SimModel<SingleLink>, SimModel<Fabric>> model_;
+  RateControl* program_ = nullptr;
+  bool fabric_ = false;
 };
 
 }  // namespace qb::drv::sim

@@ -61,6 +61,13 @@ void SimSwitch::accept(uint32_t buffer, const Packet& packet, PortStats& stats) 
       std::max(stats.switch_buffer_high_water_bytes, static_cast<uint64_t>(credit_used_[buffer]));
 }
 
+int64_t SimSwitch::queued_bytes(uint32_t buffer) const noexcept {
+  const RingBuffer<Packet>& queue = queues_[buffer];
+  int64_t bytes = 0;
+  for (size_t i = 0; i < queue.size(); ++i) bytes += queue.at(i).wire_bytes;
+  return bytes;
+}
+
 bool SimSwitch::forward(int64_t now_ps, Lane& lane, PortStats& stats) noexcept {
   held_mask_ = 0;
   if (free_ps_ > now_ps) return true;

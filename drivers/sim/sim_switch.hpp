@@ -60,6 +60,9 @@ class SimSwitch {
   bool has_room(uint32_t buffer, int64_t bytes) const noexcept {
     return credit_used_[buffer] + bytes <= buffer_bytes_;
   }
+  /// Wire bytes in `buffer` (arrived or on their way), for an RTT probe; O(packets in it).
+  int64_t queued_bytes(uint32_t buffer) const noexcept;
+  int64_t rate_bps() const noexcept { return rate_bps_; }
   /// A NIC started `packet` towards `buffer` (it has room).
   void accept(uint32_t buffer, const Packet& packet, PortStats& stats) noexcept;
   /// Credit back at the NICs by `now_ps`: frees it and calls on_freed(buffer) for each return.

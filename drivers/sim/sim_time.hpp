@@ -29,6 +29,12 @@ inline int64_t serialise(uint32_t wire_bytes, uint64_t rate_bps, uint64_t& carry
   return static_cast<int64_t>(quotient);
 }
 
+/// Picoseconds `bytes` take at `rate_bps`, rounded down.
+inline int64_t bytes_ps(uint64_t bytes, uint64_t rate_bps) noexcept {
+  __extension__ using Uint128 = unsigned __int128;
+  return static_cast<int64_t>(Uint128{bytes} * 8U * kPsPerSecond / rate_bps);
+}
+
 /// Picoseconds a packet of `wire_bytes` takes at `rate_bps` (at least 1; for sizing rings).
 inline uint64_t packet_ps(uint64_t wire_bytes, int64_t rate_bps) {
   return std::max<uint64_t>(1, wire_bytes * 8ULL * kPsPerSecond / static_cast<uint64_t>(rate_bps));
