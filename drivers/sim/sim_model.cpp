@@ -93,6 +93,7 @@ void SimModel<Shape>::configure(const Topology& topology, const policy::QosPlan&
     const policy::FlowPlan& flow = plan.flows[f];
     FlowInfo& info = info_[f];
     flows_[f].op = flow.op;
+    flows_[f].middle_wire_bytes = wire_.packet_wire_bytes(wire_.mtu_bytes, false, flow.op);
     info.host = flow.host;
     info.nic_class = nic_classes ? flow.arb_class : 0;
     info.switch_class = switch_classes ? flow.switch_arb_class : 0;
@@ -180,9 +181,10 @@ void SimModel<Shape>::start() noexcept {
 template <class Shape>
 void SimModel<Shape>::reset() noexcept {
   for (auto& flow : flows_) {
-    const policy::RdmaOp op = flow.op;
-    flow = FlowQueue{};
-    flow.op = op;
+    FlowQueue fresh;
+    fresh.op = flow.op;
+    fresh.middle_wire_bytes = flow.middle_wire_bytes;
+    flow = fresh;
   }
   for (FlowInfo& info : info_) info.held &= kHeldDropped;
   now_ps_ = 0;
@@ -256,10 +258,18 @@ inline bool SimModel<Shape>::take_packet(uint32_t flow, uint32_t& payload, uint3
     sq.sent_ps = now_ps_;
     fq.packets = wire_.packets_for_message(sq.message.bytes);
   }
-  payload = wire_.packet_payload_bytes(sq.message.bytes, index);
-  wire_bytes = wire_.packet_wire_bytes(payload, index == 0, fq.op);
-  slot = static_cast<uint16_t>(fq.next_tx & kSqMask);
   const bool last = index + 1 >= fq.packets;
+  if (index == 0 || last) {
+    // A one-packet message carries all of it.
+    payload =
+        index == 0 && last ? sq.message.bytes : wire_.packet_payload_bytes(sq.message.bytes, index);
+    wire_bytes = wire_.packet_wire_bytes(payload, index == 0, fq.op);
+  } else {
+    // A middle packet is a full MTU without first-packet headers: the same for every one.
+    payload = wire_.mtu_bytes;
+    wire_bytes = fq.middle_wire_bytes;
+  }
+  slot = static_cast<uint16_t>(fq.next_tx & kSqMask);
   if (last) {
     ++fq.next_tx;
     fq.next_packet = 0;
@@ -315,6 +325,34 @@ uint32_t SimModel<Shape>::ready_queue(uint32_t host, uint32_t nic_class) noexcep
 }
 
 template <class Shape>
+inline bool SimModel<Shape>::choose(uint32_t h, uint32_t& nic_class, uint32_t& queue) noexcept {
+  nic_class = 0;
+  if constexpr (!kFabric) {
+    queue = ready_queue(h, 0);  // one class: nothing to arbitrate
+    return queue != policy::TreeScheduler::kNone;
+  }
+  Host& host = hosts_[h];
+  uint32_t ready = 0;
+  std::array<uint32_t, policy::kMaxArbClasses> ready_queues;  // per class in `ready`
+  for (uint32_t m = class_mask(host); m != 0; m &= m - 1) {
+    const auto c = static_cast<uint32_t>(__builtin_ctz(m));
+    const uint32_t q = ready_queue(h, c);
+    if (q == policy::TreeScheduler::kNone) continue;
+    ready_queues[c] = q;
+    ready |= 1U << c;
+  }
+  if (ready == 0) return false;
+  const int picked = arbiters_[h].pick(ready, now_ps_);
+  if (picked == policy::PortArbiter::kNone) {
+    host.held_mask = ready;  // capped, or VLs no table serves
+    return false;
+  }
+  nic_class = static_cast<uint32_t>(picked);
+  queue = ready_queues[nic_class];
+  return true;
+}
+
+template <class Shape>
 inline bool SimModel<Shape>::nic_transmit(uint32_t h) noexcept {
   Host& host = hosts_[h];
   if constexpr (kFabric) host.held_mask = 0;
@@ -328,24 +366,10 @@ inline bool SimModel<Shape>::nic_transmit(uint32_t h) noexcept {
     ++stats_.ring_stalls;
     return false;
   }
-  uint32_t ready = 0;
-  std::array<uint32_t, policy::kMaxArbClasses> ready_queues;  // per class in `ready`
-  for (uint32_t m = class_mask(host); m != 0; m &= m - 1) {
-    const auto c = static_cast<uint32_t>(__builtin_ctz(m));
-    const uint32_t q = ready_queue(h, c);
-    if (q == policy::TreeScheduler::kNone) continue;
-    ready_queues[c] = q;
-    ready |= 1U << c;
-  }
-  if (ready == 0) return true;
-  const int picked = arbitrate(h, ready);
-  if (picked == policy::PortArbiter::kNone) {
-    host.held_mask = ready;  // capped, or VLs no table serves
-    return true;
-  }
-  const auto c = static_cast<uint32_t>(picked);
+  uint32_t c = 0;
+  uint32_t q = 0;
+  if (!choose(h, c, q)) return true;
   const uint32_t s = sched_of(host, c);
-  const uint32_t q = ready_queues[c];
   const uint32_t flow = flow_of(s, q);
   uint32_t payload = 0;
   uint32_t wire_bytes = 0;

@@ -15,7 +15,7 @@
 // one host, lane and scheduler are held inline (sim_dimension.hpp) and the loops over hosts,
 // classes and rings fold away, so the common plan (one port, the tree, nothing else) keeps the
 // per-packet cost of a dedicated single-scheduler loop. The shape is asked only in a handful of
-// accessors below (host_count(), class_mask(), arbitrate(), switched(), ...), never as a runtime
+// accessors below (host_count(), class_mask(), choose(), switched(), ...), never as a runtime
 // flag on the per-packet path; SimPort picks the shape once per plan. Measured on
 // sim_driver_bench's plans (callgrind, instructions per simulated packet): SingleLink as the old
 // dedicated loop (+0-3%), the same plans run through SimModel<Fabric> +75-85%.
@@ -104,6 +104,7 @@ class SimModel final : public Queue, public Clock, private RateActions {
     uint32_t next_packet = 0;
     uint32_t packets = 0;  // of the message at next_tx, once its first packet went
     policy::RdmaOp op = policy::RdmaOp::write;
+    uint32_t middle_wire_bytes = 0;  // of a packet neither first nor last of its message
   };
   // Why a backlogged flow is out of its class's tree (FlowInfo::held): it is never scheduled
   // while any bit is set.
@@ -181,13 +182,6 @@ class SimModel final : public Queue, public Clock, private RateActions {
     (void)sched;
     return queue;
   }
-  /// The class host `h`'s arbiter lets send among `ready` (bit c: class c has a packet), or
-  /// PortArbiter::kNone.
-  int arbitrate(uint32_t h, uint32_t ready) noexcept {
-    if constexpr (kFabric) return arbiters_[h].pick(ready, now_ps_);
-    (void)h;
-    return (ready & 1U) != 0 ? 0 : policy::PortArbiter::kNone;
-  }
 
   /// The attached program (SingleLink: never one, so every use folds away).
   RateControl* program() const noexcept {
@@ -212,6 +206,9 @@ class SimModel final : public Queue, public Clock, private RateActions {
   void set_timer(uint32_t flow, int64_t delay_ns) noexcept override;
   /// Everything that can happen at now_ps_; false when a full completion ring held a link.
   bool step() noexcept;
+  /// The class of host `h` that sends now and its queue in that class's scheduler (false:
+  /// none may). SingleLink: its one class, no arbiter.
+  [[gnu::always_inline]] bool choose(uint32_t h, uint32_t& nic_class, uint32_t& queue) noexcept;
   /// Starts host `h`'s next packet when a class has one (its link is idle: the caller checks).
   bool nic_transmit(uint32_t h) noexcept;
   uint32_t ready_queue(uint32_t host, uint32_t nic_class) noexcept;
