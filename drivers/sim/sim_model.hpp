@@ -17,8 +17,8 @@
 // per-packet cost of a dedicated single-scheduler loop. The shape is asked only in a handful of
 // accessors below (host_count(), class_mask(), choose(), switched(), ...), never as a runtime
 // flag on the per-packet path; SimPort picks the shape once per plan. Measured on
-// sim_driver_bench's plans (callgrind, instructions per simulated packet): SingleLink as the old
-// dedicated loop (+0-3%), the same plans run through SimModel<Fabric> +75-85%.
+// sim_driver_bench's plans (callgrind, instructions per simulated packet): SingleLink no more
+// than the old dedicated loop, the same plans run through SimModel<Fabric> +75-85%.
 #pragma once
 
 #include <array>
