@@ -239,13 +239,17 @@ uint32_t SimModel<Shape>::tx_burst(std::span<const Message> messages) noexcept {
 
 template <class Shape>
 inline void SimModel<Shape>::admit(uint32_t flow) noexcept {
-  const FlowInfo& info = info_[flow];
-  if (info.held != 0) return;  // it comes back when what holds it lets go
-  if (program() != nullptr && limiter_.ready_ps(flow) > now_ps_) {
-    hold_for_rate(flow);
-    return;
+  if constexpr (kFabric) {
+    const FlowInfo& info = info_[flow];
+    if (info.held != 0) return;  // it comes back when what holds it lets go
+    if (program() != nullptr && limiter_.ready_ps(flow) > now_ps_) {
+      hold_for_rate(flow);
+      return;
+    }
+    scheds_[info.sched].on_backlogged(info.local, now_ps_);
+  } else {
+    scheds_[0].on_backlogged(flow, now_ps_);  // nothing holds a flow; one scheduler, in order
   }
-  scheds_[info.sched].on_backlogged(info.local, now_ps_);
 }
 
 template <class Shape>
