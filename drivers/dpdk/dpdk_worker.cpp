@@ -232,7 +232,7 @@ uint32_t DpdkWorker::enqueue(std::span<const Message> messages) noexcept {
   uint32_t accepted = 0;
   for (const Message& m : messages) {
     if (m.flow >= flow_count_) break;
-    Fifo<Message>& queue = send_queues_[m.flow];
+    RingBuffer<Message>& queue = send_queues_[m.flow];
     if (queue.size() >= setup_.send_queue_depth) {
       ++stats_.shaper_rejected;
       break;
@@ -259,7 +259,7 @@ void DpdkWorker::service(uint64_t tsc) noexcept {
           link_busy_ = false;  // nothing to send (or all capped): idle link time is not owed
           break;
         }
-        Fifo<Message>& queue = send_queues_[flow];
+        RingBuffer<Message>& queue = send_queues_[flow];
         held_[held_count_++] = queue.front();
         queue.pop();
         const uint32_t wire =
@@ -360,7 +360,7 @@ uint32_t DpdkWorker::poll(std::span<Completion> out) noexcept {
   // still see a short batch, and so the clock, when the PMD accepts everything at once.
   auto n = static_cast<uint32_t>(std::min(out.size(), visible_tx_done_));
   for (uint32_t i = 0; i < n; ++i) {
-    const TxDone& done = tx_done_.peek(i);
+    const TxDone& done = tx_done_.at(i);
     Completion& c = out[i];
     c.kind = Completion::Kind::tx_done;
     c.last_of_message = true;

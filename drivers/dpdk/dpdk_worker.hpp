@@ -19,8 +19,8 @@
 #include <string_view>
 #include <vector>
 
-#include "fifo.hpp"
 #include "packet_template.hpp"
+#include "qb/common/ring_buffer.hpp"
 #include "qb/drivers/driver.hpp"
 #include "qb/policies/tree_scheduler.hpp"
 
@@ -164,15 +164,15 @@ class DpdkWorker final : public Queue, public Clock {
   bool running_ = false;
   bool bound_ = false;  // this worker's thread has its lcore (bind_worker_thread)
 
-  Fifo<TxDone> tx_done_;
+  RingBuffer<TxDone> tx_done_;
   std::vector<uint64_t> tx_done_entry_;  // per flow: 1 + position of its latest tx_done entry
   size_t visible_tx_done_ = 0;           // front entries of tx_done_ poll() may return
-  Fifo<RxEntry> rx_pending_;
+  RingBuffer<RxEntry> rx_pending_;
   std::vector<RxFlow> rx_flows_;
 
   // Software shaper.
   std::unique_ptr<policy::TreeScheduler> shaper_;
-  std::vector<Fifo<Message>> send_queues_;
+  std::vector<RingBuffer<Message>> send_queues_;
   Message held_[kBurst];  // picked (and charged) but not yet accepted by the PMD
   uint32_t held_head_ = 0;
   uint32_t held_count_ = 0;

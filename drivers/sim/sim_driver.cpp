@@ -41,8 +41,8 @@ class SimDriver final : public DriverBackend {
     return {};
   }
 
-  Queue& queue(uint32_t /*worker*/) override { return port_; }
-  Clock& clock(uint32_t /*worker*/) override { return port_; }
+  Queue& queue(uint32_t /*worker*/) override { return port_.queue(); }
+  Clock& clock(uint32_t /*worker*/) override { return port_.clock(); }
 
   Status stop() override {
     port_.stop();
@@ -70,12 +70,12 @@ class SimDriver final : public DriverBackend {
         {"rx_ring_capacity", static_cast<double>(port_.rx_ring_capacity())},
         {"tx_done_ring_capacity", static_cast<double>(port_.tx_done_ring_capacity())},
     };
-    if (port_.general()) add_general_stats(stats);
+    if (port_.fabric()) add_fabric_stats(stats);
     return stats;
   }
 
-  // The general model's counters; absent for the plain model so its results do not change.
-  void add_general_stats(DriverStats& stats) const {
+  // The fabric's counters; absent for a plan without one, so its results keep their fields.
+  void add_fabric_stats(DriverStats& stats) const {
     const sim::PortStats& s = port_.stats();
     const double now_ps = static_cast<double>(port_.now_ps());
     // Utilisation of the bottleneck: the switch egress, or the mean over the hosts' links.

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <numeric>
 
+#include "water_fill.hpp"
+
 namespace qb::policy {
 
 namespace {
@@ -22,41 +24,6 @@ constexpr int kMaxFabricRounds = 64;
 
 double positive_or_zero(double value) {
   return value > 0.0 ? value : 0.0;  // NaN -> 0
-}
-
-/// Weighted max-min of `amount` among claims (weight > 0, demand >= 0, may be +inf): the same
-/// rule the tree oracle uses inside a node. Returns each claim's share.
-std::vector<double> water_fill(std::span<const double> weights, std::span<const double> demands,
-                               double amount) {
-  const size_t n = weights.size();
-  std::vector<double> out(n, 0.0);
-  std::vector<size_t> order;
-  for (size_t i = 0; i < n; ++i) {
-    if (weights[i] > 0.0 && demands[i] > 0.0) order.push_back(i);
-  }
-  if (order.empty() || !(amount > 0.0)) return out;
-  if (std::isinf(amount)) {
-    for (const size_t i : order) out[i] = demands[i];
-    return out;
-  }
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    const double la = demands[a] / weights[a];
-    const double lb = demands[b] / weights[b];
-    return la < lb || (la == lb && a < b);
-  });
-  double remaining = amount;
-  double weight_left = 0.0;
-  for (const size_t i : order) weight_left += weights[i];
-  size_t k = 0;
-  for (; k < order.size(); ++k) {
-    const size_t i = order[k];
-    if (demands[i] > remaining * (weights[i] / weight_left)) break;
-    out[i] = demands[i];
-    remaining = std::max(0.0, remaining - demands[i]);
-    weight_left -= weights[i];
-  }
-  for (; k < order.size(); ++k) out[order[k]] = remaining * (weights[order[k]] / weight_left);
-  return out;
 }
 
 // ---- Ethernet ETS ------------------------------------------------------------------------------

@@ -5,52 +5,11 @@
 #include <cmath>
 #include <numeric>
 
+#include "water_fill.hpp"
+
 namespace qb::policy {
 
 namespace {
-
-/// A contender for a parent's bandwidth: a child element or a flow of a leaf.
-struct Claim {
-  uint32_t id;    // element or flow index
-  double weight;  // > 0
-  double demand;  // >= 0, may be +inf
-  double level;   // demand / weight: the water level at which this claim is satisfied
-};
-
-Claim make_claim(uint32_t id, double weight, double demand) {
-  return Claim{id, weight, demand, demand / weight};
-}
-
-/// Divides `amount` (>= 0, may be +inf) among `claims` by weighted max-min and writes each
-/// claim's share into out[claim.id]. Claims are reordered (sorted by demand/weight).
-void water_fill(std::vector<Claim>& claims, double amount, std::vector<double>& out) {
-  if (claims.empty()) return;
-  if (std::isinf(amount)) {
-    // Unlimited supply: everyone gets what it asks (avoids inf - inf).
-    for (const auto& claim : claims) out[claim.id] = claim.demand;
-    return;
-  }
-  // The claim with the smallest demand per weight is the first to be satisfied.
-  std::sort(claims.begin(), claims.end(), [](const Claim& a, const Claim& b) {
-    return a.level < b.level || (a.level == b.level && a.id < b.id);
-  });
-  double remaining = amount;
-  double weight_left = 0.0;
-  for (const auto& claim : claims) weight_left += claim.weight;
-  size_t i = 0;
-  for (; i < claims.size(); ++i) {
-    const Claim& claim = claims[i];
-    const double share = remaining * (claim.weight / weight_left);
-    if (claim.demand > share) break;  // this one and all later ones are limited by the share
-    out[claim.id] = claim.demand;
-    remaining = std::max(0.0, remaining - claim.demand);
-    weight_left -= claim.weight;
-  }
-  // Everyone left wants more than its weighted share of what is left: split it by weight.
-  for (; i < claims.size(); ++i) {
-    out[claims[i].id] = remaining * (claims[i].weight / weight_left);
-  }
-}
 
 double cap_of(const SchedTree::Element& element) {
   return element.max_avg_bw_bps > 0.0 ? element.max_avg_bw_bps : kUnlimited;
@@ -130,19 +89,19 @@ OracleResult expected_rates(const SchedTree& tree, std::span<const FlowDemand> f
   std::vector<double> granted(element_count, 0.0);
   const double capacity = capacity_bps > 0.0 ? capacity_bps : 0.0;  // NaN -> 0
   granted[tree.root()] = std::min(capacity, demand[tree.root()]);
-  std::vector<Claim> claims;
+  std::vector<WaterClaim> claims;
   for (const uint32_t e : order) {
     const auto& element = tree.elements[e];
     claims.clear();
     if (element.is_leaf) {
       for (uint32_t j = first_flow[e]; j < first_flow[e + 1]; ++j) {
         const uint32_t f = leaf_flows[j];
-        claims.push_back(make_claim(f, 1.0, sanitize(flows[f].offered_bps)));
+        claims.push_back(WaterClaim{f, 1.0, sanitize(flows[f].offered_bps)});
       }
       water_fill(claims, granted[e], result.flow_bps);
     } else {
       for (const uint32_t child : element.children) {
-        claims.push_back(make_claim(child, weight_of(tree.elements[child]), demand[child]));
+        claims.push_back(WaterClaim{child, weight_of(tree.elements[child]), demand[child]});
       }
       water_fill(claims, granted[e], granted);
     }

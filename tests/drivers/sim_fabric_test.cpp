@@ -1,5 +1,6 @@
-// The simulator's general model: port arbitration classes, several hosts, the switch with
-// credit back-pressure, VL15 drops. Shares are hand-computed from the arbitration rules.
+// The simulator with a fabric (SimModel<Fabric>): port arbitration classes, several hosts,
+// the switch with credit back-pressure, VL15 drops. Shares are hand-computed from the
+// arbitration rules.
 #include <gtest/gtest.h>
 
 #include <array>

@@ -1,7 +1,7 @@
 // The oracle with traffic classes and a fabric: the rate every flow should get when the port
-// arbitrates between classes (strict priority, ETS, VLArb; reference §3-§4), the NIC's mlx5
-// scheduling tree still applies inside each class (oracle.hpp), and flows from several hosts
-// meet at one switch egress port.
+// arbitrates between classes (strict priority between groups, ETS by percentage inside a group,
+// VLArb weights in 64-byte credits with high_limit), the NIC's mlx5 scheduling tree still applies
+// inside each class (oracle.hpp), and flows from several hosts meet at one switch egress port.
 //
 // Composition (model choice, docs/semantics.md "The oracle with classes and a fabric"):
 // 1. Per host NIC, each class's demand is its flows' demand through the tree (caps applied).

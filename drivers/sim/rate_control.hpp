@@ -1,0 +1,72 @@
+// The simulator's per-flow rate-control seam, for congestion-control programs (the DPA emulator
+// will implement RateControl; tests do now). Attach a program with SimPort::attach().
+//
+// Events out (RateEvent): a packet of the flow started on the NIC's link (sent), its message's
+// ACK reached the sender (ack), an RTT probe came back (rtt), a timer the program set went off
+// (timer), a congestion notification (cnp; not produced yet: the simulated switch is lossless
+// with credit back-pressure and marks no ECN, so the kind only reserves its place).
+// Actions in (RateActions, callable from on_start() and on_event()): set a flow's rate, request
+// an RTT probe, set a timer.
+//
+// Model (docs/semantics.md, "Rate control"):
+// - A flow's rate is enforced by a rate limiter in its NIC, in front of its class's scheduling
+//   tree: while the limiter holds the flow, the tree does not see it. The limiter is a token
+//   bucket on wire bytes, as deep as a capped tree element's (20 us of the rate, at least two
+//   largest packets); a new rate rescales what the flow still owes.
+// - A program runs at the instant of its event and takes no virtual time; what it does applies
+//   at once. ACKs are seen when the engine polls their completion (at their instant: virtual
+//   time does not pass a due completion unpolled).
+// - An RTT probe leaves when asked, takes no link time, and comes back after the propagation
+//   delay there and back plus (with a switch) the time the bytes queued ahead of it in its
+//   switch buffer take at the switch rate. One probe per flow at a time.
+// - Without a program none of this exists: SimPort builds the same model as before.
+#pragma once
+
+#include <cstdint>
+
+namespace qb::drv::sim {
+
+struct RateEvent {
+  enum class Kind : uint8_t { sent, ack, cnp, rtt, timer };
+  Kind kind = Kind::sent;
+  uint32_t flow = 0;
+  int64_t time_ns = 0;    // virtual time of the event
+  uint32_t bytes = 0;     // sent: the packet's wire bytes; ack: the message's payload bytes
+  uint64_t sequence = 0;  // ack: the message's sequence
+  /// rtt: the probe's round trip; ack: from the message's first byte on the wire to its ACK.
+  int64_t rtt_ns = 0;
+};
+
+/// The bit of `kind` in RateControl::event_mask().
+constexpr uint32_t rate_event_bit(RateEvent::Kind kind) noexcept {
+  return 1U << static_cast<uint32_t>(kind);
+}
+inline constexpr uint32_t kAllRateEvents = (1U << 5) - 1;
+
+/// What a program may do. Calls naming a flow that does not exist do nothing.
+class RateActions {
+ public:
+  /// Limits `flow` to `rate_bps` wire bits per second from now on; 0 (or less) removes the limit.
+  virtual void set_rate(uint32_t flow, double rate_bps) noexcept = 0;
+  /// Sends an RTT probe for `flow` now; an rtt event answers it. Ignored while one is out.
+  virtual void request_rtt_probe(uint32_t flow) noexcept = 0;
+  /// A timer event for `flow` `delay_ns` from now, replacing its pending one; < 0 cancels.
+  virtual void set_timer(uint32_t flow, int64_t delay_ns) noexcept = 0;
+
+ protected:
+  ~RateActions() = default;
+};
+
+/// A rate-control program. Called on the simulator's thread; must not throw.
+class RateControl {
+ public:
+  virtual ~RateControl() = default;
+  /// The events the program wants (rate_event_bit() of each kind); read when the run starts.
+  /// `sent` costs a call per packet.
+  virtual uint32_t event_mask() const noexcept = 0;
+  /// Time zero of a run over `flows` flows (every flow unlimited, no timer): initial actions.
+  virtual void on_start(uint32_t flows, RateActions& actions) noexcept = 0;
+  virtual void on_event(const RateEvent& event, RateActions& actions) noexcept = 0;
+};
+
+}  // namespace qb::drv::sim

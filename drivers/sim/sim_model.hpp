@@ -1,0 +1,262 @@
+// The simulator's one model of the fabric (docs/semantics.md, "Simulator"): per host a NIC with
+// per-QP send queues, one TreeScheduler per arbitration class over that class's flows, a
+// PortArbiter picking the class, and the NIC's link (serialisation at the port rate, wire
+// bytes per docs/semantics.md) -> propagation -> optional switch (SimSwitch: per (ingress host,
+// switch class) buffers with credit back-pressure, egress arbitration) -> receiver, and the ACK
+// back to the sender. Flows whose SL maps to VL15 are dropped at the NIC by a discard engine
+// paced at the port rate (no link time). The model is the driver's Queue and Clock at once (one
+// worker). Completions are produced when a packet starts serialising on the last link (its rx
+// time and, for a message's last packet, its tx_done time are known then) into rings that are
+// FIFO in time; poll() merges them. No allocation after configure().
+//
+// Design choice: one model, written once, instantiated for two shapes of fabric.
+// SimModel<Fabric> takes any plan. SimModel<SingleLink> is the same code with the fabric's
+// dimensions fixed at compile time (one host, one class, no arbiter, no switch, no drops): its
+// one host, lane and scheduler are held inline (sim_dimension.hpp) and the loops over hosts,
+// classes and rings fold away, so the common plan (one port, the tree, nothing else) keeps the
+// per-packet cost of a dedicated single-scheduler loop. The shape is asked only in a handful of
+// accessors below (host_count(), class_mask(), choose(), switched(), ...), never as a runtime
+// flag on the per-packet path; SimPort picks the shape once per plan. Measured on
+// sim_driver_bench's plans (callgrind, instructions per simulated packet): SingleLink no more
+// than the old dedicated loop, the same plans run through SimModel<Fabric> +75-85%.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "flow_rate_limiter.hpp"
+#include "qb/drivers/driver.hpp"
+#include "qb/policies/port_arbiter.hpp"
+#include "qb/policies/tree_scheduler.hpp"
+#include "rate_control.hpp"
+#include "sim_dimension.hpp"
+#include "sim_events.hpp"
+#include "sim_stats.hpp"
+#include "sim_switch.hpp"
+#include "wakeup_heap.hpp"
+
+namespace qb::drv::sim {
+
+/// Shapes of the fabric a SimModel is built for.
+struct SingleLink {  // one host, no port QoS (one class), no switch, no drops, no rate control
+  static constexpr bool kFabric = false;
+};
+struct Fabric {  // anything: port QoS, hosts, a switch, dropped flows, a rate-control program
+  static constexpr bool kFabric = true;
+};
+
+/// Whether `plan` needs the Fabric shape (port QoS, several hosts, a switch, a dropped flow).
+bool needs_fabric(const policy::QosPlan& plan) noexcept;
+
+template <class Shape>
+class SimModel final : public Queue, public Clock, private RateActions {
+ public:
+  static constexpr bool kFabric = Shape::kFabric;
+
+  /// The rate-control program of the next runs (before configure(); nullptr: none). Fabric
+  /// only: SimPort builds a Fabric model when a program is attached.
+  void attach(RateControl* program) noexcept;
+
+  /// Builds the model for one run. Validation is the driver's job; SingleLink takes only plans
+  /// for which needs_fabric() is false.
+  void configure(const Topology& topology, const policy::QosPlan& plan);
+  /// Time zero; empties every queue and ring.
+  void start() noexcept;
+  void stop() noexcept { running_ = false; }
+
+  uint32_t tx_burst(std::span<const Message> messages) noexcept override;
+  uint32_t poll(std::span<Completion> out) noexcept override;
+  int64_t now_ns() noexcept override { return now_ps_ / 1000; }
+  void wait_until(int64_t deadline_ns) noexcept override;
+  std::string_view name() const noexcept override { return "virtual"; }
+
+  int64_t now_ps() const noexcept { return now_ps_; }
+  const PortStats& stats() const noexcept { return stats_; }
+  size_t rx_ring_capacity() const noexcept {
+    return lanes_.empty() ? 0 : lanes_.front().rx.capacity();
+  }
+  size_t tx_done_ring_capacity() const noexcept {
+    return lanes_.empty() ? 0 : lanes_.front().tx_done.capacity();
+  }
+  uint32_t hosts() const noexcept { return static_cast<uint32_t>(hosts_.size()); }
+  bool switched() const noexcept {
+    if constexpr (kFabric) return switched_;
+    return false;
+  }
+  /// Bytes of switch buffer per (ingress host, switch class); 0 without a switch.
+  int64_t switch_buffer_bytes() const noexcept { return switched() ? switch_.buffer_bytes() : 0; }
+  /// Classes that have flows, at the NIC ports and at the switch egress.
+  uint32_t nic_class_mask() const noexcept { return nic_class_mask_; }
+  uint32_t switch_class_mask() const noexcept { return switched() ? switch_.class_mask() : 0; }
+
+ private:
+  struct SqEntry {
+    Message message;
+    int64_t sent_ps = 0;  // start of the first packet
+  };
+  struct FlowQueue {
+    uint32_t head = 0;     // oldest message whose tx_done has not been polled
+    uint32_t next_tx = 0;  // message being (or next to be) transmitted
+    uint32_t tail = 0;     // next free slot
+    uint32_t next_packet = 0;
+    uint32_t packets = 0;  // of the message at next_tx, once its first packet went
+    policy::RdmaOp op = policy::RdmaOp::write;
+    uint32_t middle_wire_bytes = 0;  // of a packet neither first nor last of its message
+  };
+  // Why a backlogged flow is out of its class's tree (FlowInfo::held): it is never scheduled
+  // while any bit is set.
+  static constexpr uint8_t kHeldDropped = 1;  // VL15: the discard engine takes its messages
+  static constexpr uint8_t kHeldCredit = 2;   // its switch buffer has no room for its packet
+  static constexpr uint8_t kHeldRate = 4;     // its rate limiter makes its next packet wait
+  struct FlowInfo {
+    uint32_t host = 0;
+    uint32_t sched = 0;   // index into scheds_
+    uint32_t local = 0;   // queue index inside that scheduler
+    uint32_t buffer = 0;  // switch buffer index
+    uint8_t nic_class = 0;
+    uint8_t switch_class = 0;
+    uint8_t held = 0;  // kHeld* bits
+  };
+  struct Host {
+    std::array<int32_t, policy::kMaxArbClasses> sched_of_class{};  // -1: no flows
+    uint32_t class_mask = 0;                                       // classes with a scheduler
+    uint32_t held_mask = 0;  // ready classes the arbiter held at the last decision
+    // The switch buffer every flow of a NIC class feeds (-1: several, or none), and the classes
+    // held because that buffer has no room for a largest packet (woken by credit returns).
+    std::array<int32_t, policy::kMaxArbClasses> class_buffer{};
+    uint32_t credit_held_mask = 0;
+    int64_t link_free_ps = 0;
+    uint64_t carry = 0;
+    std::vector<uint32_t> dropped_flows;
+    uint32_t drop_cursor = 0;
+    int64_t drop_free_ps = 0;
+    uint64_t drop_carry = 0;
+    RingBuffer<TxDoneEvent> drop_done;  // tx_done of dropped messages: FIFO in time
+  };
+  static constexpr int32_t kNoBuffer = -1;
+  static constexpr int32_t kSeveralBuffers = -2;
+
+  // The shape's facts: constants for SingleLink, so the loops over them fold away.
+  uint32_t host_count() const noexcept {
+    if constexpr (kFabric) return static_cast<uint32_t>(hosts_.size());
+    return 1;
+  }
+  uint32_t lane_count() const noexcept {
+    if constexpr (kFabric) return static_cast<uint32_t>(lanes_.size());
+    return 1;
+  }
+  /// Classes of `host` with a scheduler (SingleLink: class 0's always exists, see configure()).
+  uint32_t class_mask(const Host& host) const noexcept {
+    if constexpr (kFabric) return host.class_mask;
+    (void)host;
+    return 1;
+  }
+  /// The scheduler of class `nic_class` at `host` (the class has one).
+  uint32_t sched_of(const Host& host, uint32_t nic_class) const noexcept {
+    if constexpr (kFabric) return static_cast<uint32_t>(host.sched_of_class[nic_class]);
+    (void)host;
+    (void)nic_class;
+    return 0;
+  }
+  /// Classes of `host` waiting for switch credit.
+  uint32_t credit_held_mask(const Host& host) const noexcept {
+    return switched() ? host.credit_held_mask : 0;
+  }
+  /// Rings of tx_done events: each lane's, then (Fabric) each host's discard engine's.
+  uint32_t done_ring_count() const noexcept {
+    if constexpr (kFabric) return lane_count() + static_cast<uint32_t>(hosts_.size());
+    return lane_count();
+  }
+  RingBuffer<TxDoneEvent>& done_ring(uint32_t d) noexcept {
+    if constexpr (kFabric) {
+      if (d >= lane_count()) return hosts_[d - lane_count()].drop_done;
+    }
+    return lanes_[d].tx_done;
+  }
+  /// The flow behind queue `queue` of scheduler `sched` (SingleLink: one scheduler, in order).
+  uint32_t flow_of(uint32_t sched, uint32_t queue) const noexcept {
+    if constexpr (kFabric) return sched_flows_[sched][queue];
+    (void)sched;
+    return queue;
+  }
+
+  /// The attached program (SingleLink: never one, so every use folds away).
+  RateControl* program() const noexcept {
+    if constexpr (kFabric) return program_;
+    return nullptr;
+  }
+
+  SqEntry& entry(uint32_t flow, uint32_t index) noexcept;
+  /// Empties every queue and ring (time zero) without telling the program.
+  void reset() noexcept;
+  /// `flow` went from idle to backlogged, or what held it let go: into its class's tree, unless
+  /// something holds it (its rate limiter may).
+  void admit(uint32_t flow) noexcept;
+  void hold_for_rate(uint32_t flow) noexcept;
+  // Rate control: the limiter after a packet of `flow` went (returns whether the flow stays in
+  // its tree), the events due at now_ps_, and one event to the program.
+  bool after_send(uint32_t flow, uint32_t wire_bytes, bool backlogged) noexcept;
+  void run_wakeups() noexcept;
+  void deliver(const RateEvent& event) noexcept;
+  void set_rate(uint32_t flow, double rate_bps) noexcept override;
+  void request_rtt_probe(uint32_t flow) noexcept override;
+  void set_timer(uint32_t flow, int64_t delay_ns) noexcept override;
+  /// Everything that can happen at now_ps_; false when a full completion ring held a link.
+  bool step() noexcept;
+  /// The class of host `h` that sends now and its queue in that class's scheduler (false:
+  /// none may). SingleLink: its one class, no arbiter.
+  [[gnu::always_inline]] bool choose(uint32_t h, uint32_t& nic_class, uint32_t& queue) noexcept;
+  /// Starts host `h`'s next packet when a class has one (its link is idle: the caller checks).
+  bool nic_transmit(uint32_t h) noexcept;
+  uint32_t ready_queue(uint32_t host, uint32_t nic_class) noexcept;
+  void drop_messages(uint32_t host) noexcept;
+  // Inlined into their one caller on the per-packet path (the call cost showed in profiles).
+  [[gnu::always_inline]] int64_t next_event_ps() const noexcept;
+  bool tx_done_due() const noexcept;
+  bool rx_due_high_water() const noexcept;
+  /// Takes the next packet of `flow`'s current message (payload, wire bytes, send-queue slot)
+  /// and advances the bookkeeping; returns whether it was the message's last packet.
+  [[gnu::always_inline]] bool take_packet(uint32_t flow, uint32_t& payload, uint32_t& wire_bytes,
+                                          uint16_t& slot) noexcept;
+  uint32_t next_packet_wire_bytes(uint32_t flow) noexcept;
+  void fill_rx(Completion& c, const RxEvent& rx) const noexcept;
+  void fill_tx_done(Completion& c, const TxDoneEvent& done) noexcept;
+
+  policy::WireModel wire_;
+  int64_t rate_bps_ = 1;
+  int64_t propagation_ps_ = 0;      // one way, sender to receiver
+  int64_t nic_propagation_ps_ = 0;  // NIC -> switch (or -> receiver when not switched)
+  int64_t now_ps_ = 0;
+  bool running_ = false;
+  bool switched_ = false;
+  PortStats stats_;
+
+  std::vector<FlowQueue> flows_;
+  std::vector<SqEntry> send_queues_;  // flows_.size() * kSimSendQueueDepth
+  std::vector<FlowInfo> info_;
+  PerHost<kFabric, policy::TreeScheduler> scheds_;  // SingleLink: one, class 0's
+  std::vector<std::vector<uint32_t>> sched_flows_;  // local queue -> flow
+  std::vector<policy::PortArbiter> arbiters_;       // one per host
+  PerHost<kFabric, Host> hosts_;
+  PerHost<kFabric, Lane> lanes_;  // switched: one (the switch egress); else one per host
+  uint32_t nic_class_mask_ = 0;
+  int64_t largest_packet_bytes_ = 0;  // wire bytes of the largest packet the wire model makes
+  SimSwitch switch_;
+  std::vector<std::vector<uint32_t>> paused_;  // per switch buffer: flows waiting for credit
+
+  // Rate control (Fabric, with a program).
+  enum WakeKind : uint32_t { kWakeRelease, kWakeTimer, kWakeProbe, kWakeKinds };
+  RateControl* program_ = nullptr;
+  uint32_t program_events_ = 0;  // RateControl::event_mask()
+  FlowRateLimiter limiter_;
+  WakeupHeap wakeups_;                  // key: flow * kWakeKinds + WakeKind
+  std::vector<int64_t> probe_sent_ps_;  // per flow: when its outstanding probe left
+};
+
+extern template class SimModel<SingleLink>;
+extern template class SimModel<Fabric>;
+
+}  // namespace qb::drv::sim

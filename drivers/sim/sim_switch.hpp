@@ -1,0 +1,109 @@
+// The simulated switch: every host's link ends at one switch, whose egress port forwards to
+// the receiver. Per (ingress host, switch class) a buffer with credit (lossless
+// back-pressure: a NIC may start a packet only when it fits), store and forward, the egress
+// port arbitrating by class (PortArbiter) and round robin over the ingress hosts inside a
+// class. Which flows wait for credit is the NIC's business (SimModel); here are the buffers, the
+// credits on their way back to the NICs, and the egress link.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "qb/common/ring_buffer.hpp"
+#include "qb/policies/port_arbiter.hpp"
+#include "sim_events.hpp"
+#include "sim_stats.hpp"
+
+namespace qb::drv::sim {
+
+class SimSwitch {
+ public:
+  /// A packet in a switch buffer.
+  struct Packet {
+    int64_t arrive_ps = 0;  // fully received by the switch (store and forward)
+    uint32_t flow = 0;
+    uint16_t slot = 0;
+    bool last = false;
+    uint32_t payload_bytes = 0;
+    uint32_t wire_bytes = 0;
+  };
+  struct Config {
+    policy::PortQos qos;
+    int64_t rate_bps = 1;  // egress
+    uint32_t hosts = 1;
+    int64_t nic_rate_bps = 1;
+    int64_t nic_propagation_ps = 0;       // NIC -> switch, and a credit's way back
+    int64_t receiver_propagation_ps = 0;  // switch -> receiver
+    int64_t ack_propagation_ps = 0;       // receiver -> sender
+    uint32_t largest_packet_bytes = 1;
+    uint32_t smallest_packet_bytes = 1;
+  };
+
+  void configure(const Config& config);
+  /// Time zero: empty buffers, every credit home.
+  void start() noexcept;
+
+  uint32_t class_count() const noexcept { return classes_; }
+  /// Classes that have flows (the only ones forward() looks at).
+  void set_class_mask(uint32_t mask) noexcept { class_mask_ = mask; }
+  uint32_t class_mask() const noexcept { return class_mask_; }
+  uint32_t buffer_of(uint32_t host, uint32_t switch_class) const noexcept {
+    return host * classes_ + switch_class;
+  }
+  uint32_t buffer_count() const noexcept { return static_cast<uint32_t>(queues_.size()); }
+  /// Bytes of buffer per (ingress host, switch class).
+  int64_t buffer_bytes() const noexcept { return buffer_bytes_; }
+
+  /// Whether `bytes` more fit in `buffer` as the NIC sees it (credit not yet back counts).
+  bool has_room(uint32_t buffer, int64_t bytes) const noexcept {
+    return credit_used_[buffer] + bytes <= buffer_bytes_;
+  }
+  /// Wire bytes in `buffer` (arrived or on their way), for an RTT probe; O(packets in it).
+  int64_t queued_bytes(uint32_t buffer) const noexcept;
+  int64_t rate_bps() const noexcept { return rate_bps_; }
+  /// A NIC started `packet` towards `buffer` (it has room).
+  void accept(uint32_t buffer, const Packet& packet, PortStats& stats) noexcept;
+  /// Credit back at the NICs by `now_ps`: frees it and calls on_freed(buffer) for each return.
+  template <class OnFreed>
+  void return_credits(int64_t now_ps, OnFreed&& on_freed) noexcept {
+    while (!credits_.empty() && credits_.front().time_ps <= now_ps) {
+      const CreditEvent credit = credits_.front();
+      credits_.pop();
+      credit_used_[credit.buffer] -= credit.bytes;
+      on_freed(credit.buffer);
+    }
+  }
+  /// Starts the next packet on the egress link when it is idle; its rx and tx_done go to
+  /// `lane`. Returns false when a full completion ring held the link.
+  bool forward(int64_t now_ps, Lane& lane, PortStats& stats) noexcept;
+  /// The earliest future instant at which the switch has something to do (INT64_MAX: none).
+  int64_t next_event_ps(int64_t now_ps) const noexcept;
+
+ private:
+  struct CreditEvent {
+    int64_t time_ps = 0;  // the credit is back at the NIC
+    uint32_t buffer = 0;
+    uint32_t bytes = 0;
+  };
+
+  uint32_t classes_ = 1;
+  uint32_t class_mask_ = 0;
+  uint32_t hosts_ = 1;
+  int64_t rate_bps_ = 1;
+  int64_t buffer_bytes_ = 0;
+  int64_t nic_propagation_ps_ = 0;
+  int64_t receiver_propagation_ps_ = 0;
+  int64_t ack_propagation_ps_ = 0;
+  std::optional<policy::PortArbiter> arbiter_;
+  std::vector<RingBuffer<Packet>> queues_;  // per (host, switch class)
+  std::vector<int64_t> credit_used_;        // per (host, switch class): the NICs' view
+  RingBuffer<CreditEvent> credits_;
+  std::array<uint32_t, policy::kMaxArbClasses> rr_{};  // next ingress host per class
+  int64_t free_ps_ = 0;
+  uint64_t carry_ = 0;
+  uint32_t held_mask_ = 0;  // ready classes the arbiter held at the last decision
+};
+
+}  // namespace qb::drv::sim
