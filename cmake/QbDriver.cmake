@@ -123,3 +123,13 @@ ${entries}  return entries;
     target_link_libraries(qb_drivers PRIVATE qb_driver_${name})
   endforeach()
 endfunction()
+
+# Adds <folder>/<driver>/ of every built driver that has one (its tests, its benchmarks).
+function(qb_add_built_driver_subdirectories)
+  get_property(built GLOBAL PROPERTY QB_BUILT_DRIVERS)
+  foreach(driver ${built})
+    if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${driver}/CMakeLists.txt)
+      add_subdirectory(${driver})
+    endif()
+  endforeach()
+endfunction()
