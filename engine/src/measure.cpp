@@ -96,8 +96,7 @@ ScenarioMeasurement measure(const ScenarioRun& run) {
     }
     for (double bps : flow.measured_bps_reps) flow.measured_bps += bps / rep_count;
     flow.measured_payload_bps = payload_sum / rep_count;
-    flow.histograms.from_scheduled_ns.merge(run.latency[f].from_scheduled_ns);
-    flow.histograms.from_sent_ns.merge(run.latency[f].from_sent_ns);
+    flow.histograms = run.latency[f];
     summarise_histograms(flow);
     out.flows.push_back(std::move(flow));
   }
