@@ -195,5 +195,35 @@ TEST(Cli, CtrlCWritesIncompleteResultsAndExitsThree) {
   EXPECT_EQ(results["passed"], false);
 }
 
+// Driver options: each driver checks its own [driver.<name>] table (located errors at
+// validate), --driver-option sets a key of the chosen driver's, and a driver's own flag (--eal)
+// given for another driver is ignored with a note.
+TEST(Cli, DriverOptionsAreCheckedByTheirDriver) {
+  const std::string bad =
+      write_temp("bad_driver_key.toml", "[driver.sim]\nturbo = true\n" + base_suite());
+  const Outcome validated = run_qosbench({"validate", bad});
+  EXPECT_EQ(validated.exit_code, 2);
+  EXPECT_NE(validated.err.find("bad_driver_key.toml:2:1: error: driver.sim.turbo"),
+            std::string::npos)
+      << validated.err;
+  const std::string unknown =
+      write_temp("unknown_driver.toml", "[driver.warp]\nspeed = 9\n" + base_suite());
+  const Outcome unknown_driver = run_qosbench({"validate", unknown});
+  EXPECT_EQ(unknown_driver.exit_code, 2);
+  EXPECT_NE(unknown_driver.err.find("unknown driver 'warp'"), std::string::npos)
+      << unknown_driver.err;
+
+  const std::string good = write_temp("driver_options.toml", base_suite());
+  const Outcome option = run_qosbench({"run", good, "--quiet", "--driver-option", "turbo=1"});
+  EXPECT_EQ(option.exit_code, 2);
+  EXPECT_NE(option.err.find("--driver-option turbo"), std::string::npos) << option.err;
+  if (run_qosbench({"drivers"}).out.find("dpdk     available") == std::string::npos) {
+    GTEST_SKIP() << "the dpdk driver (which declares --eal) is not built";
+  }
+  const Outcome eal = run_qosbench({"run", good, "--quiet", "--eal", "-l 0"});
+  EXPECT_EQ(eal.exit_code, 0) << eal.err;
+  EXPECT_NE(eal.err.find("--eal ignored"), std::string::npos) << eal.err;
+}
+
 }  // namespace
 }  // namespace qb::e2e
