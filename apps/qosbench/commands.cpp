@@ -14,13 +14,17 @@
 #include "qb/drivers/registry.hpp"
 #include "qb/engine/measure.hpp"
 #include "qb/engine/run.hpp"
-#include "qb/suite/suite_loader.hpp"
 #include "qb/reports/compare.hpp"
 #include "qb/reports/explain.hpp"
 #include "qb/reports/judge.hpp"
+#include "qb/reports/output_file.hpp"
 #include "qb/reports/reporter_list.hpp"
 #include "qb/reports/results_reader.hpp"
+#include "qb/reports/run_metadata.hpp"
+#include "qb/reports/sender_results.hpp"
 #include "qb/reports/sender_summary.hpp"
+#include "qb/suite/suite_loader.hpp"
+#include "terminal_safe.hpp"
 
 namespace qb::cli {
 namespace {
@@ -131,21 +135,32 @@ Result<report::Comparison> compare_files(const report::Results& baseline,
 }
 
 // A send-only run (its receiver is another process or host): what was sent, nothing judged.
-// Results files would hold no measurement, so none is written; the receiver writes them.
-int report_sender_only(const engine::SuiteRun& run, const RunArgs& args) {
+// --json / --out get the sender's results (marked sender_only); the other outputs need a
+// measurement, so they are skipped with a note.
+int report_sender_only(const suite::Suite& suite, const engine::SuiteRun& run,
+                       const RunArgs& args) {
   for (const auto& [flag, value] :
-       {std::pair{"--json", &args.json_path}, std::pair{"--out", &args.out_dir},
-        std::pair{"--html", &args.html_path}, std::pair{"--junit", &args.junit_path},
+       {std::pair{"--html", &args.html_path}, std::pair{"--junit", &args.junit_path},
         std::pair{"--baseline", &args.baseline_path}}) {
     if (!value->empty()) {
-      fmt::print(stderr,
+      fmt::print(std::cerr,
                  "note: {} ignored: a sender-only run measures nothing; its receiver's "
                  "run writes and judges the results\n",
                  flag);
     }
   }
+  auto outputs = run_outputs(args);
+  if (!outputs) return fail(outputs.error());
+  if (const std::string json_path = outputs->path_of(report::OutputFormat::json);
+      !json_path.empty()) {
+    const std::string json =
+        report::sender_results_json(suite, run, report::current_run_metadata());
+    if (auto written = report::write_output_file(json_path, json); !written) {
+      return fail(written.error());
+    }
+  }
   if (args.quiet) {
-    fmt::print("SENT (sender only, not judged)\n");
+    fmt::print(std::cout, "SENT (sender only, not judged)\n");
   } else {
     report::print_sender_summary(run, std::cout);
   }
@@ -204,7 +219,7 @@ int run_command(const RunArgs& args) {
     std::vector<std::string> names;
     std::vector<uint32_t> repetitions;
     for (const auto& scenario : suite->scenarios) {
-      names.push_back(scenario.name);
+      names.push_back(terminal_safe(scenario.name));
       repetitions.push_back(options.repetitions.value_or(scenario.repetitions));
     }
     progress.emplace(stderr, std::move(names), std::move(repetitions));
@@ -222,11 +237,11 @@ int run_command(const RunArgs& args) {
   std::signal(SIGTERM, SIG_DFL);
   if (progress) progress->finish();
   if (!run) return fail(run.error());
-  if (run->sender_only) return report_sender_only(*run, args);
+  if (run->sender_only) return report_sender_only(*suite, *run, args);
 
   const engine::SuiteMeasurement measured = engine::measure(*run);
-  auto results = report::judge(*suite, *run, measured,
-                               report::current_run_metadata(loaded->compile_warnings));
+  auto results =
+      report::judge(*suite, *run, measured, report::current_run_metadata(loaded->compile_warnings));
   if (!results) return fail(results.error());
 
   auto outputs = run_outputs(args);
@@ -297,7 +312,7 @@ int validate_command(const std::vector<std::string>& paths) {
     }
     size_t flows = 0;
     for (const auto& compiled : loaded->compiled) flows += compiled.plan.flows.size();
-    fmt::print("{}: ok ({} scenario{}, {} flows)\n", path, loaded->compiled.size(),
+    fmt::print(std::cout, "{}: ok ({} scenario{}, {} flows)\n", path, loaded->compiled.size(),
                loaded->compiled.size() == 1 ? "" : "s", flows);
   }
   return exit_code;

@@ -4,6 +4,8 @@
 
 #include "commands.hpp"
 #include "qb/drivers/registry.hpp"
+#include "stdout_check.hpp"
+#include "terminal_safe.hpp"
 
 namespace {
 
@@ -27,6 +29,7 @@ void add_comparison_options(CLI::App* command, qb::cli::CompareOptionsArgs& args
 }  // namespace
 
 int main(int argc, char** argv) {
+  const qb::cli::TerminalSafeStreams terminal_safe_streams;
   CLI::App app{"qosbench: kernel-bypass traffic generator and QoS benchmark for mlx5 and IB/RoCE"};
   app.require_subcommand(1);
   app.set_version_flag("--version", QB_VERSION);
@@ -141,12 +144,14 @@ int main(int argc, char** argv) {
     return 2;  // usage error, per the CLI contract
   }
 
-  if (run_cmd->parsed()) return qb::cli::run_command(run);
-  if (report_cmd->parsed()) return qb::cli::report_command(report);
-  if (compare_cmd->parsed()) return qb::cli::compare_command(compare);
-  if (validate_cmd->parsed()) return qb::cli::validate_command(validate_paths);
-  if (explain_cmd->parsed()) return qb::cli::explain_command(explain_path, explain_as_json);
-  if (drivers_cmd->parsed()) return qb::cli::drivers_command();
-  if (import_opensm_cmd->parsed()) return qb::cli::import_opensm_command(import_opensm);
-  return 2;
+  return qb::cli::with_checked_stdout([&] {
+    if (run_cmd->parsed()) return qb::cli::run_command(run);
+    if (report_cmd->parsed()) return qb::cli::report_command(report);
+    if (compare_cmd->parsed()) return qb::cli::compare_command(compare);
+    if (validate_cmd->parsed()) return qb::cli::validate_command(validate_paths);
+    if (explain_cmd->parsed()) return qb::cli::explain_command(explain_path, explain_as_json);
+    if (drivers_cmd->parsed()) return qb::cli::drivers_command();
+    if (import_opensm_cmd->parsed()) return qb::cli::import_opensm_command(import_opensm);
+    return 2;
+  });
 }

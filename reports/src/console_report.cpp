@@ -23,6 +23,16 @@ std::string latency(int64_t ns, uint64_t count) {
   return count == 0 ? std::string("-") : format_duration_ns(static_cast<double>(ns));
 }
 
+// Fairness keeps the worst error as a magnitude; the console shows the named row's own sign
+// (a flow at -100 % is starved, not oversubscribed).
+template <typename Row>
+std::string worst_error(const std::vector<Row>& rows, const std::string& name, double magnitude) {
+  for (const Row& row : rows) {
+    if (row.name == name) return percent(row.error);
+  }
+  return fmt::format("{:.3f}%", magnitude * 100.0);
+}
+
 constexpr const char* kRowFormat = "  {:<20} {:<10} {:>12} {:>12} {:>9} {:>10} {:>10} {:>10}\n";
 
 void print_row(std::ostream& out, const std::string& name, const std::string& leaf,
@@ -78,8 +88,11 @@ void print_scenario(const ScenarioResult& s, std::ostream& out, const ConsoleOpt
   fmt::print(out,
              "  fairness: normalised Jain {:.6f}; worst flow error {} ({}); worst group error "
              "{} ({})\n",
-             s.fairness.jain, percent(s.fairness.worst_flow_error), s.fairness.worst_flow,
-             percent(s.fairness.worst_group_error), s.fairness.worst_group);
+             s.fairness.jain,
+             worst_error(s.flows, s.fairness.worst_flow, s.fairness.worst_flow_error),
+             s.fairness.worst_flow,
+             worst_error(s.groups, s.fairness.worst_group, s.fairness.worst_group_error),
+             s.fairness.worst_group);
   if (!s.gates.empty()) fmt::print(out, "  gates:\n");
   for (const auto& gate : s.gates) {
     fmt::print(out, "    {} {:<28} {} {} {}   {}\n", gate.passed ? "PASS" : "FAIL", gate.name,

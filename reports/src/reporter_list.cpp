@@ -1,6 +1,6 @@
 #include "qb/reports/reporter_list.hpp"
 
-#include "qb/reports/atomic_file.hpp"
+#include "qb/reports/output_file.hpp"
 
 namespace qb::report {
 
@@ -22,7 +22,7 @@ Status ReporterList::write(const ReportInput& input) const {
   }
   for (size_t i = 0; i < entries_.size(); ++i) {
     if (entries_[i].stream != nullptr) continue;
-    if (auto written = write_file_atomically(entries_[i].path, rendered[i]); !written) {
+    if (auto written = write_output_file(entries_[i].path, rendered[i]); !written) {
       return written;
     }
   }

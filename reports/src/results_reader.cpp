@@ -59,6 +59,14 @@ Result<Results> results_from_json(std::string_view text, const std::string& sour
                     schema->get<std::string>(), kResultsSchema),
         "schema", SourceLoc{source_name});
   }
+  // A sender-only run received nothing: there is no measurement to report, judge or compare.
+  if (const auto sender_only = root.find("sender_only");
+      sender_only != root.end() && sender_only->is_boolean() && sender_only->get<bool>()) {
+    return make_error(Errc::invalid_config,
+                      "the results of a sender-only run: nothing was received, so there is "
+                      "nothing to report or compare; use the results of its receiver's run",
+                      "sender_only", SourceLoc{source_name});
+  }
   try {
     return read_results_document(JsonNode(root, ""));
   } catch (const FieldError& e) {

@@ -23,40 +23,51 @@ double driver_stat(const engine::ScenarioRun& scenario, const std::string& key) 
 
 }  // namespace
 
+std::vector<SenderScenarioTotals> sender_totals(const engine::SuiteRun& run) {
+  std::vector<SenderScenarioTotals> totals;
+  for (const auto& scenario : run.scenarios) {
+    SenderScenarioTotals out;
+    out.name = scenario.compiled.scenario->name;
+    out.repetition_ns = scenario.warmup_ns + scenario.duration_ns;
+    for (const auto& rep : scenario.reps) {
+      if (!rep.ran) continue;
+      ++out.repetitions_ran;
+      // An interrupted repetition ran for less than the suite asked: its wall time instead.
+      out.sent_seconds +=
+          rep.complete ? static_cast<double>(out.repetition_ns) / 1e9 : rep.wall_seconds;
+    }
+    out.tx_frames = driver_stat(scenario, "tx_packets");
+    out.tx_bytes = driver_stat(scenario, "tx_frame_bytes");
+    const auto& plan = scenario.compiled.plan;
+    for (size_t f = 0; f < plan.flows.size(); ++f) {
+      SenderFlowTotals flow{plan.flows[f].name, 0, 0};
+      for (const auto& rep : scenario.reps) {
+        if (f >= rep.flows.size()) continue;
+        flow.posted_messages += rep.flows[f].posted_messages;
+        flow.late_posts += rep.flows[f].late_posts;
+      }
+      out.flows.push_back(std::move(flow));
+    }
+    totals.push_back(std::move(out));
+  }
+  return totals;
+}
+
 void print_sender_summary(const engine::SuiteRun& run, std::ostream& out) {
   fmt::print(out,
              "sender only (driver {}, clock {}): nothing is received here, so nothing is "
              "judged; the receiver measures the flows\n",
              run.driver, run.clock);
-  for (const auto& scenario : run.scenarios) {
-    uint32_t ran = 0;
-    double seconds = 0.0;
-    for (const auto& rep : scenario.reps) {
-      if (!rep.ran) continue;
-      ++ran;
-      // An interrupted repetition ran for less than the suite asked: its wall time instead.
-      seconds += rep.complete ? static_cast<double>(scenario.warmup_ns + scenario.duration_ns) / 1e9
-                              : rep.wall_seconds;
-    }
-    const double tx_packets = driver_stat(scenario, "tx_packets");
-    fmt::print(out, "\nscenario \"{}\": {} repetition(s) of {} (warm-up included)\n",
-               scenario.compiled.scenario->name, ran,
-               format_duration_ns(static_cast<double>(scenario.warmup_ns + scenario.duration_ns)));
+  for (const SenderScenarioTotals& scenario : sender_totals(run)) {
+    fmt::print(out, "\nscenario \"{}\": {} repetition(s) of {} (warm-up included)\n", scenario.name,
+               scenario.repetitions_ran,
+               format_duration_ns(static_cast<double>(scenario.repetition_ns)));
     fmt::print(out, "  {:<24} {:>14} {:>12}\n", "flow", "posted", "late posts");
-    const auto& plan = scenario.compiled.plan;
-    for (size_t f = 0; f < plan.flows.size(); ++f) {
-      uint64_t posted = 0;
-      uint64_t late = 0;
-      for (const auto& rep : scenario.reps) {
-        if (f >= rep.flows.size()) continue;
-        posted += rep.flows[f].posted_messages;
-        late += rep.flows[f].late_posts;
-      }
-      fmt::print(out, "  {:<24} {:>14} {:>12}\n", plan.flows[f].name, posted, late);
+    for (const SenderFlowTotals& flow : scenario.flows) {
+      fmt::print(out, "  {:<24} {:>14} {:>12}\n", flow.name, flow.posted_messages, flow.late_posts);
     }
-    fmt::print(out, "  driver: {:.0f} frames sent ({:.3f} Mpps), {:.0f} bytes\n", tx_packets,
-               seconds > 0.0 ? tx_packets / seconds / 1e6 : 0.0,
-               driver_stat(scenario, "tx_frame_bytes"));
+    fmt::print(out, "  driver: {:.0f} frames sent ({:.3f} Mpps), {:.0f} bytes\n",
+               scenario.tx_frames, scenario.tx_mpps(), scenario.tx_bytes);
   }
 }
 

@@ -142,7 +142,8 @@ TEST(DpdkCli, HardwarePacingOnAPortWithoutSendOnTimeExitsThreeNamingTxPp) {
 }
 
 // Tx only on net_null (rx_port = "none"): the run sends, says what it sent per flow, judges
-// nothing (its receiver would), writes no results file, and exits 0.
+// nothing (its receiver would), writes the sender's results (marked sender_only) and exits 0;
+// `report` and `compare` refuse that file (exit 2): it holds nothing to judge.
 TEST(DpdkCli, TxOnlyOnNetNullReportsWhatWasSent) {
   std::string text = read_file(kSuite);
   const std::string key = "tx_port = \"net_ring0\"";
@@ -155,8 +156,29 @@ TEST(DpdkCli, TxOnlyOnNetNullReportsWhatWasSent) {
                     "--json", json_path});
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("sender only"), std::string::npos) << o.out;
-  EXPECT_NE(o.err.find("--json ignored"), std::string::npos) << o.err;
-  EXPECT_FALSE(std::filesystem::exists(json_path));
+  EXPECT_EQ(o.err.find("--json ignored"), std::string::npos) << o.err;
+  const nlohmann::json results = read_json(json_path);
+  EXPECT_EQ(results["schema"], "qosbench.results/1");
+  EXPECT_EQ(results["sender_only"], true);
+  EXPECT_EQ(results["complete"], true);
+  EXPECT_FALSE(results.contains("passed"));
+  const nlohmann::json& scenario = results["scenarios"][0];
+  EXPECT_GT(scenario["tx_frames"].get<double>(), 0.0);
+  EXPECT_GT(scenario["tx_bytes"].get<double>(), 0.0);
+  EXPECT_GT(scenario["tx_mpps"].get<double>(), 0.0);
+  ASSERT_EQ(scenario["flows"].size(), 4u);
+  for (const nlohmann::json& flow : scenario["flows"]) {
+    EXPECT_GT(flow["posted_messages"].get<uint64_t>(), 0u) << flow["name"];
+    EXPECT_TRUE(flow.contains("late_posts"));
+  }
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"report", json_path, "-o", json_path + ".html"},
+        {"compare", json_path, json_path}}) {
+    const Outcome refused = run_qosbench(args);
+    EXPECT_EQ(refused.exit_code, 2) << args[0];
+    EXPECT_NE(refused.err.find("sender-only"), std::string::npos) << refused.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(json_path + ".html"));
   // Every flow posted messages, and the port took frames.
   for (const char* flow : {"g1#0", "g1#1", "g2#0", "g2#1"}) {
     const size_t row = o.out.find(std::string("  ") + flow + " ");
