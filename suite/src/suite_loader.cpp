@@ -663,9 +663,9 @@ Suite load(std::string_view text, const std::string& file) {
       if (key.str() == "name") continue;
       const auto* options = node.as_table();
       if (options == nullptr) {
-        reader.at(key.str()).fail_here(
-            fmt::format("expected a table of the {} driver's options ([driver.{}]), got {}",
-                        key.str(), key.str(), type_phrase(node)));
+        reader.at(key.str()).fail_here(fmt::format(
+            "expected a table of the {} driver's options ([driver.{}]), got {}", key.str(),
+            key.str(), type_phrase(node)));
       }
       suite.driver_tables.push_back(
           config::make_config_table(document, *options, reader.key_path(key.str()), file));

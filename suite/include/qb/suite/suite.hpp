@@ -26,8 +26,7 @@ struct PortSpec {
   double rate_bps = 100e9;
   policy::WireModel wire;              // transport, mtu, vlan, ipv6
   int64_t propagation_delay_ns = 500;  // one way, NIC to NIC (cable + PHY), model default
-  SourceLoc
-      transport_loc;  // `transport` (or [port]): where a driver's "port.transport" error points
+  SourceLoc transport_loc;             // `transport` (or [port]): port.transport errors point here
 };
 
 struct FlowSpec {
@@ -141,8 +140,8 @@ struct Scenario {
 
 struct Suite {
   std::string name;
-  std::string description;     // [suite] description, free text
-  std::string file;            // path as given
+  std::string description;  // [suite] description, free text
+  std::string file;         // path as given
   std::string driver = "sim";  // [driver] name
   /// Every [driver.<name>] table, as written: each driver parses its own (drivers/registry.hpp).
   std::vector<ConfigTable> driver_tables;
