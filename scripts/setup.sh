@@ -17,9 +17,10 @@ if [[ "${QB_SETUP_FUZZ:-1}" == 1 ]]; then
   packages+=(clang-14 libclang-rt-14-dev)
 fi
 # The DPDK driver (libdpdk-dev pulls every PMD: net_null, net_ring, net_af_xdp, net_mlx5) and
-# dpdk-testpmd (in dpdk-dev) for the side-by-side benchmark; iproute2 for the AF_XDP veth/namespace test.
+# dpdk-testpmd (in dpdk-dev) for the side-by-side benchmark; iproute2 for the AF_XDP veth/namespace test;
+# tshark dissects the RoCEv2 frames the DPDK driver builds (BTH, PSN, ICRC) in a test.
 if [[ "${QB_SETUP_DPDK:-1}" == 1 ]]; then
-  packages+=(libdpdk-dev dpdk dpdk-dev iproute2)
+  packages+=(libdpdk-dev dpdk dpdk-dev iproute2 tshark)
 fi
 # The OpenSM conformance tests: the ibsim fabric simulator (with libumad2sim), OpenSM itself,
 # and smpquery/saquery to read back what OpenSM programmed.

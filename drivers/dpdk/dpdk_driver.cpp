@@ -24,6 +24,8 @@ namespace {
 using dpdk::DpdkWorker;
 
 constexpr std::string_view kNoPort = "none";
+// rocev2: flow f goes to destination QP kFirstDestQp + f (QP numbers below 0x10 are special).
+constexpr uint32_t kFirstDestQp = 0x100;
 
 // Receive only: the engine's messages are accepted and dropped without a tx_done, so each
 // flow's window fills once and the engine stops generating; poll() gives what arrives. With
@@ -79,10 +81,14 @@ class DpdkDriver final : public DriverBackend {
   }
 
   Status open(const Topology& topology) override {
-    if (topology.wire.transport != policy::Transport::eth) {
+    if (topology.wire.transport == policy::Transport::ib) {
       return make_error(Errc::not_supported,
-                        "dpdk: sends Ethernet frames; set the port's transport to \"eth\"",
+                        "dpdk: sends Ethernet frames; set the port's transport to \"eth\" or "
+                        "\"rocev2\"",
                         "port.transport");
+    }
+    if (topology.wire.transport == policy::Transport::rocev2 && topology.wire.ipv6) {
+      return make_error(Errc::not_supported, "dpdk: RoCEv2 frames are IPv4 only", "port.transport");
     }
     transmit_ = config_.tx_port != kNoPort;
     receive_ = config_.rx_port != kNoPort;
@@ -116,8 +122,13 @@ class DpdkDriver final : public DriverBackend {
     tx_port_rx_queues_ = transmit_ && !receive_ && pairs ? workers : 0;
     const uint16_t tx_queues = transmit_ || pairs ? workers : 0;
     const uint16_t rx_queues = receive_ ? workers : tx_port_rx_queues_;
-    uint32_t data_room =
-        RTE_PKTMBUF_HEADROOM + static_cast<uint32_t>(topology.wire.max_message_bytes());
+    // rocev2: the largest packet (a path-MTU payload with RETH); eth: the largest frame.
+    const uint32_t largest_frame = topology.wire.transport == policy::Transport::rocev2
+                                       ? dpdk::kMaxHeaderBytes + dpdk::kBthBytes +
+                                             dpdk::kRethBytes + topology.wire.mtu_bytes + 3 +
+                                             dpdk::kIcrcBytes
+                                       : static_cast<uint32_t>(topology.wire.max_message_bytes());
+    uint32_t data_room = RTE_PKTMBUF_HEADROOM + largest_frame;
     if (pairs) data_room = std::max<uint32_t>(data_room, RTE_MBUF_DEFAULT_BUF_SIZE);
     const uint32_t mbufs = config_.mbufs != 0
                                ? config_.mbufs
@@ -165,6 +176,8 @@ class DpdkDriver final : public DriverBackend {
     setup.rx_ts_offset = timing_.rx_ts_offset;
     setup.rx_ts_flag = timing_.rx_ts_flag;
     setup.clock_name = timing_.clock;
+    const bool roce = topology_.wire.transport == policy::Transport::rocev2;
+    if (roce) setup.udp_dst_port = dpdk::kRoceUdpPort;
     setup.templates.reserve(plan.flows.size());
     for (uint32_t f = 0; f < plan.flows.size(); ++f) {
       DpdkFlowMarking mark = config_.marking;
@@ -186,7 +199,17 @@ class DpdkDriver final : public DriverBackend {
       spec.dst_ip = config_.dst_ip;
       spec.src_port = static_cast<uint16_t>(config_.udp_src_base + f % 16384);
       spec.dst_port = config_.udp_dst_port;
-      setup.templates.emplace_back(spec);
+      if (roce) {
+        dpdk::RoceSpec roce_spec;
+        roce_spec.frame = spec;
+        roce_spec.frame.dst_port = dpdk::kRoceUdpPort;
+        roce_spec.write = plan.flows[f].op == policy::RdmaOp::write;
+        roce_spec.dest_qp = kFirstDestQp + f;  // one RC QP per flow
+        roce_spec.rkey = kFirstDestQp + f;
+        setup.roce_templates.emplace_back(roce_spec);
+      } else {
+        setup.templates.emplace_back(spec);
+      }
     }
     workers_.clear();
     for (uint32_t w = 0; w < topology_.workers; ++w) {
@@ -262,6 +285,9 @@ class DpdkDriver final : public DriverBackend {
     add("rx_late", static_cast<double>(s.rx_late));
     add("shaper_rejected", static_cast<double>(s.shaper_rejected));
     add("rx_hw_timestamps", static_cast<double>(s.rx_hw_timestamps));
+    if (topology_.wire.transport == policy::Transport::rocev2) {
+      add("roce_truncated_messages", static_cast<double>(s.roce_truncated));
+    }
     add("workers", static_cast<double>(workers_.size()));
     add("hw_pacing", timing_.hw_pacing ? 1.0 : 0.0);
     add("transmit", transmit_ ? 1.0 : 0.0);
@@ -361,8 +387,8 @@ DpdkConfig default_dpdk_config() {
 }
 
 std::unique_ptr<Driver> make_dpdk_driver(DpdkConfig config) {
-  return std::make_unique<Driver>("dpdk", std::make_unique<DpdkDriver>(std::move(config),
-                                                                       dpdk::make_device_ops()));
+  return std::make_unique<Driver>(
+      "dpdk", std::make_unique<DpdkDriver>(std::move(config), dpdk::make_device_ops()));
 }
 
 namespace dpdk {

@@ -33,7 +33,8 @@ constexpr size_t kMaxTxDoneBuffer = size_t{1} << 16;
 }  // namespace
 
 DpdkWorker::DpdkWorker(WorkerSetup setup) : setup_(std::move(setup)) {
-  flow_count_ = static_cast<uint32_t>(setup_.templates.size());
+  flow_count_ =
+      static_cast<uint32_t>(std::max(setup_.templates.size(), setup_.roce_templates.size()));
   const uint32_t header = setup_.templates.empty() ? 0 : setup_.templates[0].min_length();
   min_length_ = header;
   max_length_ = static_cast<uint32_t>(setup_.wire.max_message_bytes()) - kFcsBytes;
@@ -46,6 +47,11 @@ DpdkWorker::DpdkWorker(WorkerSetup setup) : setup_(std::move(setup)) {
                                   size_t{flow_count_} * std::max(1u, setup_.send_queue_depth)));
   rx_pending_.reset(kRxPending);
   tx_done_entry_.assign(flow_count_, 0);
+  if (!setup_.roce_templates.empty()) {
+    roce_ = true;
+    tx_psn_.assign(flow_count_, 0);
+    roce_backlog_.reset(kMaxRocePackets);
+  }
   rx_flows_.assign(flow_count_, RxFlow{});
   if (setup_.shaper_plan != nullptr) {
     const policy::QosPlan& plan = *setup_.shaper_plan;
@@ -53,8 +59,12 @@ DpdkWorker::DpdkWorker(WorkerSetup setup) : setup_(std::move(setup)) {
     for (uint32_t f = 0; f < flow_count_; ++f) queue_leaf[f] = plan.flows[f].leaf;
     policy::TreeScheduler::Config config;
     config.ticks_per_second = tsc_hz_;
-    config.quantum_bytes = setup_.wire.packet_wire_bytes(
-        static_cast<uint32_t>(setup_.wire.max_message_bytes()), true, policy::RdmaOp::send);
+    // A largest frame (rocev2: a full packet; larger messages carry their deficit over).
+    config.quantum_bytes =
+        roce_
+            ? setup_.wire.packet_wire_bytes(setup_.wire.mtu_bytes, true, policy::RdmaOp::write)
+            : setup_.wire.packet_wire_bytes(static_cast<uint32_t>(setup_.wire.max_message_bytes()),
+                                            true, policy::RdmaOp::send);
     // A core is not a NIC: the loop services the shaper every few microseconds and is
     // sometimes preempted; a capped leaf whose bucket fills in between loses tokens (20 us
     // lost 5-8 % of a 4 Gbit/s cap). 1 ms rides over that; the burst it allows after an idle
@@ -89,6 +99,10 @@ void DpdkWorker::start() noexcept {
 
 void DpdkWorker::stop() noexcept {
   running_ = false;
+  while (!roce_backlog_.empty()) {
+    rte_pktmbuf_free(roce_backlog_.front());
+    roce_backlog_.pop();
+  }
   while (!rx_pending_.empty()) {
     rte_pktmbuf_free(rx_pending_.front().mbuf);
     rx_pending_.pop();
@@ -113,14 +127,23 @@ int64_t DpdkWorker::now_ns() noexcept {
 uint32_t DpdkWorker::transmit(const Message* messages, uint32_t count) noexcept {
   count = std::min<uint32_t>({count, kBurst, static_cast<uint32_t>(tx_done_.free())});
   if (count == 0) return 0;
+  // One TSC read per burst: the actual send time of every frame in it.
+  const uint64_t tsc = rte_rdtsc();
+  const int64_t sent_ns = ticks_to_ns(tsc);
+  const uint32_t sent = roce_ ? transmit_roce(messages, count, sent_ns, tsc)
+                              : transmit_eth(messages, count, sent_ns, tsc);
+  if (sent == 0) return 0;
+  record_tx_done(messages, sent, sent_ns);
+  return sent;
+}
+
+uint32_t DpdkWorker::transmit_eth(const Message* messages, uint32_t count, int64_t sent_ns,
+                                  uint64_t tsc) noexcept {
   rte_mbuf* mbufs[kBurst];
   if (rte_pktmbuf_alloc_bulk(setup_.pool, mbufs, count) != 0) {
     ++stats_.mbuf_alloc_failures;
     return 0;
   }
-  // One TSC read per burst: the actual send time of every frame in it.
-  const uint64_t tsc = rte_rdtsc();
-  const int64_t sent_ns = ticks_to_ns(tsc);
   PacketTemplate* const templates = setup_.templates.data();
   uint64_t frame_bytes_built = 0;
   uint32_t built = 0;
@@ -167,6 +190,12 @@ uint32_t DpdkWorker::transmit(const Message* messages, uint32_t count) noexcept 
     rte_pktmbuf_free_bulk(mbufs + sent, count - sent);
     ++stats_.tx_pmd_full;
   }
+  stats_.tx_frame_bytes += frame_bytes;
+  stats_.tx_packets += sent;
+  return sent;
+}
+
+void DpdkWorker::record_tx_done(const Message* messages, uint32_t sent, int64_t sent_ns) noexcept {
   // One tx_done per flow of the burst: its entry is this burst's when it was pushed after
   // the burst began (nothing is polled in between). The engine posts a flow's messages in
   // runs, so they are counted per run in a register (a count in memory per frame is a
@@ -194,9 +223,6 @@ uint32_t DpdkWorker::transmit(const Message* messages, uint32_t count) noexcept 
     done.last_sequence = last.sequence;
     done.last_scheduled_ns = last.scheduled_ns;
   }
-  stats_.tx_frame_bytes += frame_bytes;
-  stats_.tx_packets += sent;
-  return sent;
 }
 
 void DpdkWorker::stamp_send_times(const Message* messages, rte_mbuf* const* mbufs,
@@ -262,8 +288,7 @@ void DpdkWorker::service(uint64_t tsc) noexcept {
         RingBuffer<Message>& queue = send_queues_[flow];
         held_[held_count_++] = queue.front();
         queue.pop();
-        const uint32_t wire =
-            setup_.wire.packet_wire_bytes(held_[held_count_ - 1].bytes, true, policy::RdmaOp::send);
+        const uint32_t wire = message_wire_bytes(held_[held_count_ - 1]);
         shaper_->on_sent(flow, wire, !queue.empty(), now);
         // Catch up only on link time missed while frames were waiting.
         const double free_at = static_cast<double>(now) - (link_busy_ ? link_catch_up_ : 0.0);
@@ -300,9 +325,8 @@ uint32_t DpdkWorker::receive(std::span<Completion> out) noexcept {
     const RxEntry entry = rx_pending_.front();
     rx_pending_.pop();
     rte_mbuf* m = entry.mbuf;
-    ParsedFrame frame;
-    const bool ours = parse_frame(frame_data(m), m->data_len, setup_.udp_dst_port, frame) &&
-                      frame.payload.flow < flow_count_;
+    RxFrame frame;
+    const bool ours = parse_rx(m, frame) && frame.header.flow < flow_count_;
     const uint32_t frame_bytes = m->pkt_len + kFcsBytes;
     if ((m->ol_flags & setup_.rx_ts_flag) != 0) ++stats_.rx_hw_timestamps;
     done[done_count++] = m;
@@ -314,9 +338,11 @@ uint32_t DpdkWorker::receive(std::span<Completion> out) noexcept {
       ++stats_.rx_foreign;
       continue;
     }
-    RxFlow& flow = rx_flows_[frame.payload.flow];
-    const uint64_t sequence = extend_sequence(frame.payload.sequence, flow.expected);
-    if (sequence >= flow.expected) {
+    RxFlow& flow = rx_flows_[frame.header.flow];
+    const uint64_t sequence = extend_sequence(frame.header.sequence, flow.expected);
+    if (!frame.last_of_message) {
+      // A message's earlier packets carry its sequence too: order is checked on the last.
+    } else if (sequence >= flow.expected) {
       flow.gaps += sequence - flow.expected;
       stats_.rx_seq_gaps += sequence - flow.expected;
       flow.expected = sequence + 1;
@@ -324,17 +350,17 @@ uint32_t DpdkWorker::receive(std::span<Completion> out) noexcept {
       ++flow.late;
       ++stats_.rx_late;
     }
-    const uint64_t sent_tsc = extend_tsc(frame.payload.tx_tsc, entry.tsc);
+    const uint64_t sent_tsc = extend_tsc(frame.header.tx_tsc, entry.tsc);
     Completion& c = out[n++];
     c.kind = Completion::Kind::rx_packet;
-    c.last_of_message = true;  // one frame per message on Ethernet
+    c.last_of_message = frame.last_of_message;
     c.messages = 1;
-    c.flow = frame.payload.flow;
-    c.payload_bytes = frame_bytes;
-    c.wire_bytes = setup_.wire.packet_wire_bytes(frame_bytes, true, policy::RdmaOp::send);
+    c.flow = frame.header.flow;
+    c.payload_bytes = frame.payload_bytes;
+    c.wire_bytes = frame.wire_bytes;
     c.sequence = sequence;
     c.sent_ns = ticks_to_ns(sent_tsc);
-    c.scheduled_ns = c.sent_ns - frame.payload.lateness_ns;
+    c.scheduled_ns = c.sent_ns - frame.header.lateness_ns;
     c.time_ns = ticks_to_ns(entry.tsc);
     ++stats_.rx_packets;
     stats_.rx_frame_bytes += frame_bytes;

@@ -23,6 +23,7 @@
 #include "qb/common/ring_buffer.hpp"
 #include "qb/drivers/driver.hpp"
 #include "qb/policies/tree_scheduler.hpp"
+#include "roce_frame.hpp"
 
 struct rte_mempool;
 struct rte_mbuf;
@@ -38,6 +39,9 @@ struct WorkerSetup {
   uint16_t rx_queue = 0;
   rte_mempool* pool = nullptr;
   std::vector<PacketTemplate> templates;  // one per flow
+  /// rocev2 ports: one per flow (then `templates` is unused). Messages are cut into packets
+  /// of the path MTU (dpdk_worker_roce.cpp).
+  std::vector<RoceTemplate> roce_templates;
   policy::WireModel wire;
   uint16_t udp_dst_port = 0;
   uint32_t send_queue_depth = 512;  // per flow, shaper only; also bounds tx_done buffering
@@ -68,6 +72,7 @@ struct WorkerStats {
   uint64_t rx_late = 0;           // arrivals below the next expected sequence (reordered/dup)
   uint64_t shaper_rejected = 0;   // tx_burst() stops: a flow's send queue was full
   uint64_t rx_hw_timestamps = 0;  // frames that carried an Rx hardware timestamp
+  uint64_t roce_truncated = 0;    // rocev2 messages cut to kMaxRocePackets packets
 
   void add(const WorkerStats& o) noexcept {
     tx_packets += o.tx_packets;
@@ -81,6 +86,7 @@ struct WorkerStats {
     rx_late += o.rx_late;
     shaper_rejected += o.shaper_rejected;
     rx_hw_timestamps += o.rx_hw_timestamps;
+    roce_truncated += o.roce_truncated;
   }
 };
 
@@ -89,6 +95,8 @@ class DpdkWorker final : public Queue, public Clock {
   static constexpr uint32_t kBurst = 32;
   static constexpr uint32_t kRxPending = 1024;
   static constexpr uint32_t kRxHighWater = 768;
+  /// rocev2: most packets one message is sent as (larger messages are cut, and counted).
+  static constexpr uint32_t kMaxRocePackets = 256;
 
   explicit DpdkWorker(WorkerSetup setup);
   ~DpdkWorker() override;
@@ -145,6 +153,22 @@ class DpdkWorker final : public Queue, public Clock {
   }
   void bind_slow() noexcept;
   uint32_t transmit(const Message* messages, uint32_t count) noexcept;
+  uint32_t transmit_eth(const Message* messages, uint32_t count, int64_t sent_ns,
+                        uint64_t tsc) noexcept;
+  void record_tx_done(const Message* messages, uint32_t sent, int64_t sent_ns) noexcept;
+  // rocev2 (dpdk_worker_roce.cpp): builds whole messages' packets, sends them; packets the PMD
+  // did not take of a message it took in part wait in roce_backlog_ and go first next time.
+  uint32_t transmit_roce(const Message* messages, uint32_t count, int64_t sent_ns,
+                         uint64_t tsc) noexcept;
+  bool flush_roce_backlog() noexcept;
+  struct RxFrame {
+    PayloadHeader header;
+    uint32_t payload_bytes = 0;
+    uint32_t wire_bytes = 0;
+    bool last_of_message = true;
+  };
+  bool parse_rx(const rte_mbuf* m, RxFrame& out) const noexcept;
+  uint32_t message_wire_bytes(const Message& m) const noexcept;
   void stamp_send_times(const Message* messages, rte_mbuf* const* mbufs, uint32_t count) noexcept;
   uint32_t send_direct(std::span<const Message> messages) noexcept;
   uint32_t enqueue(std::span<const Message> messages) noexcept;
@@ -181,6 +205,11 @@ class DpdkWorker final : public Queue, public Clock {
   double link_slack_ = 0.0;
   double link_catch_up_ = 0.0;  // link time a late service may still use
   bool link_busy_ = false;      // the last pick found a frame (the link had a backlog)
+
+  // rocev2.
+  bool roce_ = false;
+  std::vector<uint32_t> tx_psn_;  // per flow: the next PSN
+  RingBuffer<rte_mbuf*> roce_backlog_;
 
   WorkerStats stats_;
 };

@@ -95,7 +95,10 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
   topology.workers = workers;
   if (auto s = check(d.open(topology), "open"); !s) {
     d.close();
-    return std::move(s).error();
+    Error error = std::move(s).error();
+    // A driver refusing the port's transport: point at it in the suite.
+    if (error.where == "port.transport" && error.loc.line == 0) error.loc = port.transport_loc;
+    return error;
   }
   if (auto s = check(d.apply(compiled.plan), "apply"); !s) {
     d.close();

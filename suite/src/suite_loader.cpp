@@ -117,6 +117,7 @@ PortSpec read_port(const Located* section) {
       {"rocev2", Transport::rocev2}, {"ib", Transport::ib}, {"eth", Transport::eth}};
   if (auto transport = read_enum(reader, "transport", kTransports))
     port.wire.transport = *transport;
+  port.transport_loc = reader.value_loc("transport");
   const Transport transport = port.wire.transport;
   const auto name = policy::transport_name(transport);
 

@@ -168,10 +168,15 @@ TEST_F(DpdkDriverTest, TooLittleMemoryForThePoolIsUnavailable) {
 
 // What only DPDK refuses (order, workers and the plan's shape are the generic contract's, in
 // tests/drivers/driver_contract_test.cpp, which runs on this driver too).
-TEST_F(DpdkDriverTest, RefusesRdmaTransportsAndMoreFlowsThanTheHeaderCarries) {
+TEST_F(DpdkDriverTest, RefusesInfinibandRoceOverIpv6AndMoreFlowsThanTheHeaderCarries) {
   auto driver = make_dpdk_driver(test_config("net_null0", "none"));
   auto topology = eth_topology(eth_plan(2));
+  topology.wire.transport = policy::Transport::ib;
+  const Status ib = driver->open(topology);
+  EXPECT_EQ(ib.error().code, Errc::not_supported);
+  EXPECT_EQ(ib.error().where, "port.transport");
   topology.wire.transport = policy::Transport::rocev2;
+  topology.wire.ipv6 = true;
   EXPECT_EQ(driver->open(topology).error().code, Errc::not_supported);
   topology = eth_topology(eth_plan(2));
   topology.flow_count = 70000;

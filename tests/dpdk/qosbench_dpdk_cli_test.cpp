@@ -229,5 +229,68 @@ TEST(DpdkCli, InterruptStopsAndWritesIncompleteResults) {
   EXPECT_TRUE(stale_runtime_dirs().empty());
 }
 
+// configs/mlx5_two_groups.toml's shape as RoCEv2 on net_ring: RDMA WRITEs of one packet and
+// SENDs of three, judged by the same oracle as on the simulator.
+TEST(DpdkCli, RoceV2SuiteIsJudgedAgainstTheOracle) {
+  const std::string suite = std::string(QB_SOURCE_DIR) + "/tests/dpdk/ring_rocev2_two_groups.toml";
+  const std::string json_path = ::testing::TempDir() + "/dpdk_ring_rocev2.json";
+  // Only this run's: other processes on a shared machine may leave theirs.
+  const std::vector<std::string> stale_before = stale_runtime_dirs();
+  const Outcome o = run_qosbench({"run", suite, "--driver", "dpdk", "--eal",
+                                  "--no-huge -m 512 --no-pci -l 0 --vdev net_ring0", "--json",
+                                  json_path, "--quiet"});
+  ASSERT_TRUE(o.exit_code == 0 || o.exit_code == 1) << o.exit_code << o.out << o.err;
+  const auto results = read_json(json_path);
+  EXPECT_EQ(results["complete"], true);
+  const auto& scenario = results["scenarios"][0];
+  const auto& flows = scenario["flows"];
+  ASSERT_EQ(flows.size(), 4u);
+  for (const auto& flow : flows) {
+    EXPECT_GT(flow["messages"].get<double>(), 0.0) << flow["name"];
+    EXPECT_LT(flow["error"].get<double>(), 0.05) << flow["name"];  // never much more
+  }
+  // The rocev2 wire model: a 4096-byte WRITE is one packet with RETH (4096 + 16 + 82 bytes);
+  // a 10000-byte SEND three (First/Middle/Last: 2 x (4096 + 82) + 1808 + 82).
+  for (const int f : {0, 1}) {
+    EXPECT_EQ(flows[f]["packets"], flows[f]["messages"]);
+    EXPECT_DOUBLE_EQ(flows[f]["wire_bytes"].get<double>(),
+                     flows[f]["messages"].get<double>() * 4194.0);
+  }
+  for (const int f : {2, 3}) {
+    // A message may be cut by the end of the measurement window.
+    EXPECT_NEAR(flows[f]["packets"].get<double>(), 3.0 * flows[f]["messages"].get<double>(), 2.0);
+    EXPECT_NEAR(flows[f]["wire_bytes"].get<double>(), flows[f]["messages"].get<double>() * 10246.0,
+                10246.0);
+  }
+  // A shared core sends less than asked but splits it by the tree (see the Ethernet test).
+  for (const int first : {0, 2}) {
+    EXPECT_NEAR(
+        flows[first]["measured_bps"].get<double>() / flows[first + 1]["measured_bps"].get<double>(),
+        1.0, 0.05);
+  }
+  EXPECT_NEAR(scenario["groups"][0]["expected_bps"].get<double>(), 800e6, 1e6);
+  EXPECT_NEAR(scenario["groups"][1]["expected_bps"].get<double>(), 200e6, 1e6);
+  EXPECT_LT(scenario["groups"][1]["measured_bps"].get<double>(), 200e6 * 1.01);
+  EXPECT_EQ(scenario["driver_stats"]["rx_seq_gaps"], 0.0);
+  EXPECT_EQ(scenario["driver_stats"]["rx_late"], 0.0);
+  EXPECT_EQ(scenario["driver_stats"]["rx_foreign"], 0.0);
+  EXPECT_EQ(scenario["driver_stats"]["roce_truncated_messages"], 0.0);
+  EXPECT_LE(stale_runtime_dirs().size(), stale_before.size());
+}
+
+// InfiniBand has no Ethernet frames: refused, pointing at the suite's `transport`.
+TEST(DpdkCli, InfinibandSuiteIsRefusedAtItsTransport) {
+  std::string text =
+      read_file(std::string(QB_SOURCE_DIR) + "/tests/dpdk/ring_rocev2_two_groups.toml");
+  const std::string key = "transport = \"rocev2\"";
+  text.replace(text.find(key), key.size(), "transport = \"ib\"");
+  const std::string path = write_temp("dpdk_ring_ib.toml", text);
+  const Outcome o = run_qosbench({"run", path, "--driver", "dpdk", "--eal", kRingEal, "--quiet"});
+  EXPECT_EQ(o.exit_code, 3) << o.out << o.err;
+  EXPECT_NE(o.err.find("dpdk: sends Ethernet frames"), std::string::npos) << o.err;
+  // `transport = ...` is line 22 of the suite, its value at column 13.
+  EXPECT_NE(o.err.find(path + ":22:13: error: port.transport"), std::string::npos) << o.err;
+}
+
 }  // namespace
 }  // namespace qb::e2e

@@ -26,6 +26,7 @@ struct PortSpec {
   double rate_bps = 100e9;
   policy::WireModel wire;              // transport, mtu, vlan, ipv6
   int64_t propagation_delay_ns = 500;  // one way, NIC to NIC (cable + PHY), model default
+  SourceLoc transport_loc;             // `transport` (or [port]): port.transport errors point here
 };
 
 struct FlowSpec {
