@@ -53,7 +53,9 @@ ScenarioMeasurement measure(const ScenarioRun& run) {
 
   std::vector<const RepetitionMeasurement*> reps;
   for (const auto& rep : run.reps) {
-    if (rep.ran) reps.push_back(&rep);
+    // An interrupted repetition counts over the time it measured; one stopped before its
+    // window began measured nothing and is left out.
+    if (rep.ran && (rep.complete || rep.measured_ns > 0)) reps.push_back(&rep);
   }
   out.repetitions_completed = static_cast<uint32_t>(reps.size());
   std::map<std::string, double> stats;
@@ -65,7 +67,12 @@ ScenarioMeasurement measure(const ScenarioRun& run) {
   }
   out.driver_stats.assign(stats.begin(), stats.end());
 
-  const double duration_s = static_cast<double>(run.duration_ns) * 1e-9;
+  // Rates are over the window a repetition measured: all of it unless it was interrupted.
+  auto window_s = [&](const RepetitionMeasurement& rep) {
+    const int64_t ns =
+        rep.complete || rep.measured_ns <= 0 ? run.duration_ns : std::min(rep.measured_ns, run.duration_ns);
+    return static_cast<double>(ns) * 1e-9;
+  };
   out.bins = reps.empty() ? 0 : reps.front()->flows.front().series_wire_bytes.size();
   auto bin_seconds = [&](size_t b) {
     const int64_t start = static_cast<int64_t>(b) * run.bin_ns;
@@ -80,6 +87,7 @@ ScenarioMeasurement measure(const ScenarioRun& run) {
     double payload_sum = 0.0;
     for (const auto* rep : reps) {
       const FlowCounters& c = rep->flows[f];
+      const double duration_s = window_s(*rep);
       flow.measured_bps_reps.push_back(static_cast<double>(c.wire_bytes) * 8.0 / duration_s);
       payload_sum += static_cast<double>(c.payload_bytes) * 8.0 / duration_s;
       flow.messages += c.messages;

@@ -123,7 +123,7 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
   std::vector<std::vector<FlowCounters>> counters(workers, std::vector<FlowCounters>(flow_count));
   std::vector<std::vector<FlowLatency>> latency(workers);
   for (auto& l : latency) l.resize(flow_count);
-  std::vector<char> complete(workers, 1);
+  std::vector<WorkerOutcome> outcomes(workers);
   if (auto s = check(d.start(), "start"); !s) {
     d.close();
     return std::move(s).error();
@@ -131,22 +131,25 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
   {
     // Worker 0 on this thread (a DPDK driver's main lcore), the others on their own threads.
     auto drive = [&](uint32_t w) {
-      complete[w] =
-          flow_workers[w]->run(d.queue(w), d.clock(w), interrupted, counters[w], latency[w]) ? 1
-                                                                                             : 0;
+      outcomes[w] =
+          flow_workers[w]->run(d.queue(w), d.clock(w), interrupted, counters[w], latency[w]);
     };
     std::vector<std::jthread> threads;
     for (uint32_t w = 1; w < workers; ++w) threads.emplace_back(drive, w);
     drive(0);
   }
   result.measurement.complete = true;
+  result.measurement.measured_ns = 0;
   for (uint32_t w = 0; w < workers; ++w) {
     merge_counters(result.measurement.flows, counters[w]);
     for (uint32_t f = 0; f < flow_count; ++f) {
       result.latency[f].from_scheduled_ns.merge(latency[w][f].from_scheduled_ns);
       result.latency[f].from_sent_ns.merge(latency[w][f].from_sent_ns);
     }
-    result.measurement.complete = result.measurement.complete && complete[w] != 0;
+    result.measurement.complete = result.measurement.complete && outcomes[w].complete;
+    // Workers stop together (same flag, same deadline): the longest one is the window.
+    result.measurement.measured_ns =
+        std::max(result.measurement.measured_ns, outcomes[w].measured_ns);
   }
   result.clock = std::string(d.clock(0).name());
   summarise_repetition(compiled, result);

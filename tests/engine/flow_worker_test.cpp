@@ -104,7 +104,7 @@ std::vector<FlowCounters> run_folded(const suite::CompiledScenario& compiled, Fo
   FlowWorker worker(compiled, 1, window);
   std::vector<FlowCounters> counters(compiled.plan.flows.size());
   std::vector<FlowLatency> latency(compiled.plan.flows.size());
-  if (!worker.run(driver, driver, nullptr, counters, latency)) return {};
+  if (!worker.run(driver, driver, nullptr, counters, latency).complete) return {};
   return counters;
 }
 
