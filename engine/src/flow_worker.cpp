@@ -289,9 +289,9 @@ void FlowWorker::publish_post_counts(std::vector<FlowCounters>& counters) const 
 }
 
 WorkerOutcome FlowWorker::run(drv::Queue& queue, drv::Clock& clock,
-                             const std::atomic<bool>* interrupted,
-                             std::vector<FlowCounters>& counters,
-                             std::vector<FlowLatency>& latency) {
+                              const std::atomic<bool>* interrupted,
+                              std::vector<FlowCounters>& counters,
+                              std::vector<FlowLatency>& latency) {
   exact_order_ = window_.virtual_time;
   const int64_t end_ns = window_.warmup_ns + window_.duration_ns;
   const auto bins =

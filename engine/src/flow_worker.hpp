@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "qb/drivers/driver.hpp"
-#include "qb/suite/compile.hpp"
 #include "qb/engine/measurement.hpp"
 #include "qb/generators/arrival_process.hpp"
 #include "qb/generators/size_distribution.hpp"
+#include "qb/suite/compile.hpp"
 
 namespace qb::engine {
 
@@ -66,7 +66,7 @@ class FlowWorker {
   /// batch of completions whatever the driver returns). Fills `counters` and records latency
   /// into `latency` (both sized to the flow count by the caller).
   WorkerOutcome run(drv::Queue& queue, drv::Clock& clock, const std::atomic<bool>* interrupted,
-           std::vector<FlowCounters>& counters, std::vector<FlowLatency>& latency);
+                    std::vector<FlowCounters>& counters, std::vector<FlowLatency>& latency);
 
  private:
   struct FlowState {

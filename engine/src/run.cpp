@@ -164,8 +164,7 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
 
 }  // namespace
 
-Result<SuiteRun> run_suite(const suite::Suite& suite,
-                           std::vector<suite::CompiledScenario> compiled,
+Result<SuiteRun> run_suite(const suite::Suite& suite, std::vector<suite::CompiledScenario> compiled,
                            const drv::DriverFactory& driver, const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   SuiteRun run;
