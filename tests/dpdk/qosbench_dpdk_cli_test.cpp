@@ -373,7 +373,10 @@ TEST(DpdkCliHangs, InterruptedRatesAreOverTheTimeMeasured) {
       a["groups"][0]["measured_bps"].get<double>() + a["groups"][1]["measured_bps"].get<double>();
   const double total_cut =
       b["groups"][0]["measured_bps"].get<double>() + b["groups"][1]["measured_bps"].get<double>();
-  EXPECT_NEAR(total_cut / total_full, 1.0, 0.3);  // shared machine; was ~0.08 before
+  // The two runs share the machine with others at different moments: a loose band, far from
+  // the ~0.09 the full-window division gave (1.8 s measured over 20 s).
+  EXPECT_GT(total_cut / total_full, 0.5);
+  EXPECT_LT(total_cut / total_full, 2.0);
 }
 
 }  // namespace
