@@ -10,6 +10,7 @@
 
 #include "output_flags.hpp"
 #include "progress.hpp"
+#include "qb/common/exit_cleanup.hpp"
 #include "qb/common/units.hpp"
 #include "qb/drivers/registry.hpp"
 #include "qb/engine/measure.hpp"
@@ -31,8 +32,10 @@ namespace {
 
 std::atomic<bool> g_interrupted{false};
 
-extern "C" void on_interrupt(int /*signal*/) {
-  g_interrupted.store(true);
+// The first SIGINT/SIGTERM asks the run to stop (results so far written, exit 3); a second one
+// exits at once with 128 + the signal (130, 143), removing the DPDK runtime directory.
+extern "C" void on_interrupt(int signal) {
+  if (g_interrupted.exchange(true)) exit_now(128 + signal);
 }
 
 int fail(const Error& error) {

@@ -19,6 +19,8 @@
 #include <optional>
 #include <thread>
 
+#include "qb/common/exit_cleanup.hpp"
+
 namespace qb::drv::dpdk {
 namespace {
 
@@ -88,6 +90,8 @@ class EalOwner {
     owns_runtime_dir_ =
         !has_option(requested_, "--file-prefix") &&
         std::filesystem::path(runtime_dir_).filename().string().starts_with(kPrefixPrefix);
+    // A second Ctrl-C exits at once, without this destructor: it removes the directory then.
+    if (owns_runtime_dir_) register_exit_cleanup_dir(runtime_dir_.c_str());
     return {};
   }
 

@@ -2,12 +2,27 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <limits>
 
 namespace qb::engine {
 namespace {
 
 constexpr size_t kPollBatch = 64;
+
+// Full batches drained before the loop looks at the clock and the stop flag again: a port that
+// always has frames (net_null, a loopback refilled from its own completions, a flooded NIC)
+// must not keep the loop here.
+constexpr uint32_t kMaxDrainBatches = 16;
+
+// Outer iterations between two reads of the wall clock (real-time drivers only).
+constexpr uint32_t kWallCheckEvery = 64;
+
+int64_t wall_now_ns() noexcept {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 bool earlier(const DueHeap::Entry& a, const DueHeap::Entry& b) noexcept {
   return a < b;
@@ -273,8 +288,10 @@ void FlowWorker::publish_post_counts(std::vector<FlowCounters>& counters) const 
   }
 }
 
-bool FlowWorker::run(drv::Queue& queue, drv::Clock& clock, const std::atomic<bool>* interrupted,
-                     std::vector<FlowCounters>& counters, std::vector<FlowLatency>& latency) {
+WorkerOutcome FlowWorker::run(drv::Queue& queue, drv::Clock& clock,
+                              const std::atomic<bool>* interrupted,
+                              std::vector<FlowCounters>& counters,
+                              std::vector<FlowLatency>& latency) {
   exact_order_ = window_.virtual_time;
   const int64_t end_ns = window_.warmup_ns + window_.duration_ns;
   const auto bins =
@@ -282,6 +299,10 @@ bool FlowWorker::run(drv::Queue& queue, drv::Clock& clock, const std::atomic<boo
   for (auto& flow : counters) flow.series_wire_bytes.assign(bins, 0);
 
   const int64_t start_ns = clock.now_ns();
+  // Real time: the run ends by the wall clock too, whatever the driver's clock does.
+  const int64_t wall_end_ns = window_.virtual_time
+                                  ? std::numeric_limits<int64_t>::max()
+                                  : wall_now_ns() + (end_ns - start_ns) + window_.drain_bound_ns;
   for (const uint32_t f : owned_) {
     if (f >= flows_.size()) continue;
     FlowState& state = flows_[f];
@@ -294,29 +315,44 @@ bool FlowWorker::run(drv::Queue& queue, drv::Clock& clock, const std::atomic<boo
     }
   }
 
+  auto stop_requested = [interrupted] {
+    return interrupted != nullptr && interrupted->load(std::memory_order_relaxed);
+  };
+  auto ended = [&](bool complete) {
+    publish_post_counts(counters);
+    const int64_t covered_ns = complete ? window_.duration_ns : clock.now_ns() - window_.warmup_ns;
+    return WorkerOutcome{complete, std::clamp<int64_t>(covered_ns, 0, window_.duration_ns)};
+  };
+  const uint32_t max_drain_batches =
+      window_.virtual_time ? std::numeric_limits<uint32_t>::max() : kMaxDrainBatches;
   std::array<drv::Completion, kPollBatch> completions;
+  uint32_t iteration = 0;
   while (true) {
-    if (interrupted != nullptr && interrupted->load(std::memory_order_relaxed)) {
-      publish_post_counts(counters);
-      return false;
-    }
+    if (stop_requested()) return ended(false);
     const int64_t now_ns = clock.now_ns();
     if (now_ns >= end_ns) break;
+    if (++iteration % kWallCheckEvery == 0 && wall_now_ns() >= wall_end_ns) {
+      return ended(false);  // the driver's clock stalled: give up, marked incomplete
+    }
     // Post what is due (in bursts), then hand it to the driver.
     do {
       post_due(now_ns);
       flush(queue);
     } while (burst_size_ == 0 &&
              (!ready_.empty() || (!due_.empty() && due_.top().first <= now_ns)));
-    // Drain completions.
+    // Drain completions, a bounded number of full batches at a time.
+    // Virtual time drains it all (the exact order of posts depends on it).
     uint32_t polled = 0;
+    uint32_t batches = 0;
     do {
       polled = queue.poll(completions);
       for (uint32_t i = 0; i < polled; ++i) {
         on_completion(completions[i], queue, counters, latency);
       }
-    } while (polled == completions.size());
+      if (polled == completions.size() && stop_requested()) return ended(false);
+    } while (polled == completions.size() && (++batches < max_drain_batches));
     flush(queue);
+    if (polled == completions.size()) continue;  // more to drain: after the clock and the flag
     if (burst_size_ != 0) {
       clock.wait_until(now_ns + 1);  // the driver is full: let it drain
       continue;
@@ -325,8 +361,7 @@ bool FlowWorker::run(drv::Queue& queue, drv::Clock& clock, const std::atomic<boo
     const int64_t next_due_ns = due_.empty() ? end_ns : std::min(due_.top().first, end_ns);
     clock.wait_until(next_due_ns);
   }
-  publish_post_counts(counters);
-  return true;
+  return ended(true);
 }
 
 }  // namespace qb::engine

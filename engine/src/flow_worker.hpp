@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "qb/drivers/driver.hpp"
-#include "qb/suite/compile.hpp"
 #include "qb/engine/measurement.hpp"
 #include "qb/generators/arrival_process.hpp"
 #include "qb/generators/size_distribution.hpp"
+#include "qb/suite/compile.hpp"
 
 namespace qb::engine {
 
@@ -24,6 +24,15 @@ struct WorkerWindow {
   /// The driver runs in virtual time (Capabilities::virtual_time): posts keep the exact
   /// (time, flow) order so runs stay deterministic; real-time drivers send a burst at once.
   bool virtual_time = false;
+  /// Real-time drivers: most wall time past warmup + duration before the loop gives up on a
+  /// driver whose clock stalls (the run is then incomplete). Bounds every run's end.
+  int64_t drain_bound_ns = 100'000'000;
+};
+
+/// How a worker's run ended and how much of the measured window it covered.
+struct WorkerOutcome {
+  bool complete = true;     // false: interrupted, or the driver's clock stalled
+  int64_t measured_ns = 0;  // time of the window [warmup, warmup + duration) the run covered
 };
 
 /// Min-heap of (scheduled ns, flow) with replace_top(): posting the top flow's message and
@@ -53,11 +62,11 @@ class FlowWorker {
   FlowWorker(const suite::CompiledScenario& compiled, uint64_t seed, WorkerWindow window,
              std::vector<uint32_t> owned = {});
 
-  /// Drives every flow until warmup + duration (or until *interrupted). Fills `counters` and
-  /// records latency into `latency` (both sized to the flow count by the caller).
-  /// Returns false when interrupted.
-  bool run(drv::Queue& queue, drv::Clock& clock, const std::atomic<bool>* interrupted,
-           std::vector<FlowCounters>& counters, std::vector<FlowLatency>& latency);
+  /// Drives every flow until warmup + duration (or until *interrupted, checked between every
+  /// batch of completions whatever the driver returns). Fills `counters` and records latency
+  /// into `latency` (both sized to the flow count by the caller).
+  WorkerOutcome run(drv::Queue& queue, drv::Clock& clock, const std::atomic<bool>* interrupted,
+                    std::vector<FlowCounters>& counters, std::vector<FlowLatency>& latency);
 
  private:
   struct FlowState {

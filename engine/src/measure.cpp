@@ -53,9 +53,17 @@ ScenarioMeasurement measure(const ScenarioRun& run) {
 
   std::vector<const RepetitionMeasurement*> reps;
   for (const auto& rep : run.reps) {
-    if (rep.ran) reps.push_back(&rep);
+    // An interrupted repetition counts over the time it measured; one stopped before its
+    // window began measured nothing and is left out.
+    if (rep.ran && (rep.complete || rep.measured_ns > 0)) reps.push_back(&rep);
   }
-  out.repetitions_completed = static_cast<uint32_t>(reps.size());
+  for (const auto* rep : reps) {
+    if (rep->complete) {
+      ++out.repetitions_completed;
+    } else {
+      ++out.repetitions_partial;
+    }
+  }
   std::map<std::string, double> stats;
   for (const auto* rep : reps) {
     out.wall_seconds += rep->wall_seconds;
@@ -65,12 +73,26 @@ ScenarioMeasurement measure(const ScenarioRun& run) {
   }
   out.driver_stats.assign(stats.begin(), stats.end());
 
-  const double duration_s = static_cast<double>(run.duration_ns) * 1e-9;
+  // Rates are over the window a repetition measured: all of it unless it was interrupted.
+  auto window_ns = [&](const RepetitionMeasurement& rep) {
+    return rep.complete || rep.measured_ns <= 0 ? run.duration_ns
+                                                : std::min(rep.measured_ns, run.duration_ns);
+  };
+  auto window_s = [&](const RepetitionMeasurement& rep) {
+    return static_cast<double>(window_ns(rep)) * 1e-9;
+  };
   out.bins = reps.empty() ? 0 : reps.front()->flows.front().series_wire_bytes.size();
+  // Interrupted everywhere: the series ends where the longest repetition stopped measuring.
+  int64_t measured_ns = 0;
+  for (const auto* rep : reps) measured_ns = std::max(measured_ns, window_ns(*rep));
+  if (run.bin_ns > 0) {
+    out.bins = std::min(out.bins, static_cast<size_t>((measured_ns + run.bin_ns - 1) / run.bin_ns));
+  }
   auto bin_seconds = [&](size_t b) {
     const int64_t start = static_cast<int64_t>(b) * run.bin_ns;
     return static_cast<double>(std::min(run.bin_ns, run.duration_ns - start)) * 1e-9;
   };
+  for (const auto* rep : reps) out.measured_ns_reps.push_back(window_ns(*rep));
   const double rep_count = std::max<double>(1.0, static_cast<double>(reps.size()));
 
   for (size_t f = 0; f < plan.flows.size(); ++f) {
@@ -80,6 +102,7 @@ ScenarioMeasurement measure(const ScenarioRun& run) {
     double payload_sum = 0.0;
     for (const auto* rep : reps) {
       const FlowCounters& c = rep->flows[f];
+      const double duration_s = window_s(*rep);
       flow.measured_bps_reps.push_back(static_cast<double>(c.wire_bytes) * 8.0 / duration_s);
       payload_sum += static_cast<double>(c.payload_bytes) * 8.0 / duration_s;
       flow.messages += c.messages;

@@ -14,6 +14,9 @@
 namespace qb::engine {
 namespace {
 
+// Most bins of a throughput series (per flow, per repetition).
+constexpr int64_t kMaxSeriesBins = 1000;
+
 struct Task {
   uint32_t scenario = 0;
   uint32_t repetition = 0;
@@ -126,7 +129,7 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
   std::vector<std::vector<FlowCounters>> counters(workers, std::vector<FlowCounters>(flow_count));
   std::vector<std::vector<FlowLatency>> latency(workers);
   for (auto& l : latency) l.resize(flow_count);
-  std::vector<char> complete(workers, 1);
+  std::vector<WorkerOutcome> outcomes(workers);
   if (auto s = check(d.start(), "start"); !s) {
     d.close();
     return std::move(s).error();
@@ -134,22 +137,25 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
   {
     // Worker 0 on this thread (a DPDK driver's main lcore), the others on their own threads.
     auto drive = [&](uint32_t w) {
-      complete[w] =
-          flow_workers[w]->run(d.queue(w), d.clock(w), interrupted, counters[w], latency[w]) ? 1
-                                                                                             : 0;
+      outcomes[w] =
+          flow_workers[w]->run(d.queue(w), d.clock(w), interrupted, counters[w], latency[w]);
     };
     std::vector<std::jthread> threads;
     for (uint32_t w = 1; w < workers; ++w) threads.emplace_back(drive, w);
     drive(0);
   }
   result.measurement.complete = true;
+  result.measurement.measured_ns = 0;
   for (uint32_t w = 0; w < workers; ++w) {
     merge_counters(result.measurement.flows, counters[w]);
     for (uint32_t f = 0; f < flow_count; ++f) {
       result.latency[f].from_scheduled_ns.merge(latency[w][f].from_scheduled_ns);
       result.latency[f].from_sent_ns.merge(latency[w][f].from_sent_ns);
     }
-    result.measurement.complete = result.measurement.complete && complete[w] != 0;
+    result.measurement.complete = result.measurement.complete && outcomes[w].complete;
+    // Workers stop together (same flag, same deadline): the longest one is the window.
+    result.measurement.measured_ns =
+        std::max(result.measurement.measured_ns, outcomes[w].measured_ns);
   }
   result.clock = std::string(d.clock(0).name());
   summarise_repetition(compiled, result);
@@ -164,8 +170,7 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
 
 }  // namespace
 
-Result<SuiteRun> run_suite(const suite::Suite& suite,
-                           std::vector<suite::CompiledScenario> compiled,
+Result<SuiteRun> run_suite(const suite::Suite& suite, std::vector<suite::CompiledScenario> compiled,
                            const drv::DriverFactory& driver, const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   SuiteRun run;
@@ -194,7 +199,11 @@ Result<SuiteRun> run_suite(const suite::Suite& suite,
     scenario_run.repetitions = options.repetitions.value_or(scenario.repetitions);
     scenario_run.warmup_ns = scenario.warmup_ns;
     scenario_run.duration_ns = options.duration_ns.value_or(scenario.duration_ns);
-    scenario_run.bin_ns = std::min(scenario.bin_ns, scenario_run.duration_ns);
+    // Series memory (bins x flows x workers) and the results' size stay bounded whatever the
+    // duration and bin: the bin is coarsened to keep at most kMaxSeriesBins; bin_ns says which.
+    const int64_t fewest_bin_ns = (scenario_run.duration_ns + kMaxSeriesBins - 1) / kMaxSeriesBins;
+    scenario_run.bin_ns =
+        std::max(std::min(scenario.bin_ns, scenario_run.duration_ns), fewest_bin_ns);
     scenario_run.reps.resize(scenario_run.repetitions);
     scenario_run.latency.resize(scenario_run.compiled.plan.flows.size());
     for (uint32_t r = 0; r < scenario_run.repetitions; ++r) tasks.push_back(Task{s, r});

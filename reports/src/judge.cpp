@@ -135,6 +135,8 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run,
   out.duration_ns = run.duration_ns;
   out.bin_ns = run.bin_ns;
   out.repetitions_completed = measured.repetitions_completed;
+  out.repetitions_partial = measured.repetitions_partial;
+  if (measured.repetitions_partial != 0) out.measured_ns_reps = measured.measured_ns_reps;
   out.wall_seconds = measured.wall_seconds;
   out.driver_stats = measured.driver_stats;
 
@@ -222,7 +224,7 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run,
     }
   }
   out.fairness.jain = jain_index(ratios);
-  for (size_t r = 0; r < measured.repetitions_completed; ++r) {
+  for (size_t r = 0; r < measured.repetitions_completed + measured.repetitions_partial; ++r) {
     std::vector<double> rep_ratios;
     for (const auto& flow : out.flows) {
       if (flow.expected_bps > 0)

@@ -447,6 +447,10 @@ struct ScenarioFlows {
   }
 };
 
+bool has_partial_repetitions(const ScenarioResult& scenario) {
+  return scenario.repetitions_partial != 0;
+}
+
 bool has_classes_or_notes(const ScenarioResult& scenario) {
   return !scenario.classes.empty() || !scenario.oracle_notes.empty();
 }
@@ -468,6 +472,11 @@ const Field<ScenarioResult> kScenarioFields[] = {
     member<&ScenarioResult::seed>("seed"),
     member<&ScenarioResult::repetitions>("repetitions"),
     member<&ScenarioResult::repetitions_completed>("repetitions_completed"),
+    // Only after an interrupted run: complete results stay as they were.
+    member<&ScenarioResult::repetitions_partial>("repetitions_partial", Presence::optional,
+                                                 has_partial_repetitions),
+    member<&ScenarioResult::measured_ns_reps>("measured_ns_reps", Presence::optional,
+                                              has_partial_repetitions),
     member<&ScenarioResult::warmup_ns>("warmup_ns"),
     member<&ScenarioResult::duration_ns>("duration_ns"),
     member<&ScenarioResult::bin_ns>("bin_ns"),

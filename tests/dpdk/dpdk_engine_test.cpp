@@ -86,7 +86,8 @@ TEST(DpdkEngine, FlowWorkerDrivesTheRingPortEndToEnd) {
   std::vector<engine::FlowCounters> counters(compiled->plan.flows.size());
   std::vector<engine::FlowLatency> latency(compiled->plan.flows.size());
   ASSERT_TRUE(driver->start().ok());
-  const bool complete = worker.run(driver->queue(0), driver->clock(0), nullptr, counters, latency);
+  const bool complete =
+      worker.run(driver->queue(0), driver->clock(0), nullptr, counters, latency).complete;
   EXPECT_TRUE(complete);
   EXPECT_EQ(driver->clock(0).name(), "tsc");
   ASSERT_TRUE(driver->stop().ok());

@@ -2,10 +2,14 @@
 // has its own EAL): a net_ring suite judged against the oracle, --eal replacing the suite's
 // list, Ctrl-C, and the faults that must exit 3 with a hint and leave no runtime directory.
 #include <dirent.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -290,6 +294,174 @@ TEST(DpdkCli, InfinibandSuiteIsRefusedAtItsTransport) {
   EXPECT_NE(o.err.find("dpdk: sends Ethernet frames"), std::string::npos) << o.err;
   // `transport = ...` is line 22 of the suite, its value at column 13.
   EXPECT_NE(o.err.find(path + ":22:13: error: port.transport"), std::string::npos) << o.err;
+}
+
+// A run under a watchdog: SIGKILL after `watchdog_ms` (a hang fails the test instead of CI).
+// `signals` are sent `signal_after_ms` after the start, 10 ms apart; `exit_ms` is the time
+// from the first signal (or from the start) to the exit.
+struct Watched {
+  Outcome outcome;
+  bool killed = false;
+  double exit_ms = 0.0;
+  bool left_runtime_dir = false;  // its /var/run/dpdk/qosbench-<pid> is still there
+};
+
+Watched run_watched(const std::vector<std::string>& args, int watchdog_ms,
+                    std::vector<int> signals = {}, int signal_after_ms = 0) {
+  const std::string stem = ::testing::TempDir() + "/qb_watched_" + std::to_string(::getpid());
+  const std::string out_path = stem + ".out", err_path = stem + ".err";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  std::vector<std::string> storage{QB_QOSBENCH_BIN};
+  storage.insert(storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& arg : storage) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  Watched w;
+  pid_t pid = 0;
+  if (posix_spawn(&pid, QB_QOSBENCH_BIN, &actions, nullptr, argv.data(), environ) != 0) return w;
+  posix_spawn_file_actions_destroy(&actions);
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  auto from = start;
+  int status = 0;
+  size_t sent = 0;
+  while (::waitpid(pid, &status, WNOHANG) == 0) {
+    const auto elapsed_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+    if (sent < signals.size() && elapsed_ms >= signal_after_ms + 10 * static_cast<int>(sent)) {
+      if (sent == 0) from = Clock::now();
+      ::kill(pid, signals[sent++]);
+    }
+    if (elapsed_ms >= watchdog_ms) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      w.killed = true;
+      break;
+    }
+    ::usleep(1000);
+  }
+  w.exit_ms = std::chrono::duration<double, std::milli>(Clock::now() - from).count();
+  for (const char* base : {"/var/run/dpdk/", "/tmp/dpdk/"}) {
+    w.left_runtime_dir =
+        w.left_runtime_dir || std::filesystem::exists(base + ("qosbench-" + std::to_string(pid)));
+  }
+  w.outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  w.outcome.out = read_file(out_path);
+  w.outcome.err = read_file(err_path);
+  ::unlink(out_path.c_str());
+  ::unlink(err_path.c_str());
+  return w;
+}
+
+const std::string kImix = std::string(QB_SOURCE_DIR) + "/configs/imix_256_flows.toml";
+
+// Every shipped Ethernet suite on a net_ring loopback ends on its own within its duration plus
+// the drain bound (imix_256_flows used to spin in the completion drain loop forever).
+TEST(DpdkCliHangs, EveryShippedEthernetSuiteEndsOnNetRing) {
+  size_t ran = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(QB_SOURCE_DIR) + "/configs")) {
+    const std::string text = read_file(entry.path());
+    if (text.find("transport = \"eth\"") == std::string::npos) continue;
+    ++ran;
+    const Watched w = run_watched({"run", entry.path().string(), "--driver", "dpdk", "--eal",
+                                   "--no-huge -m 512 --no-pci -l 0 --vdev net_ring0", "--duration",
+                                   "5ms", "--repetitions", "1", "--quiet"},
+                                  /*watchdog_ms=*/20000);
+    EXPECT_FALSE(w.killed) << entry.path() << " hung";
+    // Judged (0 or 1: a shared core may miss a gate), never a hang or a crash.
+    EXPECT_TRUE(w.outcome.exit_code == 0 || w.outcome.exit_code == 1)
+        << entry.path() << " " << w.outcome.exit_code << w.outcome.err;
+    EXPECT_FALSE(w.left_runtime_dir) << entry.path();
+  }
+  EXPECT_GE(ran, 1u);
+}
+
+// net_null always has frames (foreign ones: zeros) on Rx: a Tx+Rx run still ends on time.
+TEST(DpdkCliHangs, APortThatNeverRunsDryDoesNotKeepTheRunGoing) {
+  std::string text = read_file(kSuite);
+  const std::string key = "tx_port = \"net_ring0\"";
+  text.replace(text.find(key), key.size(), "tx_port = \"net_null0\"");
+  const Watched w = run_watched(
+      {"run", write_temp("dpdk_null_rx.toml", text), "--driver", "dpdk", "--eal",
+       "--no-huge -m 512 --no-pci -l 0-1 --vdev=net_null0", "--duration", "50ms", "--quiet"},
+      /*watchdog_ms=*/20000);
+  EXPECT_FALSE(w.killed) << "hung";
+  // None of net_null's frames is ours: nothing to judge, exit 3 with the reason.
+  EXPECT_EQ(w.outcome.exit_code, 3) << w.outcome.err;
+  EXPECT_FALSE(w.left_runtime_dir);
+}
+
+// SIGINT and SIGTERM end a busy 256-flow run quickly (the requirement is 200 ms; 1 s here on
+// a loaded shared machine), with results marked incomplete and no runtime directory left.
+TEST(DpdkCliHangs, ASignalEndsABusyRunQuickly) {
+  for (const int signal : {SIGINT, SIGTERM}) {
+    const std::string json_path = ::testing::TempDir() + "/dpdk_signal.json";
+    std::filesystem::remove(json_path);
+    const Watched w = run_watched({"run", kImix, "--driver", "dpdk", "--eal",
+                                   "--no-huge -m 512 --no-pci -l 0 --vdev net_ring0", "--duration",
+                                   "20s", "--json", json_path, "--quiet"},
+                                  /*watchdog_ms=*/20000, {signal}, /*signal_after_ms=*/2000);
+    EXPECT_FALSE(w.killed);
+    EXPECT_EQ(w.outcome.exit_code, 3) << w.outcome.err;
+    EXPECT_LT(w.exit_ms, 1000.0) << "signal " << signal;
+    std::printf("signal %d: exit %.0f ms after it\n", signal, w.exit_ms);
+    ASSERT_TRUE(std::filesystem::exists(json_path));
+    const auto results = read_json(json_path);
+    EXPECT_EQ(results["complete"], false);
+    EXPECT_FALSE(w.left_runtime_dir);
+  }
+}
+
+// A second signal exits at once with 128 + the signal, leaving no runtime directory.
+TEST(DpdkCliHangs, ASecondSignalExitsAtOnce) {
+  for (const int signal : {SIGINT, SIGTERM}) {
+    const Watched w = run_watched(
+        {"run", kImix, "--driver", "dpdk", "--eal",
+         "--no-huge -m 512 --no-pci -l 0 --vdev net_ring0", "--duration", "20s", "--quiet"},
+        /*watchdog_ms=*/20000, {signal, signal},
+        /*signal_after_ms=*/2000);
+    EXPECT_FALSE(w.killed);
+    EXPECT_EQ(w.outcome.exit_code, 128 + signal) << w.outcome.err;
+    EXPECT_LT(w.exit_ms, 1000.0);
+    EXPECT_FALSE(w.left_runtime_dir);
+  }
+}
+
+// Interrupted rates are over the time measured: an interrupted run's flows are within a few
+// percent of a complete run's on the same machine, not at -90 % (divided by the full window).
+TEST(DpdkCliHangs, InterruptedRatesAreOverTheTimeMeasured) {
+  const std::string full_path = ::testing::TempDir() + "/dpdk_rate_full.json";
+  const std::string cut_path = ::testing::TempDir() + "/dpdk_rate_cut.json";
+  const std::vector<std::string> common{"run",   kSuite,   "--driver", "dpdk",
+                                        "--eal", kRingEal, "--quiet"};
+  auto full_args = common;
+  full_args.insert(full_args.end(), {"--duration", "1s", "--json", full_path});
+  auto cut_args = common;
+  cut_args.insert(cut_args.end(), {"--duration", "20s", "--json", cut_path});
+  const Watched full = run_watched(full_args, 20000);
+  const Watched cut = run_watched(cut_args, 20000, {SIGINT}, 1800);
+  ASSERT_FALSE(full.killed || cut.killed);
+  const auto a = read_json(full_path)["scenarios"][0];
+  const auto b = read_json(cut_path)["scenarios"][0];
+  EXPECT_EQ(b["repetitions_completed"], 0);
+  EXPECT_EQ(b["repetitions_partial"], 1);
+  ASSERT_EQ(b["measured_ns_reps"].size(), 1u);
+  EXPECT_GT(b["measured_ns_reps"][0].get<double>(), 0.5e9);
+  EXPECT_LT(b["measured_ns_reps"][0].get<double>(), 20e9);
+  const double total_full =
+      a["groups"][0]["measured_bps"].get<double>() + a["groups"][1]["measured_bps"].get<double>();
+  const double total_cut =
+      b["groups"][0]["measured_bps"].get<double>() + b["groups"][1]["measured_bps"].get<double>();
+  // The two runs share the machine with others at different moments: a loose band, far from
+  // the ~0.09 the full-window division gave (1.8 s measured over 20 s).
+  EXPECT_GT(total_cut / total_full, 0.5);
+  EXPECT_LT(total_cut / total_full, 2.0);
 }
 
 }  // namespace

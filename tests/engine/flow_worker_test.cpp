@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <map>
 #include <string>
 #include <vector>
@@ -104,7 +106,7 @@ std::vector<FlowCounters> run_folded(const suite::CompiledScenario& compiled, Fo
   FlowWorker worker(compiled, 1, window);
   std::vector<FlowCounters> counters(compiled.plan.flows.size());
   std::vector<FlowLatency> latency(compiled.plan.flows.size());
-  if (!worker.run(driver, driver, nullptr, counters, latency)) return {};
+  if (!worker.run(driver, driver, nullptr, counters, latency).complete) return {};
   return counters;
 }
 
@@ -157,6 +159,61 @@ TEST(FlowWorkerFolded, CbrFlowsPostExactlyTheirScheduleWhenNeverBlocked) {
     // Departures at 0, 1 us, ..., 999 us: 1000 of them, each posted at its time.
     EXPECT_EQ(counters[f].posted_messages, 1000u) << "flow " << f;
     EXPECT_EQ(counters[f].late_posts, 0u) << "flow " << f;
+  }
+}
+
+// A driver whose clock never moves while full batches of completions keep coming (a flooded
+// port): the worker must still return, on the stop flag, and on a real-time driver by the wall
+// clock (warmup + duration + drain bound), marked incomplete.
+class StalledFloodingDriver final : public drv::Queue, public drv::Clock {
+ public:
+  uint32_t tx_burst(std::span<const drv::Message> messages) noexcept override {
+    return static_cast<uint32_t>(messages.size());
+  }
+  uint32_t poll(std::span<drv::Completion> out) noexcept override {
+    for (drv::Completion& c : out) {
+      c = drv::Completion{};
+      c.kind = drv::Completion::Kind::rx_packet;
+      c.flow = 0;
+      c.time_ns = 0;  // before the window: counted nowhere
+    }
+    if (++polls_ == stop_after_polls_ && stop_ != nullptr) stop_->store(true);
+    return static_cast<uint32_t>(out.size());
+  }
+  int64_t now_ns() noexcept override { return 0; }
+  void wait_until(int64_t /*deadline_ns*/) noexcept override {}
+  std::string_view name() const noexcept override { return "stalled"; }
+
+  uint64_t polls_ = 0;
+  uint64_t stop_after_polls_ = 0;
+  std::atomic<bool>* stop_ = nullptr;
+};
+
+TEST(FlowWorker, AStalledClockWithEndlessCompletionsStillEnds) {
+  suite::Suite suite;
+  const auto compiled = compile("[[flow]]\nname = \"a\"\nsize = 64\nrate = \"saturate\"\n", suite);
+  std::vector<FlowCounters> counters(compiled.plan.flows.size());
+  std::vector<FlowLatency> latency(compiled.plan.flows.size());
+  for (const bool virtual_time : {false, true}) {
+    WorkerWindow window;
+    window.warmup_ns = 1'000'000;
+    window.duration_ns = 1'000'000;
+    window.drain_bound_ns = 10'000'000;
+    window.virtual_time = virtual_time;
+    std::atomic<bool> stop{false};
+    StalledFloodingDriver driver;
+    if (virtual_time) {  // no wall deadline: the stop flag (a signal) ends it
+      driver.stop_ = &stop;
+      driver.stop_after_polls_ = 1000;
+    }
+    FlowWorker worker(compiled, 1, window);
+    const auto start = std::chrono::steady_clock::now();
+    const WorkerOutcome outcome = worker.run(driver, driver, &stop, counters, latency);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_FALSE(outcome.complete) << virtual_time;
+    EXPECT_EQ(outcome.measured_ns, 0) << virtual_time;
+    EXPECT_LT(seconds, 5.0) << virtual_time;
   }
 }
 

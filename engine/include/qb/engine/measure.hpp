@@ -31,8 +31,11 @@ struct TrafficMeasurement {
 };
 
 struct ScenarioMeasurement {
-  uint32_t repetitions_completed = 0;
-  double wall_seconds = 0.0;  // sum over the repetitions
+  uint32_t repetitions_completed = 0;  // ran to the end of their window
+  /// Interrupted part-way but measured: their rates are over measured_ns_reps, not the duration.
+  uint32_t repetitions_partial = 0;
+  std::vector<int64_t> measured_ns_reps;  // per repetition measured, the window it covered
+  double wall_seconds = 0.0;              // sum over the repetitions
   /// Driver counters, mean over the repetitions (keeps counters, maxima and ratios meaningful
   /// without knowing what each one is), sorted by name.
   std::vector<std::pair<std::string, double>> driver_stats;

@@ -40,6 +40,9 @@ struct RepetitionMeasurement {
   double wall_seconds = 0.0;
   bool ran = false;      // false: never started (the run was interrupted before it)
   bool complete = true;  // false when interrupted part-way
+  /// Time of the measured window the repetition covered: the duration when complete, less when
+  /// interrupted. Rates are divided by it.
+  int64_t measured_ns = 0;
 };
 
 /// Latency of one flow instance over all repetitions, merged.

@@ -127,6 +127,10 @@ struct ScenarioResult {
   uint64_t seed = 0;
   uint32_t repetitions = 0;
   uint32_t repetitions_completed = 0;
+  /// Interrupted repetitions whose rates are over the time they measured (measured_ns_reps,
+  /// one entry per measured repetition); both only in the file when there is one.
+  uint32_t repetitions_partial = 0;
+  std::vector<int64_t> measured_ns_reps;
   int64_t warmup_ns = 0, duration_ns = 0, bin_ns = 0;
   double wall_seconds = 0.0;  // sum over repetitions
   std::vector<FlowResult> flows;
