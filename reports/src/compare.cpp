@@ -48,7 +48,7 @@ struct Sample {
 
 class Comparer {
  public:
-  Comparer(Comparison& out, const ComparisonOptions& options) : out_(out), options_(options) {}
+  explicit Comparer(Comparison& out) : out_(out) {}
 
   void add(const std::string& scenario, const char* kind, const std::string& subject,
            const char* metric, bool higher_is_better, bool absolute_change, const Sample& base,
@@ -112,7 +112,6 @@ class Comparer {
 
  private:
   Comparison& out_;
-  const ComparisonOptions& options_;
 };
 
 // Many metrics tested at once: at alpha = 0.05 one in twenty unchanged metrics would look
@@ -242,7 +241,7 @@ Result<Comparison> compare_results(const Results& baseline, const Results& curre
 
   auto scenarios = matching(baseline.scenarios, current.scenarios, "scenario", "");
   if (!scenarios) return std::move(scenarios).error();
-  Comparer comparer(out, options);
+  Comparer comparer(out);
   for (const ScenarioResult& base : baseline.scenarios) {
     const ScenarioResult& cur = *scenarios->at(base.name);
     const std::string where = fmt::format(" (scenario \"{}\")", base.name);
