@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One command on a fresh Debian 12 machine: install what is missing, build with warnings as
 # errors, and run every test (unit, integration, end-to-end) and the fuzzers for a bounded time.
-# CI (.ci/run) calls exactly this.
+# Then once more under sanitizers: unit, integration and e2e under ASan+UBSan (build-asan/), the
+# multi-worker tests (sim --jobs, the DPDK worker loop) under TSan (build-tsan/).
+# QB_SKIP_SANITIZERS=1 leaves those out. CI (.ci/run) calls exactly this.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh"
@@ -10,4 +12,7 @@ build_dir=${QB_BUILD_DIR:-$root/build}
 ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" --timeout 900
 if [[ -x "$root/scripts/fuzz.sh" && "${QB_SKIP_FUZZ:-0}" != 1 ]]; then
   "$root/scripts/fuzz.sh"
+fi
+if [[ "${QB_SKIP_SANITIZERS:-0}" != 1 ]]; then
+  "$root/scripts/sanitize.sh"
 fi

@@ -1,5 +1,7 @@
 // qosbench: the command line. Thin: parse arguments, call the library, map errors to exit codes.
 #include <CLI/CLI.hpp>
+#include <charconv>
+#include <cstdint>
 #include <iostream>
 
 #include "commands.hpp"
@@ -26,6 +28,23 @@ void add_comparison_options(CLI::App* command, qb::cli::CompareOptionsArgs& args
                     "compare although the suite file changed (scenario and flow names must match)");
 }
 
+// CLI11 turns "-1", "1e23" and 2^64 into 2^64-1 without a word: take only decimal digits that
+// fit in 64 bits, as the suite file's seed does.
+CLI::Validator unsigned_64_bit() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        uint64_t value = 0;
+        const char* end = text.data() + text.size();
+        const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+        if (text.empty() || text.front() < '0' || text.front() > '9' || ec != std::errc{} ||
+            ptr != end) {
+          return "must be an integer in 0.." + std::to_string(UINT64_MAX) + ", got '" + text + "'";
+        }
+        return {};
+      },
+      "UINT64");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -40,7 +59,8 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--driver", run.driver, "driver (default: the suite's [driver] name)");
   run_cmd->add_option("--out", run.out_dir, "directory for results.json");
   run_cmd->add_option("--json", run.json_path, "write the results JSON here");
-  run_cmd->add_option("--seed", run.seed, "override every scenario's seed");
+  run_cmd->add_option("--seed", run.seed, "override every scenario's seed")
+      ->check(unsigned_64_bit());
   run_cmd->add_option("--repetitions", run.repetitions, "override repetitions")
       ->check(CLI::Range(1U, 100000U));
   run_cmd->add_option("--duration", run.duration, "override the measured duration, e.g. 50ms");

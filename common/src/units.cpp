@@ -77,7 +77,7 @@ Error bad(std::string message) {
 
 }  // namespace
 
-Result<Rate> parse_rate(std::string_view text) {
+Result<Rate> parse_rate(std::string_view text, bool allow_zero) {
   double number = 0;
   std::string_view suffix;
   if (!split_number(text, number, suffix)) {
@@ -95,8 +95,9 @@ Result<Rate> parse_rate(std::string_view text) {
                     "bit/s forms, B/s forms, or pps, kpps, Mpps)",
                     suffix, text));
   }
-  if (!std::isfinite(rate.value) || rate.value <= 0) {
-    return bad(fmt::format("rate '{}' must be greater than zero", text));
+  if (!std::isfinite(rate.value) || rate.value < 0 || (rate.value == 0 && !allow_zero)) {
+    return bad(fmt::format("rate '{}' must be {}", text,
+                           allow_zero ? "zero or greater" : "greater than zero"));
   }
   return rate;
 }

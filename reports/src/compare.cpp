@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <set>
+#include <string_view>
 
 #include "qb/common/units.hpp"
 
@@ -47,7 +48,7 @@ struct Sample {
 
 class Comparer {
  public:
-  Comparer(Comparison& out, const ComparisonOptions& options) : out_(out), options_(options) {}
+  explicit Comparer(Comparison& out) : out_(out) {}
 
   void add(const std::string& scenario, const char* kind, const std::string& subject,
            const char* metric, bool higher_is_better, bool absolute_change, const Sample& base,
@@ -74,6 +75,11 @@ class Comparer {
     const MannWhitney test = mann_whitney_u(m.baseline_reps, m.current_reps);
     m.p_value = test.p_value;
     m.min_p_value = test.min_p_value;
+    // Not for latency percentiles: they come from bucketed histograms, so two repetitions often
+    // give the same bucket (no spread) while another seed gives the next one (4 of 768 imix
+    // percentiles moved > 5 % that way between seeds 1 and 2).
+    const bool quantized = std::string_view(metric).starts_with("latency_");
+    m.separated = !quantized && separated_beyond_spread(m.baseline_reps, m.current_reps);
     out_.metrics.push_back(std::move(m));
   }
 
@@ -106,7 +112,6 @@ class Comparer {
 
  private:
   Comparison& out_;
-  const ComparisonOptions& options_;
 };
 
 // Many metrics tested at once: at alpha = 0.05 one in twenty unchanged metrics would look
@@ -131,7 +136,8 @@ void judge_metrics(Comparison& out) {
     for (auto* m : tested) m->p_adjusted = m->p_value;
   }
   for (auto& m : out.metrics) {
-    m.significant = m.p_adjusted < options.alpha;
+    // The spread rule decides where the test cannot (2-3 repetitions: p >= 0.1 always).
+    m.significant = m.p_adjusted < options.alpha || m.separated;
     const double bad = m.higher_is_better ? -m.change : m.change;
     m.regression = m.significant && bad > options.threshold;
     m.improvement = m.significant && -bad > options.threshold;
@@ -235,7 +241,7 @@ Result<Comparison> compare_results(const Results& baseline, const Results& curre
 
   auto scenarios = matching(baseline.scenarios, current.scenarios, "scenario", "");
   if (!scenarios) return std::move(scenarios).error();
-  Comparer comparer(out, options);
+  Comparer comparer(out);
   for (const ScenarioResult& base : baseline.scenarios) {
     const ScenarioResult& cur = *scenarios->at(base.name);
     const std::string where = fmt::format(" (scenario \"{}\")", base.name);
@@ -248,7 +254,8 @@ Result<Comparison> compare_results(const Results& baseline, const Results& curre
     if (min_p_value(base_reps, cur_reps) >= options.alpha) {
       out.notes.push_back(fmt::format(
           "scenario \"{}\": with {} and {} repetitions the smallest possible p-value is {:.3g}, "
-          "not below alpha {}: no change can be significant; use 5 or more repetitions",
+          "not below alpha {}: the test cannot flag a change; only a change beyond 10 times the "
+          "repetitions' spread can (use 5 or more repetitions for noisy metrics)",
           base.name, base_reps, cur_reps, min_p_value(base_reps, cur_reps), options.alpha));
     }
     for (const FlowResult& flow : base.flows) {
@@ -381,6 +388,7 @@ std::string comparison_to_json(const Comparison& comparison, int indent) {
                            {"p_value", number(m.p_value)},
                            {"p_adjusted", number(m.p_adjusted)},
                            {"min_p_value", number(m.min_p_value)},
+                           {"separated", m.separated},
                            {"significant", m.significant},
                            {"regression", m.regression},
                            {"improvement", m.improvement},

@@ -41,6 +41,10 @@ Result<Results> results_from_json(std::string_view text, const std::string& sour
                       at_end ? "not a complete results JSON file (truncated or empty?)"
                              : "not valid JSON: " + std::string(e.what()),
                       {}, location_of(text, byte, source_name));
+  } catch (const Json::exception& e) {
+    // A number beyond double (1e400) is out_of_range, not parse_error: it aborted `compare`.
+    return make_error(Errc::invalid_config, "not valid JSON: " + std::string(e.what()), {},
+                      SourceLoc{source_name});
   }
   if (!root.is_object()) {
     return make_error(Errc::invalid_config, "not a qosbench results file: expected a JSON object",

@@ -142,4 +142,20 @@ std::vector<double> benjamini_hochberg(std::span<const double> p_values) {
   return adjusted;
 }
 
+bool separated_beyond_spread(std::span<const double> a, std::span<const double> b, double factor) {
+  if (a.size() < 2 || b.size() < 2) return false;
+  const auto range = [](std::span<const double> v) {
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    return *hi - *lo;
+  };
+  const auto average = [](std::span<const double> v) {
+    double sum = 0.0;
+    for (const double x : v) sum += x;
+    return sum / static_cast<double>(v.size());
+  };
+  const double gap = std::fabs(average(b) - average(a));
+  const double spread = std::max(range(a), range(b));
+  return std::isfinite(gap) && gap > 0.0 && gap > factor * spread;
+}
+
 }  // namespace qb::report

@@ -34,6 +34,16 @@ rate = "saturate"
 )" + extra_flow_keys;
 }
 
+TEST(Cli, SeedOutsideUnsigned64BitsIsAUsageError) {
+  // CLI11 used to turn each of these into 2^64-1 and run.
+  for (const char* seed : {"-1", "18446744073709551616", "1e23", "0x10"}) {
+    SCOPED_TRACE(seed);
+    const Outcome outcome = run_qosbench({"run", kTwoGroups, "--seed", seed, "--quiet"});
+    EXPECT_EQ(outcome.exit_code, 2) << outcome.out << outcome.err;
+    EXPECT_NE(outcome.err.find("--seed"), std::string::npos) << outcome.err;
+  }
+}
+
 TEST(Cli, RunTwoGroupsPassesAndWritesTheResultsContract) {
   const std::string json_path = ::testing::TempDir() + "/two_groups.json";
   std::filesystem::remove(json_path);

@@ -129,6 +129,34 @@ TEST(ReportCli, CompareCatchesAPlantedTenPercentRegression) {
   EXPECT_NE(reverse.out.find("0 regressions, 10 improvements"), std::string::npos) << reverse.out;
 }
 
+// Every shipped suite with its own repetition count (2 or 3: no rank test can reach p < 0.05):
+// one group 10 % slower is a regression, a rerun with another seed is not.
+TEST(ReportCli, EveryShippedSuiteFlagsATenPercentDropButNotAnotherSeed) {
+  for (const auto& entry : std::filesystem::directory_iterator(QB_SOURCE_DIR "/configs")) {
+    if (entry.path().extension() != ".toml") continue;
+    const std::string stem = entry.path().stem().string();
+    SCOPED_TRACE(stem);
+    const std::string base = temp_path(stem + "_base.json");
+    const std::string reseeded = temp_path(stem + "_seed2.json");
+    const std::string slow = temp_path(stem + "_slow.json");
+    for (const auto& [path, seed] : {std::pair{base, "1"}, std::pair{reseeded, "2"}}) {
+      const Outcome ran =
+          run_qosbench({"run", entry.path().string(), "--seed", seed, "--json", path, "--quiet"});
+      ASSERT_NE(ran.exit_code, 2) << ran.out << ran.err;
+      ASSERT_NE(ran.exit_code, 3) << ran.out << ran.err;
+    }
+    const json results = json::parse(read_file(base));
+    const json& groups = results["scenarios"][0]["groups"];
+    ASSERT_FALSE(groups.empty());
+    write_json(slow, scale_group(results, groups[0]["name"].get<std::string>(), 0.9));
+    const Outcome dropped = run_qosbench({"compare", base, slow});
+    EXPECT_EQ(dropped.exit_code, 1) << dropped.out << dropped.err;
+    const Outcome rerun = run_qosbench({"compare", base, reseeded});
+    EXPECT_EQ(rerun.exit_code, 0) << rerun.out << rerun.err;
+    for (const auto& path : {base, reseeded, slow}) std::filesystem::remove(path);
+  }
+}
+
 TEST(ReportCli, RunWithBaselineFailsOnRegressionAndJunitCarriesBoth) {
   const std::string base = run_two_groups("run_base.json");
   // A baseline in which g2 was 1/0.9 faster: the current run is 10 % slower against it.

@@ -73,6 +73,17 @@ TEST(ResultsReader, EmptyAndNonObjectInputs) {
   }
 }
 
+TEST(ResultsReader, NumberBeyondDoubleIsAConfigErrorNotAnAbort) {
+  // Found by results_reader_fuzz: nlohmann throws out_of_range (not parse_error) for it.
+  auto read =
+      results_from_json("{\"schema\": \"qosbench.results/1\", \"seed\": 1e400}", "big.json");
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.error().code, Errc::invalid_config);
+  EXPECT_EQ(read.error().loc.file, "big.json");
+  EXPECT_NE(read.error().message.find("number overflow"), std::string::npos)
+      << read.error().to_string();
+}
+
 TEST(ResultsReader, InvalidJsonGivesLineAndColumn) {
   auto read = results_from_json("{\n  \"schema\": \"qosbench.results/1\",\n  oops\n}", "bad.json");
   ASSERT_FALSE(read);

@@ -129,5 +129,18 @@ TEST(BenjaminiHochberg, MonotoneAndCappedAtOne) {
   EXPECT_TRUE(benjamini_hochberg(std::vector<double>{}).empty());
 }
 
+TEST(SpreadSeparation, ClearOfTenTimesTheLargerSpreadOnly) {
+  const std::vector<double> base{100.0, 100.001, 100.0005};
+  EXPECT_TRUE(separated_beyond_spread(base, std::vector<double>{90.0, 90.001, 90.0}));
+  EXPECT_TRUE(
+      separated_beyond_spread(std::vector<double>{5.0, 5.0}, std::vector<double>{6.0, 6.0}));
+  // Noisy: the gap (1) is within ten spreads (0.5 each).
+  EXPECT_FALSE(separated_beyond_spread(std::vector<double>{10.0, 10.5, 10.2},
+                                       std::vector<double>{11.0, 11.5, 11.2}));
+  EXPECT_FALSE(separated_beyond_spread(base, base));  // no change
+  // One value per side shows no spread: no rule.
+  EXPECT_FALSE(separated_beyond_spread(std::vector<double>{1.0}, std::vector<double>{2.0}));
+}
+
 }  // namespace
 }  // namespace qb::report

@@ -275,6 +275,39 @@ TEST(SuiteLoader, PortErrors) {
   expect_error("port = 5\n", {"port", 1, 8, "expected a table, got an integer"});
 }
 
+TEST(SuiteLoader, PortRateAboveTheLargestDeviceRateIsRejected) {
+  // 1e290 Gbit/s used to pass and then deliver nothing (run: exit 3).
+  expect_error("[port]\nrate = \"1e290Gbps\"\n", {"port.rate", 2, 8, "the largest rate"});
+  expect_error("[port]\nrate = \"4295Tbps\"\n", {"port.rate", 2, 8, "the largest rate"});
+  EXPECT_TRUE(load("[port]\nrate = \"4294Tbps\"\n").ok());
+  EXPECT_TRUE(load("[port]\nrate = \"800Gbps\"\n").ok());
+}
+
+TEST(SuiteLoader, ZeroCapAsAStringMeansUnlimitedLikeTheInteger) {
+  auto suite = load("[[sched.leaf]]\nname = \"a\"\nmax_avg_bw = \"0Mbps\"\n");
+  ASSERT_TRUE(suite.ok()) << suite.error().to_string();
+  const auto& leaf = suite->scenarios[0].sched[0];
+  EXPECT_TRUE(leaf.has_max_avg_bw);
+  EXPECT_DOUBLE_EQ(leaf.max_avg_bw_bps, 0.0);
+  expect_error("[[sched.leaf]]\nname = \"a\"\nmax_avg_bw = \"-1Mbps\"\n",
+               {"sched.leaf[0].max_avg_bw", 3, 14, "zero or greater"});
+}
+
+TEST(SuiteLoader, KeysAndNestingTooDeepForTheParserAreRejectedBeforeIt) {
+  // 50,000 parts used to overflow the parser's stack (SIGSEGV).
+  std::string key = "a";
+  for (int i = 0; i < 50'000; ++i) key += ".a";
+  expect_error("[suite]\nname = \"x\"\n" + key + " = 1\n", {"", 3, 512, "dotted parts"});
+  expect_error("[" + key + "]\n", {"", 1, 513, "dotted parts"});
+  expect_error("x = " + std::string(50'000, '[') + "\n", {"", 1, 261, "nest deeper"});
+  expect_error("x = " + std::string(50'000, '{') + "\n", {"", 1, 261, "nest deeper"});
+  // Dots inside strings, comments and float values are no key parts.
+  const std::string dots(1000, '.');
+  auto fine = load("[suite]\nname = \"" + dots + "\" # " + dots + "\ndescription = '''" + dots +
+                   "'''\n[gates]\nmax_share_error = 0.01\n");
+  EXPECT_TRUE(fine.ok()) << fine.error().to_string();
+}
+
 TEST(SuiteLoader, MalformedTomlUsesTheParserLocation) {
   auto suite = load("[suite]\nname = \"x\"\nseed = = 3\n");
   ASSERT_FALSE(suite.ok());

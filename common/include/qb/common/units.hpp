@@ -17,8 +17,9 @@ struct Rate {
   Unit unit = Unit::bits_per_second;
 };
 
-/// "100Gbps", "4Gbit/s", "4096Mbps", "12.5 GB/s", "2Mpps", "1500kpps". Must be > 0 and finite.
-Result<Rate> parse_rate(std::string_view text);
+/// "100Gbps", "4Gbit/s", "4096Mbps", "12.5 GB/s", "2Mpps", "1500kpps". Must be finite and > 0
+/// (>= 0 with allow_zero: where 0 means "no cap").
+Result<Rate> parse_rate(std::string_view text, bool allow_zero = false);
 
 /// "200ms", "20us", "1.5s", "300ns", "2min". Returns nanoseconds; must be > 0 unless allow_zero.
 Result<int64_t> parse_duration_ns(std::string_view text, bool allow_zero = false);

@@ -31,6 +31,11 @@ struct MetricComparison {
   /// The smallest p-value any arrangement of these pooled values could give (1 when they
   /// are all equal): a metric with min_p_value >= alpha is no test and not counted.
   double min_p_value = 1.0;
+  /// Throughput, share error and Jain only (not the bucketed latency percentiles): the means
+  /// are apart by more than 10 times the larger spread of the repetitions (see
+  /// separated_beyond_spread), a change too clear to need the test, which has no power at 2-3
+  /// repetitions. `significant` also holds then.
+  bool separated = false;
   bool significant = false;
   bool regression = false;
   bool improvement = false;

@@ -27,6 +27,14 @@ MannWhitney mann_whitney_u(std::span<const double> a, std::span<const double> b)
 /// (2 / C(n+m, n), 1 when a sample is empty): below alpha, nothing can be significant.
 double min_p_value(size_t n, size_t m);
 
+/// True when samples a and b, each of at least 2 values, are apart by more than `factor` times
+/// the larger spread (max - min) of the two: |mean(b) - mean(a)| > factor * max(range). With 2
+/// or 3 repetitions no rank test can be significant, yet a deterministic simulator's runs agree
+/// to 0.001 %, and a 10 % change beside them is no noise. One value per side shows no spread.
+inline constexpr double kSpreadSeparationFactor = 10.0;
+bool separated_beyond_spread(std::span<const double> a, std::span<const double> b,
+                             double factor = kSpreadSeparationFactor);
+
 /// Benjamini-Hochberg step-up: each p-value adjusted so that rejecting the hypotheses whose
 /// adjusted value is below alpha keeps the expected share of false discoveries at alpha.
 /// Returned in the order given; ties keep their order; at most 1.
