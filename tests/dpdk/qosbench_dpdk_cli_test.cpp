@@ -310,21 +310,9 @@ Watched run_watched(const std::vector<std::string>& args, int watchdog_ms,
                     std::vector<int> signals = {}, int signal_after_ms = 0) {
   const std::string stem = ::testing::TempDir() + "/qb_watched_" + std::to_string(::getpid());
   const std::string out_path = stem + ".out", err_path = stem + ".err";
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  std::vector<std::string> storage{QB_QOSBENCH_BIN};
-  storage.insert(storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& arg : storage) argv.push_back(arg.data());
-  argv.push_back(nullptr);
   Watched w;
-  pid_t pid = 0;
-  if (posix_spawn(&pid, QB_QOSBENCH_BIN, &actions, nullptr, argv.data(), environ) != 0) return w;
-  posix_spawn_file_actions_destroy(&actions);
+  const pid_t pid = spawn_qosbench(args, out_path, err_path);
+  if (pid <= 0) return w;
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   auto from = start;

@@ -31,12 +31,10 @@ inline std::string read_file(const std::string& path) {
   return buffer.str();
 }
 
-/// Runs qosbench with `args`; when interrupt_after_ms > 0, sends SIGINT after that long.
-inline Outcome run_qosbench(const std::vector<std::string>& args, int interrupt_after_ms = 0) {
-  static int counter = 0;
-  const std::string stem = ::testing::TempDir() + "/qb_e2e_" + std::to_string(::getpid()) + "_" +
-                           std::to_string(counter++);
-  const std::string out_path = stem + ".out", err_path = stem + ".err";
+/// Starts qosbench with `args`, its stdout and stderr written to the two paths; the pid, or 0
+/// when it could not be started.
+inline pid_t spawn_qosbench(const std::vector<std::string>& args, const std::string& out_path,
+                            const std::string& err_path) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
@@ -49,12 +47,20 @@ inline Outcome run_qosbench(const std::vector<std::string>& args, int interrupt_
   for (auto& arg : argv_storage) argv.push_back(arg.data());
   argv.push_back(nullptr);
   pid_t pid = 0;
-  Outcome outcome;
-  if (posix_spawn(&pid, QB_QOSBENCH_BIN, &actions, nullptr, argv.data(), environ) != 0) {
-    posix_spawn_file_actions_destroy(&actions);
-    return outcome;
-  }
+  const int spawned = posix_spawn(&pid, QB_QOSBENCH_BIN, &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
+  return spawned == 0 ? pid : 0;
+}
+
+/// Runs qosbench with `args`; when interrupt_after_ms > 0, sends SIGINT after that long.
+inline Outcome run_qosbench(const std::vector<std::string>& args, int interrupt_after_ms = 0) {
+  static int counter = 0;
+  const std::string stem = ::testing::TempDir() + "/qb_e2e_" + std::to_string(::getpid()) + "_" +
+                           std::to_string(counter++);
+  const std::string out_path = stem + ".out", err_path = stem + ".err";
+  Outcome outcome;
+  const pid_t pid = spawn_qosbench(args, out_path, err_path);
+  if (pid <= 0) return outcome;
   if (interrupt_after_ms > 0) {
     std::this_thread::sleep_for(std::chrono::milliseconds(interrupt_after_ms));
     ::kill(pid, SIGINT);
