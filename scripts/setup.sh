@@ -3,7 +3,7 @@
 # packages. Idempotent: packages already present are not reinstalled, apt is not touched at all
 # when nothing is missing, and npm only runs when tests/browser/node_modules is missing or older
 # than its package-lock.json. Switches (default 1): QB_SETUP_FUZZ, QB_SETUP_BROWSER, QB_SETUP_DPDK,
-# QB_SETUP_OPENSM.
+# QB_SETUP_OPENSM, QB_SETUP_VERBS.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -21,6 +21,11 @@ fi
 # tshark dissects the RoCEv2 frames the DPDK driver builds (BTH, PSN, ICRC) in a test.
 if [[ "${QB_SETUP_DPDK:-1}" == 1 ]]; then
   packages+=(libdpdk-dev dpdk dpdk-dev iproute2 tshark)
+fi
+# The verbs driver: libibverbs and libmlx5 (ibverbs-providers) with their headers. No daemon:
+# rdma-core's own package (udev rules, rdma-ndd) is not asked for here.
+if [[ "${QB_SETUP_VERBS:-1}" == 1 ]]; then
+  packages+=(libibverbs-dev ibverbs-providers)
 fi
 # The OpenSM conformance tests: the ibsim fabric simulator (with libumad2sim), OpenSM itself,
 # and smpquery/saquery to read back what OpenSM programmed.

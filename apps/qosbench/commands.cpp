@@ -336,6 +336,9 @@ int drivers_command() {
   for (const auto& driver : drv::driver_registry()) {
     fmt::print("{:<8} {:<12} {}\n", driver.name, driver.available ? "available" : "unavailable",
                driver.available ? driver.description : driver.unavailable_reason);
+    if (driver.available && driver.machine_status) {
+      fmt::print("{:<21} {}\n", "", driver.machine_status());
+    }
   }
   return 0;
 }

@@ -74,7 +74,7 @@ void DueHeap::sift_down(size_t i, Entry e) noexcept {
 
 FlowWorker::FlowWorker(const suite::CompiledScenario& compiled, uint64_t seed, WorkerWindow window,
                        std::vector<uint32_t> owned)
-    : window_(window), owned_(std::move(owned)) {
+    : window_(window), wire_(compiled.plan.wire), owned_(std::move(owned)) {
   const suite::Scenario& scenario = *compiled.scenario;
   const size_t flow_count = compiled.plan.flows.size();
   flows_.reserve(flow_count);
@@ -269,7 +269,9 @@ void FlowWorker::on_completion(const drv::Completion& c, drv::Queue& queue,
   const int64_t offset_ns = c.time_ns - window_.warmup_ns;
   if (offset_ns < 0 || offset_ns >= window_.duration_ns) return;
   FlowCounters& flow = counters[c.flow];
-  ++flow.packets;
+  flow.packets += c.kind == drv::Completion::Kind::rx_message
+                      ? wire_.packets_for_message(c.payload_bytes)
+                      : 1;
   flow.payload_bytes += c.payload_bytes;
   flow.wire_bytes += c.wire_bytes;
   flow.series_wire_bytes[static_cast<size_t>(offset_ns / window_.bin_ns)] += c.wire_bytes;

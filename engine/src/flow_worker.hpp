@@ -101,6 +101,7 @@ class FlowWorker {
   void publish_post_counts(std::vector<FlowCounters>& counters) const;
 
   WorkerWindow window_;
+  policy::WireModel wire_;  // counts the packets of an rx_message
   std::vector<uint32_t> owned_;
   std::vector<FlowState> flows_;
   std::vector<uint32_t> ready_;  // saturating flows to fill now (start, or driver was full)

@@ -96,6 +96,10 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
   topology.propagation_delay_ns = port.propagation_delay_ns;
   topology.flow_count = flow_count;
   topology.workers = workers;
+  for (const uint32_t spec : compiled.flow_spec) {
+    topology.max_message_bytes = std::max(
+        topology.max_message_bytes, compiled.scenario->flows[spec].size.largest_bytes());
+  }
   if (auto s = check(d.open(topology), "open"); !s) {
     d.close();
     Error error = std::move(s).error();
@@ -118,7 +122,9 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
   std::vector<std::unique_ptr<FlowWorker>> flow_workers;
   for (uint32_t w = 0; w < workers; ++w) {
     std::vector<uint32_t> owned;
-    for (uint32_t f = w; f < flow_count; f += workers) owned.push_back(f);
+    for (uint32_t f = 0; f < flow_count; ++f) {
+      if (drv::worker_of_flow(f, workers) == w) owned.push_back(f);
+    }
     flow_workers.push_back(std::make_unique<FlowWorker>(compiled, seed, window, std::move(owned)));
   }
 

@@ -2,6 +2,7 @@
 // construction, and compile_sched_tree() as the sequence of its passes (sched_tree_passes.hpp).
 #include "qb/policies/sched_tree.hpp"
 
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -84,6 +85,20 @@ uint32_t SchedTree::add_child(uint32_t parent, std::string name, bool is_leaf, u
   elements[parent].children.push_back(index);
   elements.push_back(std::move(element));
   return index;
+}
+
+uint32_t programmed_max_avg_bw_mbps(double max_avg_bw_bps) noexcept {
+  if (!(max_avg_bw_bps > 0.0)) return 0;
+  const double mbps = std::round(max_avg_bw_bps / 1e6);
+  if (mbps < 1.0) return 1;
+  return mbps >= 4294967295.0 ? UINT32_MAX : static_cast<uint32_t>(mbps);
+}
+
+bool is_implicit_tree(const SchedTree& tree) noexcept {
+  if (tree.elements.size() != 2) return false;
+  const SchedTree::Element& leaf = tree.elements[1];
+  return leaf.is_leaf && leaf.name == kDefaultLeafName && leaf.bw_share == 0 &&
+         leaf.max_avg_bw_bps == 0.0;
 }
 
 }  // namespace qb::policy

@@ -31,7 +31,14 @@ void print_subtree(const suite::CompiledScenario& c, uint32_t element, int depth
     attributes += fmt::format(" bw_share={}{}", e.bw_share,
                               e.bw_share == 0 ? fmt::format(" (weight {})", e.weight) : "");
   }
-  if (e.max_avg_bw_bps > 0) attributes += " cap=" + format_rate_bps(e.max_avg_bw_bps);
+  if (e.max_avg_bw_bps > 0) {
+    attributes += " cap=" + format_rate_bps(e.max_avg_bw_bps);
+    // The NIC field holds whole Mbit/s: say what a ConnectX is given when it differs.
+    const uint32_t programmed_mbps = policy::programmed_max_avg_bw_mbps(e.max_avg_bw_bps);
+    if (static_cast<double>(programmed_mbps) * 1e6 != e.max_avg_bw_bps) {
+      attributes += fmt::format(" (mlx5dv max_avg_bw={} Mbit/s)", programmed_mbps);
+    }
+  }
   fmt::print(out, "  {:{}}{} {}{}: expected {} (demand {})\n", "", depth * 2,
              e.is_leaf ? "leaf" : "node", e.name, attributes,
              format_rate_bps(c.expected.element_bps[element]),
@@ -144,6 +151,7 @@ std::string explain_json(const suite::Suite& suite,
           {"bw_share", element.bw_share},
           {"weight", element.weight},
           {"cap_bps", element.max_avg_bw_bps > 0 ? Json(element.max_avg_bw_bps) : Json(nullptr)},
+          {"programmed_max_avg_bw_mbps", policy::programmed_max_avg_bw_mbps(element.max_avg_bw_bps)},
           {"demand_bps", number(c.expected.element_demand_bps[e])},
           {"expected_bps", c.expected.element_bps[e]}});
     }

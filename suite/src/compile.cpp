@@ -138,6 +138,7 @@ Result<CompiledScenario> compile_scenario(const Scenario& scenario,
       plan.group = flow.name;
       plan.leaf = *leaf;
       plan.op = flow.op;
+      plan.offered_wire_bps = offered_bps;
       out.plan.flows.push_back(std::move(plan));
       out.flow_spec.push_back(spec_index);
       out.flow_instance.push_back(i);

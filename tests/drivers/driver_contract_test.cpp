@@ -1,6 +1,7 @@
 // The driver contract, written once and run against every available driver of the registry with
 // each option set its entry gives (DriverEntry::contract_options: the simulator; DPDK on a
-// net_ring loopback port and a send-only net_null port, without hugepages):
+// net_ring loopback port and a send-only net_null port, without hugepages; verbs on the fake
+// ConnectX, on simulated timing and completing at once with two workers):
 // - control path order: open -> apply -> start -> (queue/clock) -> stop -> stats -> close;
 //   a call out of order is an error (Errc::runtime), not a crash; close() is idempotent and a
 //   closed driver can be opened again;
@@ -9,8 +10,8 @@
 //   driver that enforces the tree), and so is a plan that does not match the opened topology;
 // - every posted message completes: per flow, tx_done in sequence order (a driver may fold
 //   several into one, Completion::messages); a driver that receives delivers rx_packet
-//   completions in sequence order whose payloads add up to each message, one with
-//   last_of_message; in virtual time all of a message's packets arrive before its tx_done;
+//   (or rx_message) completions in sequence order whose payloads add up to each message, one
+//   with last_of_message; in virtual time all of a message's packets arrive before its tx_done;
 //   sent_ns <= time_ns and the clock never goes backwards;
 // - flow control: a flow never has more than max_outstanding_per_flow messages accepted and not
 //   completed, and once completions are polled the rest is accepted (a driver that accepts
@@ -46,16 +47,16 @@ std::vector<ContractCase> contract_cases() {
 
 policy::QosPlan contract_plan(uint32_t flows, policy::WireModel wire) {
   policy::QosPlan plan;
-  plan.tree.elements.emplace_back();
-  plan.tree.elements[0].name = "default";
-  plan.tree.elements[0].is_leaf = true;
+  // The implicit tree of a suite without one (compile_sched_tree): a root and the default leaf.
+  plan.tree = policy::SchedTree::with_root();
+  const uint32_t leaf = plan.tree.add_child(0, std::string(policy::kDefaultLeafName), true, 0);
   plan.wire = wire;
   plan.port_rate_bps = 10e9;
   for (uint32_t f = 0; f < flows; ++f) {
     policy::FlowPlan flow;
     flow.name = "f#" + std::to_string(f);
     flow.group = "f";
-    flow.leaf = 0;
+    flow.leaf = leaf;
     flow.op = f % 2 == 0 ? policy::RdmaOp::write : policy::RdmaOp::send;
     plan.flows.push_back(flow);
   }
@@ -69,6 +70,7 @@ Topology contract_topology(const policy::QosPlan& plan) {
   topology.propagation_delay_ns = 500;
   topology.flow_count = static_cast<uint32_t>(plan.flows.size());
   topology.workers = 1;
+  topology.max_message_bytes = 4096;
   return topology;
 }
 
@@ -189,8 +191,11 @@ TEST_P(DriverContract, EveryMessageCompletes) {
       const Completion& c = batch[i];
       ASSERT_LT(c.flow, kFlows);
       EXPECT_LE(c.sent_ns, c.time_ns);
-      if (c.kind == Completion::Kind::rx_packet) {
+      if (c.kind == Completion::Kind::rx_packet || c.kind == Completion::Kind::rx_message) {
         ASSERT_TRUE(caps.receives) << "a send-only driver delivered a packet";
+        if (c.kind == Completion::Kind::rx_message) {
+          ASSERT_TRUE(c.last_of_message) << "a whole message is its own last packet";
+        }
         ASSERT_EQ(c.sequence, next_received[c.flow]);
         EXPECT_GE(c.wire_bytes, c.payload_bytes);
         payload[c.flow] += c.payload_bytes;

@@ -28,8 +28,11 @@ struct Message {
 
 struct Completion {
   enum class Kind : uint8_t {
-    rx_packet,  // one packet of a message reached the receiver
-    tx_done,    // the sender's completion for a whole message (RDMA: ACK arrived)
+    rx_packet,   // one packet of a message reached the receiver
+    tx_done,     // the sender's completion for a whole message (RDMA: ACK arrived)
+    rx_message,  // a whole message reached the receiver (verbs: a receive completion sees
+                 // messages, not packets): payload_bytes and wire_bytes are the message's,
+                 // its packets are counted from the wire model; last_of_message is true
   };
   Kind kind = Kind::rx_packet;
   bool last_of_message = false;  // rx_packet: the message's last packet
@@ -96,7 +99,15 @@ struct Topology {
   int64_t propagation_delay_ns = 0;  // one way
   uint32_t flow_count = 0;
   uint32_t workers = 1;
+  /// The largest message any flow posts (payload bytes): what a driver's buffers must hold.
+  uint32_t max_message_bytes = 0;
 };
+
+/// The worker that drives flow `flow`: the engine gives worker w every flow f with
+/// f % workers == w, and a driver with per-flow resources (QPs) puts them on that worker.
+inline uint32_t worker_of_flow(uint32_t flow, uint32_t workers) noexcept {
+  return workers == 0 ? 0 : flow % workers;
+}
 
 /// Counters a driver reports after a run (copied into the results).
 using DriverStats = std::vector<std::pair<std::string, double>>;

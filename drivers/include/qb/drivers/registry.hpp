@@ -43,6 +43,9 @@ struct DriverEntry {
   std::vector<std::string> contract_options;
   /// Parses the table; may throw ConfigError (the registry catches it). Null when not built.
   std::function<std::unique_ptr<const DriverOptions>(const ConfigTable& table)> parse_options;
+  /// What this machine has for the driver, for `qosbench drivers` ("no RDMA device found");
+  /// null: nothing to say.
+  std::function<std::string()> machine_status;
   /// A fresh backend; null when not built.
   std::function<Result<std::unique_ptr<DriverBackend>>(const DriverOptions& options)> create;
 };

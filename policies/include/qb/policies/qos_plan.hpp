@@ -21,6 +21,9 @@ struct FlowPlan {
   RdmaOp op = RdmaOp::write;
 
   uint32_t host = 0;  // sending host (0 .. QosPlan::hosts - 1)
+  /// The generator's mean offered rate in wire bit/s (+inf: saturating), for drivers that
+  /// pace a flow in hardware (verbs: IBV_QP_RATE_LIMIT).
+  double offered_wire_bps = 0.0;
   // Traffic class after inheritance (domain -> tx/rx) and the provider profile.
   TrafficClass tx_tclass;
   TrafficClass rx_tclass;  // responder side; reported, not arbitrated (no READs modelled)

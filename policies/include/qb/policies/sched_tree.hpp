@@ -62,6 +62,15 @@ struct SchedTree {
   std::vector<uint32_t> leaves() const;
 };
 
+/// What mlx5dv_sched_attr.max_avg_bw holds for a cap: whole Mbit/s, the nearest one (model
+/// choice: the field has no fraction, and rounding down could turn 1.5 Mbit/s into 1); 0 = no
+/// cap. The verbs driver programs it and explain shows it.
+uint32_t programmed_max_avg_bw_mbps(double max_avg_bw_bps) noexcept;
+
+/// Whether the tree is the implicit one of a suite without [[sched.node]]/[[sched.leaf]] (a root
+/// and the default leaf, no share, no cap): nothing to program in a NIC.
+bool is_implicit_tree(const SchedTree& tree) noexcept;
+
 /// Name of the implicit leaf of a suite without a scheduling tree (see compile_sched_tree()).
 inline constexpr std::string_view kDefaultLeafName = "default";
 

@@ -1,0 +1,88 @@
+#include "nic_sched_tree.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace qb::drv::verbs {
+
+mlx5dv_sched_attr sched_attr_for(const policy::SchedTree& tree, uint32_t element,
+                                 mlx5dv_sched_node* parent) noexcept {
+  mlx5dv_sched_attr attr{};
+  attr.parent = parent;
+  attr.comp_mask = 0;
+  if (element == tree.root()) return attr;  // the man page: the root's flags must be 0
+  const policy::SchedTree::Element& e = tree.elements[element];
+  if (e.bw_share != 0) {
+    attr.flags |= MLX5DV_SCHED_ELEM_ATTR_FLAGS_BW_SHARE;
+    attr.bw_share = e.bw_share;
+  }
+  if (const uint32_t mbps = policy::programmed_max_avg_bw_mbps(e.max_avg_bw_bps); mbps != 0) {
+    attr.flags |= MLX5DV_SCHED_ELEM_ATTR_FLAGS_MAX_AVG_BW;
+    attr.max_avg_bw = mbps;
+  }
+  return attr;
+}
+
+Status NicSchedTree::build(VerbsOps& ops, ibv_context* context, const policy::SchedTree& tree) {
+  destroy();
+  ops_ = &ops;
+  leaf_of_.assign(tree.elements.size(), nullptr);
+  std::vector<mlx5dv_sched_node*> node_of(tree.elements.size(), nullptr);
+  // Depth first from the root: every parent exists before its children.
+  std::vector<uint32_t> stack{tree.root()};
+  while (!stack.empty()) {
+    const uint32_t i = stack.back();
+    stack.pop_back();
+    const policy::SchedTree::Element& e = tree.elements[i];
+    mlx5dv_sched_node* parent =
+        e.parent == policy::SchedTree::kNoParent ? nullptr : node_of[e.parent];
+    const mlx5dv_sched_attr attr = sched_attr_for(tree, i, parent);
+    errno = 0;
+    Created made{i, nullptr, nullptr};
+    if (e.is_leaf) {
+      made.leaf = ops.sched_leaf_create(context, &attr);
+    } else {
+      made.node = ops.sched_node_create(context, &attr);
+    }
+    if (made.node == nullptr && made.leaf == nullptr) {
+      const int error = errno != 0 ? errno : EIO;
+      destroy();
+      const bool unsupported = error == EOPNOTSUPP;
+      return make_error(
+          unsupported ? Errc::unavailable : Errc::runtime,
+          fmt::format("verbs: mlx5dv_sched_{}_create for {} '{}' failed: {} (errno {}){}",
+                      e.is_leaf ? "leaf" : "node", e.is_leaf ? "leaf" : "node", e.name,
+                      std::strerror(error), error,
+                      unsupported ? ": this device or its firmware has no NIC scheduling "
+                                    "elements; run the suite on a ConnectX that has them, or "
+                                    "on --driver sim"
+                                  : ""),
+          "sched");
+    }
+    created_.push_back(made);
+    node_of[i] = made.node;
+    leaf_of_[i] = made.leaf;
+    for (auto child = e.children.rbegin(); child != e.children.rend(); ++child) {
+      stack.push_back(*child);
+    }
+  }
+  return {};
+}
+
+const mlx5dv_sched_leaf* NicSchedTree::leaf(uint32_t element) const noexcept {
+  return element < leaf_of_.size() ? leaf_of_[element] : nullptr;
+}
+
+void NicSchedTree::destroy() noexcept {
+  for (auto it = created_.rbegin(); it != created_.rend(); ++it) {
+    const int rc = it->leaf != nullptr ? ops_->sched_leaf_destroy(it->leaf)
+                                       : ops_->sched_node_destroy(it->node);
+    if (rc != 0) ++failed_destroys_;
+  }
+  created_.clear();
+  leaf_of_.clear();
+}
+
+}  // namespace qb::drv::verbs

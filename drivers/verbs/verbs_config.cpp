@@ -1,0 +1,47 @@
+#include "verbs_config.hpp"
+
+namespace qb::drv::verbs {
+
+VerbsConfig parse_verbs_config(const ConfigTable& table) {
+  table.allow_only({"provider", "device", "port", "gid_index", "workers", "hw_rate_limit",
+                    "fake_timing", "fake_sched_support"});
+  VerbsConfig config;
+  if (auto provider = table.string("provider")) {
+    if (*provider == "rdma-core") {
+      config.provider = Provider::rdma_core;
+    } else if (*provider == "fake") {
+      config.provider = Provider::fake;
+    } else {
+      table.fail_at("provider", "must be \"rdma-core\" (a device) or \"fake\" (the fake ConnectX "
+                                "of the tests, on simulated timing)");
+    }
+  }
+  config.device = table.string("device").value_or("");
+  // Port numbers are 8-bit and start at 1 (0 is the switch management port on IB switches).
+  config.port = static_cast<uint8_t>(table.integer("port", 1, 254).value_or(1));
+  config.gid_index = static_cast<int>(table.integer("gid_index", 0, 65535).value_or(0));
+  config.workers = static_cast<uint32_t>(table.integer("workers", 1, 64).value_or(1));
+  config.hw_rate_limit = table.boolean("hw_rate_limit").value_or(false);
+  const bool fake = config.provider == Provider::fake;
+  for (const char* key : {"fake_timing", "fake_sched_support"}) {
+    if (!fake && table.has(key)) {
+      table.fail_at(key, "applies only with provider = \"fake\"");
+    }
+  }
+  if (auto timing = table.string("fake_timing")) {
+    if (*timing == "simulated") {
+      config.fake_timing = FakeTiming::simulated;
+    } else if (*timing == "instant") {
+      config.fake_timing = FakeTiming::instant;
+    } else {
+      table.fail_at("fake_timing", "must be \"simulated\" or \"instant\"");
+    }
+  }
+  config.fake_sched_support = table.boolean("fake_sched_support").value_or(true);
+  if (fake && config.fake_timing == FakeTiming::simulated && config.workers > 1) {
+    table.fail_at("workers", "the fake on simulated timing runs one worker (virtual time)");
+  }
+  return config;
+}
+
+}  // namespace qb::drv::verbs

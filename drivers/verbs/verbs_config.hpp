@@ -1,0 +1,36 @@
+// [driver.verbs] options (docs/verbs.md): which device and port, how many workers, pacing, and
+// the fake ConnectX that stands in for a device in CI.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "qb/common/config_table.hpp"
+
+namespace qb::drv::verbs {
+
+enum class Provider { rdma_core, fake };
+/// How the fake completes work requests: on the simulator's timing behind the seam (virtual
+/// time: runs land on the oracle), or at once (real time: measures the driver's own cost).
+enum class FakeTiming { simulated, instant };
+
+struct VerbsConfig {
+  Provider provider = Provider::rdma_core;
+  std::string device;  // "mlx5_0"; empty: the first device
+  uint8_t port = 1;
+  int gid_index = 0;  // RoCE: the GID the QPs use (show_gids lists the RoCE v2 ones)
+  uint32_t workers = 1;
+  /// Per-QP hardware pacing (IBV_QP_RATE_LIMIT) at each paced flow's mean rate, on top of the
+  /// engine's own pacing; needs packet_pacing_caps for RC QPs.
+  bool hw_rate_limit = false;
+  FakeTiming fake_timing = FakeTiming::simulated;
+  /// The fake answers every mlx5dv_sched_* call with EOPNOTSUPP (a device or firmware without
+  /// NIC QoS): tests the refusal path end to end.
+  bool fake_sched_support = true;
+};
+
+/// Throws ConfigError (located) for unknown keys, values out of range, and fake_* keys without
+/// provider = "fake".
+VerbsConfig parse_verbs_config(const ConfigTable& table);
+
+}  // namespace qb::drv::verbs

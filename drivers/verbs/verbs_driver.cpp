@@ -1,0 +1,520 @@
+// The verbs driver's control path (the generic Driver has checked call order, topology and
+// plan): device and port, protection domain, CQs and buffers per worker, the NIC tree, QPs,
+// and a teardown that runs in reverse order whatever state a failure left. Its registry entry.
+#include "verbs_driver.hpp"
+
+#include <fmt/format.h>
+
+#include <bit>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <tuple>
+
+#include "fake_mlx5.hpp"
+#include "nic_sched_tree.hpp"
+#include "qb/drivers/registry.hpp"
+#include "verbs_port.hpp"
+#include "verbs_worker.hpp"
+
+namespace qb::drv::verbs {
+namespace {
+
+constexpr uint32_t kRingSlots = 2 * kSendQueueDepth;  // room for a receiver a window behind
+constexpr int kAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+
+Error verbs_error(Errc code, std::string message, std::string where = {}) {
+  return make_error(code, "verbs: " + std::move(message), std::move(where));
+}
+
+Error call_failed(const char* call, int error, const std::string& what) {
+  return verbs_error(Errc::runtime, fmt::format("{} failed for {}: {} (errno {})", call, what,
+                                                std::strerror(error), error));
+}
+
+// A page-aligned buffer for an MR.
+struct Buffer {
+  void* data = nullptr;
+  size_t bytes = 0;
+  Buffer() = default;
+  explicit Buffer(size_t n) : bytes(n) {
+    const size_t rounded = (n + 4095) / 4096 * 4096;
+    data = std::aligned_alloc(4096, rounded);
+    if (data != nullptr) std::memset(data, 0, rounded);
+  }
+  ~Buffer() { std::free(data); }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+};
+
+struct WorkerResources {
+  ibv_cq_ex* send_cq = nullptr;
+  ibv_cq_ex* recv_cq = nullptr;
+  std::unique_ptr<Buffer> source;  // what requesters send (and reads land in)
+  std::unique_ptr<Buffer> target;  // what responders expose (writes, receives, reads)
+  ibv_mr* source_mr = nullptr;
+  ibv_mr* target_mr = nullptr;
+  uint32_t flows = 0;
+};
+
+struct FlowQps {
+  ibv_qp* requester = nullptr;
+  ibv_qp* responder = nullptr;
+  bool attached = false;
+};
+
+FlowOp flow_op(policy::RdmaOp op) {
+  return op == policy::RdmaOp::send ? FlowOp::send : FlowOp::write;
+}
+
+class VerbsDriver final : public DriverBackend {
+ public:
+  VerbsDriver(VerbsConfig config, VerbsOps* ops) : config_(std::move(config)), ops_(ops) {}
+  ~VerbsDriver() override { close(); }
+  VerbsDriver(const VerbsDriver&) = delete;
+  VerbsDriver& operator=(const VerbsDriver&) = delete;
+
+  bool simulated() const {
+    if (ops_ != nullptr) return ops_->simulated_clock() != nullptr;
+    return config_.provider == Provider::fake && config_.fake_timing == FakeTiming::simulated;
+  }
+
+  Capabilities capabilities() const override {
+    Capabilities caps;
+    caps.virtual_time = simulated();
+    caps.hw_sched_tree = true;
+    caps.hw_timestamps = port_.completion_timestamps && port_.clock_info;
+    caps.max_workers = caps.virtual_time ? 1 : config_.workers;
+    caps.max_flows = 1U << 16;  // two QPs each
+    caps.max_outstanding_per_flow = kSendQueueDepth;
+    caps.max_hosts = 1;
+    return caps;
+  }
+
+  Status open(const Topology& topology) override {
+    topology_ = topology;
+    if (topology.wire.transport == policy::Transport::eth) {
+      return verbs_error(Errc::invalid_config,
+                         "sends RDMA messages on RC QPs: set the port's transport to \"rocev2\" "
+                         "or \"ib\" (Ethernet frame suites run on --driver dpdk)",
+                         "port.transport");
+    }
+    // A fake made for the suite's port is made again for each open (the topology may differ).
+    if (ops_ == nullptr || mirror_fake_) {
+      mirror_fake_ = config_.provider == Provider::fake;
+      if (mirror_fake_) {
+        FakeDeviceConfig fake = fake_device_for_port(topology.port_rate_bps, topology.wire,
+                                                     topology.propagation_delay_ns);
+        fake.timing = config_.fake_timing;
+        fake.sched_support = config_.fake_sched_support;
+        owned_ops_ = std::make_unique<FakeMlx5>(std::move(fake));
+      } else {
+        owned_ops_ = make_rdma_core_ops();
+      }
+      ops_ = owned_ops_.get();
+    }
+    auto context = open_verbs_device(*ops_, config_.device, &device_);
+    if (!context) return std::move(context).error();
+    context_ = *context;
+    auto port = query_verbs_port(*ops_, context_, device_, config_);
+    if (!port) return std::move(port).error();
+    port_ = *port;
+    const bool ib_suite = topology.wire.transport == policy::Transport::ib;
+    if (ib_suite != port_.infiniband) {
+      return verbs_error(Errc::invalid_config,
+                         fmt::format("{} is {}, the suite's transport is \"{}\": set transport = "
+                                     "\"{}\" (or pick another device/port)",
+                                     port_.describe(),
+                                     port_.infiniband ? "InfiniBand" : "Ethernet (RoCE)",
+                                     policy::transport_name(topology.wire.transport),
+                                     port_.infiniband ? "ib" : "rocev2"),
+                         "port.transport");
+    }
+    const auto mtu = ib_mtu_for_bytes(topology.wire.mtu_bytes);
+    if (!mtu) {
+      return verbs_error(Errc::invalid_config,
+                         fmt::format("a path MTU of {} bytes is not an InfiniBand MTU: use 256, "
+                                     "512, 1024, 2048 or 4096",
+                                     topology.wire.mtu_bytes),
+                         "port.mtu");
+    }
+    // Refused rather than capped: the oracle's wire accounting uses the suite's MTU.
+    if (*mtu > port_.active_mtu) {
+      return verbs_error(Errc::invalid_config,
+                         fmt::format("the suite's MTU {} exceeds the active MTU of {}: set mtu = "
+                                     "{}",
+                                     topology.wire.mtu_bytes, port_.describe(),
+                                     ib_mtu_bytes(port_.active_mtu)),
+                         "port.mtu");
+    }
+    path_mtu_ = *mtu;
+    // The oracle divides the suite's port rate: on a device it must be the port's speed. (A
+    // fake made for the suite has the suite's rate by construction.)
+    if (!mirror_fake_ && port_.speed_bps > 0.0 &&
+        std::abs(topology.port_rate_bps - port_.speed_bps) > 0.01 * port_.speed_bps) {
+      return verbs_error(Errc::invalid_config,
+                         fmt::format("the suite's port rate is {:g} Gbit/s but {} : set rate = "
+                                     "\"{:g}Gbps\"",
+                                     topology.port_rate_bps / 1e9, port_.describe(),
+                                     port_.speed_bps / 1e9),
+                         "port.rate");
+    }
+    errno = 0;
+    pd_ = ops_->alloc_pd(context_);
+    if (pd_ == nullptr) return call_failed("ibv_alloc_pd", errno, device_);
+    const uint32_t workers = std::max(1U, topology.workers);
+    resources_.resize(workers);
+    for (uint32_t f = 0; f < topology.flow_count; ++f) ++resources_[worker_of_flow(f, workers)].flows;
+    const uint32_t buffer_bytes = std::max<uint32_t>(64, topology.max_message_bytes);
+    for (uint32_t w = 0; w < workers; ++w) {
+      if (Status s = open_worker(resources_[w], w, buffer_bytes); !s) return s;
+    }
+    buffer_bytes_ = buffer_bytes;
+    return {};
+  }
+
+  Status open_worker(WorkerResources& r, uint32_t w, uint32_t buffer_bytes) {
+    const std::string what = fmt::format("worker {}", w);
+    const bool timestamps = port_.completion_timestamps && port_.clock_info;
+    ibv_cq_init_attr_ex cq_attr{};
+    cq_attr.wc_flags = IBV_WC_EX_WITH_BYTE_LEN |
+                       (timestamps ? uint64_t{IBV_WC_EX_WITH_COMPLETION_TIMESTAMP} : uint64_t{0});
+    cq_attr.cqe = std::max(1U, r.flows * kSendQueueDepth);
+    errno = 0;
+    r.send_cq = ops_->create_cq(context_, &cq_attr);
+    if (r.send_cq == nullptr) return call_failed("ibv_create_cq_ex", errno, what + "'s send CQ");
+    cq_attr.cqe = std::max(1U, r.flows * kRingSlots);
+    errno = 0;
+    r.recv_cq = ops_->create_cq(context_, &cq_attr);
+    if (r.recv_cq == nullptr) return call_failed("ibv_create_cq_ex", errno, what + "'s recv CQ");
+    r.source = std::make_unique<Buffer>(buffer_bytes);
+    r.target = std::make_unique<Buffer>(buffer_bytes);
+    if (r.source->data == nullptr || r.target->data == nullptr) {
+      return verbs_error(Errc::runtime, fmt::format("cannot allocate 2 x {} bytes of message "
+                                                    "buffers",
+                                                    buffer_bytes));
+    }
+    for (auto [buffer, mr, access] : {std::tuple{r.source.get(), &r.source_mr, kAccess},
+                                      std::tuple{r.target.get(), &r.target_mr, kAccess}}) {
+      errno = 0;
+      *mr = ops_->reg_mr(pd_, buffer->data, buffer->bytes, access);
+      if (*mr == nullptr) {
+        return verbs_error(Errc::runtime,
+                           fmt::format("ibv_reg_mr of {} bytes failed: {} (errno {}): raise the "
+                                       "locked-memory limit (ulimit -l) or use smaller messages",
+                                       buffer->bytes, std::strerror(errno), errno));
+      }
+    }
+    return {};
+  }
+
+  Status apply(const policy::QosPlan& plan) override {
+    release_plan();
+    if (!policy::is_implicit_tree(plan.tree)) {
+      if (Status s = tree_.build(*ops_, context_, plan.tree); !s) return s;
+    }
+    qps_.resize(plan.flows.size());
+    const uint32_t workers = static_cast<uint32_t>(resources_.size());
+    std::vector<std::vector<WorkerFlowSetup>> flows_of(workers);
+    for (uint32_t f = 0; f < plan.flows.size(); ++f) {
+      const policy::FlowPlan& flow = plan.flows[f];
+      const uint32_t w = worker_of_flow(f, workers);
+      if (Status s = make_flow_qps(flow, resources_[w], qps_[f]); !s) return s;
+      WorkerFlowSetup setup;
+      setup.flow = f;
+      setup.op = flow_op(flow.op);
+      setup.requester = qps_[f].requester;
+      setup.responder = qps_[f].responder;
+      setup.remote_address = reinterpret_cast<uintptr_t>(resources_[w].target->data);
+      setup.remote_key = resources_[w].target_mr->rkey;
+      flows_of[w].push_back(setup);
+    }
+    Clock* simulated = ops_->simulated_clock();
+    for (uint32_t w = 0; w < workers; ++w) {
+      const WorkerResources& r = resources_[w];
+      WorkerSetup setup;
+      setup.ops = ops_;
+      setup.send_cq = r.send_cq;
+      setup.recv_cq = r.recv_cq;
+      setup.local_address = reinterpret_cast<uintptr_t>(r.source->data);
+      setup.local_key = r.source_mr->lkey;
+      setup.recv_address = reinterpret_cast<uintptr_t>(r.target->data);
+      setup.recv_key = r.target_mr->lkey;
+      setup.buffer_bytes = buffer_bytes_;
+      setup.ring_slots = kRingSlots;
+      setup.wire = topology_.wire;
+      setup.simulated_clock = simulated;
+      setup.nic_timestamps = port_.completion_timestamps && port_.clock_info;
+      setup.clock_info = port_.clock;
+      workers_.push_back(std::make_unique<VerbsWorker>(std::move(setup), std::move(flows_of[w]),
+                                                       static_cast<uint32_t>(plan.flows.size())));
+      if (!workers_.back()->post_receives()) {
+        return verbs_error(Errc::runtime, fmt::format("ibv_post_recv failed on worker {}", w));
+      }
+    }
+    return {};
+  }
+
+  // One flow's requester and responder: created, attached to the flow's leaf, connected to
+  // each other (INIT -> RTR -> RTS) with the flow's SL and traffic class, paced if asked.
+  Status make_flow_qps(const policy::FlowPlan& flow, const WorkerResources& r, FlowQps& qps) {
+    ibv_qp_init_attr attr{};
+    attr.qp_type = IBV_QPT_RC;
+    attr.send_cq = ibv_cq_ex_to_cq(r.send_cq);
+    attr.recv_cq = ibv_cq_ex_to_cq(r.send_cq);
+    attr.cap.max_send_wr = kSendQueueDepth;
+    attr.cap.max_recv_wr = 1;
+    attr.cap.max_send_sge = 1;
+    attr.cap.max_recv_sge = 1;
+    errno = 0;
+    qps.requester = ops_->create_qp(pd_, &attr);
+    if (qps.requester == nullptr) {
+      return call_failed("ibv_create_qp", errno, fmt::format("flow '{}'", flow.name));
+    }
+    attr.send_cq = ibv_cq_ex_to_cq(r.recv_cq);
+    attr.recv_cq = ibv_cq_ex_to_cq(r.recv_cq);
+    attr.cap.max_send_wr = 1;
+    attr.cap.max_recv_wr = kRingSlots;
+    errno = 0;
+    qps.responder = ops_->create_qp(pd_, &attr);
+    if (qps.responder == nullptr) {
+      return call_failed("ibv_create_qp", errno, fmt::format("flow '{}' (responder)", flow.name));
+    }
+    for (ibv_qp* qp : {qps.requester, qps.responder}) {
+      ibv_qp_attr init{};
+      init.qp_state = IBV_QPS_INIT;
+      init.pkey_index = 0;
+      init.port_num = config_.port;
+      init.qp_access_flags = kAccess;
+      if (int rc = ops_->modify_qp(qp, &init,
+                                   IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+                                       IBV_QP_ACCESS_FLAGS)) {
+        return call_failed("ibv_modify_qp(INIT)", rc, fmt::format("flow '{}'", flow.name));
+      }
+    }
+    if (const mlx5dv_sched_leaf* leaf = tree_.leaf(flow.leaf)) {
+      if (int rc = ops_->modify_qp_sched_elem(qps.requester, leaf, nullptr)) {
+        return verbs_error(rc == EOPNOTSUPP ? Errc::unavailable : Errc::runtime,
+                           fmt::format("mlx5dv_modify_qp_sched_elem for flow '{}' failed: {} "
+                                       "(errno {})",
+                                       flow.name, std::strerror(rc), rc));
+      }
+      qps.attached = true;
+    }
+    if (Status s = connect(qps.responder, qps.requester->qp_num, flow, false); !s) return s;
+    if (Status s = connect(qps.requester, qps.responder->qp_num, flow, true); !s) return s;
+    if (config_.hw_rate_limit && std::isfinite(flow.offered_wire_bps)) {
+      if (Status s = rate_limit(qps.requester, flow); !s) return s;
+    }
+    return {};
+  }
+
+  Status connect(ibv_qp* qp, uint32_t dest_qp_num, const policy::FlowPlan& flow, bool requester) {
+    ibv_qp_attr rtr{};
+    rtr.qp_state = IBV_QPS_RTR;
+    rtr.path_mtu = path_mtu_;
+    rtr.dest_qp_num = dest_qp_num;
+    rtr.rq_psn = 0;
+    rtr.max_dest_rd_atomic = 16;
+    rtr.min_rnr_timer = 12;  // 0.64 ms
+    rtr.ah_attr.port_num = config_.port;
+    rtr.ah_attr.sl = flow.sl;
+    if (port_.infiniband && !topology_.wire.ib_grh) {
+      rtr.ah_attr.dlid = port_.lid;  // loopback: our own port
+    } else {
+      rtr.ah_attr.is_global = 1;
+      rtr.ah_attr.dlid = port_.lid;
+      rtr.ah_attr.grh.dgid = port_.gid;
+      rtr.ah_attr.grh.sgid_index = static_cast<uint8_t>(port_.gid_index);
+      rtr.ah_attr.grh.hop_limit = 64;
+      // The GRH's traffic class is the IP TOS byte on RoCEv2: DSCP in its upper six bits.
+      rtr.ah_attr.grh.traffic_class = static_cast<uint8_t>(flow.dscp << 2);
+    }
+    const std::string what = fmt::format("flow '{}'{}", flow.name, requester ? "" : " (responder)");
+    if (int rc = ops_->modify_qp(qp, &rtr,
+                                 IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+                                     IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+                                     IBV_QP_MIN_RNR_TIMER)) {
+      return call_failed("ibv_modify_qp(RTR)", rc, what);
+    }
+    ibv_qp_attr rts{};
+    rts.qp_state = IBV_QPS_RTS;
+    rts.timeout = 14;   // 4.096 us x 2^14 = 67 ms
+    rts.retry_cnt = 7;
+    rts.rnr_retry = 7;  // forever: a receiver that is behind is waited for
+    rts.sq_psn = 0;
+    rts.max_rd_atomic = 16;
+    if (int rc = ops_->modify_qp(qp, &rts,
+                                 IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+                                     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC)) {
+      return call_failed("ibv_modify_qp(RTS)", rc, what);
+    }
+    return {};
+  }
+
+  Status rate_limit(ibv_qp* qp, const policy::FlowPlan& flow) {
+    const ibv_packet_pacing_caps& caps = port_.pacing;
+    if ((caps.supported_qpts & (1U << IBV_QPT_RC)) == 0) {
+      return verbs_error(Errc::unavailable,
+                         fmt::format("{} has no packet pacing for RC QPs (packet_pacing_caps): "
+                                     "set hw_rate_limit = false",
+                                     device_),
+                         "driver.verbs.hw_rate_limit");
+    }
+    const double kbps = std::ceil(flow.offered_wire_bps / 1e3);
+    if (kbps < caps.qp_rate_limit_min || kbps > caps.qp_rate_limit_max) {
+      return verbs_error(Errc::invalid_config,
+                         fmt::format("flow '{}' offers {:g} kbit/s, outside the device's packet "
+                                     "pacing range [{}, {}] kbit/s",
+                                     flow.name, kbps, caps.qp_rate_limit_min,
+                                     caps.qp_rate_limit_max),
+                         "driver.verbs.hw_rate_limit");
+    }
+    ibv_qp_rate_limit_attr attr{};
+    attr.rate_limit = static_cast<uint32_t>(kbps);
+    if (int rc = ops_->modify_qp_rate_limit(qp, &attr)) {
+      return call_failed("ibv_modify_qp_rate_limit", rc, fmt::format("flow '{}'", flow.name));
+    }
+    return {};
+  }
+
+  Status start() override {
+    int64_t device0_ns = 0;
+    if (port_.completion_timestamps && port_.clock_info) {
+      uint64_t ticks = 0;
+      if (int rc = ops_->read_device_clock(context_, &ticks)) {
+        return call_failed("ibv_query_rt_values_ex", rc, device_);
+      }
+      device0_ns = static_cast<int64_t>(mlx5dv_ts_to_ns(&port_.clock, ticks));
+    }
+    for (auto& worker : workers_) worker->start(device0_ns);
+    return {};
+  }
+
+  Queue& queue(uint32_t worker) override { return *workers_[worker]; }
+  Clock& clock(uint32_t worker) override { return *workers_[worker]; }
+
+  Status stop() override {
+    for (auto& worker : workers_) worker->stop();
+    return {};
+  }
+
+  DriverStats stats() const override {
+    WorkerStats sum;
+    for (const auto& worker : workers_) {
+      const WorkerStats& s = worker->stats();
+      sum.posted += s.posted;
+      sum.send_completions += s.send_completions;
+      sum.recv_completions += s.recv_completions;
+      sum.error_completions += s.error_completions;
+      sum.post_failures += s.post_failures;
+      sum.ring_full += s.ring_full;
+    }
+    return {
+        {"posted_messages", static_cast<double>(sum.posted)},
+        {"send_completions", static_cast<double>(sum.send_completions)},
+        {"recv_completions", static_cast<double>(sum.recv_completions)},
+        {"error_completions", static_cast<double>(sum.error_completions)},
+        {"post_retries", static_cast<double>(sum.post_failures)},
+        {"ring_full", static_cast<double>(sum.ring_full)},
+        {"port_speed_bps", port_.speed_bps},
+        {"nic_sched_tree", tree_.built() ? 1.0 : 0.0},
+        {"teardown_failures", static_cast<double>(teardown_failures_)},
+    };
+  }
+
+  // QPs (detached, then destroyed), then the tree (children first): what apply() made.
+  void release_plan() noexcept {
+    workers_.clear();
+    for (FlowQps& qps : qps_) {
+      if (qps.attached && ops_->modify_qp_sched_elem(qps.requester, nullptr, nullptr) != 0) {
+        ++teardown_failures_;
+      }
+      for (ibv_qp* qp : {qps.requester, qps.responder}) {
+        if (qp != nullptr && ops_->destroy_qp(qp) != 0) ++teardown_failures_;
+      }
+    }
+    qps_.clear();
+    tree_.destroy();
+  }
+
+  void close() noexcept override {
+    if (ops_ == nullptr) return;
+    release_plan();
+    for (WorkerResources& r : resources_) {
+      for (ibv_mr* mr : {r.source_mr, r.target_mr}) {
+        if (mr != nullptr && ops_->dereg_mr(mr) != 0) ++teardown_failures_;
+      }
+      for (ibv_cq_ex* cq : {r.send_cq, r.recv_cq}) {
+        if (cq != nullptr && ops_->destroy_cq(cq) != 0) ++teardown_failures_;
+      }
+    }
+    resources_.clear();
+    if (pd_ != nullptr && ops_->dealloc_pd(pd_) != 0) ++teardown_failures_;
+    pd_ = nullptr;
+    if (context_ != nullptr && ops_->close_device(context_) != 0) ++teardown_failures_;
+    context_ = nullptr;
+    teardown_failures_ += tree_.failed_destroys();
+  }
+
+ private:
+  VerbsConfig config_;
+  VerbsOps* ops_ = nullptr;
+  std::unique_ptr<VerbsOps> owned_ops_;
+  bool mirror_fake_ = false;  // owned_ops_ is a fake made for the suite's port
+  Topology topology_;
+  std::string device_;
+  ibv_context* context_ = nullptr;
+  PortInfo port_;
+  ibv_mtu path_mtu_ = IBV_MTU_4096;
+  ibv_pd* pd_ = nullptr;
+  uint32_t buffer_bytes_ = 0;
+  std::vector<WorkerResources> resources_;
+  NicSchedTree tree_;
+  std::vector<FlowQps> qps_;
+  std::vector<std::unique_ptr<VerbsWorker>> workers_;
+  uint32_t teardown_failures_ = 0;
+};
+
+struct VerbsOptions final : DriverOptions {
+  VerbsConfig config;
+};
+
+}  // namespace
+
+std::unique_ptr<DriverBackend> make_verbs_backend(VerbsConfig config, VerbsOps* ops) {
+  return std::make_unique<VerbsDriver>(std::move(config), ops);
+}
+
+std::unique_ptr<Driver> make_verbs_driver(VerbsConfig config, VerbsOps* ops) {
+  return std::make_unique<Driver>("verbs", make_verbs_backend(std::move(config), ops));
+}
+
+}  // namespace qb::drv::verbs
+
+namespace qb::drv {
+
+DriverEntry verbs_driver_entry() {
+  DriverEntry entry;
+  entry.available = true;
+  entry.contract_options = {"provider = \"fake\"",
+                            "provider = \"fake\"\nfake_timing = \"instant\"\nworkers = 2"};
+  entry.parse_options = [](const ConfigTable& table) -> std::unique_ptr<const DriverOptions> {
+    auto options = std::make_unique<verbs::VerbsOptions>();
+    options->config = verbs::parse_verbs_config(table);
+    return options;
+  };
+  entry.create = [](const DriverOptions& options) -> Result<std::unique_ptr<DriverBackend>> {
+    return std::unique_ptr<DriverBackend>(std::make_unique<verbs::VerbsDriver>(
+        static_cast<const verbs::VerbsOptions&>(options).config, nullptr));
+  };
+  entry.machine_status = [] {
+    const auto names = verbs::make_rdma_core_ops()->device_names();
+    if (names.empty()) return std::string("no RDMA device found (provider = \"fake\" still runs)");
+    return fmt::format("devices: {}", fmt::join(names, ", "));
+  };
+  return entry;
+}
+
+}  // namespace qb::drv

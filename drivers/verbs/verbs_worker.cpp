@@ -1,0 +1,257 @@
+#include "verbs_worker.hpp"
+
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+
+namespace qb::drv::verbs {
+namespace {
+
+ibv_wr_opcode opcode_for(FlowOp op) noexcept {
+  switch (op) {
+    case FlowOp::send:
+      return IBV_WR_SEND;
+    case FlowOp::read:
+      return IBV_WR_RDMA_READ;
+    case FlowOp::write:
+      break;
+  }
+  return IBV_WR_RDMA_WRITE_WITH_IMM;
+}
+
+policy::RdmaOp wire_op(FlowOp op) noexcept {
+  // A READ response carries no RETH; its wire cost is counted like a SEND's.
+  return op == FlowOp::write ? policy::RdmaOp::write : policy::RdmaOp::send;
+}
+
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+}  // namespace
+
+VerbsWorker::VerbsWorker(WorkerSetup setup, std::vector<WorkerFlowSetup> flows,
+                         uint32_t flow_count)
+    : setup_(std::move(setup)), slot_of_flow_(flow_count, UINT32_MAX) {
+  const uint32_t slots = std::bit_ceil(std::max(2U, setup_.ring_slots));
+  ring_mask_ = slots - 1;
+  flows_.reserve(flows.size());
+  for (auto& f : flows) {
+    slot_of_flow_[f.flow] = static_cast<uint32_t>(flows_.size());
+    flows_.push_back(Flow{f, std::vector<InFlight>(slots), 0, 0, 0});
+  }
+  slot_count_ = static_cast<uint32_t>(flows_.size());
+}
+
+bool VerbsWorker::post_receive(Flow& flow, uint32_t slot) noexcept {
+  ibv_sge sge{setup_.recv_address, setup_.buffer_bytes, setup_.recv_key};
+  ibv_recv_wr wr{};
+  wr.wr_id = slot;
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  ibv_recv_wr* bad = nullptr;
+  return setup_.ops->post_recv(flow.setup.responder, &wr, &bad) == 0;
+}
+
+bool VerbsWorker::post_receives() noexcept {
+  for (uint32_t s = 0; s < slot_count_; ++s) {
+    Flow& flow = flows_[s];
+    if (flow.setup.responder == nullptr || flow.setup.op == FlowOp::read) continue;
+    for (uint64_t i = 0; i <= ring_mask_; ++i) {
+      if (!post_receive(flow, s)) return false;
+    }
+  }
+  return true;
+}
+
+void VerbsWorker::start(int64_t device0_ns) noexcept {
+  host0_ns_ = host_now_ns();
+  device0_ns_ = device0_ns;
+  stopped_ = false;
+}
+
+int64_t VerbsWorker::host_now_ns() const noexcept {
+  if (setup_.simulated_clock != nullptr) return setup_.simulated_clock->now_ns();
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+int64_t VerbsWorker::now_ns() noexcept {
+  return host_now_ns() - host0_ns_;
+}
+
+void VerbsWorker::wait_until(int64_t deadline_ns) noexcept {
+  if (setup_.simulated_clock != nullptr) {
+    setup_.simulated_clock->wait_until(deadline_ns + host0_ns_);
+    return;
+  }
+  // Busy wait, as perftest does; the engine polls again when it returns, so a short slice
+  // is enough to see completions promptly without peeking at the CQ here.
+  constexpr int64_t kSliceNs = 2'000;
+  const int64_t until_ns = std::min(deadline_ns, now_ns() + kSliceNs);
+  while (now_ns() < until_ns) cpu_relax();
+}
+
+std::string_view VerbsWorker::name() const noexcept {
+  return clock_name();
+}
+
+std::string_view VerbsWorker::clock_name() const noexcept {
+  if (setup_.simulated_clock != nullptr) return "virtual";
+  return setup_.nic_timestamps ? "nic" : "monotonic";
+}
+
+int64_t VerbsWorker::completion_ns(const WorkCompletion& wc) noexcept {
+  if (!setup_.nic_timestamps || wc.timestamp == 0) return now_ns();
+  const auto device_ns = static_cast<int64_t>(mlx5dv_ts_to_ns(&setup_.clock_info, wc.timestamp));
+  // Mapped at start(): device ns and host ns advance together (drift over a run is far below
+  // the histogram's resolution).
+  return device_ns - device0_ns_;
+}
+
+uint32_t VerbsWorker::post_chain(Flow& flow, std::span<const Message> messages) noexcept {
+  const size_t room = flow.ring.size() - (flow.tail - std::min(flow.tx_head, flow.rx_head));
+  const size_t n = std::min({messages.size(), room, kMaxChain});
+  if (n == 0) {
+    ++stats_.ring_full;
+    return 0;
+  }
+  const ibv_wr_opcode opcode = opcode_for(flow.setup.op);
+  const int64_t sent_ns = now_ns();
+  for (size_t i = 0; i < n; ++i) {
+    const Message& m = messages[i];
+    sges_[i] = ibv_sge{setup_.local_address, std::min(m.bytes, setup_.buffer_bytes),
+                       setup_.local_key};
+    ibv_send_wr& wr = wrs_[i];
+    wr = ibv_send_wr{};
+    wr.wr_id = slot_of_flow_[m.flow];
+    wr.sg_list = &sges_[i];
+    wr.num_sge = 1;
+    wr.opcode = opcode;
+    wr.send_flags = IBV_SEND_SIGNALED;
+    wr.next = i + 1 < n ? &wrs_[i + 1] : nullptr;
+    if (opcode != IBV_WR_SEND) {
+      wr.wr.rdma.remote_addr = flow.setup.remote_address;
+      wr.wr.rdma.rkey = flow.setup.remote_key;
+    }
+    wr.imm_data = htonl(static_cast<uint32_t>(m.sequence));
+    flow.ring[(flow.tail + i) & ring_mask_] = InFlight{m.scheduled_ns, sent_ns, m.sequence, m.bytes};
+  }
+  ibv_send_wr* bad = nullptr;
+  const int rc = setup_.ops->post_send(flow.setup.requester, wrs_.data(), &bad);
+  size_t accepted = n;
+  if (rc != 0) {
+    ++stats_.post_failures;
+    accepted = bad == nullptr ? 0 : static_cast<size_t>(bad - wrs_.data());
+  }
+  flow.tail += accepted;
+  if (flow.setup.op == FlowOp::read || flow.setup.responder == nullptr) flow.rx_head = flow.tx_head;
+  stats_.posted += accepted;
+  return static_cast<uint32_t>(accepted);
+}
+
+uint32_t VerbsWorker::tx_burst(std::span<const Message> messages) noexcept {
+  if (stopped_) return 0;
+  size_t done = 0;
+  while (done < messages.size()) {
+    // A run of messages of one flow goes as one chain of work requests.
+    const uint32_t flow_index = messages[done].flow;
+    size_t run = 1;
+    while (done + run < messages.size() && messages[done + run].flow == flow_index) ++run;
+    const uint32_t slot = flow_index < slot_of_flow_.size() ? slot_of_flow_[flow_index] : UINT32_MAX;
+    if (slot == UINT32_MAX) break;  // not this worker's flow: the engine never does this
+    const uint32_t posted = post_chain(flows_[slot], messages.subspan(done, run));
+    done += posted;
+    if (posted < run) break;  // full: the engine retries the rest
+  }
+  return static_cast<uint32_t>(done);
+}
+
+Completion VerbsWorker::received(const Flow& flow, const InFlight& message,
+                                 int64_t time_ns) const noexcept {
+  Completion c;
+  c.kind = Completion::Kind::rx_message;
+  c.last_of_message = true;
+  c.flow = flow.setup.flow;
+  c.payload_bytes = message.bytes;
+  c.wire_bytes =
+      static_cast<uint32_t>(setup_.wire.wire_bytes_for_message(message.bytes, wire_op(flow.setup.op)));
+  c.sequence = message.sequence;
+  c.scheduled_ns = message.scheduled_ns;
+  c.sent_ns = message.sent_ns;
+  c.time_ns = time_ns;
+  return c;
+}
+
+uint32_t VerbsWorker::drain_send(std::span<Completion> out) noexcept {
+  // A READ completion gives two Completions (received, and done).
+  const size_t batch = std::min(wcs_.size(), out.size() / 2);
+  if (batch == 0 || setup_.send_cq == nullptr) return 0;
+  const int polled = setup_.ops->poll_cq(setup_.send_cq, std::span(wcs_.data(), batch), setup_.nic_timestamps);
+  if (polled <= 0) return 0;
+  uint32_t n = 0;
+  for (int i = 0; i < polled; ++i) {
+    const WorkCompletion& wc = wcs_[static_cast<size_t>(i)];
+    ++stats_.send_completions;
+    if (wc.status != IBV_WC_SUCCESS) ++stats_.error_completions;
+    if (wc.wr_id >= slot_count_) continue;
+    Flow& flow = flows_[wc.wr_id];
+    if (flow.tx_head == flow.tail) continue;  // nothing in flight: not ours
+    const InFlight& message = flow.ring[flow.tx_head & ring_mask_];
+    const int64_t time_ns = completion_ns(wc);
+    if (flow.setup.op == FlowOp::read && wc.status == IBV_WC_SUCCESS) {
+      out[n++] = received(flow, message, time_ns);
+    }
+    Completion& done = out[n++];
+    done = Completion{};
+    done.kind = Completion::Kind::tx_done;
+    done.flow = flow.setup.flow;
+    done.payload_bytes = message.bytes;
+    done.sequence = message.sequence;
+    done.scheduled_ns = message.scheduled_ns;
+    done.sent_ns = message.sent_ns;
+    done.time_ns = time_ns;
+    ++flow.tx_head;
+    if (flow.setup.op == FlowOp::read || flow.setup.responder == nullptr) {
+      flow.rx_head = flow.tx_head;
+    }
+  }
+  return n;
+}
+
+uint32_t VerbsWorker::drain_recv(std::span<Completion> out) noexcept {
+  const size_t batch = std::min(wcs_.size(), out.size());
+  if (batch == 0 || setup_.recv_cq == nullptr) return 0;
+  const int polled = setup_.ops->poll_cq(setup_.recv_cq, std::span(wcs_.data(), batch), setup_.nic_timestamps);
+  if (polled <= 0) return 0;
+  uint32_t n = 0;
+  for (int i = 0; i < polled; ++i) {
+    const WorkCompletion& wc = wcs_[static_cast<size_t>(i)];
+    ++stats_.recv_completions;
+    if (wc.wr_id >= slot_count_) continue;
+    Flow& flow = flows_[wc.wr_id];
+    if (wc.status != IBV_WC_SUCCESS) {
+      ++stats_.error_completions;  // flushed: the QP went to error, nothing more arrives
+      continue;
+    }
+    if (flow.rx_head < flow.tail) {
+      out[n++] = received(flow, flow.ring[flow.rx_head & ring_mask_], completion_ns(wc));
+      ++flow.rx_head;
+    }
+    if (!post_receive(flow, static_cast<uint32_t>(wc.wr_id))) ++stats_.post_failures;
+  }
+  return n;
+}
+
+uint32_t VerbsWorker::poll(std::span<Completion> out) noexcept {
+  uint32_t n = drain_recv(out);
+  n += drain_send(out.subspan(n));
+  return n;
+}
+
+}  // namespace qb::drv::verbs

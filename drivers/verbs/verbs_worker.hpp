@@ -1,0 +1,124 @@
+// The verbs fast path of one worker: it owns its flows' QPs (a requester and its responder per
+// flow) and two CQs, posts the engine's messages as work requests and turns completions into
+// the engine's Completions. No locks: a QP and a CQ belong to one worker.
+//
+// Per flow, a ring holds what the engine needs back for each message in flight (scheduled and
+// posted times, sequence, size): RC delivers and completes in order, so the n-th send
+// completion and the n-th receive completion of a QP are its n-th message. A slot is free once
+// both have been seen.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "qb/drivers/backend.hpp"
+#include "verbs_ops.hpp"
+
+namespace qb::drv::verbs {
+
+/// How a flow's messages go: the opcode, and where its receiver counts them.
+enum class FlowOp : uint8_t {
+  write,  // RDMA WRITE with immediate: the responder's receive completion counts it
+  send,   // SEND: the responder's receive completion
+  read,   // RDMA READ: counted at the requester when the read completes
+};
+
+struct WorkerFlowSetup {
+  uint32_t flow = 0;  // index in the plan
+  FlowOp op = FlowOp::write;
+  ibv_qp* requester = nullptr;
+  ibv_qp* responder = nullptr;  // nullptr: another host (counted there)
+  uint64_t remote_address = 0;  // the responder's buffer (write/read)
+  uint32_t remote_key = 0;
+};
+
+struct WorkerSetup {
+  VerbsOps* ops = nullptr;
+  ibv_cq_ex* send_cq = nullptr;  // the requesters' completions
+  ibv_cq_ex* recv_cq = nullptr;  // the responders' receive completions
+  uint64_t local_address = 0;    // the source buffer (and read target)
+  uint32_t local_key = 0;
+  uint64_t recv_address = 0;  // the responders' buffer: receives land there (send)
+  uint32_t recv_key = 0;
+  uint32_t buffer_bytes = 0;
+  uint32_t ring_slots = 512;  // per flow, a power of two >= 2 x the send queue depth
+  policy::WireModel wire;
+  Clock* simulated_clock = nullptr;  // a fake device on simulated time; else host time
+  /// Completion timestamps in run time: ts_to_ns(ticks) - the device ns at start().
+  bool nic_timestamps = false;
+  mlx5dv_clock_info clock_info{};
+};
+
+struct WorkerStats {
+  uint64_t posted = 0;
+  uint64_t send_completions = 0;
+  uint64_t recv_completions = 0;
+  uint64_t error_completions = 0;
+  uint64_t post_failures = 0;  // post_send refused (send queue full): retried by the engine
+  uint64_t ring_full = 0;      // a flow's receiver lagged a whole ring behind
+};
+
+class VerbsWorker final : public Queue, public Clock {
+ public:
+  VerbsWorker(WorkerSetup setup, std::vector<WorkerFlowSetup> flows, uint32_t flow_count);
+
+  /// Posts a receive per ring slot on every responder. false: post_recv failed.
+  bool post_receives() noexcept;
+  /// Time zero of the run: the host clock now, and the device clock (ns) read at the same
+  /// moment for completion timestamps.
+  void start(int64_t device0_ns) noexcept;
+  /// Posts from now on are refused.
+  void stop() noexcept { stopped_ = true; }
+
+  uint32_t tx_burst(std::span<const Message> messages) noexcept override;
+  uint32_t poll(std::span<Completion> out) noexcept override;
+  int64_t now_ns() noexcept override;
+  void wait_until(int64_t deadline_ns) noexcept override;
+  std::string_view name() const noexcept override;
+
+  const WorkerStats& stats() const noexcept { return stats_; }
+  /// The clock latency is measured with: "nic" (completion timestamps), "monotonic", "virtual".
+  std::string_view clock_name() const noexcept;
+
+ private:
+  struct InFlight {
+    int64_t scheduled_ns = 0;
+    int64_t sent_ns = 0;
+    uint64_t sequence = 0;
+    uint32_t bytes = 0;
+  };
+  struct Flow {
+    WorkerFlowSetup setup;
+    std::vector<InFlight> ring;
+    uint64_t tail = 0;     // next slot to post
+    uint64_t tx_head = 0;  // oldest message without its send completion
+    uint64_t rx_head = 0;  // oldest message not yet received (read: = tx_head)
+  };
+  static constexpr size_t kMaxChain = 32;
+  static constexpr size_t kPollBatch = 64;
+
+  int64_t host_now_ns() const noexcept;
+  int64_t completion_ns(const WorkCompletion& wc) noexcept;
+  uint32_t post_chain(Flow& flow, std::span<const Message> messages) noexcept;
+  uint32_t drain_send(std::span<Completion> out) noexcept;
+  uint32_t drain_recv(std::span<Completion> out) noexcept;
+  bool post_receive(Flow& flow, uint32_t slot) noexcept;
+  Completion received(const Flow& flow, const InFlight& message, int64_t time_ns) const noexcept;
+
+  WorkerSetup setup_;
+  std::vector<Flow> flows_;
+  uint32_t slot_count_ = 0;            // flows_.size()
+  std::vector<uint32_t> slot_of_flow_;  // plan flow -> index in flows_ (UINT32_MAX: not ours)
+  uint64_t ring_mask_ = 0;
+  int64_t host0_ns_ = 0;    // host clock at start()
+  int64_t device0_ns_ = 0;  // device clock (ns) at start()
+  bool stopped_ = false;
+  WorkerStats stats_;
+  std::array<ibv_send_wr, kMaxChain> wrs_{};
+  std::array<ibv_sge, kMaxChain> sges_{};
+  std::array<WorkCompletion, kPollBatch> wcs_{};
+};
+
+}  // namespace qb::drv::verbs

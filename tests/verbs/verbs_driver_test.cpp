@@ -1,0 +1,486 @@
+// The verbs driver against the fake ConnectX: the exact mlx5dv calls for the shipped trees, SL
+// and traffic class per flow, the teardown order, every control-path call failing in turn
+// (nothing left allocated), the refusals a user can act on, and the simulated timing against
+// the oracle.
+#include "verbs_driver.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <atomic>
+#include <cerrno>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fake_mlx5.hpp"
+#include "qb/drivers/registry.hpp"
+#include "qb/engine/measure.hpp"
+#include "qb/engine/run.hpp"
+#include "qb/reports/judge.hpp"
+#include "qb/reports/run_metadata.hpp"
+#include "qb/suite/compile.hpp"
+#include "qb/suite/suite_loader.hpp"
+
+namespace qb::drv::verbs {
+namespace {
+
+struct LoadedSuite {
+  suite::Suite suite;
+  std::vector<suite::CompiledScenario> compiled;
+};
+
+LoadedSuite load(const std::string& file) {
+  auto suite = suite::load_suite_file(std::string(QB_SOURCE_DIR) + "/configs/" + file);
+  EXPECT_TRUE(suite.ok()) << (suite.ok() ? "" : suite.error().to_string());
+  LoadedSuite loaded{std::move(*suite), {}};
+  std::vector<Warning> warnings;
+  auto compiled = suite::compile_suite(loaded.suite, warnings);
+  EXPECT_TRUE(compiled.ok()) << (compiled.ok() ? "" : compiled.error().to_string());
+  loaded.compiled = std::move(*compiled);
+  return loaded;
+}
+
+Topology topology_of(const suite::CompiledScenario& compiled, uint32_t workers = 1) {
+  Topology topology;
+  topology.port_rate_bps = compiled.scenario->port.rate_bps;
+  topology.wire = compiled.scenario->port.wire;
+  topology.propagation_delay_ns = compiled.scenario->port.propagation_delay_ns;
+  topology.flow_count = static_cast<uint32_t>(compiled.plan.flows.size());
+  topology.workers = workers;
+  topology.max_message_bytes = 4096;
+  return topology;
+}
+
+FakeDeviceConfig device_for(const suite::CompiledScenario& compiled) {
+  const suite::PortSpec& port = compiled.scenario->port;
+  FakeDeviceConfig config =
+      fake_device_for_port(port.rate_bps, port.wire, port.propagation_delay_ns);
+  return config;
+}
+
+std::vector<std::string> calls_starting(const FakeMlx5& fake, std::string_view prefix) {
+  std::vector<std::string> out;
+  for (const auto& call : fake.calls()) {
+    if (call.starts_with(prefix)) out.push_back(call);
+  }
+  return out;
+}
+
+size_t index_of_first(const FakeMlx5& fake, std::string_view prefix, size_t from = 0) {
+  const auto& calls = fake.calls();
+  for (size_t i = from; i < calls.size(); ++i) {
+    if (calls[i].starts_with(prefix)) return i;
+  }
+  return calls.size();
+}
+
+size_t index_of_last(const FakeMlx5& fake, std::string_view prefix) {
+  const auto& calls = fake.calls();
+  for (size_t i = calls.size(); i-- > 0;) {
+    if (calls[i].starts_with(prefix)) return i;
+  }
+  return calls.size();
+}
+
+TEST(VerbsDriver, BuildsTheManPageTreeAndAttachesFourQpsToEachLeaf) {
+  const auto loaded = load("mlx5_two_groups.toml");
+  const auto& compiled = loaded.compiled[0];
+  FakeMlx5 fake(device_for(compiled));
+  auto driver = make_verbs_driver(VerbsConfig{}, &fake);
+  ASSERT_TRUE(driver->open(topology_of(compiled)).ok());
+  const Status applied = driver->apply(compiled.plan);
+  ASSERT_TRUE(applied.ok()) << applied.error().to_string();
+
+  const auto sched = calls_starting(fake, "sched_");
+  ASSERT_EQ(sched.size(), 3u);
+  EXPECT_EQ(sched[0],
+            "sched_node_create(parent=null, flags=0, bw_share=0, max_avg_bw=0, comp_mask=0) = "
+            "node#7");
+  EXPECT_EQ(sched[1],
+            "sched_leaf_create(parent=node#7, flags=BW_SHARE, bw_share=7, max_avg_bw=0, "
+            "comp_mask=0) = leaf#8");
+  EXPECT_EQ(sched[2],
+            "sched_leaf_create(parent=node#7, flags=BW_SHARE|MAX_AVG_BW, bw_share=3, "
+            "max_avg_bw=4096, comp_mask=0) = leaf#9");
+  const auto attach = calls_starting(fake, "modify_qp_sched_elem");
+  ASSERT_EQ(attach.size(), 8u);
+  for (size_t i = 0; i < 8; ++i) {
+    EXPECT_NE(attach[i].find(i < 4 ? "requester=leaf#8, responder=null"
+                                   : "requester=leaf#9, responder=null"),
+              std::string::npos)
+        << attach[i];
+  }
+  driver->close();
+  EXPECT_EQ(fake.live().total(), 0u) << fake.live().describe();
+  EXPECT_TRUE(fake.violations().empty()) << fake.violations().front();
+}
+
+// Every shipped RDMA suite: one element per tree element (none for the implicit tree), one
+// attach per flow, and every QP's SL and traffic class (DSCP << 2 on RoCE) from the plan.
+TEST(VerbsDriver, ProgramsEveryShippedRdmaSuite) {
+  int suites = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(QB_SOURCE_DIR) + "/configs")) {
+    if (entry.path().extension() != ".toml") continue;
+    const auto loaded = load(entry.path().filename().string());
+    for (const auto& compiled : loaded.compiled) {
+      if (compiled.scenario->port.wire.transport == policy::Transport::eth) continue;
+      if (compiled.plan.host_count() > 1) continue;  // two-host plans: not on one NIC
+      SCOPED_TRACE(entry.path().filename().string());
+      ++suites;
+      FakeMlx5 fake(device_for(compiled));
+      auto driver = make_verbs_driver(VerbsConfig{}, &fake);
+      ASSERT_TRUE(driver->open(topology_of(compiled)).ok());
+      const Status applied = driver->apply(compiled.plan);
+      ASSERT_TRUE(applied.ok()) << applied.error().to_string();
+      const bool implicit = policy::is_implicit_tree(compiled.plan.tree);
+      const size_t elements = implicit ? 0 : compiled.plan.tree.elements.size();
+      EXPECT_EQ(calls_starting(fake, "sched_node_create").size() +
+                    calls_starting(fake, "sched_leaf_create").size(),
+                elements);
+      EXPECT_EQ(calls_starting(fake, "modify_qp_sched_elem").size(),
+                implicit ? 0 : compiled.plan.flows.size());
+      // Per flow: responder then requester go to RTR; both carry the flow's SL and class.
+      const auto rtr = calls_starting(fake, "modify_qp(");
+      size_t next = 0;
+      for (const policy::FlowPlan& flow : compiled.plan.flows) {
+        std::string expected = fmt::format("sl={}, ", flow.sl);
+        expected += compiled.scenario->port.wire.transport == policy::Transport::rocev2
+                        ? fmt::format("is_global=1, traffic_class={}", flow.dscp << 2)
+                        : "is_global=0";
+        int seen = 0;
+        for (; next < rtr.size() && seen < 2; ++next) {
+          if (rtr[next].find("state=2") == std::string::npos) continue;  // IBV_QPS_RTR
+          EXPECT_NE(rtr[next].find(expected), std::string::npos)
+              << flow.name << ": " << rtr[next] << " (expected " << expected << ")";
+          ++seen;
+        }
+        EXPECT_EQ(seen, 2) << flow.name;
+      }
+      driver->close();
+      EXPECT_EQ(fake.live().total(), 0u) << fake.live().describe();
+      EXPECT_TRUE(fake.violations().empty()) << fake.violations().front();
+    }
+  }
+  EXPECT_GE(suites, 5);
+}
+
+TEST(VerbsDriver, TearsDownQpsThenLeavesThenNodes) {
+  const auto loaded = load("three_level_caps.toml");
+  const auto& compiled = loaded.compiled[0];
+  FakeMlx5 fake(device_for(compiled));
+  auto driver = make_verbs_driver(VerbsConfig{}, &fake);
+  ASSERT_TRUE(driver->open(topology_of(compiled)).ok());
+  ASSERT_TRUE(driver->apply(compiled.plan).ok());
+  ASSERT_TRUE(driver->start().ok());
+  ASSERT_TRUE(driver->stop().ok());
+  const size_t teardown = fake.calls().size();
+  driver->close();
+  // Every detach before the first destroy of its QP; QPs before leaves; leaves before nodes;
+  // children before parents (the fake refuses a node with children: no violation means so).
+  const size_t last_detach = index_of_last(fake, "modify_qp_sched_elem");
+  const size_t first_qp_destroy = index_of_first(fake, "destroy_qp", teardown);
+  const size_t last_qp_destroy = index_of_last(fake, "destroy_qp");
+  const size_t first_leaf_destroy = index_of_first(fake, "sched_leaf_destroy", teardown);
+  const size_t last_leaf_destroy = index_of_last(fake, "sched_leaf_destroy");
+  const size_t first_node_destroy = index_of_first(fake, "sched_node_destroy", teardown);
+  EXPECT_LT(last_detach, last_qp_destroy);
+  EXPECT_LT(first_qp_destroy, first_leaf_destroy);
+  EXPECT_LT(last_qp_destroy, first_leaf_destroy);
+  EXPECT_LT(last_leaf_destroy, index_of_last(fake, "sched_node_destroy"));
+  EXPECT_LT(first_leaf_destroy, first_node_destroy);
+  for (const auto& call : fake.calls()) {
+    EXPECT_EQ(call.find("->"), std::string::npos) << "a refused call: " << call;
+  }
+  EXPECT_EQ(fake.live().total(), 0u) << fake.live().describe();
+  EXPECT_TRUE(fake.violations().empty()) << fake.violations().front();
+}
+
+bool is_teardown_call(const std::string& call) {
+  for (const char* prefix : {"destroy_", "dealloc_", "dereg_", "close_device", "sched_node_destroy",
+                             "sched_leaf_destroy"}) {
+    if (call.starts_with(prefix)) return true;
+  }
+  // A detach at teardown (responder=null, requester=null).
+  return call.starts_with("modify_qp_sched_elem") && call.find("requester=null") != std::string::npos;
+}
+
+// Every control-path call of a whole run fails in turn: the run stops with an error (or, for a
+// teardown call, counts the failure), and nothing the driver could free is left allocated.
+TEST(VerbsDriver, EveryCallFailingInTurnLeavesNothingAllocated) {
+  const auto loaded = load("mlx5_two_groups.toml");
+  const auto& compiled = loaded.compiled[0];
+  size_t total_calls = 0;
+  {
+    FakeMlx5 fake(device_for(compiled));
+    auto driver = make_verbs_driver(VerbsConfig{}, &fake);
+    ASSERT_TRUE(driver->open(topology_of(compiled)).ok());
+    ASSERT_TRUE(driver->apply(compiled.plan).ok());
+    ASSERT_TRUE(driver->start().ok());
+    ASSERT_TRUE(driver->stop().ok());
+    driver->close();
+    total_calls = fake.calls().size();
+  }
+  ASSERT_GT(total_calls, 50u);
+  for (uint32_t k = 1; k <= total_calls; ++k) {
+    FakeMlx5 fake(device_for(compiled));
+    fake.fail_call(k, EIO);
+    auto driver = make_verbs_driver(VerbsConfig{}, &fake);
+    bool failed = !driver->open(topology_of(compiled)).ok();
+    failed = failed || !driver->apply(compiled.plan).ok();
+    failed = failed || !driver->start().ok();
+    failed = failed || !driver->stop().ok();
+    driver->close();
+    ASSERT_GE(fake.calls().size(), k);
+    const std::string& call = fake.calls()[k - 1];
+    SCOPED_TRACE(call);
+    if (is_teardown_call(call)) {
+      // What the failed destroy held stays (and so may its CQ, PD and context): counted, and
+      // nothing is touched after it was destroyed.
+      double failures = 0;
+      for (const auto& [name, value] : driver->stats()) {
+        if (name == "teardown_failures") failures = value;
+      }
+      EXPECT_GE(failures, 1.0);
+      for (const auto& v : fake.violations()) {
+        EXPECT_EQ(v.find("used after"), std::string::npos) << v;
+      }
+      continue;
+    }
+    if (call.starts_with("get_clock_info")) {
+      // Optional: without the clock conversion the run goes on, timestamped on the host.
+      EXPECT_FALSE(failed);
+      EXPECT_FALSE(driver->capabilities().hw_timestamps);
+    } else {
+      EXPECT_TRUE(failed) << "call " << k << " failed and the driver went on";
+    }
+    EXPECT_EQ(fake.live().total(), 0u) << fake.live().describe();
+    for (const auto& v : fake.violations()) ADD_FAILURE() << v;
+  }
+}
+
+TEST(VerbsDriver, DeviceWithoutSchedulingElementsIsRefusedNamingTheElement) {
+  const auto loaded = load("mlx5_two_groups.toml");
+  const auto& compiled = loaded.compiled[0];
+  FakeDeviceConfig config = device_for(compiled);
+  config.sched_support = false;
+  FakeMlx5 fake(config);
+  auto driver = make_verbs_driver(VerbsConfig{}, &fake);
+  ASSERT_TRUE(driver->open(topology_of(compiled)).ok());
+  const Status applied = driver->apply(compiled.plan);
+  ASSERT_FALSE(applied.ok());
+  EXPECT_EQ(applied.error().code, Errc::unavailable);
+  EXPECT_NE(applied.error().message.find("node 'root'"), std::string::npos)
+      << applied.error().message;
+  EXPECT_NE(applied.error().message.find("errno 95"), std::string::npos)
+      << applied.error().message;
+  driver->close();
+  EXPECT_EQ(fake.live().total(), 0u) << fake.live().describe();
+}
+
+struct Refusal {
+  std::string name;
+  void (*change)(FakeDeviceConfig&, VerbsConfig&, Topology&);
+  Errc code;
+  std::string where;
+};
+
+TEST(VerbsDriver, RefusesWhatCannotRunWithAnActionableError) {
+  const auto loaded = load("mlx5_two_groups.toml");
+  const auto& compiled = loaded.compiled[0];
+  const std::vector<Refusal> refusals = {
+      {"IB port, RoCE suite",
+       [](FakeDeviceConfig& d, VerbsConfig&, Topology&) {
+         d.port.link_layer = IBV_LINK_LAYER_INFINIBAND;
+       },
+       Errc::invalid_config, "port.transport"},
+      {"Ethernet suite",
+       [](FakeDeviceConfig&, VerbsConfig&, Topology& t) { t.wire.transport = policy::Transport::eth; },
+       Errc::invalid_config, "port.transport"},
+      {"MTU beyond the port's",
+       [](FakeDeviceConfig& d, VerbsConfig&, Topology&) { d.port.active_mtu = IBV_MTU_1024; },
+       Errc::invalid_config, "port.mtu"},
+      {"MTU that is not an IB MTU",
+       [](FakeDeviceConfig&, VerbsConfig&, Topology& t) { t.wire.mtu_bytes = 1500; },
+       Errc::invalid_config, "port.mtu"},
+      {"rate not the port's speed",
+       [](FakeDeviceConfig& d, VerbsConfig&, Topology&) { d.port.rate_bps = 200e9; },
+       Errc::invalid_config, "port.rate"},
+      {"port down",
+       [](FakeDeviceConfig& d, VerbsConfig&, Topology&) { d.port.state = IBV_PORT_DOWN; },
+       Errc::unavailable, "driver.verbs.port"},
+      {"port 2", [](FakeDeviceConfig&, VerbsConfig& c, Topology&) { c.port = 2; },
+       Errc::unavailable, "driver.verbs.port"},
+      {"GID index missing", [](FakeDeviceConfig&, VerbsConfig& c, Topology&) { c.gid_index = 9; },
+       Errc::unavailable, "driver.verbs.gid_index"},
+      {"unknown device", [](FakeDeviceConfig&, VerbsConfig& c, Topology&) { c.device = "mlx5_7"; },
+       Errc::unavailable, "driver.verbs.device"},
+  };
+  for (const Refusal& refusal : refusals) {
+    SCOPED_TRACE(refusal.name);
+    FakeDeviceConfig device = device_for(compiled);
+    VerbsConfig config;
+    Topology topology = topology_of(compiled);
+    refusal.change(device, config, topology);
+    FakeMlx5 fake(device);
+    auto driver = make_verbs_driver(config, &fake);
+    const Status opened = driver->open(topology);
+    ASSERT_FALSE(opened.ok());
+    EXPECT_EQ(opened.error().code, refusal.code) << opened.error().to_string();
+    EXPECT_EQ(opened.error().where, refusal.where) << opened.error().to_string();
+    driver->close();
+    EXPECT_EQ(fake.live().total(), 0u) << fake.live().describe();
+  }
+}
+
+TEST(VerbsDriver, ProgramsCapsAsWholeMegabitsRoundedToNearest) {
+  policy::QosPlan plan;
+  plan.tree = policy::SchedTree::with_root();
+  const uint32_t leaf = plan.tree.add_child(0, "slow", true, 2, 2.5e6);
+  plan.tree.add_child(0, "other", true, 0, 1234.4e6);
+  plan.wire = policy::WireModel{policy::Transport::rocev2, 4096};
+  plan.port_rate_bps = 100e9;
+  policy::FlowPlan flow;
+  flow.name = "f";
+  flow.leaf = leaf;
+  plan.flows.push_back(flow);
+  FakeMlx5 fake(fake_device_for_port(100e9, plan.wire, 0));
+  auto driver = make_verbs_driver(VerbsConfig{}, &fake);
+  Topology topology;
+  topology.port_rate_bps = 100e9;
+  topology.wire = plan.wire;
+  topology.flow_count = 1;
+  ASSERT_TRUE(driver->open(topology).ok());
+  ASSERT_TRUE(driver->apply(plan).ok());
+  const auto leaves = calls_starting(fake, "sched_leaf_create");
+  ASSERT_EQ(leaves.size(), 2u);
+  EXPECT_NE(leaves[0].find("flags=BW_SHARE|MAX_AVG_BW, bw_share=2, max_avg_bw=3"),
+            std::string::npos)
+      << leaves[0];
+  // bw_share 0: only the cap's flag.
+  EXPECT_NE(leaves[1].find("flags=MAX_AVG_BW, bw_share=0, max_avg_bw=1234"), std::string::npos)
+      << leaves[1];
+  driver->close();
+}
+
+TEST(VerbsDriver, HardwareRateLimitForPacedFlowsOnly) {
+  const auto loaded = load("cbr_redistribution.toml");
+  const auto& compiled = loaded.compiled[0];
+  VerbsConfig config;
+  config.hw_rate_limit = true;
+  {
+    FakeMlx5 fake(device_for(compiled));
+    auto driver = make_verbs_driver(config, &fake);
+    ASSERT_TRUE(driver->open(topology_of(compiled)).ok());
+    ASSERT_TRUE(driver->apply(compiled.plan).ok());
+    size_t paced = 0;
+    for (const auto& flow : compiled.plan.flows) paced += std::isfinite(flow.offered_wire_bps);
+    ASSERT_GT(paced, 0u);
+    const auto limits = calls_starting(fake, "modify_qp_rate_limit");
+    ASSERT_EQ(limits.size(), paced);
+    const auto& first = compiled.plan.flows[0];
+    ASSERT_TRUE(std::isfinite(first.offered_wire_bps));
+    EXPECT_NE(limits[0].find(fmt::format("rate_limit={} kbps",
+                                         static_cast<uint64_t>(std::ceil(first.offered_wire_bps / 1e3)))),
+              std::string::npos)
+        << limits[0];
+    driver->close();
+  }
+  FakeDeviceConfig device = device_for(compiled);
+  device.rate_limit_rc = false;
+  FakeMlx5 fake(device);
+  auto driver = make_verbs_driver(config, &fake);
+  ASSERT_TRUE(driver->open(topology_of(compiled)).ok());
+  const Status applied = driver->apply(compiled.plan);
+  ASSERT_FALSE(applied.ok());
+  EXPECT_EQ(applied.error().where, "driver.verbs.hw_rate_limit");
+  driver->close();
+  EXPECT_EQ(fake.live().total(), 0u) << fake.live().describe();
+}
+
+// The registry entry with a fake the test keeps, so the engine's run can be inspected after.
+Result<engine::SuiteRun> run_on_fake(const LoadedSuite& loaded, FakeMlx5& fake,
+                                     VerbsConfig config, const engine::RunOptions& options) {
+  static DriverEntry entry;
+  entry.name = "verbs";
+  entry.available = true;
+  static FakeMlx5* current = nullptr;
+  static VerbsConfig current_config;
+  current = &fake;
+  current_config = config;
+  entry.create = [](const DriverOptions&) -> Result<std::unique_ptr<DriverBackend>> {
+    return make_verbs_backend(current_config, current);
+  };
+  struct NoOptions final : DriverOptions {};
+  DriverFactory factory(entry, std::make_shared<NoOptions>());
+  return engine::run_suite(loaded.suite, loaded.compiled, factory, options);
+}
+
+TEST(VerbsDriver, InterruptedRunTearsEverythingDown) {
+  auto loaded = load("imix_256_flows.toml");
+  // The 256-flow suite on RoCE (it is written for Ethernet frames).
+  for (auto& scenario : loaded.suite.scenarios) {
+    scenario.port.wire = policy::WireModel{policy::Transport::rocev2, 4096};
+  }
+  std::vector<Warning> warnings;
+  auto compiled = suite::compile_suite(loaded.suite, warnings);
+  ASSERT_TRUE(compiled.ok()) << compiled.error().to_string();
+  loaded.compiled = std::move(*compiled);
+  FakeDeviceConfig device = device_for(loaded.compiled[0]);
+  device.timing = FakeTiming::instant;
+  FakeMlx5 fake(device);
+  VerbsConfig config;
+  config.workers = 2;
+  std::atomic<bool> interrupted{false};
+  engine::RunOptions options;
+  options.duration_ns = 60'000'000'000;  // a minute: only the interrupt ends it
+  options.repetitions = 1;
+  options.interrupted = &interrupted;
+  std::thread interrupter([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    interrupted = true;
+  });
+  const auto start = std::chrono::steady_clock::now();
+  auto run = run_on_fake(loaded, fake, config, options);
+  interrupter.join();
+  ASSERT_TRUE(run.ok()) << run.error().to_string();
+  EXPECT_FALSE(run->complete);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  EXPECT_GT(fake.posted_sends(), 0u);
+  EXPECT_EQ(fake.live().total(), 0u) << fake.live().describe();
+  for (const auto& v : fake.violations()) ADD_FAILURE() << v;
+}
+
+// The fake on simulated timing runs the tree the driver programmed: the shipped tree suites land
+// within 1 % of the oracle per flow, as on the sim driver.
+TEST(VerbsDriver, SimulatedTimingLandsOnTheOracleForTheShippedTrees) {
+  for (const char* file : {"mlx5_two_groups.toml", "three_level_caps.toml",
+                           "cbr_redistribution.toml"}) {
+    SCOPED_TRACE(file);
+    const auto loaded = load(file);
+    auto factory = configure_driver("verbs", ConfigTable("driver.verbs"),
+                                    {ConfigOverride{"provider", "fake", "--driver-option"}});
+    ASSERT_TRUE(factory.ok()) << factory.error().to_string();
+    engine::RunOptions options;
+    options.repetitions = 1;
+    auto run = engine::run_suite(loaded.suite, loaded.compiled, *factory, options);
+    ASSERT_TRUE(run.ok()) << run.error().to_string();
+    EXPECT_EQ(run->scenarios[0].reps[0].driver_stats.empty(), false);
+    auto results = report::judge(loaded.suite, *run, engine::measure(*run),
+                                 report::current_run_metadata({}));
+    ASSERT_TRUE(results.ok()) << results.error().to_string();
+    for (const auto& scenario : results->scenarios) {
+      for (const auto& flow : scenario.flows) {
+        EXPECT_LT(std::abs(flow.error), 0.01)
+            << flow.name << ": measured " << flow.measured_bps << " expected " << flow.expected_bps;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace qb::drv::verbs
