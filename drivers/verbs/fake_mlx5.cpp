@@ -22,6 +22,7 @@ struct Record {
   const char* kind = "";
   uint32_t id = 0;
   bool alive = true;
+  const Record* context = nullptr;  // the context it was made on (contexts: none)
   std::string label() const { return fmt::format("{}#{}", kind, id); }
 };
 
@@ -33,8 +34,12 @@ constexpr uint32_t kFirstQpNumber = 0x100;
 constexpr uint32_t kMaxQpWr = 32768;
 constexpr int kMaxCqe = 4'194'303;
 
+struct QpRecord;
 struct CqRecord : Record {
   std::deque<WorkCompletion> entries;
+  // The QP whose send work request each entry completes (nullptr: a receive). Its send
+  // queue slot is free only once the completion is polled, as with libmlx5.
+  std::deque<QpRecord*> send_owner;
   uint32_t capacity = 0;
   uint32_t users = 0;  // QPs
 };
@@ -271,12 +276,13 @@ struct FakeMlx5::State {
         .count();
   }
 
-  void push_cqe(CqRecord* cq, const WorkCompletion& wc) {
+  void push_cqe(CqRecord* cq, const WorkCompletion& wc, QpRecord* send_owner) {
     if (cq->entries.size() >= cq->capacity) {
       violations.push_back(fmt::format("{} overrun (capacity {})", cq->label(), cq->capacity));
       return;
     }
     cq->entries.push_back(wc);
+    cq->send_owner.push_back(send_owner);
   }
 
   static ibv_wc_opcode send_opcode(ibv_wr_opcode op) {
@@ -308,18 +314,20 @@ struct FakeMlx5::State {
                                                              : IBV_WC_RECV;
     wc.byte_len = message.bytes;
     wc.timestamp = config.completion_timestamps ? static_cast<uint64_t>(time_ns) : 0;
-    push_cqe(dest->recv_cq, wc);
+    push_cqe(dest->recv_cq, wc, nullptr);
   }
 
   void complete_send(QpRecord* qp, const InFlight& message, int64_t time_ns) {
-    --qp->send_outstanding;
-    if (!message.signaled) return;
+    if (!message.signaled) {
+      --qp->send_outstanding;  // model choice: an unsignaled request frees its slot at once
+      return;
+    }
     WorkCompletion wc;
     wc.wr_id = message.wr_id;
     wc.opcode = send_opcode(message.opcode);
     wc.byte_len = message.bytes;
     wc.timestamp = config.completion_timestamps ? static_cast<uint64_t>(time_ns) : 0;
-    push_cqe(qp->send_cq, wc);
+    push_cqe(qp->send_cq, wc, qp);
   }
 
   // Simulated timing: the tree as programmed (flags decide what counts, as on the device), the
@@ -484,10 +492,18 @@ int FakeMlx5::close_device(ibv_context* context) {
   Record* record = State::record_of(context);
   if (s.begin(fmt::format("close_device({})", record != nullptr ? record->label() : "null"))) return s.fail_error;
   if (!s.check_alive(record, "context")) return s.refuse(EINVAL, "not a live context");
-  const FakeLiveObjects left = live();
-  if (left.total() > 1) {
-    s.violations.push_back(fmt::format("{} closed with {} still allocated", record->label(),
-                                       left.describe()));
+  uint32_t left = 0;
+  auto count_left = [&](const auto& records) {
+    for (const auto& r : records) left += r->alive && r->context == record ? 1 : 0;
+  };
+  count_left(s.pd_records);
+  count_left(s.mr_records);
+  count_left(s.cq_records);
+  count_left(s.qp_records);
+  count_left(s.element_records);
+  if (left != 0) {
+    s.violations.push_back(fmt::format("{} closed with {} objects still allocated ({})",
+                                       record->label(), left, live().describe()));
   }
   record->alive = false;
   // A simulated port lives as long as the context: the next open builds a new one.
@@ -599,6 +615,7 @@ ibv_pd* FakeMlx5::alloc_pd(ibv_context* context) {
     return s.refuse_null<ibv_pd>(EINVAL, "context");
   }
   PdRecord* record = s.make_record(s.pd_records, "pd");
+  record->context = State::record_of(context);
   s.pds.push_back(std::make_unique<PdHandle>());
   s.pds.back()->record = record;
   s.pds.back()->raw.context = context;
@@ -627,6 +644,7 @@ ibv_mr* FakeMlx5::reg_mr(ibv_pd* pd, void* address, size_t length, int access) {
   if (!s.check_alive(pd_record, "pd")) return s.refuse_null<ibv_mr>(EINVAL, "not a live PD");
   if (address == nullptr || length == 0) return s.refuse_null<ibv_mr>(EINVAL, "empty region");
   MrRecord* record = s.make_record(s.mr_records, "mr");
+  record->context = pd_record->context;
   record->pd = pd_record;
   record->access = access;
   ++pd_record->users;
@@ -673,6 +691,7 @@ ibv_cq_ex* FakeMlx5::create_cq(ibv_context* context, ibv_cq_init_attr_ex* attr) 
     return s.refuse_null<ibv_cq_ex>(EOPNOTSUPP, "wc_flags the device does not offer");
   }
   CqRecord* record = s.make_record(s.cq_records, "cq");
+  record->context = State::record_of(context);
   record->capacity = attr->cqe;
   s.cqs.push_back(std::make_unique<CqHandle>());
   CqHandle& handle = *s.cqs.back();
@@ -714,6 +733,7 @@ ibv_qp* FakeMlx5::create_qp(ibv_pd* pd, ibv_qp_init_attr* attr) {
     return s.refuse_null<ibv_qp>(EINVAL, "capacity beyond the device's");
   }
   QpRecord* record = s.make_record(s.qp_records, "qp");
+  record->context = pd_record->context;
   record->pd = pd_record;
   record->send_cq = send_cq;
   record->recv_cq = recv_cq;
@@ -858,7 +878,8 @@ static int check_sched_attr(FakeMlx5::State& s, ibv_context* context,
     if (leaf) return s.refuse(EINVAL, "a leaf needs a parent");
     if (attr->flags != 0) return s.refuse(EINVAL, "the root must have flags 0");
     for (auto& e : s.element_records) {
-      if (e->alive && !e->leaf && e->parent == nullptr) {
+      if (e->alive && !e->leaf && e->parent == nullptr &&
+          e->context == FakeMlx5::State::record_of(context)) {
         return s.refuse(EEXIST, "this context has a root already (model choice)");
       }
     }
@@ -869,8 +890,10 @@ static int check_sched_attr(FakeMlx5::State& s, ibv_context* context,
   return 0;
 }
 
-static void* create_element(FakeMlx5::State& s, const mlx5dv_sched_attr* attr, bool leaf) {
+static void* create_element(FakeMlx5::State& s, ibv_context* context,
+                            const mlx5dv_sched_attr* attr, bool leaf) {
   ElementRecord* record = s.make_record(s.element_records, leaf ? "leaf" : "node");
+  record->context = FakeMlx5::State::record_of(context);
   record->leaf = leaf;
   record->parent = FakeMlx5::State::record_of(attr->parent);
   record->flags = attr->flags;
@@ -902,7 +925,7 @@ mlx5dv_sched_node* FakeMlx5::sched_node_create(ibv_context* context,
     errno = rc;
     return nullptr;
   }
-  return static_cast<mlx5dv_sched_node*>(create_element(s, attr, false));
+  return static_cast<mlx5dv_sched_node*>(create_element(s, context, attr, false));
 }
 
 mlx5dv_sched_leaf* FakeMlx5::sched_leaf_create(ibv_context* context,
@@ -916,7 +939,7 @@ mlx5dv_sched_leaf* FakeMlx5::sched_leaf_create(ibv_context* context,
     errno = rc;
     return nullptr;
   }
-  return static_cast<mlx5dv_sched_leaf*>(create_element(s, attr, true));
+  return static_cast<mlx5dv_sched_leaf*>(create_element(s, context, attr, true));
 }
 
 int FakeMlx5::sched_node_destroy(mlx5dv_sched_node* node) {
@@ -1064,6 +1087,8 @@ int FakeMlx5::poll_cq(ibv_cq_ex* cq, std::span<WorkCompletion> out, bool timesta
     if (!timestamps) out[n].timestamp = 0;
     ++n;
     record->entries.pop_front();
+    if (QpRecord* owner = record->send_owner.front()) --owner->send_outstanding;
+    record->send_owner.pop_front();
   }
   return static_cast<int>(n);
 }

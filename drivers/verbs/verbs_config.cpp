@@ -4,7 +4,7 @@ namespace qb::drv::verbs {
 
 VerbsConfig parse_verbs_config(const ConfigTable& table) {
   table.allow_only({"provider", "device", "port", "gid_index", "workers", "hw_rate_limit",
-                    "fake_timing", "fake_sched_support"});
+                    "peer", "listen", "fake_timing", "fake_sched_support"});
   VerbsConfig config;
   if (auto provider = table.string("provider")) {
     if (*provider == "rdma-core") {
@@ -22,6 +22,14 @@ VerbsConfig parse_verbs_config(const ConfigTable& table) {
   config.gid_index = static_cast<int>(table.integer("gid_index", 0, 65535).value_or(0));
   config.workers = static_cast<uint32_t>(table.integer("workers", 1, 64).value_or(1));
   config.hw_rate_limit = table.boolean("hw_rate_limit").value_or(false);
+  config.peer = table.string("peer").value_or("");
+  config.listen = static_cast<uint16_t>(table.integer("listen", 1, 65535).value_or(0));
+  if (!config.peer.empty() && config.listen != 0) {
+    table.fail_at("listen", "a host either sends (peer) or receives (listen), not both");
+  }
+  if (table.has("peer") && config.peer.find(':') == std::string::npos) {
+    table.fail_at("peer", "must be \"HOST:PORT\" (the receiver's listen port)");
+  }
   const bool fake = config.provider == Provider::fake;
   for (const char* key : {"fake_timing", "fake_sched_support"}) {
     if (!fake && table.has(key)) {
@@ -40,6 +48,12 @@ VerbsConfig parse_verbs_config(const ConfigTable& table) {
   config.fake_sched_support = table.boolean("fake_sched_support").value_or(true);
   if (fake && config.fake_timing == FakeTiming::simulated && config.workers > 1) {
     table.fail_at("workers", "the fake on simulated timing runs one worker (virtual time)");
+  }
+  if (fake && config.fake_timing == FakeTiming::simulated &&
+      (!config.peer.empty() || config.listen != 0)) {
+    table.fail_at(config.listen != 0 ? "listen" : "peer",
+                  "two hosts need real time: with provider = \"fake\", set fake_timing = "
+                  "\"instant\"");
   }
   return config;
 }

@@ -23,6 +23,10 @@ struct VerbsConfig {
   /// Per-QP hardware pacing (IBV_QP_RATE_LIMIT) at each paced flow's mean rate, on top of the
   /// engine's own pacing; needs packet_pacing_caps for RC QPs.
   bool hw_rate_limit = false;
+  /// Two hosts: the sender connects to the receiver's "HOST:PORT" (TCP, to exchange QP
+  /// numbers); the receiver listens on a TCP port. Neither: loopback on one port.
+  std::string peer;
+  uint16_t listen = 0;
   FakeTiming fake_timing = FakeTiming::simulated;
   /// The fake answers every mlx5dv_sched_* call with EOPNOTSUPP (a device or firmware without
   /// NIC QoS): tests the refusal path end to end.

@@ -14,6 +14,8 @@
 
 #include "fake_mlx5.hpp"
 #include "nic_sched_tree.hpp"
+#include "peer_link.hpp"
+#include "qp_exchange.hpp"
 #include "qb/drivers/registry.hpp"
 #include "verbs_port.hpp"
 #include "verbs_worker.hpp"
@@ -89,6 +91,7 @@ class VerbsDriver final : public DriverBackend {
     caps.max_flows = 1U << 16;  // two QPs each
     caps.max_outstanding_per_flow = kSendQueueDepth;
     caps.max_hosts = 1;
+    caps.receives = role() != Role::sender;  // a sender's receiver is on the other host
     return caps;
   }
 
@@ -171,6 +174,17 @@ class VerbsDriver final : public DriverBackend {
       if (Status s = open_worker(resources_[w], w, buffer_bytes); !s) return s;
     }
     buffer_bytes_ = buffer_bytes;
+    // Two hosts: the TCP connection that carries the QP exchange (apply) and the start (start).
+    constexpr int kConnectWaitMs = 60'000;
+    if (role() == Role::sender) {
+      auto link = PeerLink::connect_to(config_.peer, kConnectWaitMs);
+      if (!link) return std::move(link).error();
+      link_ = std::move(*link);
+    } else if (role() == Role::receiver) {
+      auto link = PeerLink::accept_one(config_.listen, kPeerWaitMs);
+      if (!link) return std::move(link).error();
+      link_ = std::move(*link);
+    }
     return {};
   }
 
@@ -211,23 +225,105 @@ class VerbsDriver final : public DriverBackend {
 
   Status apply(const policy::QosPlan& plan) override {
     release_plan();
-    if (!policy::is_implicit_tree(plan.tree)) {
+    // A receiver's NIC does not schedule what the sender sends: only senders build the tree.
+    if (role() != Role::receiver && !policy::is_implicit_tree(plan.tree)) {
       if (Status s = tree_.build(*ops_, context_, plan.tree); !s) return s;
     }
     qps_.resize(plan.flows.size());
-    const uint32_t workers = static_cast<uint32_t>(resources_.size());
+    const auto workers = static_cast<uint32_t>(resources_.size());
+    for (uint32_t f = 0; f < plan.flows.size(); ++f) {
+      if (Status s = make_flow_qps(plan.flows[f], resources_[worker_of_flow(f, workers)], qps_[f]);
+          !s) {
+        return s;
+      }
+    }
+    std::vector<QpEndpoint> remote;
+    if (role() == Role::loopback) {
+      for (uint32_t f = 0; f < plan.flows.size(); ++f) {
+        const policy::FlowPlan& flow = plan.flows[f];
+        if (Status s = connect(qps_[f].responder, local_endpoint(f, qps_[f].requester), flow,
+                               false);
+            !s) {
+          return s;
+        }
+        if (Status s = connect(qps_[f].requester, local_endpoint(f, qps_[f].responder), flow,
+                               true);
+            !s) {
+          return s;
+        }
+      }
+    } else {
+      auto exchanged = exchange_with_peer(plan);
+      if (!exchanged) return std::move(exchanged).error();
+      remote = std::move(*exchanged);
+    }
+    for (uint32_t f = 0; f < plan.flows.size(); ++f) {
+      if (config_.hw_rate_limit && qps_[f].requester != nullptr &&
+          std::isfinite(plan.flows[f].offered_wire_bps)) {
+        if (Status s = rate_limit(qps_[f].requester, plan.flows[f]); !s) return s;
+      }
+    }
+    return make_workers(plan, remote);
+  }
+
+  enum class Role { loopback, sender, receiver };
+  Role role() const {
+    if (!config_.peer.empty()) return Role::sender;
+    return config_.listen != 0 ? Role::receiver : Role::loopback;
+  }
+
+  // The hello (same plan on both hosts), then each side's endpoints, then the QPs connected to
+  // the peer's. Returns the peer's endpoints (a sender writes into the receiver's buffer).
+  Result<std::vector<QpEndpoint>> exchange_with_peer(const policy::QosPlan& plan) {
+    const bool receiver = role() == Role::receiver;
+    const auto flows = static_cast<uint32_t>(plan.flows.size());
+    if (Status s = exchange_hello(link_, receiver, plan_hash(plan, topology_), flows); !s) {
+      return std::move(s).error();
+    }
+    std::vector<QpEndpoint> mine;
+    for (uint32_t f = 0; f < flows; ++f) {
+      mine.push_back(local_endpoint(f, receiver ? qps_[f].responder : qps_[f].requester));
+    }
+    auto theirs = exchange_endpoints(link_, receiver, mine);
+    if (!theirs) return std::move(theirs).error();
+    for (uint32_t f = 0; f < flows; ++f) {
+      ibv_qp* qp = receiver ? qps_[f].responder : qps_[f].requester;
+      if (Status s = connect(qp, (*theirs)[f], plan.flows[f], !receiver); !s) {
+        return std::move(s).error();
+      }
+    }
+    return theirs;
+  }
+
+  // What a peer (or the other QP of a loopback pair) needs to reach `qp`, and the buffer of
+  // the flow's worker that RDMA WRITEs land in.
+  QpEndpoint local_endpoint(uint32_t flow, ibv_qp* qp) const {
+    const WorkerResources& r =
+        resources_[worker_of_flow(flow, static_cast<uint32_t>(resources_.size()))];
+    QpEndpoint e;
+    e.flow = flow;
+    e.qp_num = qp->qp_num;
+    e.psn = 0;
+    e.lid = port_.lid;
+    e.gid = port_.gid;
+    e.rkey = r.target_mr->rkey;
+    e.address = reinterpret_cast<uintptr_t>(r.target->data);
+    return e;
+  }
+
+  Status make_workers(const policy::QosPlan& plan, const std::vector<QpEndpoint>& remote) {
+    const auto workers = static_cast<uint32_t>(resources_.size());
     std::vector<std::vector<WorkerFlowSetup>> flows_of(workers);
     for (uint32_t f = 0; f < plan.flows.size(); ++f) {
-      const policy::FlowPlan& flow = plan.flows[f];
       const uint32_t w = worker_of_flow(f, workers);
-      if (Status s = make_flow_qps(flow, resources_[w], qps_[f]); !s) return s;
       WorkerFlowSetup setup;
       setup.flow = f;
-      setup.op = flow_op(flow.op);
+      setup.op = flow_op(plan.flows[f].op);
       setup.requester = qps_[f].requester;
       setup.responder = qps_[f].responder;
-      setup.remote_address = reinterpret_cast<uintptr_t>(resources_[w].target->data);
-      setup.remote_key = resources_[w].target_mr->rkey;
+      const QpEndpoint target = remote.empty() ? local_endpoint(f, qps_[f].responder) : remote[f];
+      setup.remote_address = target.address;
+      setup.remote_key = target.rkey;
       flows_of[w].push_back(setup);
     }
     Clock* simulated = ops_->simulated_clock();
@@ -256,44 +352,49 @@ class VerbsDriver final : public DriverBackend {
     return {};
   }
 
-  // One flow's requester and responder: created, attached to the flow's leaf, connected to
-  // each other (INIT -> RTR -> RTS) with the flow's SL and traffic class, paced if asked.
-  Status make_flow_qps(const policy::FlowPlan& flow, const WorkerResources& r, FlowQps& qps) {
+  Result<ibv_qp*> create_qp(const policy::FlowPlan& flow, const WorkerResources& r,
+                            bool requester) {
     ibv_qp_init_attr attr{};
     attr.qp_type = IBV_QPT_RC;
-    attr.send_cq = ibv_cq_ex_to_cq(r.send_cq);
-    attr.recv_cq = ibv_cq_ex_to_cq(r.send_cq);
-    attr.cap.max_send_wr = kSendQueueDepth;
-    attr.cap.max_recv_wr = 1;
+    ibv_cq_ex* cq = requester ? r.send_cq : r.recv_cq;
+    attr.send_cq = ibv_cq_ex_to_cq(cq);
+    attr.recv_cq = ibv_cq_ex_to_cq(cq);
+    attr.cap.max_send_wr = requester ? kSendQueueDepth : 1;
+    attr.cap.max_recv_wr = requester ? 1 : kRingSlots;
     attr.cap.max_send_sge = 1;
     attr.cap.max_recv_sge = 1;
     errno = 0;
-    qps.requester = ops_->create_qp(pd_, &attr);
-    if (qps.requester == nullptr) {
-      return call_failed("ibv_create_qp", errno, fmt::format("flow '{}'", flow.name));
+    ibv_qp* qp = ops_->create_qp(pd_, &attr);
+    if (qp == nullptr) {
+      return call_failed("ibv_create_qp", errno,
+                         fmt::format("flow '{}'{}", flow.name, requester ? "" : " (responder)"));
     }
-    attr.send_cq = ibv_cq_ex_to_cq(r.recv_cq);
-    attr.recv_cq = ibv_cq_ex_to_cq(r.recv_cq);
-    attr.cap.max_send_wr = 1;
-    attr.cap.max_recv_wr = kRingSlots;
-    errno = 0;
-    qps.responder = ops_->create_qp(pd_, &attr);
-    if (qps.responder == nullptr) {
-      return call_failed("ibv_create_qp", errno, fmt::format("flow '{}' (responder)", flow.name));
+    ibv_qp_attr init{};
+    init.qp_state = IBV_QPS_INIT;
+    init.pkey_index = 0;
+    init.port_num = config_.port;
+    init.qp_access_flags = kAccess;
+    if (int rc = ops_->modify_qp(
+            qp, &init, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)) {
+      if (ops_->destroy_qp(qp) != 0) ++teardown_failures_;  // not yet in qps_: ours to free
+      return call_failed("ibv_modify_qp(INIT)", rc, fmt::format("flow '{}'", flow.name));
     }
-    for (ibv_qp* qp : {qps.requester, qps.responder}) {
-      ibv_qp_attr init{};
-      init.qp_state = IBV_QPS_INIT;
-      init.pkey_index = 0;
-      init.port_num = config_.port;
-      init.qp_access_flags = kAccess;
-      if (int rc = ops_->modify_qp(qp, &init,
-                                   IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-                                       IBV_QP_ACCESS_FLAGS)) {
-        return call_failed("ibv_modify_qp(INIT)", rc, fmt::format("flow '{}'", flow.name));
-      }
+    return qp;
+  }
+
+  // The QPs this host has for one flow, in INIT; the requester attached to the flow's leaf.
+  Status make_flow_qps(const policy::FlowPlan& flow, const WorkerResources& r, FlowQps& qps) {
+    if (role() != Role::receiver) {
+      auto requester = create_qp(flow, r, true);
+      if (!requester) return std::move(requester).error();
+      qps.requester = *requester;
     }
-    if (const mlx5dv_sched_leaf* leaf = tree_.leaf(flow.leaf)) {
+    if (role() != Role::sender) {
+      auto responder = create_qp(flow, r, false);
+      if (!responder) return std::move(responder).error();
+      qps.responder = *responder;
+    }
+    if (const mlx5dv_sched_leaf* leaf = tree_.leaf(flow.leaf); leaf != nullptr && qps.requester) {
       if (int rc = ops_->modify_qp_sched_elem(qps.requester, leaf, nullptr)) {
         return verbs_error(rc == EOPNOTSUPP ? Errc::unavailable : Errc::runtime,
                            fmt::format("mlx5dv_modify_qp_sched_elem for flow '{}' failed: {} "
@@ -302,30 +403,25 @@ class VerbsDriver final : public DriverBackend {
       }
       qps.attached = true;
     }
-    if (Status s = connect(qps.responder, qps.requester->qp_num, flow, false); !s) return s;
-    if (Status s = connect(qps.requester, qps.responder->qp_num, flow, true); !s) return s;
-    if (config_.hw_rate_limit && std::isfinite(flow.offered_wire_bps)) {
-      if (Status s = rate_limit(qps.requester, flow); !s) return s;
-    }
     return {};
   }
 
-  Status connect(ibv_qp* qp, uint32_t dest_qp_num, const policy::FlowPlan& flow, bool requester) {
+  // INIT -> RTR -> RTS towards `remote`, with the flow's SL and traffic class.
+  Status connect(ibv_qp* qp, const QpEndpoint& remote, const policy::FlowPlan& flow,
+                 bool requester) {
     ibv_qp_attr rtr{};
     rtr.qp_state = IBV_QPS_RTR;
     rtr.path_mtu = path_mtu_;
-    rtr.dest_qp_num = dest_qp_num;
-    rtr.rq_psn = 0;
+    rtr.dest_qp_num = remote.qp_num;
+    rtr.rq_psn = remote.psn;
     rtr.max_dest_rd_atomic = 16;
     rtr.min_rnr_timer = 12;  // 0.64 ms
     rtr.ah_attr.port_num = config_.port;
     rtr.ah_attr.sl = flow.sl;
-    if (port_.infiniband && !topology_.wire.ib_grh) {
-      rtr.ah_attr.dlid = port_.lid;  // loopback: our own port
-    } else {
+    rtr.ah_attr.dlid = remote.lid;
+    if (!port_.infiniband || topology_.wire.ib_grh) {
       rtr.ah_attr.is_global = 1;
-      rtr.ah_attr.dlid = port_.lid;
-      rtr.ah_attr.grh.dgid = port_.gid;
+      rtr.ah_attr.grh.dgid = remote.gid;
       rtr.ah_attr.grh.sgid_index = static_cast<uint8_t>(port_.gid_index);
       rtr.ah_attr.grh.hop_limit = 64;
       // The GRH's traffic class is the IP TOS byte on RoCEv2: DSCP in its upper six bits.
@@ -343,7 +439,7 @@ class VerbsDriver final : public DriverBackend {
     rts.timeout = 14;   // 4.096 us x 2^14 = 67 ms
     rts.retry_cnt = 7;
     rts.rnr_retry = 7;  // forever: a receiver that is behind is waited for
-    rts.sq_psn = 0;
+    rts.sq_psn = 0;  // our PSN (the peer's rq_psn: 0 on both hosts)
     rts.max_rd_atomic = 16;
     if (int rc = ops_->modify_qp(qp, &rts,
                                  IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
@@ -387,6 +483,9 @@ class VerbsDriver final : public DriverBackend {
         return call_failed("ibv_query_rt_values_ex", rc, device_);
       }
       device0_ns = static_cast<int64_t>(mlx5dv_ts_to_ns(&port_.clock, ticks));
+    }
+    if (role() != Role::loopback) {
+      if (Status s = exchange_ready(link_, role() == Role::receiver); !s) return s;
     }
     for (auto& worker : workers_) worker->start(device0_ns);
     return {};
@@ -455,6 +554,7 @@ class VerbsDriver final : public DriverBackend {
     pd_ = nullptr;
     if (context_ != nullptr && ops_->close_device(context_) != 0) ++teardown_failures_;
     context_ = nullptr;
+    link_ = PeerLink{};
     teardown_failures_ += tree_.failed_destroys();
   }
 
@@ -474,6 +574,7 @@ class VerbsDriver final : public DriverBackend {
   NicSchedTree tree_;
   std::vector<FlowQps> qps_;
   std::vector<std::unique_ptr<VerbsWorker>> workers_;
+  PeerLink link_;  // two hosts: the connection to the peer
   uint32_t teardown_failures_ = 0;
 };
 

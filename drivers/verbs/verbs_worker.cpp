@@ -165,6 +165,12 @@ uint32_t VerbsWorker::tx_burst(std::span<const Message> messages) noexcept {
     while (done + run < messages.size() && messages[done + run].flow == flow_index) ++run;
     const uint32_t slot = flow_index < slot_of_flow_.size() ? slot_of_flow_[flow_index] : UINT32_MAX;
     if (slot == UINT32_MAX) break;  // not this worker's flow: the engine never does this
+    if (flows_[slot].setup.requester == nullptr) {
+      // A receiver: the sender is another host. Accepted and dropped without a completion,
+      // so the flow's window fills once and the engine only waits and polls.
+      done += run;
+      continue;
+    }
     const uint32_t posted = post_chain(flows_[slot], messages.subspan(done, run));
     done += posted;
     if (posted < run) break;  // full: the engine retries the rest
@@ -239,7 +245,13 @@ uint32_t VerbsWorker::drain_recv(std::span<Completion> out) noexcept {
       ++stats_.error_completions;  // flushed: the QP went to error, nothing more arrives
       continue;
     }
-    if (flow.rx_head < flow.tail) {
+    if (flow.setup.requester == nullptr) {
+      // Sent by another host: its times are not ours to know (counted, no latency).
+      const InFlight remote{Completion::kUntimed, Completion::kUntimed, flow.rx_head,
+                            wc.byte_len};
+      out[n++] = received(flow, remote, completion_ns(wc));
+      ++flow.rx_head;
+    } else if (flow.rx_head < flow.tail) {
       out[n++] = received(flow, flow.ring[flow.rx_head & ring_mask_], completion_ns(wc));
       ++flow.rx_head;
     }

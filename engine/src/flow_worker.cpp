@@ -277,6 +277,7 @@ void FlowWorker::on_completion(const drv::Completion& c, drv::Queue& queue,
   flow.series_wire_bytes[static_cast<size_t>(offset_ns / window_.bin_ns)] += c.wire_bytes;
   if (c.last_of_message) {
     ++flow.messages;
+    if (c.sent_ns == drv::Completion::kUntimed) return;
     latency[c.flow].from_scheduled_ns.record(c.time_ns - c.scheduled_ns);
     latency[c.flow].from_sent_ns.record(c.time_ns - c.sent_ns);
   }

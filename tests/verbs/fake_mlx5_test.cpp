@@ -159,7 +159,8 @@ TEST_F(FakeRules, ClosingWithObjectsLeftIsAViolation) {
   ASSERT_NE(fake_.alloc_pd(context_), nullptr);
   EXPECT_EQ(fake_.close_device(context_), 0);
   ASSERT_EQ(fake_.violations().size(), 1u);
-  EXPECT_NE(fake_.violations()[0].find("1 PDs"), std::string::npos) << fake_.violations()[0];
+  EXPECT_NE(fake_.violations()[0].find("1 objects still allocated (1 contexts, 1 PDs"), std::string::npos)
+      << fake_.violations()[0];
 }
 
 }  // namespace

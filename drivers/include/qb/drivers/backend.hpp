@@ -27,6 +27,9 @@ struct Message {
 };
 
 struct Completion {
+  /// sent_ns of a message whose send times the receiver cannot know (a receiver on another
+  /// host): counted, but no latency is recorded for it.
+  static constexpr int64_t kUntimed = INT64_MIN;
   enum class Kind : uint8_t {
     rx_packet,   // one packet of a message reached the receiver
     tx_done,     // the sender's completion for a whole message (RDMA: ACK arrived)

@@ -1,0 +1,281 @@
+// Two hosts in one process: a receiver driver (listen) and a sender driver (peer) on one fake
+// ConnectX, talking over a real TCP connection on the loopback interface: the hello with the
+// plan hash, the QP exchange, the start, and the data path (the sender writes into the
+// receiver's buffer with the rkey it was given; the receiver counts what arrives, untimed).
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+#include "fake_mlx5.hpp"
+#include "peer_link.hpp"
+#include "qp_exchange.hpp"
+#include "verbs_driver.hpp"
+
+namespace qb::drv::verbs {
+namespace {
+
+// The fake is not thread safe; two drivers on two threads share it through this lock.
+class LockedOps final : public VerbsOps {
+ public:
+  explicit LockedOps(FakeMlx5& fake) : fake_(fake) {}
+#define QB_LOCKED(call)                   \
+  std::lock_guard<std::mutex> lock(mutex_); \
+  return fake_.call
+  std::vector<std::string> device_names() override { QB_LOCKED(device_names()); }
+  ibv_context* open_device(std::string_view n) override { QB_LOCKED(open_device(n)); }
+  int close_device(ibv_context* c) override { QB_LOCKED(close_device(c)); }
+  int query_device(ibv_context* c, ibv_device_attr_ex* a) override { QB_LOCKED(query_device(c, a)); }
+  int query_port(ibv_context* c, uint8_t p, ibv_port_attr* a) override {
+    QB_LOCKED(query_port(c, p, a));
+  }
+  int query_gid(ibv_context* c, uint8_t p, int i, ibv_gid* g) override {
+    QB_LOCKED(query_gid(c, p, i, g));
+  }
+  int get_clock_info(ibv_context* c, mlx5dv_clock_info* i) override {
+    QB_LOCKED(get_clock_info(c, i));
+  }
+  int read_device_clock(ibv_context* c, uint64_t* t) override { QB_LOCKED(read_device_clock(c, t)); }
+  ibv_pd* alloc_pd(ibv_context* c) override { QB_LOCKED(alloc_pd(c)); }
+  int dealloc_pd(ibv_pd* p) override { QB_LOCKED(dealloc_pd(p)); }
+  ibv_mr* reg_mr(ibv_pd* p, void* a, size_t l, int x) override { QB_LOCKED(reg_mr(p, a, l, x)); }
+  int dereg_mr(ibv_mr* m) override { QB_LOCKED(dereg_mr(m)); }
+  ibv_cq_ex* create_cq(ibv_context* c, ibv_cq_init_attr_ex* a) override {
+    QB_LOCKED(create_cq(c, a));
+  }
+  int destroy_cq(ibv_cq_ex* c) override { QB_LOCKED(destroy_cq(c)); }
+  ibv_qp* create_qp(ibv_pd* p, ibv_qp_init_attr* a) override { QB_LOCKED(create_qp(p, a)); }
+  int modify_qp(ibv_qp* q, ibv_qp_attr* a, int m) override { QB_LOCKED(modify_qp(q, a, m)); }
+  int modify_qp_rate_limit(ibv_qp* q, ibv_qp_rate_limit_attr* a) override {
+    QB_LOCKED(modify_qp_rate_limit(q, a));
+  }
+  int destroy_qp(ibv_qp* q) override { QB_LOCKED(destroy_qp(q)); }
+  mlx5dv_sched_node* sched_node_create(ibv_context* c, const mlx5dv_sched_attr* a) override {
+    QB_LOCKED(sched_node_create(c, a));
+  }
+  mlx5dv_sched_leaf* sched_leaf_create(ibv_context* c, const mlx5dv_sched_attr* a) override {
+    QB_LOCKED(sched_leaf_create(c, a));
+  }
+  int sched_node_destroy(mlx5dv_sched_node* n) override { QB_LOCKED(sched_node_destroy(n)); }
+  int sched_leaf_destroy(mlx5dv_sched_leaf* l) override { QB_LOCKED(sched_leaf_destroy(l)); }
+  int modify_qp_sched_elem(ibv_qp* q, const mlx5dv_sched_leaf* r, const mlx5dv_sched_leaf* s) override {
+    QB_LOCKED(modify_qp_sched_elem(q, r, s));
+  }
+  int post_send(ibv_qp* q, ibv_send_wr* w, ibv_send_wr** b) noexcept override {
+    QB_LOCKED(post_send(q, w, b));
+  }
+  int post_recv(ibv_qp* q, ibv_recv_wr* w, ibv_recv_wr** b) noexcept override {
+    QB_LOCKED(post_recv(q, w, b));
+  }
+  int poll_cq(ibv_cq_ex* c, std::span<WorkCompletion> o, bool t) noexcept override {
+    QB_LOCKED(poll_cq(c, o, t));
+  }
+#undef QB_LOCKED
+  std::string_view provider_name() const noexcept override { return "fake"; }
+
+ private:
+  FakeMlx5& fake_;
+  std::mutex mutex_;
+};
+
+// A TCP port nobody listens on right now.
+uint16_t free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  socklen_t length = sizeof address;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+policy::QosPlan two_group_plan(uint32_t flows) {
+  policy::QosPlan plan;
+  plan.tree = policy::SchedTree::with_root();
+  const uint32_t g1 = plan.tree.add_child(0, "g1", true, 7);
+  const uint32_t g2 = plan.tree.add_child(0, "g2", true, 3, 4096e6);
+  plan.wire = policy::WireModel{policy::Transport::rocev2, 4096};
+  plan.port_rate_bps = 100e9;
+  for (uint32_t f = 0; f < flows; ++f) {
+    policy::FlowPlan flow;
+    flow.name = "f#" + std::to_string(f);
+    flow.leaf = f % 2 == 0 ? g1 : g2;
+    flow.op = f % 3 == 0 ? policy::RdmaOp::send : policy::RdmaOp::write;
+    flow.dscp = 26;
+    plan.flows.push_back(flow);
+  }
+  return plan;
+}
+
+Topology topology_for(const policy::QosPlan& plan) {
+  Topology topology;
+  topology.port_rate_bps = plan.port_rate_bps;
+  topology.wire = plan.wire;
+  topology.flow_count = static_cast<uint32_t>(plan.flows.size());
+  topology.max_message_bytes = 4096;
+  return topology;
+}
+
+FakeDeviceConfig instant_device() {
+  FakeDeviceConfig device;
+  device.timing = FakeTiming::instant;
+  return device;
+}
+
+TEST(VerbsTwoHosts, SenderWritesIntoTheReceiversBufferAndTheReceiverCountsIt) {
+  FakeMlx5 fake(instant_device());
+  LockedOps ops(fake);
+  const uint16_t port = free_port();
+  const auto plan = two_group_plan(4);
+  constexpr uint64_t kMessages = 300;  // per flow, more than a send queue
+  std::array<uint64_t, 4> received{};
+  uint64_t untimed = 0;
+  std::string receiver_error;
+
+  std::thread receiver_thread([&] {
+    VerbsConfig config;
+    config.listen = port;
+    auto driver = make_verbs_driver(config, &ops);
+    Status s = driver->open(topology_for(plan));
+    if (s) s = driver->apply(plan);
+    if (s) s = driver->start();
+    if (!s) {
+      receiver_error = s.error().to_string();
+      driver->close();
+      return;
+    }
+    EXPECT_TRUE(driver->capabilities().receives);
+    std::array<Completion, 64> batch;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    uint64_t total = 0;
+    while (total < kMessages * plan.flows.size() && std::chrono::steady_clock::now() < deadline) {
+      const uint32_t n = driver->queue(0).poll(batch);
+      for (uint32_t i = 0; i < n; ++i) {
+        EXPECT_EQ(batch[i].kind, Completion::Kind::rx_message);
+        untimed += batch[i].sent_ns == Completion::kUntimed ? 1 : 0;
+        ++received[batch[i].flow];
+        ++total;
+      }
+    }
+    (void)driver->stop();
+    driver->close();
+  });
+
+  VerbsConfig config;
+  config.peer = "127.0.0.1:" + std::to_string(port);
+  auto sender = make_verbs_driver(config, &ops);
+  ASSERT_TRUE(sender->open(topology_for(plan)).ok());
+  EXPECT_FALSE(sender->capabilities().receives);
+  const Status applied = sender->apply(plan);
+  ASSERT_TRUE(applied.ok()) << applied.error().to_string();
+  ASSERT_TRUE(sender->start().ok());
+  std::vector<Message> messages;
+  for (uint64_t i = 0; i < kMessages; ++i) {
+    for (uint32_t f = 0; f < plan.flows.size(); ++f) messages.push_back(Message{f, 1024, 0, i});
+  }
+  size_t posted = 0;
+  uint64_t done = 0;
+  std::array<Completion, 64> batch;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (done < messages.size() && std::chrono::steady_clock::now() < deadline) {
+    posted += sender->queue(0).tx_burst(std::span<const Message>(messages).subspan(posted));
+    const uint32_t n = sender->queue(0).poll(batch);
+    for (uint32_t i = 0; i < n; ++i) {
+      EXPECT_EQ(batch[i].kind, Completion::Kind::tx_done) << "a sender receives nothing";
+      done += batch[i].messages;
+    }
+  }
+  EXPECT_EQ(done, messages.size());
+  receiver_thread.join();
+  ASSERT_EQ(receiver_error, "");
+  for (uint32_t f = 0; f < plan.flows.size(); ++f) EXPECT_EQ(received[f], kMessages) << f;
+  EXPECT_EQ(untimed, kMessages * plan.flows.size());
+  ASSERT_TRUE(sender->stop().ok());
+  sender->close();
+  // The sender programmed the tree and attached its QPs; the receiver did neither.
+  size_t attaches = 0;
+  for (const auto& call : fake.calls()) attaches += call.starts_with("modify_qp_sched_elem(") ? 1 : 0;
+  EXPECT_EQ(attaches, 2 * plan.flows.size());  // attach and detach, sender only
+  EXPECT_EQ(fake.live().total(), 0u) << fake.live().describe();
+  for (const auto& v : fake.violations()) ADD_FAILURE() << v;
+}
+
+TEST(VerbsTwoHosts, DifferentSuitesAreRefusedOnBothSides) {
+  FakeMlx5 fake(instant_device());
+  LockedOps ops(fake);
+  const uint16_t port = free_port();
+  const auto plan = two_group_plan(4);
+  auto other = plan;
+  other.flows[3].name = "renamed";
+  Status receiver_status;
+  std::thread receiver_thread([&] {
+    VerbsConfig config;
+    config.listen = port;
+    auto driver = make_verbs_driver(config, &ops);
+    receiver_status = driver->open(topology_for(plan));
+    if (receiver_status) receiver_status = driver->apply(plan);
+    driver->close();
+  });
+  VerbsConfig config;
+  config.peer = "localhost:" + std::to_string(port);
+  auto sender = make_verbs_driver(config, &ops);
+  ASSERT_TRUE(sender->open(topology_for(other)).ok());
+  const Status applied = sender->apply(other);
+  sender->close();
+  receiver_thread.join();
+  ASSERT_FALSE(applied.ok());
+  EXPECT_EQ(applied.error().code, Errc::invalid_config);
+  EXPECT_EQ(applied.error().where, "driver.verbs.peer");
+  EXPECT_NE(applied.error().message.find("different suite"), std::string::npos);
+  ASSERT_FALSE(receiver_status.ok());
+  EXPECT_EQ(receiver_status.error().code, Errc::invalid_config);
+  EXPECT_EQ(receiver_status.error().where, "driver.verbs.listen");
+  EXPECT_EQ(fake.live().total(), 0u) << fake.live().describe();
+}
+
+TEST(VerbsTwoHosts, NoReceiverIsAnErrorThatSaysWhatToStartFirst) {
+  const uint16_t port = free_port();
+  auto link = PeerLink::connect_to("127.0.0.1:" + std::to_string(port), 300);
+  ASSERT_FALSE(link.ok());
+  EXPECT_EQ(link.error().code, Errc::unavailable);
+  EXPECT_NE(link.error().message.find("start the receiver first"), std::string::npos);
+  auto bad = PeerLink::connect_to("no-port-here", 300);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, Errc::invalid_config);
+}
+
+TEST(VerbsTwoHosts, EndpointsRoundTripAndMalformedLinesAreRefused) {
+  QpEndpoint e;
+  e.flow = 7;
+  e.qp_num = 0x1234;
+  e.psn = 5;
+  e.lid = 9;
+  e.gid.raw[0] = 0xfe;
+  e.gid.raw[15] = 0x42;
+  e.rkey = 0xabcdef;
+  e.address = 0x7f0012345678;
+  auto parsed = parse_endpoint(format_endpoint(e));
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed->qp_num, e.qp_num);
+  EXPECT_EQ(parsed->address, e.address);
+  EXPECT_EQ(parsed->gid.raw[15], 0x42);
+  for (const char* bad : {"", "ep", "ep 1 2 3 4 zz 6 7", "ep 1 2 3 4 00 6 7 8", "hello"}) {
+    EXPECT_FALSE(parse_endpoint(bad).ok()) << bad;
+  }
+  // The same plan hashes the same; any change the peers must agree on changes it.
+  const auto plan = two_group_plan(2);
+  auto changed = plan;
+  changed.flows[1].dscp = 10;
+  EXPECT_EQ(plan_hash(plan, topology_for(plan)), plan_hash(plan, topology_for(plan)));
+  EXPECT_NE(plan_hash(plan, topology_for(plan)), plan_hash(changed, topology_for(changed)));
+}
+
+}  // namespace
+}  // namespace qb::drv::verbs
