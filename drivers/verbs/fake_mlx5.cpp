@@ -49,6 +49,8 @@ struct PdRecord : Record {
 struct MrRecord : Record {
   PdRecord* pd = nullptr;
   int access = 0;
+  uintptr_t address = 0;
+  size_t length = 0;
 };
 struct ElementRecord : Record {
   ElementRecord* parent = nullptr;
@@ -79,6 +81,12 @@ struct QpRecord : Record {
   std::deque<InFlight> in_flight;  // posted, tx not done (simulated)
   std::deque<InFlight> to_arrive;  // posted, not arrived (simulated)
   uint64_t next_sequence = 0;
+  // The last lookups of post_send (a QP uses one peer, one source MR and one target MR).
+  QpRecord* peer = nullptr;
+  const MrRecord* local_mr = nullptr;
+  uint32_t local_key = 0;
+  const MrRecord* remote_mr = nullptr;
+  uint32_t remote_key = 0;
 };
 
 template <class Raw, class Rec>
@@ -254,12 +262,6 @@ struct FakeMlx5::State {
     for (auto& handle : mrs) {
       const uint32_t k = remote ? handle->raw.rkey : handle->raw.lkey;
       if (k == key && handle->record->alive) return handle->record;
-    }
-    return nullptr;
-  }
-  MrHandle* mr_handle(const MrRecord* record) {
-    for (auto& handle : mrs) {
-      if (handle->record == record) return handle.get();
     }
     return nullptr;
   }
@@ -657,6 +659,8 @@ ibv_mr* FakeMlx5::reg_mr(ibv_pd* pd, void* address, size_t length, int access) {
   handle.raw.length = length;
   handle.raw.lkey = s.next_key++;
   handle.raw.rkey = s.next_key++;
+  record->address = reinterpret_cast<uintptr_t>(address);
+  record->length = length;
   s.result(record->label());
   return &handle.raw;
 }
@@ -994,18 +998,20 @@ int FakeMlx5::modify_qp_sched_elem(ibv_qp* qp, const mlx5dv_sched_leaf* requeste
 int FakeMlx5::post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) noexcept {
   State& s = *state_;
   QpRecord* record = State::record_of(qp);
+  int64_t now_ns = -1;
   for (; wr != nullptr; wr = wr->next) {
     *bad_wr = wr;
     if (!s.check_alive(record, "qp")) return EINVAL;
     if (record->state != IBV_QPS_RTS) return EINVAL;
     if (wr->num_sge != 1) return EINVAL;
-    const MrRecord* local = s.mr_by_key(wr->sg_list[0].lkey, false);
-    const MrHandle* local_handle = local != nullptr ? s.mr_handle(local) : nullptr;
-    const auto* base = local_handle != nullptr ? static_cast<uint8_t*>(local_handle->raw.addr)
-                                               : nullptr;
-    if (base == nullptr || wr->sg_list[0].addr < reinterpret_cast<uintptr_t>(base) ||
-        wr->sg_list[0].addr + wr->sg_list[0].length >
-            reinterpret_cast<uintptr_t>(base) + local_handle->raw.length) {
+    const ibv_sge& sge = wr->sg_list[0];
+    if (record->local_mr == nullptr || !record->local_mr->alive || record->local_key != sge.lkey) {
+      record->local_mr = s.mr_by_key(sge.lkey, false);
+      record->local_key = sge.lkey;
+    }
+    const MrRecord* local = record->local_mr;
+    if (local == nullptr || sge.addr < local->address ||
+        sge.addr + sge.length > local->address + local->length) {
       s.violations.push_back(fmt::format("{}: sge outside its MR", record->label()));
       return EINVAL;
     }
@@ -1013,7 +1019,12 @@ int FakeMlx5::post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) noexc
                         wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM ||
                         wr->opcode == IBV_WR_RDMA_READ;
     if (remote) {
-      const MrRecord* target = s.mr_by_key(wr->wr.rdma.rkey, true);
+      if (record->remote_mr == nullptr || !record->remote_mr->alive ||
+          record->remote_key != wr->wr.rdma.rkey) {
+        record->remote_mr = s.mr_by_key(wr->wr.rdma.rkey, true);
+        record->remote_key = wr->wr.rdma.rkey;
+      }
+      const MrRecord* target = record->remote_mr;
       const int needed = wr->opcode == IBV_WR_RDMA_READ ? IBV_ACCESS_REMOTE_READ
                                                         : IBV_ACCESS_REMOTE_WRITE;
       if (target == nullptr || (target->access & needed) == 0) {
@@ -1023,17 +1034,20 @@ int FakeMlx5::post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) noexc
     } else if (wr->opcode != IBV_WR_SEND && wr->opcode != IBV_WR_SEND_WITH_IMM) {
       return EINVAL;
     }
-    QpRecord* dest = s.qp_by_number(record->dest_qp_num);
+    if (record->peer == nullptr || !record->peer->alive) {
+      record->peer = s.qp_by_number(record->dest_qp_num);
+    }
+    QpRecord* dest = record->peer;
     if (dest == nullptr || (dest->state != IBV_QPS_RTR && dest->state != IBV_QPS_RTS)) {
       s.violations.push_back(fmt::format("{}: no connected peer QP", record->label()));
       return EINVAL;
     }
     if (record->send_outstanding >= record->max_send_wr) return ENOMEM;  // send queue full
-    const InFlight message{wr->wr_id, wr->opcode, wr->sg_list[0].length,
+    const InFlight message{wr->wr_id, wr->opcode, sge.length,
                            (wr->send_flags & IBV_SEND_SIGNALED) != 0};
     if (s.config.timing == FakeTiming::instant) {
       ++record->send_outstanding;
-      const int64_t now_ns = s.device_now_ns();
+      if (now_ns < 0) now_ns = s.device_now_ns();  // one clock read per call
       s.arrive(dest, message, now_ns);
       s.complete_send(record, message, now_ns);
     } else {

@@ -1,10 +1,11 @@
 #include "verbs_worker.hpp"
 
+#include "host_clock.hpp"
+
 #include <arpa/inet.h>
 
 #include <algorithm>
 #include <bit>
-#include <chrono>
 
 namespace qb::drv::verbs {
 namespace {
@@ -45,25 +46,33 @@ VerbsWorker::VerbsWorker(WorkerSetup setup, std::vector<WorkerFlowSetup> flows,
     flows_.push_back(Flow{f, std::vector<InFlight>(slots), 0, 0, 0});
   }
   slot_count_ = static_cast<uint32_t>(flows_.size());
+  reposts_.assign(flows_.size(), 0);
+  reposting_.reserve(flows_.size());
 }
 
-bool VerbsWorker::post_receive(Flow& flow, uint32_t slot) noexcept {
+bool VerbsWorker::post_receives(Flow& flow, uint32_t slot, uint32_t count) noexcept {
   ibv_sge sge{setup_.recv_address, setup_.buffer_bytes, setup_.recv_key};
-  ibv_recv_wr wr{};
-  wr.wr_id = slot;
-  wr.sg_list = &sge;
-  wr.num_sge = 1;
-  ibv_recv_wr* bad = nullptr;
-  return setup_.ops->post_recv(flow.setup.responder, &wr, &bad) == 0;
+  while (count != 0) {
+    const uint32_t n = std::min<uint32_t>(count, kMaxChain);
+    for (uint32_t i = 0; i < n; ++i) {
+      recv_wrs_[i] = ibv_recv_wr{};
+      recv_wrs_[i].wr_id = slot;
+      recv_wrs_[i].sg_list = &sge;
+      recv_wrs_[i].num_sge = 1;
+      recv_wrs_[i].next = i + 1 < n ? &recv_wrs_[i + 1] : nullptr;
+    }
+    ibv_recv_wr* bad = nullptr;
+    if (setup_.ops->post_recv(flow.setup.responder, recv_wrs_.data(), &bad) != 0) return false;
+    count -= n;
+  }
+  return true;
 }
 
 bool VerbsWorker::post_receives() noexcept {
   for (uint32_t s = 0; s < slot_count_; ++s) {
     Flow& flow = flows_[s];
     if (flow.setup.responder == nullptr || flow.setup.op == FlowOp::read) continue;
-    for (uint64_t i = 0; i <= ring_mask_; ++i) {
-      if (!post_receive(flow, s)) return false;
-    }
+    if (!post_receives(flow, s, static_cast<uint32_t>(ring_mask_ + 1))) return false;
   }
   return true;
 }
@@ -76,9 +85,7 @@ void VerbsWorker::start(int64_t device0_ns) noexcept {
 
 int64_t VerbsWorker::host_now_ns() const noexcept {
   if (setup_.simulated_clock != nullptr) return setup_.simulated_clock->now_ns();
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return host_clock_.now_ns();
 }
 
 int64_t VerbsWorker::now_ns() noexcept {
@@ -90,11 +97,24 @@ void VerbsWorker::wait_until(int64_t deadline_ns) noexcept {
     setup_.simulated_clock->wait_until(deadline_ns + host0_ns_);
     return;
   }
-  // Busy wait, as perftest does; the engine polls again when it returns, so a short slice
-  // is enough to see completions promptly without peeking at the CQ here.
+  // Busy wait, as perftest does, returning as soon as a send completion is there (the
+  // engine refills windows on them): the CQ is peeked into peeked_wcs_, which drain_send
+  // hands out first. Receive completions only count, so they wait for the next poll; the
+  // slice bounds that wait.
   constexpr int64_t kSliceNs = 2'000;
   const int64_t until_ns = std::min(deadline_ns, now_ns() + kSliceNs);
-  while (now_ns() < until_ns) cpu_relax();
+  do {
+    if (peeked_used_ < peeked_) return;
+    if (setup_.send_cq != nullptr) {
+      const int polled = setup_.ops->poll_cq(setup_.send_cq, peeked_wcs_, setup_.nic_timestamps);
+      if (polled > 0) {
+        peeked_ = static_cast<size_t>(polled);
+        peeked_used_ = 0;
+        return;
+      }
+    }
+    cpu_relax();
+  } while (now_ns() < until_ns);
 }
 
 std::string_view VerbsWorker::name() const noexcept {
@@ -103,11 +123,11 @@ std::string_view VerbsWorker::name() const noexcept {
 
 std::string_view VerbsWorker::clock_name() const noexcept {
   if (setup_.simulated_clock != nullptr) return "virtual";
-  return setup_.nic_timestamps ? "nic" : "monotonic";
+  return setup_.nic_timestamps ? "nic" : host_clock_.name();
 }
 
-int64_t VerbsWorker::completion_ns(const WorkCompletion& wc) noexcept {
-  if (!setup_.nic_timestamps || wc.timestamp == 0) return now_ns();
+int64_t VerbsWorker::completion_ns(const WorkCompletion& wc, int64_t polled_ns) noexcept {
+  if (!setup_.nic_timestamps || wc.timestamp == 0) return polled_ns;
   const auto device_ns = static_cast<int64_t>(mlx5dv_ts_to_ns(&setup_.clock_info, wc.timestamp));
   // Mapped at start(): device ns and host ns advance together (drift over a run is far below
   // the histogram's resolution).
@@ -129,10 +149,14 @@ uint32_t VerbsWorker::post_chain(Flow& flow, std::span<const Message> messages) 
                        setup_.local_key};
     ibv_send_wr& wr = wrs_[i];
     wr = ibv_send_wr{};
-    wr.wr_id = slot_of_flow_[m.flow];
+    wr.wr_id = encode_wr_id(slot_of_flow_[m.flow], flow.tail + i);
     wr.sg_list = &sges_[i];
     wr.num_sge = 1;
     wr.opcode = opcode;
+    // Every request signaled. Selective signaling (one completion standing for the requests
+    // before it, as RC completes in order; drain_send folds them) was measured and dropped:
+    // with the engine's small windows (16 by default) a window then completes all at once
+    // and the QP's pipeline empties between windows, which changes what is measured.
     wr.send_flags = IBV_SEND_SIGNALED;
     wr.next = i + 1 < n ? &wrs_[i + 1] : nullptr;
     if (opcode != IBV_WR_SEND) {
@@ -171,9 +195,16 @@ uint32_t VerbsWorker::tx_burst(std::span<const Message> messages) noexcept {
       done += run;
       continue;
     }
-    const uint32_t posted = post_chain(flows_[slot], messages.subspan(done, run));
-    done += posted;
-    if (posted < run) break;  // full: the engine retries the rest
+    // Chains of at most kMaxChain work requests; a short one means the flow is full.
+    size_t left = run;
+    while (left != 0) {
+      const uint32_t posted = post_chain(flows_[slot], messages.subspan(done, left));
+      done += posted;
+      left -= posted;
+      if (posted < std::min(left + posted, kMaxChain)) {
+        return static_cast<uint32_t>(done);  // full: the engine retries the rest
+      }
+    }
   }
   return static_cast<uint32_t>(done);
 }
@@ -196,33 +227,47 @@ Completion VerbsWorker::received(const Flow& flow, const InFlight& message,
 
 uint32_t VerbsWorker::drain_send(std::span<Completion> out) noexcept {
   // A READ completion gives two Completions (received, and done).
-  const size_t batch = std::min(wcs_.size(), out.size() / 2);
+  const size_t batch = std::min(kPollBatch, out.size() / 2);
   if (batch == 0 || setup_.send_cq == nullptr) return 0;
-  const int polled = setup_.ops->poll_cq(setup_.send_cq, std::span(wcs_.data(), batch), setup_.nic_timestamps);
-  if (polled <= 0) return 0;
+  if (peeked_ == peeked_used_) {
+    const int polled = setup_.ops->poll_cq(setup_.send_cq, std::span(peeked_wcs_.data(), batch),
+                                           setup_.nic_timestamps);
+    if (polled <= 0) return 0;
+    peeked_ = static_cast<size_t>(polled);
+    peeked_used_ = 0;
+  }
+  // Without device timestamps a completion is timed when it is polled: one read per batch.
+  const int64_t polled_ns = setup_.nic_timestamps ? 0 : now_ns();
+  const size_t take = std::min(batch, peeked_ - peeked_used_);
+  const size_t first = peeked_used_;
+  peeked_used_ += take;
   uint32_t n = 0;
-  for (int i = 0; i < polled; ++i) {
-    const WorkCompletion& wc = wcs_[static_cast<size_t>(i)];
+  for (size_t i = first; i < first + take; ++i) {
+    const WorkCompletion& wc = peeked_wcs_[i];
     ++stats_.send_completions;
     if (wc.status != IBV_WC_SUCCESS) ++stats_.error_completions;
-    if (wc.wr_id >= slot_count_) continue;
-    Flow& flow = flows_[wc.wr_id];
-    if (flow.tx_head == flow.tail) continue;  // nothing in flight: not ours
-    const InFlight& message = flow.ring[flow.tx_head & ring_mask_];
-    const int64_t time_ns = completion_ns(wc);
+    const auto [slot, index] = decode_wr_id(wc.wr_id);
+    if (slot >= slot_count_) continue;
+    Flow& flow = flows_[slot];
+    // Every request of the flow up to this one is done (ring positions count up from 0).
+    if (index < flow.tx_head || index >= flow.tail) continue;  // not in flight: not ours
+    const uint64_t covered = index + 1 - flow.tx_head;
+    const InFlight& message = flow.ring[index & ring_mask_];
+    const int64_t time_ns = completion_ns(wc, polled_ns);
     if (flow.setup.op == FlowOp::read && wc.status == IBV_WC_SUCCESS) {
       out[n++] = received(flow, message, time_ns);
     }
     Completion& done = out[n++];
     done = Completion{};
     done.kind = Completion::Kind::tx_done;
+    done.messages = static_cast<uint16_t>(covered);
     done.flow = flow.setup.flow;
     done.payload_bytes = message.bytes;
     done.sequence = message.sequence;
     done.scheduled_ns = message.scheduled_ns;
     done.sent_ns = message.sent_ns;
     done.time_ns = time_ns;
-    ++flow.tx_head;
+    flow.tx_head = index + 1;
     if (flow.setup.op == FlowOp::read || flow.setup.responder == nullptr) {
       flow.rx_head = flow.tx_head;
     }
@@ -235,6 +280,7 @@ uint32_t VerbsWorker::drain_recv(std::span<Completion> out) noexcept {
   if (batch == 0 || setup_.recv_cq == nullptr) return 0;
   const int polled = setup_.ops->poll_cq(setup_.recv_cq, std::span(wcs_.data(), batch), setup_.nic_timestamps);
   if (polled <= 0) return 0;
+  const int64_t polled_ns = setup_.nic_timestamps ? 0 : now_ns();
   uint32_t n = 0;
   for (int i = 0; i < polled; ++i) {
     const WorkCompletion& wc = wcs_[static_cast<size_t>(i)];
@@ -249,14 +295,20 @@ uint32_t VerbsWorker::drain_recv(std::span<Completion> out) noexcept {
       // Sent by another host: its times are not ours to know (counted, no latency).
       const InFlight remote{Completion::kUntimed, Completion::kUntimed, flow.rx_head,
                             wc.byte_len};
-      out[n++] = received(flow, remote, completion_ns(wc));
+      out[n++] = received(flow, remote, completion_ns(wc, polled_ns));
       ++flow.rx_head;
     } else if (flow.rx_head < flow.tail) {
-      out[n++] = received(flow, flow.ring[flow.rx_head & ring_mask_], completion_ns(wc));
+      out[n++] = received(flow, flow.ring[flow.rx_head & ring_mask_], completion_ns(wc, polled_ns));
       ++flow.rx_head;
     }
-    if (!post_receive(flow, static_cast<uint32_t>(wc.wr_id))) ++stats_.post_failures;
+    if (reposts_[wc.wr_id]++ == 0) reposting_.push_back(static_cast<uint32_t>(wc.wr_id));
   }
+  // The receives consumed, posted again as one chain per flow.
+  for (const uint32_t slot : reposting_) {
+    if (!post_receives(flows_[slot], slot, reposts_[slot])) ++stats_.post_failures;
+    reposts_[slot] = 0;
+  }
+  reposting_.clear();
   return n;
 }
 

@@ -11,8 +11,10 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
+#include "host_clock.hpp"
 #include "qb/drivers/backend.hpp"
 #include "verbs_ops.hpp"
 
@@ -98,16 +100,26 @@ class VerbsWorker final : public Queue, public Clock {
   };
   static constexpr size_t kMaxChain = 32;
   static constexpr size_t kPollBatch = 64;
+  // A send request's wr_id: the flow's slot (low 24 bits) and its ring position.
+  static constexpr uint64_t encode_wr_id(uint32_t slot, uint64_t index) noexcept {
+    return index << 24 | slot;
+  }
+  static constexpr std::pair<uint32_t, uint64_t> decode_wr_id(uint64_t wr_id) noexcept {
+    return {static_cast<uint32_t>(wr_id & 0xffffff), wr_id >> 24};
+  }
 
   int64_t host_now_ns() const noexcept;
-  int64_t completion_ns(const WorkCompletion& wc) noexcept;
+  /// Run time of a completion: its device timestamp, else `polled_ns` (when it was polled).
+  int64_t completion_ns(const WorkCompletion& wc, int64_t polled_ns) noexcept;
   uint32_t post_chain(Flow& flow, std::span<const Message> messages) noexcept;
   uint32_t drain_send(std::span<Completion> out) noexcept;
   uint32_t drain_recv(std::span<Completion> out) noexcept;
-  bool post_receive(Flow& flow, uint32_t slot) noexcept;
+  /// `count` receives on the flow's responder, chained.
+  bool post_receives(Flow& flow, uint32_t slot, uint32_t count) noexcept;
   Completion received(const Flow& flow, const InFlight& message, int64_t time_ns) const noexcept;
 
   WorkerSetup setup_;
+  const HostClock& host_clock_ = HostClock::get();
   std::vector<Flow> flows_;
   uint32_t slot_count_ = 0;            // flows_.size()
   std::vector<uint32_t> slot_of_flow_;  // plan flow -> index in flows_ (UINT32_MAX: not ours)
@@ -118,7 +130,13 @@ class VerbsWorker final : public Queue, public Clock {
   WorkerStats stats_;
   std::array<ibv_send_wr, kMaxChain> wrs_{};
   std::array<ibv_sge, kMaxChain> sges_{};
-  std::array<WorkCompletion, kPollBatch> wcs_{};
+  std::array<ibv_recv_wr, kMaxChain> recv_wrs_{};
+  std::vector<uint32_t> reposts_;    // per slot: receives consumed in this drain
+  std::vector<uint32_t> reposting_;  // slots with reposts_ != 0
+  std::array<WorkCompletion, kPollBatch> wcs_{};         // receive completions
+  std::array<WorkCompletion, kPollBatch> peeked_wcs_{};  // send completions, [used, peeked)
+  size_t peeked_ = 0;
+  size_t peeked_used_ = 0;
 };
 
 }  // namespace qb::drv::verbs

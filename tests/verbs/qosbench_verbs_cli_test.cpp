@@ -4,6 +4,11 @@
 // Ethernet suite (exit 2 at its transport), and Ctrl-C (incomplete results, exit 3).
 #include <gtest/gtest.h>
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -112,6 +117,47 @@ TEST(VerbsCli, InterruptWritesIncompleteResults) {
   EXPECT_EQ(results["clock"], "nic");  // the fake has completion timestamps
   EXPECT_GT(results["scenarios"][0]["driver_stats"]["posted_messages"].get<double>(), 0.0);
   EXPECT_EQ(results["scenarios"][0]["driver_stats"]["teardown_failures"], 0.0);
+}
+
+// Two qosbench processes, a receiver (listen) and a sender (peer), given different suites:
+// the hello's plan hash differs and both exit 2 saying so, before any QP is connected.
+TEST(VerbsCli, TwoHostsWithDifferentSuitesBothExitTwo) {
+  const int probe = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(probe, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  socklen_t length = sizeof address;
+  ::getsockname(probe, reinterpret_cast<sockaddr*>(&address), &length);
+  ::close(probe);
+  const std::string port = std::to_string(ntohs(address.sin_port));
+  std::string text = read_file(kTwoGroups);
+  text.replace(text.find("bw_share = 7"), 12, "bw_share = 6");
+  const std::string other = write_temp("verbs_two_hosts_other.toml", text);
+  const std::vector<std::string> fake = {"--driver", "verbs", "--driver-option", "provider=fake",
+                                         "--driver-option", "fake_timing=instant", "--quiet"};
+  auto args = [&](const std::string& suite, const std::string& role) {
+    std::vector<std::string> a{"run", suite};
+    a.insert(a.end(), fake.begin(), fake.end());
+    a.insert(a.end(), {"--driver-option", role});
+    return a;
+  };
+  const std::string stem = ::testing::TempDir() + "/verbs_two_hosts_";
+  const pid_t receiver =
+      spawn_qosbench(args(kTwoGroups, "listen=" + port), stem + "rx.out", stem + "rx.err");
+  const pid_t sender =
+      spawn_qosbench(args(other, "peer=127.0.0.1:" + port), stem + "tx.out", stem + "tx.err");
+  ASSERT_GT(receiver, 0);
+  ASSERT_GT(sender, 0);
+  int receiver_status = 0, sender_status = 0;
+  ::waitpid(sender, &sender_status, 0);
+  ::waitpid(receiver, &receiver_status, 0);
+  const std::string rx_err = read_file(stem + "rx.err"), tx_err = read_file(stem + "tx.err");
+  ASSERT_TRUE(WIFEXITED(receiver_status) && WIFEXITED(sender_status));
+  EXPECT_EQ(WEXITSTATUS(receiver_status), 2) << rx_err;
+  EXPECT_EQ(WEXITSTATUS(sender_status), 2) << tx_err;
+  EXPECT_NE(rx_err.find("the peer runs a different suite"), std::string::npos) << rx_err;
+  EXPECT_NE(tx_err.find("the peer runs a different suite"), std::string::npos) << tx_err;
 }
 
 }  // namespace
