@@ -4,6 +4,7 @@
 #include <fmt/ostream.h>
 
 #include <atomic>
+#include <functional>
 #include <csignal>
 #include <iostream>
 #include <optional>
@@ -61,14 +62,37 @@ struct LoadedSuite {
   std::vector<Warning> compile_warnings;
 };
 
-// Load and compile: the suite is read, its [driver.<name>] tables checked by their drivers, and
-// every scenario compiled; warnings are printed, config errors come back as Error.
-Result<LoadedSuite> load_and_compile(const std::string& path) {
+// The driver whose port speed a `rate = "auto"` suite takes: the run's, or (validate, explain)
+// the suite's own.
+using PortDriver = std::function<Result<drv::DriverFactory>(const suite::Suite&)>;
+
+Result<drv::DriverFactory> suite_driver(const suite::Suite& suite) {
+  return drv::configure_driver(suite.driver, suite::driver_table(suite, suite.driver));
+}
+
+// Load and compile: the suite is read, its [driver.<name>] tables checked by their drivers, an
+// "auto" port rate asked of the driver, and every scenario compiled; warnings are printed,
+// config errors come back as Error.
+Result<LoadedSuite> load_and_compile(const std::string& path,
+                                     const PortDriver& port_driver = suite_driver) {
   auto suite = suite::load_suite_file(path);
   if (!suite) return std::move(suite).error();
   for (const auto& warning : suite->warnings) print_warning(warning);
   if (auto checked = drv::check_driver_tables(suite->driver_tables); !checked) {
     return std::move(checked).error();
+  }
+  if (const suite::PortSpec* automatic = suite::first_auto_port(*suite)) {
+    auto driver = port_driver(*suite);
+    if (!driver) return std::move(driver).error();
+    auto rate = driver->port_rate_bps();
+    if (!rate) {
+      Error error = std::move(rate).error();
+      if (error.loc.line == 0) error.loc = automatic->rate_loc;
+      return error;
+    }
+    if (auto resolved = suite::resolve_auto_port_rates(*suite, *rate); !resolved) {
+      return std::move(resolved).error();
+    }
   }
   std::vector<Warning> warnings;
   auto compiled = suite::compile_suite(*suite, warnings);
@@ -175,7 +199,9 @@ int report_sender_only(const suite::Suite& suite, const engine::SuiteRun& run,
 // run: load -> compile -> configure the driver -> run -> measure -> judge -> report, each step
 // explicit.
 int run_command(const RunArgs& args) {
-  auto loaded = load_and_compile(args.suite_path);
+  auto loaded = load_and_compile(args.suite_path, [&args](const suite::Suite& suite) {
+    return configure_run_driver(suite, args);
+  });
   if (!loaded) return fail(loaded.error());
   const suite::Suite* suite = &loaded->suite;
   auto driver = configure_run_driver(*suite, args);

@@ -4,6 +4,7 @@
 // (tx_port = "none": a receiver process for a sender in another process or host).
 #include "dpdk_driver.hpp"
 
+#include <fmt/format.h>
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
@@ -160,6 +161,16 @@ class DpdkDriver final : public DriverBackend {
   }
 
   Status apply(const policy::QosPlan& plan) override {
+    for (const policy::FlowPlan& flow : plan.flows) {
+      if (flow.op == policy::RdmaOp::read) {
+        return make_error(Errc::invalid_config,
+                          fmt::format("dpdk: flow '{}' has op = \"read\": the frames it sends "
+                                      "are RDMA WRITE and SEND only (READ runs on --driver sim "
+                                      "and --driver verbs)",
+                                      flow.name),
+                          "flow.op");
+      }
+    }
     plan_ = plan;
     dpdk::WorkerSetup setup;
     setup.tx_port = tx_port_;

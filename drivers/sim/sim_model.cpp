@@ -267,7 +267,7 @@ inline bool SimModel<Shape>::take_packet(uint32_t flow, uint32_t& payload, uint3
     // A one-packet message carries all of it.
     payload =
         index == 0 && last ? sq.message.bytes : wire_.packet_payload_bytes(sq.message.bytes, index);
-    wire_bytes = wire_.packet_wire_bytes(payload, index == 0, fq.op);
+    wire_bytes = wire_.packet_wire_bytes(payload, index == 0, fq.op, last);
   } else {
     // A middle packet is a full MTU without first-packet headers: the same for every one.
     payload = wire_.mtu_bytes;
@@ -289,7 +289,8 @@ uint32_t SimModel<Shape>::next_packet_wire_bytes(uint32_t flow) noexcept {
   const FlowQueue& fq = flows_[flow];
   const SqEntry& sq = entry(flow, fq.next_tx);
   const uint32_t payload = wire_.packet_payload_bytes(sq.message.bytes, fq.next_packet);
-  return wire_.packet_wire_bytes(payload, fq.next_packet == 0, fq.op);
+  const bool last = fq.next_packet + 1 >= wire_.packets_for_message(sq.message.bytes);
+  return wire_.packet_wire_bytes(payload, fq.next_packet == 0, fq.op, last);
 }
 
 // The queue class `nic_class` of `host` would send now, or kNone. With a switch, the credit
@@ -432,7 +433,7 @@ void SimModel<Shape>::drop_messages(uint32_t h) noexcept {
     int64_t end_ps = now_ps_;
     for (uint32_t p = 0; p < packets; ++p) {
       const uint32_t payload = wire_.packet_payload_bytes(sq.message.bytes, p);
-      end_ps += serialise(wire_.packet_wire_bytes(payload, p == 0, fq.op),
+      end_ps += serialise(wire_.packet_wire_bytes(payload, p == 0, fq.op, p + 1 == packets),
                           static_cast<uint64_t>(rate_bps_), host.drop_carry);
     }
     host.drop_done.push(TxDoneEvent{end_ps, flow});

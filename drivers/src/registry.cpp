@@ -44,6 +44,18 @@ Result<std::unique_ptr<Driver>> DriverFactory::create() const {
   return std::make_unique<Driver>(entry_->name, std::move(*backend));
 }
 
+Result<double> DriverFactory::port_rate_bps() const {
+  if (!entry_->port_rate_bps) {
+    return make_error(Errc::invalid_config,
+                      fmt::format("rate = \"auto\" takes the speed of the driver's port, and the "
+                                  "{} driver has none to read: give a rate (\"100Gbps\"), or "
+                                  "run on a driver that reads its port (verbs)",
+                                  entry_->name),
+                      "port.rate");
+  }
+  return entry_->port_rate_bps(*options_);
+}
+
 Result<DriverFactory> configure_driver(std::string_view name, ConfigTable table,
                                        const std::vector<ConfigOverride>& overrides) {
   const DriverEntry* entry = find_driver(name);

@@ -77,7 +77,11 @@ struct QpRecord : Record {
   std::deque<std::pair<InFlight, int64_t>> waiting_rx;  // arrived before a receive was posted
   uint32_t dest_qp_num = 0;
   ElementRecord* leaf = nullptr;
-  uint32_t sim_flow = UINT32_MAX;  // first of the QP's two simulator flows
+  ElementRecord* responder_leaf = nullptr;  // schedules its READ responses
+  uint32_t sim_flow = UINT32_MAX;  // first of the QP's three simulator flows
+  // READs it answers (simulated): the requester and its request, in order.
+  std::deque<std::pair<QpRecord*, InFlight>> reads_in_flight;
+  uint64_t read_sequence = 0;
   std::deque<InFlight> in_flight;  // posted, tx not done (simulated)
   std::deque<InFlight> to_arrive;  // posted, not arrived (simulated)
   uint64_t next_sequence = 0;
@@ -167,7 +171,7 @@ struct FakeMlx5::State {
   // Simulated timing: the model, built when traffic starts, and its flows' QPs.
   sim::SimPort port;
   bool model_built = false;
-  std::vector<QpRecord*> sim_qps;  // by simulator flow / 2
+  std::vector<QpRecord*> sim_qps;  // by simulator flow / 3
   std::array<Completion, 256> sim_completions{};
 
   class SimClock final : public Clock {
@@ -369,26 +373,28 @@ struct FakeMlx5::State {
     plan.wire.vlan = config.port.vlan;
     plan.wire.ipv6 = config.port.ipv6;
     plan.wire.ib_grh = config.port.ib_grh;
+    auto leaf_index = [&](const ElementRecord* leaf) {
+      for (auto& [record, i] : index) {
+        if (record == leaf && leaf != nullptr) return i;
+      }
+      if (implicit_leaf == policy::SchedTree::kNoParent) {
+        implicit_leaf = tree.add_child(0, "unattached", true, 0);
+      }
+      return implicit_leaf;
+    };
     for (auto& q : qp_records) {
       if (!q->alive || (q->state != IBV_QPS_RTS && q->state != IBV_QPS_RTR)) continue;
-      uint32_t leaf = policy::SchedTree::kNoParent;
-      for (auto& [record, i] : index) {
-        if (record == q->leaf) leaf = i;
-      }
-      if (leaf == policy::SchedTree::kNoParent) {
-        if (implicit_leaf == policy::SchedTree::kNoParent) {
-          implicit_leaf = tree.add_child(0, "unattached", true, 0);
-        }
-        leaf = implicit_leaf;
-      }
-      // Two simulator flows per QP, one per opcode family: the simulator charges a WRITE's RETH
-      // per flow, and a QP of the driver uses one family only (the other queue stays idle).
+      // Three simulator flows per QP, one per opcode family (the simulator charges a WRITE's
+      // RETH and a READ response's AETH per flow; a QP of the driver uses one family). SEND
+      // and WRITE go by the QP's requester leaf; the READ responses it sends, by its responder
+      // leaf.
       q->sim_flow = static_cast<uint32_t>(plan.flows.size());
-      for (const policy::RdmaOp op : {policy::RdmaOp::send, policy::RdmaOp::write}) {
+      for (const policy::RdmaOp op :
+           {policy::RdmaOp::send, policy::RdmaOp::write, policy::RdmaOp::read}) {
         policy::FlowPlan flow;
         flow.name = fmt::format("{}.{}", q->label(), policy::op_name(op));
         flow.group = q->label();
-        flow.leaf = leaf;
+        flow.leaf = leaf_index(op == policy::RdmaOp::read ? q->responder_leaf : q->leaf);
         flow.op = op;
         plan.flows.push_back(std::move(flow));
       }
@@ -413,8 +419,15 @@ struct FakeMlx5::State {
       const uint32_t n = port.queue().poll(sim_completions);
       for (uint32_t i = 0; i < n; ++i) {
         const Completion& c = sim_completions[i];
-        QpRecord* qp = sim_qps[c.flow / 2];
-        if (c.kind == Completion::Kind::tx_done) {
+        QpRecord* qp = sim_qps[c.flow / 3];
+        if (c.flow % 3 == 2) {  // READ responses of `qp`: the requester's READ completes
+          if (c.kind != Completion::Kind::tx_done) continue;
+          for (uint16_t m = 0; m < c.messages && !qp->reads_in_flight.empty(); ++m) {
+            const auto [requester, message] = qp->reads_in_flight.front();
+            qp->reads_in_flight.pop_front();
+            if (requester->alive) complete_send(requester, message, c.time_ns);
+          }
+        } else if (c.kind == Completion::Kind::tx_done) {
           for (uint16_t m = 0; m < c.messages && !qp->in_flight.empty(); ++m) {
             const InFlight message = qp->in_flight.front();
             qp->in_flight.pop_front();
@@ -852,6 +865,7 @@ int FakeMlx5::destroy_qp(ibv_qp* qp) {
   if (s.begin(fmt::format("destroy_qp({})", record != nullptr ? record->label() : "null"))) return s.fail_error;
   if (!s.check_alive(record, "qp")) return s.refuse(EINVAL, "not a live QP");
   if (record->leaf != nullptr) --record->leaf->attached;  // the device detaches it
+  if (record->responder_leaf != nullptr) --record->responder_leaf->attached;
   record->alive = false;
   --record->pd->users;
   --record->send_cq->users;
@@ -990,8 +1004,11 @@ int FakeMlx5::modify_qp_sched_elem(ibv_qp* qp, const mlx5dv_sched_leaf* requeste
     }
   }
   if (record->leaf != nullptr) --record->leaf->attached;
+  if (record->responder_leaf != nullptr) --record->responder_leaf->attached;
   record->leaf = leaf;
+  record->responder_leaf = responder_leaf;
   if (leaf != nullptr) ++leaf->attached;
+  if (responder_leaf != nullptr) ++responder_leaf->attached;
   return 0;
 }
 
@@ -1053,17 +1070,27 @@ int FakeMlx5::post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) noexc
     } else {
       s.ensure_model();
       if (record->sim_flow == UINT32_MAX) return EINVAL;  // connected after traffic started
-      const bool write = remote && wr->opcode != IBV_WR_RDMA_READ;
       Message m;
-      m.flow = record->sim_flow + (write ? 1 : 0);
       m.bytes = message.bytes;
       m.scheduled_ns = s.port.clock().now_ns();
-      m.sequence = record->next_sequence;
-      if (s.port.queue().tx_burst({&m, 1}) != 1) return ENOMEM;
-      ++record->next_sequence;
-      ++record->send_outstanding;
-      record->in_flight.push_back(message);
-      record->to_arrive.push_back(message);
+      if (wr->opcode == IBV_WR_RDMA_READ) {
+        // The data is the responder's: its READ-response flow carries it.
+        if (dest->sim_flow == UINT32_MAX) return EINVAL;
+        m.flow = dest->sim_flow + 2;
+        m.sequence = dest->read_sequence;
+        if (s.port.queue().tx_burst({&m, 1}) != 1) return ENOMEM;
+        ++dest->read_sequence;
+        ++record->send_outstanding;
+        dest->reads_in_flight.emplace_back(record, message);
+      } else {
+        m.flow = record->sim_flow + (remote ? 1 : 0);
+        m.sequence = record->next_sequence;
+        if (s.port.queue().tx_burst({&m, 1}) != 1) return ENOMEM;
+        ++record->next_sequence;
+        ++record->send_outstanding;
+        record->in_flight.push_back(message);
+        record->to_arrive.push_back(message);
+      }
     }
     ++s.posted_sends;
   }

@@ -63,11 +63,20 @@ struct WorkerResources {
 struct FlowQps {
   ibv_qp* requester = nullptr;
   ibv_qp* responder = nullptr;
-  bool attached = false;
+  bool attached = false;            // the requester, to the flow's leaf
+  bool responder_attached = false;  // a READ flow's responder, as responder
 };
 
 FlowOp flow_op(policy::RdmaOp op) {
-  return op == policy::RdmaOp::send ? FlowOp::send : FlowOp::write;
+  switch (op) {
+    case policy::RdmaOp::send:
+      return FlowOp::send;
+    case policy::RdmaOp::read:
+      return FlowOp::read;
+    case policy::RdmaOp::write:
+      break;
+  }
+  return FlowOp::write;
 }
 
 class VerbsDriver final : public DriverBackend {
@@ -225,6 +234,18 @@ class VerbsDriver final : public DriverBackend {
 
   Status apply(const policy::QosPlan& plan) override {
     release_plan();
+    if (role() != Role::loopback) {
+      for (const policy::FlowPlan& flow : plan.flows) {
+        if (flow.op == policy::RdmaOp::read) {
+          return verbs_error(Errc::invalid_config,
+                             fmt::format("flow '{}' has op = \"read\": on two hosts its data "
+                                         "leaves the receiver and lands on the sender, which "
+                                         "does not judge; run READ flows in loopback",
+                                         flow.name),
+                             "flow.op");
+        }
+      }
+    }
     // A receiver's NIC does not schedule what the sender sends: only senders build the tree.
     if (role() != Role::receiver && !policy::is_implicit_tree(plan.tree)) {
       if (Status s = tree_.build(*ops_, context_, plan.tree); !s) return s;
@@ -394,14 +415,28 @@ class VerbsDriver final : public DriverBackend {
       if (!responder) return std::move(responder).error();
       qps.responder = *responder;
     }
-    if (const mlx5dv_sched_leaf* leaf = tree_.leaf(flow.leaf); leaf != nullptr && qps.requester) {
-      if (int rc = ops_->modify_qp_sched_elem(qps.requester, leaf, nullptr)) {
-        return verbs_error(rc == EOPNOTSUPP ? Errc::unavailable : Errc::runtime,
-                           fmt::format("mlx5dv_modify_qp_sched_elem for flow '{}' failed: {} "
-                                       "(errno {})",
-                                       flow.name, std::strerror(rc), rc));
-      }
+    const mlx5dv_sched_leaf* leaf = tree_.leaf(flow.leaf);
+    if (leaf == nullptr) return {};
+    // The requester's requests go by the flow's leaf; a READ's data is the responder's
+    // responses, which go by the responder QP's responder leaf (mlx5dv_modify_qp_sched_elem(3)).
+    if (qps.requester != nullptr) {
+      if (Status s = attach(qps.requester, leaf, nullptr, flow); !s) return s;
       qps.attached = true;
+    }
+    if (flow.op == policy::RdmaOp::read && qps.responder != nullptr) {
+      if (Status s = attach(qps.responder, nullptr, leaf, flow); !s) return s;
+      qps.responder_attached = true;
+    }
+    return {};
+  }
+
+  Status attach(ibv_qp* qp, const mlx5dv_sched_leaf* requester,
+                const mlx5dv_sched_leaf* responder, const policy::FlowPlan& flow) {
+    if (int rc = ops_->modify_qp_sched_elem(qp, requester, responder)) {
+      return verbs_error(rc == EOPNOTSUPP ? Errc::unavailable : Errc::runtime,
+                         fmt::format("mlx5dv_modify_qp_sched_elem for flow '{}' failed: {} "
+                                     "(errno {})",
+                                     flow.name, std::strerror(rc), rc));
     }
     return {};
   }
@@ -530,6 +565,10 @@ class VerbsDriver final : public DriverBackend {
       if (qps.attached && ops_->modify_qp_sched_elem(qps.requester, nullptr, nullptr) != 0) {
         ++teardown_failures_;
       }
+      if (qps.responder_attached &&
+          ops_->modify_qp_sched_elem(qps.responder, nullptr, nullptr) != 0) {
+        ++teardown_failures_;
+      }
       for (ibv_qp* qp : {qps.requester, qps.responder}) {
         if (qp != nullptr && ops_->destroy_qp(qp) != 0) ++teardown_failures_;
       }
@@ -584,6 +623,29 @@ struct VerbsOptions final : DriverOptions {
 
 }  // namespace
 
+Result<double> read_port_speed_bps(const VerbsConfig& config, VerbsOps* ops) {
+  std::unique_ptr<VerbsOps> owned;
+  if (ops == nullptr) {
+    // The fake has no suite to mirror here: it is the default ConnectX of fake_mlx5.hpp.
+    owned = config.provider == Provider::fake ? std::make_unique<FakeMlx5>(FakeDeviceConfig{})
+                                              : make_rdma_core_ops();
+    ops = owned.get();
+  }
+  std::string device;
+  auto context = open_verbs_device(*ops, config.device, &device);
+  if (!context) return std::move(context).error();
+  auto port = query_verbs_port(*ops, *context, device, config);
+  ops->close_device(*context);
+  if (!port) return std::move(port).error();
+  if (!(port->speed_bps > 0.0)) {
+    return verbs_error(Errc::unavailable,
+                       fmt::format("{} reports no known speed: give the suite's rate",
+                                   port->describe()),
+                       "port.rate");
+  }
+  return port->speed_bps;
+}
+
 std::unique_ptr<DriverBackend> make_verbs_backend(VerbsConfig config, VerbsOps* ops) {
   return std::make_unique<VerbsDriver>(std::move(config), ops);
 }
@@ -609,6 +671,10 @@ DriverEntry verbs_driver_entry() {
   entry.create = [](const DriverOptions& options) -> Result<std::unique_ptr<DriverBackend>> {
     return std::unique_ptr<DriverBackend>(std::make_unique<verbs::VerbsDriver>(
         static_cast<const verbs::VerbsOptions&>(options).config, nullptr));
+  };
+  entry.port_rate_bps = [](const DriverOptions& options) -> Result<double> {
+    const verbs::VerbsConfig& config = static_cast<const verbs::VerbsOptions&>(options).config;
+    return verbs::read_port_speed_bps(config);
   };
   entry.machine_status = [] {
     const auto names = verbs::make_rdma_core_ops()->device_names();

@@ -20,6 +20,10 @@ inline constexpr uint32_t kSendQueueDepth = 256;
 /// nullptr: the driver makes its own from `config` when it opens (rdma-core, or a fake that
 /// mirrors the suite's port).
 std::unique_ptr<Driver> make_verbs_driver(VerbsConfig config, VerbsOps* ops = nullptr);
+/// The active speed of the configured device's port (for a suite whose rate is "auto"), read
+/// through `ops` (nullptr: rdma-core, or the default fake ConnectX with provider = "fake").
+/// Errc::unavailable as open() would say it (no device, port down, ...).
+Result<double> read_port_speed_bps(const VerbsConfig& config, VerbsOps* ops = nullptr);
 /// The same driver's backend alone (for a registry entry of a test).
 std::unique_ptr<DriverBackend> make_verbs_backend(VerbsConfig config, VerbsOps* ops = nullptr);
 

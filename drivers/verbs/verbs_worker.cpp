@@ -23,8 +23,15 @@ ibv_wr_opcode opcode_for(FlowOp op) noexcept {
 }
 
 policy::RdmaOp wire_op(FlowOp op) noexcept {
-  // A READ response carries no RETH; its wire cost is counted like a SEND's.
-  return op == FlowOp::write ? policy::RdmaOp::write : policy::RdmaOp::send;
+  switch (op) {
+    case FlowOp::send:
+      return policy::RdmaOp::send;
+    case FlowOp::read:
+      return policy::RdmaOp::read;
+    case FlowOp::write:
+      break;
+  }
+  return policy::RdmaOp::write;
 }
 
 inline void cpu_relax() noexcept {

@@ -16,6 +16,7 @@ constexpr uint32_t kIpv6HeaderBytes = 40;
 constexpr uint32_t kUdpHeaderBytes = 8;
 constexpr uint32_t kBthBytes = 12;
 constexpr uint32_t kRethBytes = 16;
+constexpr uint32_t kAethBytes = 4;
 constexpr uint32_t kIcrcBytes = 4;
 constexpr uint32_t kIbLrhBytes = 8;
 constexpr uint32_t kIbGrhBytes = 40;
@@ -42,7 +43,15 @@ std::string_view transport_name(Transport transport) noexcept {
 }
 
 std::string_view op_name(RdmaOp op) noexcept {
-  return op == RdmaOp::write ? "write" : "send";
+  switch (op) {
+    case RdmaOp::write:
+      return "write";
+    case RdmaOp::send:
+      return "send";
+    case RdmaOp::read:
+      return "read";
+  }
+  return "?";
 }
 
 uint32_t WireModel::per_packet_overhead_bytes() const noexcept {
@@ -60,7 +69,20 @@ uint32_t WireModel::per_packet_overhead_bytes() const noexcept {
 }
 
 uint32_t WireModel::first_packet_extra_bytes(RdmaOp op) const noexcept {
-  return (transport != Transport::eth && op == RdmaOp::write) ? kRethBytes : 0;
+  if (transport == Transport::eth) return 0;
+  switch (op) {
+    case RdmaOp::write:
+      return kRethBytes;
+    case RdmaOp::read:
+      return kAethBytes;  // READ Response First / Only
+    case RdmaOp::send:
+      break;
+  }
+  return 0;
+}
+
+uint32_t WireModel::last_packet_extra_bytes(RdmaOp op) const noexcept {
+  return (transport != Transport::eth && op == RdmaOp::read) ? kAethBytes : 0;  // Response Last
 }
 
 uint32_t WireModel::packets_for_message(uint64_t message_bytes) const noexcept {
@@ -75,12 +97,14 @@ uint32_t WireModel::packet_payload_bytes(uint64_t message_bytes, uint32_t index)
   return static_cast<uint32_t>(std::min<uint64_t>(mtu_bytes, message_bytes - offset));
 }
 
-uint32_t WireModel::packet_wire_bytes(uint32_t payload_bytes, bool first_packet,
-                                      RdmaOp op) const noexcept {
+uint32_t WireModel::packet_wire_bytes(uint32_t payload_bytes, bool first_packet, RdmaOp op,
+                                      bool last_packet) const noexcept {
   if (transport == Transport::eth) {
     return std::max(payload_bytes, kEthMinFrameBytes) + kEthL1Bytes;
   }
-  const uint32_t extra = first_packet ? first_packet_extra_bytes(op) : 0;
+  const uint32_t extra = first_packet  ? first_packet_extra_bytes(op)
+                         : last_packet ? last_packet_extra_bytes(op)
+                                       : 0;
   const uint32_t packet = pad_to_4(payload_bytes) + extra + per_packet_overhead_bytes();
   if (transport == Transport::rocev2) {
     // The Ethernet frame (everything but L1) cannot be shorter than 64 bytes.
@@ -98,7 +122,7 @@ uint64_t WireModel::wire_bytes_for_message(uint64_t message_bytes, RdmaOp op) co
   const uint64_t full =
       static_cast<uint64_t>(packets - 1) * packet_wire_bytes(mtu_bytes, false, op);
   const uint32_t last = packet_payload_bytes(message_bytes, packets - 1);
-  return full + first_packet_extra_bytes(op) + packet_wire_bytes(last, false, op);
+  return full + first_packet_extra_bytes(op) + packet_wire_bytes(last, false, op, true);
 }
 
 uint64_t WireModel::max_message_bytes() const noexcept {

@@ -31,9 +31,6 @@ using detail::TableReader;
 using detail::type_phrase;
 
 constexpr int64_t kMaxU32 = std::numeric_limits<uint32_t>::max();
-// The largest rate the device's rate fields take (u32 Mbit/s, as max_avg_bw): a port above it
-// cannot be capped or simulated meaningfully.
-constexpr double kMaxPortRateBps = static_cast<double>(kMaxU32) * 1e6;
 constexpr int64_t kMaxI64 = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMaxRepetitions = 1000;
 constexpr int64_t kMaxFlowCount = 65536;
@@ -102,6 +99,11 @@ PortSpec read_port(const Located* section) {
     if (const auto* integer = node->as_integer()) {
       if (integer->get() <= 0) reader.fail_at("rate", "port rate must be greater than zero");
       port.rate_bps = static_cast<double>(integer->get());
+    } else if (const auto* automatic = node->as_string();
+               automatic != nullptr && automatic->get() == "auto") {
+      port.rate_auto = true;  // the driver's port speed (resolve_auto_port_rates)
+      port.rate_bps = 0.0;
+      port.rate_loc = reader.value_loc("rate");
     } else if (const auto* text = node->as_string()) {
       auto rate = parse_rate(text->get());
       if (!rate) reader.fail_at("rate", rate.error().message);
@@ -113,7 +115,7 @@ PortSpec read_port(const Located* section) {
       port.rate_bps = rate->value;
     } else {
       reader.at("rate").fail_type(
-          "a string (a bit rate such as \"100Gbps\") or an integer (bit/s)");
+          "a string (a bit rate such as \"100Gbps\", or \"auto\") or an integer (bit/s)");
     }
     if (port.rate_bps > kMaxPortRateBps) {
       reader.fail_at("rate",
@@ -447,7 +449,8 @@ FlowSpec read_flow(const Located& entry, const PortSpec& port) {
     flow.leaf_loc = reader.value_loc("leaf");
   }
   using policy::RdmaOp;
-  static constexpr EnumName<RdmaOp> kOps[] = {{"write", RdmaOp::write}, {"send", RdmaOp::send}};
+  static constexpr EnumName<RdmaOp> kOps[] = {
+      {"write", RdmaOp::write}, {"send", RdmaOp::send}, {"read", RdmaOp::read}};
   if (auto op = read_enum(reader, "op", kOps)) flow.op = *op;
   if (!reader.has("size")) {
     reader.fail_missing("size", "bytes, a size string such as \"4KiB\", \"imix\" or a table");

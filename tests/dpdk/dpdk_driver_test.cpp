@@ -184,6 +184,18 @@ TEST_F(DpdkDriverTest, RefusesInfinibandRoceOverIpv6AndMoreFlowsThanTheHeaderCar
   driver->close();
 }
 
+TEST_F(DpdkDriverTest, RefusesReadFlowsNamingTheFlow) {
+  auto driver = make_dpdk_driver(test_config("net_null0", "none"));
+  auto plan = eth_plan(2);
+  plan.flows[1].op = policy::RdmaOp::read;
+  ASSERT_TRUE(driver->open(eth_topology(plan)).ok());
+  const Status applied = driver->apply(plan);
+  ASSERT_FALSE(applied.ok());
+  EXPECT_EQ(applied.error().code, Errc::invalid_config);
+  EXPECT_NE(applied.error().message.find(plan.flows[1].name), std::string::npos);
+  driver->close();
+}
+
 TEST_F(DpdkDriverTest, NullPortTxOnly) {
   auto driver = started_null_driver(3);
   Clock& clock = driver->clock(0);

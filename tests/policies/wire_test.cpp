@@ -28,6 +28,20 @@ TEST(WireModel, RdmaMessagesSegmentAtMtuWithRethOnFirstPacketOnly) {
   EXPECT_EQ(wire.packets_for_message(1025), 2u);
 }
 
+// READ responses: AETH (4 bytes) on the first and the last packet (Response First/Last), on the
+// only one of a one-packet message, none on the middle ones.
+TEST(WireModel, ReadResponsesCarryAethOnFirstAndLastPacket) {
+  WireModel wire{Transport::rocev2, 1024};
+  EXPECT_EQ(wire.wire_bytes_for_message(3000, RdmaOp::read),
+            (1024 + 82 + 4) + (1024 + 82) + (952 + 82 + 4));
+  EXPECT_EQ(wire.wire_bytes_for_message(1000, RdmaOp::read), 1000u + 82 + 4);
+  EXPECT_EQ(wire.packet_wire_bytes(1024, false, RdmaOp::read, true), 1024u + 82 + 4);
+  EXPECT_EQ(wire.packet_wire_bytes(1024, false, RdmaOp::read, false), 1024u + 82);
+  // The last-packet extra is READ's only.
+  EXPECT_EQ(wire.packet_wire_bytes(1024, false, RdmaOp::write, true), 1024u + 82);
+  EXPECT_EQ(op_name(RdmaOp::read), "read");
+}
+
 TEST(WireModel, PayloadIsPaddedToFourBytesAndFramesToSixtyFour) {
   WireModel roce{Transport::rocev2, 4096};
   // 1 B payload: pad to 4 -> frame 14+20+8+12+4+4+4 = 66 >= 64, + L1 20.

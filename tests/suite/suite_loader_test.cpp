@@ -577,7 +577,7 @@ TEST(SuiteLoader, FlowErrors) {
   expect_error(flow("size = 64\nrate = \"1Gbps\"\ncount = 0"), {"flow[0].count", 7, 9, "1..65536"});
   expect_error(flow("size = 64\nrate = \"1Gbps\"\ncount = 65537"),
                {"flow[0].count", 7, 9, "1..65536"});
-  expect_error(flow("size = 64\nrate = \"1Gbps\"\nop = \"read\""),
+  expect_error(flow("size = 64\nrate = \"1Gbps\"\nop = \"atomic\""),
                {"flow[0].op", 7, 6, "unknown op"});
   expect_error(flow("size = 64\nrate = \"1Gbps\"\nleaf = 3"),
                {"flow[0].leaf", 7, 8, "expected a string"});

@@ -119,6 +119,30 @@ TEST(VerbsCli, InterruptWritesIncompleteResults) {
   EXPECT_EQ(results["scenarios"][0]["driver_stats"]["teardown_failures"], 0.0);
 }
 
+// rate = "auto": the driver's port speed. The fake ConnectX reports 100 Gbit/s (EDR x4), so the
+// man-page suite runs as written; the simulator has no port: exit 2 at the key.
+TEST(VerbsCli, AutoPortRateIsTheDriversPortSpeed) {
+  std::string text = read_file(kTwoGroups);
+  text.replace(text.find("rate = \"100Gbps\""), 16, "rate = \"auto\"");
+  const std::string path = write_temp("verbs_auto_rate.toml", text);
+  const std::string json_path = ::testing::TempDir() + "/verbs_auto_rate.json";
+  std::filesystem::remove(json_path);
+  const Outcome fake = run_qosbench({"run", path, "--driver", "verbs", "--driver-option",
+                                     "provider=fake", "--repetitions", "1", "--json", json_path,
+                                     "--quiet"});
+  ASSERT_EQ(fake.exit_code, 0) << fake.out << fake.err;
+  const auto results = read_json(json_path);
+  EXPECT_DOUBLE_EQ(results["scenarios"][0]["capacity_bps"].get<double>(), 100e9);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"validate", path}, std::vector<std::string>{"explain", path},
+        std::vector<std::string>{"run", path, "--quiet"}}) {
+    const Outcome sim = run_qosbench(args);
+    EXPECT_EQ(sim.exit_code, 2) << args[0] << sim.err;
+    EXPECT_NE(sim.err.find(path + ":16:8: error: port.rate: rate = \"auto\""), std::string::npos)
+        << sim.err;
+  }
+}
+
 // Two qosbench processes, a receiver (listen) and a sender (peer), given different suites:
 // the hello's plan hash differs and both exit 2 saying so, before any QP is connected.
 TEST(VerbsCli, TwoHostsWithDifferentSuitesBothExitTwo) {

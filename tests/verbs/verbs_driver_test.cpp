@@ -34,8 +34,11 @@ struct LoadedSuite {
   std::vector<suite::CompiledScenario> compiled;
 };
 
+// `file` in configs/, or a path from the source root ("tests/verbs/...").
 LoadedSuite load(const std::string& file) {
-  auto suite = suite::load_suite_file(std::string(QB_SOURCE_DIR) + "/configs/" + file);
+  const std::string path = std::string(QB_SOURCE_DIR) +
+                           (file.find('/') == std::string::npos ? "/configs/" : "/") + file;
+  auto suite = suite::load_suite_file(path);
   EXPECT_TRUE(suite.ok()) << (suite.ok() ? "" : suite.error().to_string());
   LoadedSuite loaded{std::move(*suite), {}};
   std::vector<Warning> warnings;
@@ -167,6 +170,28 @@ TEST(VerbsDriver, ProgramsEveryShippedRdmaSuite) {
     }
   }
   EXPECT_GE(suites, 5);
+}
+
+// A READ's data is the responder's responses: the responder QP is attached as responder to
+// the flow's leaf (and the requester, for its requests, as requester).
+TEST(VerbsDriver, ReadFlowsAttachTheirResponderAsResponder) {
+  const auto loaded = load("tests/verbs/read_two_groups.toml");
+  const auto& compiled = loaded.compiled[0];
+  FakeMlx5 fake(device_for(compiled));
+  auto driver = make_verbs_driver(VerbsConfig{}, &fake);
+  ASSERT_TRUE(driver->open(topology_of(compiled)).ok());
+  ASSERT_TRUE(driver->apply(compiled.plan).ok());
+  size_t as_responder = 0;
+  size_t as_requester = 0;
+  for (const auto& call : calls_starting(fake, "modify_qp_sched_elem")) {
+    as_responder += call.find("requester=null, responder=leaf#8") != std::string::npos;
+    as_requester += call.find("responder=null") != std::string::npos;
+  }
+  EXPECT_EQ(as_responder, 4u);  // g1's four READ flows
+  EXPECT_EQ(as_requester, 8u);  // every requester
+  driver->close();
+  EXPECT_EQ(fake.live().total(), 0u) << fake.live().describe();
+  EXPECT_TRUE(fake.violations().empty()) << fake.violations().front();
 }
 
 TEST(VerbsDriver, TearsDownQpsThenLeavesThenNodes) {
@@ -459,7 +484,7 @@ TEST(VerbsDriver, InterruptedRunTearsEverythingDown) {
 // within 1 % of the oracle per flow, as on the sim driver.
 TEST(VerbsDriver, SimulatedTimingLandsOnTheOracleForTheShippedTrees) {
   for (const char* file : {"mlx5_two_groups.toml", "three_level_caps.toml",
-                           "cbr_redistribution.toml"}) {
+                           "cbr_redistribution.toml", "tests/verbs/read_two_groups.toml"}) {
     SCOPED_TRACE(file);
     const auto loaded = load(file);
     auto factory = configure_driver("verbs", ConfigTable("driver.verbs"),

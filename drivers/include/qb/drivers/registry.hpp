@@ -43,6 +43,9 @@ struct DriverEntry {
   std::vector<std::string> contract_options;
   /// Parses the table; may throw ConfigError (the registry catches it). Null when not built.
   std::function<std::unique_ptr<const DriverOptions>(const ConfigTable& table)> parse_options;
+  /// The speed of the port the driver would run on (bit/s), for a suite whose port rate is
+  /// "auto"; null: the driver has no port to read (the simulator).
+  std::function<Result<double>(const DriverOptions& options)> port_rate_bps;
   /// What this machine has for the driver, for `qosbench drivers` ("no RDMA device found");
   /// null: nothing to say.
   std::function<std::string()> machine_status;
@@ -62,6 +65,9 @@ class DriverFactory {
       : entry_(&entry), options_(std::move(options)) {}
   const std::string& name() const noexcept { return entry_->name; }
   Result<std::unique_ptr<Driver>> create() const;
+  /// The port's speed for `rate = "auto"`; Errc::invalid_config (at port.rate) for a driver
+  /// that has no port to read.
+  Result<double> port_rate_bps() const;
 
  private:
   const DriverEntry* entry_;

@@ -13,7 +13,9 @@
 namespace qb::policy {
 
 enum class Transport { rocev2, ib, eth };
-enum class RdmaOp { write, send };
+/// read: RDMA READ; its data travels in the responder's READ response packets (the request,
+/// BTH + RETH without payload, is not counted, as ACKs are not).
+enum class RdmaOp { write, send, read };
 
 std::string_view transport_name(Transport transport) noexcept;
 std::string_view op_name(RdmaOp op) noexcept;
@@ -27,8 +29,11 @@ struct WireModel {
 
   /// Per-packet bytes besides the payload (all headers, CRCs and, on Ethernet, L1 bytes).
   uint32_t per_packet_overhead_bytes() const noexcept;
-  /// Extra bytes on the first packet of a message (RETH for RDMA WRITE).
+  /// Extra bytes on the first packet of a message (RETH for RDMA WRITE, AETH for a READ
+  /// response).
   uint32_t first_packet_extra_bytes(RdmaOp op) const noexcept;
+  /// Extra bytes on the last packet of a message of two or more (AETH for a READ response).
+  uint32_t last_packet_extra_bytes(RdmaOp op) const noexcept;
   /// Packets a message of this size needs (eth: always 1, the size is the frame).
   uint32_t packets_for_message(uint64_t message_bytes) const noexcept;
   /// Wire bytes of a whole message.
@@ -37,7 +42,9 @@ struct WireModel {
   uint32_t packet_payload_bytes(uint64_t message_bytes, uint32_t index) const noexcept;
   /// Wire bytes of one packet carrying `payload_bytes`: headers, the BTH pad to 4 bytes
   /// (RDMA), the 64-byte Ethernet minimum frame, and L1 bytes. Simulators must use this.
-  uint32_t packet_wire_bytes(uint32_t payload_bytes, bool first_packet, RdmaOp op) const noexcept;
+  /// `last_packet`: the last of a message of two or more (matters for READ responses only).
+  uint32_t packet_wire_bytes(uint32_t payload_bytes, bool first_packet, RdmaOp op,
+                             bool last_packet = false) const noexcept;
   /// Largest message/frame size a flow may use (eth: mtu + 18 (+4 VLAN); RDMA: 2^31).
   uint64_t max_message_bytes() const noexcept;
   /// Smallest (eth: 64-byte frame; RDMA: 1 byte).

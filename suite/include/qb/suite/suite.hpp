@@ -22,8 +22,15 @@
 
 namespace qb::suite {
 
+/// The largest port rate a suite may give: what mlx5dv's u32 Mbit/s fields can hold.
+inline constexpr double kMaxPortRateBps = 4294967295.0 * 1e6;
+
 struct PortSpec {
   double rate_bps = 100e9;
+  /// `rate = "auto"`: the driver's port speed, filled in by resolve_auto_port_rates() before
+  /// compiling (rate_bps is 0 until then).
+  bool rate_auto = false;
+  SourceLoc rate_loc;
   policy::WireModel wire;              // transport, mtu, vlan, ipv6
   int64_t propagation_delay_ns = 500;  // one way, NIC to NIC (cable + PHY), model default
   SourceLoc transport_loc;             // `transport` (or [port]): port.transport errors point here
@@ -152,5 +159,12 @@ struct Suite {
 
 /// The suite's [driver.<driver>] table, or an empty one at that path.
 ConfigTable driver_table(const Suite& suite, std::string_view driver);
+
+/// The first scenario port whose rate is "auto", or nullptr.
+const PortSpec* first_auto_port(const Suite& suite) noexcept;
+/// Gives every "auto" port `rate_bps` (a driver's port speed). Errc::invalid_config at the
+/// first auto port's `rate` when it is not a usable rate (not > 0, above the largest the device
+/// takes).
+Status resolve_auto_port_rates(Suite& suite, double rate_bps);
 
 }  // namespace qb::suite
