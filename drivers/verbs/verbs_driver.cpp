@@ -223,10 +223,11 @@ class VerbsDriver final : public DriverBackend {
       errno = 0;
       *mr = ops_->reg_mr(pd_, buffer->data, buffer->bytes, access);
       if (*mr == nullptr) {
+        const int error = errno;
         return verbs_error(Errc::runtime,
                            fmt::format("ibv_reg_mr of {} bytes failed: {} (errno {}): raise the "
                                        "locked-memory limit (ulimit -l) or use smaller messages",
-                                       buffer->bytes, std::strerror(errno), errno));
+                                       buffer->bytes, std::strerror(error), error));
       }
     }
     return {};

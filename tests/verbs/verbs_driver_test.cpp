@@ -66,6 +66,21 @@ FakeDeviceConfig device_for(const suite::CompiledScenario& compiled) {
   return config;
 }
 
+// The verbs driver on a fake ConnectX for `compiled`, opened and applied (the test closes it).
+struct OnFake {
+  std::unique_ptr<FakeMlx5> fake;
+  std::unique_ptr<Driver> driver;
+};
+OnFake applied_on_fake(const suite::CompiledScenario& compiled, VerbsConfig config = {}) {
+  OnFake on{std::make_unique<FakeMlx5>(device_for(compiled)), nullptr};
+  on.driver = make_verbs_driver(std::move(config), on.fake.get());
+  const Status opened = on.driver->open(topology_of(compiled));
+  EXPECT_TRUE(opened.ok()) << opened.error().to_string();
+  const Status applied = opened ? on.driver->apply(compiled.plan) : opened;
+  EXPECT_TRUE(applied.ok()) << applied.error().to_string();
+  return on;
+}
+
 std::vector<std::string> calls_starting(const FakeMlx5& fake, std::string_view prefix) {
   std::vector<std::string> out;
   for (const auto& call : fake.calls()) {
@@ -92,12 +107,8 @@ size_t index_of_last(const FakeMlx5& fake, std::string_view prefix) {
 
 TEST(VerbsDriver, BuildsTheManPageTreeAndAttachesFourQpsToEachLeaf) {
   const auto loaded = load("mlx5_two_groups.toml");
-  const auto& compiled = loaded.compiled[0];
-  FakeMlx5 fake(device_for(compiled));
-  auto driver = make_verbs_driver(VerbsConfig{}, &fake);
-  ASSERT_TRUE(driver->open(topology_of(compiled)).ok());
-  const Status applied = driver->apply(compiled.plan);
-  ASSERT_TRUE(applied.ok()) << applied.error().to_string();
+  auto [owned_fake, driver] = applied_on_fake(loaded.compiled[0]);
+  const FakeMlx5& fake = *owned_fake;
 
   const auto sched = calls_starting(fake, "sched_");
   ASSERT_EQ(sched.size(), 3u);
@@ -176,11 +187,8 @@ TEST(VerbsDriver, ProgramsEveryShippedRdmaSuite) {
 // the flow's leaf (and the requester, for its requests, as requester).
 TEST(VerbsDriver, ReadFlowsAttachTheirResponderAsResponder) {
   const auto loaded = load("tests/verbs/read_two_groups.toml");
-  const auto& compiled = loaded.compiled[0];
-  FakeMlx5 fake(device_for(compiled));
-  auto driver = make_verbs_driver(VerbsConfig{}, &fake);
-  ASSERT_TRUE(driver->open(topology_of(compiled)).ok());
-  ASSERT_TRUE(driver->apply(compiled.plan).ok());
+  auto [owned_fake, driver] = applied_on_fake(loaded.compiled[0]);
+  const FakeMlx5& fake = *owned_fake;
   size_t as_responder = 0;
   size_t as_requester = 0;
   for (const auto& call : calls_starting(fake, "modify_qp_sched_elem")) {
@@ -196,11 +204,8 @@ TEST(VerbsDriver, ReadFlowsAttachTheirResponderAsResponder) {
 
 TEST(VerbsDriver, TearsDownQpsThenLeavesThenNodes) {
   const auto loaded = load("three_level_caps.toml");
-  const auto& compiled = loaded.compiled[0];
-  FakeMlx5 fake(device_for(compiled));
-  auto driver = make_verbs_driver(VerbsConfig{}, &fake);
-  ASSERT_TRUE(driver->open(topology_of(compiled)).ok());
-  ASSERT_TRUE(driver->apply(compiled.plan).ok());
+  auto [owned_fake, driver] = applied_on_fake(loaded.compiled[0]);
+  const FakeMlx5& fake = *owned_fake;
   ASSERT_TRUE(driver->start().ok());
   ASSERT_TRUE(driver->stop().ok());
   const size_t teardown = fake.calls().size();
@@ -398,10 +403,8 @@ TEST(VerbsDriver, HardwareRateLimitForPacedFlowsOnly) {
   VerbsConfig config;
   config.hw_rate_limit = true;
   {
-    FakeMlx5 fake(device_for(compiled));
-    auto driver = make_verbs_driver(config, &fake);
-    ASSERT_TRUE(driver->open(topology_of(compiled)).ok());
-    ASSERT_TRUE(driver->apply(compiled.plan).ok());
+    auto [owned_fake, driver] = applied_on_fake(compiled, config);
+    const FakeMlx5& fake = *owned_fake;
     size_t paced = 0;
     for (const auto& flow : compiled.plan.flows) paced += std::isfinite(flow.offered_wire_bps);
     ASSERT_GT(paced, 0u);
