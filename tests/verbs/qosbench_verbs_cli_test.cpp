@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -141,6 +142,25 @@ TEST(VerbsCli, AutoPortRateIsTheDriversPortSpeed) {
     EXPECT_NE(sim.err.find(path + ":16:8: error: port.rate: rate = \"auto\""), std::string::npos)
         << sim.err;
   }
+}
+
+// A receiver waiting for its sender ends on Ctrl-C at once (the wait is up to 120 s).
+TEST(VerbsCli, CtrlCEndsTheWaitForThePeer) {
+  const auto start = std::chrono::steady_clock::now();
+  const Outcome o = run_qosbench({"run", kTwoGroups, "--driver", "verbs", "--driver-option",
+                                  "provider=fake", "--driver-option", "fake_timing=instant",
+                                  "--driver-option", "listen=0", "--quiet"},
+                                 /*interrupt_after_ms=*/300);
+  EXPECT_EQ(o.exit_code, 2) << o.err;  // listen = 0 is out of range: refused before any wait
+  const std::string port = std::to_string(40000 + ::getpid() % 20000);
+  const Outcome waited = run_qosbench({"run", kTwoGroups, "--driver", "verbs", "--driver-option",
+                                       "provider=fake", "--driver-option", "fake_timing=instant",
+                                       "--driver-option", "listen=" + port, "--quiet"},
+                                      /*interrupt_after_ms=*/300);
+  EXPECT_EQ(waited.exit_code, 3) << waited.err;
+  EXPECT_NE(waited.err.find("interrupted while waiting for the peer"), std::string::npos)
+      << waited.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
 }
 
 // Two qosbench processes, a receiver (listen) and a sender (peer), given different suites:
