@@ -359,11 +359,15 @@ TEST(DpdkCliHangs, EveryShippedEthernetSuiteEndsOnNetRing) {
     ++ran;
     const Watched w = run_watched({"run", entry.path().string(), "--driver", "dpdk", "--eal",
                                    "--no-huge -m 512 --no-pci -l 0 --vdev net_ring0", "--duration",
-                                   "5ms", "--repetitions", "1", "--quiet"},
+                                   "20ms", "--repetitions", "1", "--quiet"},
                                   /*watchdog_ms=*/20000);
     EXPECT_FALSE(w.killed) << entry.path() << " hung";
-    // Judged (0 or 1: a shared core may miss a gate), never a hang or a crash.
-    EXPECT_TRUE(w.outcome.exit_code == 0 || w.outcome.exit_code == 1)
+    // Judged (0 or 1: a shared core may miss a gate), never a hang or a crash. A core other
+    // processes starve for the whole window measures nothing: exit 3 saying so (seen in CI
+    // while two builds ran), which is an honest end too.
+    const bool starved = w.outcome.exit_code == 3 &&
+                         w.outcome.err.find("no packet reached a receiver") != std::string::npos;
+    EXPECT_TRUE(w.outcome.exit_code == 0 || w.outcome.exit_code == 1 || starved)
         << entry.path() << " " << w.outcome.exit_code << w.outcome.err;
     EXPECT_FALSE(w.left_runtime_dir) << entry.path();
   }
