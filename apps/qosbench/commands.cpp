@@ -38,6 +38,22 @@ extern "C" void on_interrupt(int signal) {
   if (g_interrupted.exchange(true)) exit_now(128 + signal);
 }
 
+// SIGINT/SIGTERM go to on_interrupt from before the run starts until the last report is
+// written: a second signal during the write exits at once and removes the temporary file.
+class InterruptHandlers {
+ public:
+  InterruptHandlers() {
+    std::signal(SIGINT, on_interrupt);
+    std::signal(SIGTERM, on_interrupt);
+  }
+  ~InterruptHandlers() {
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+  }
+  InterruptHandlers(const InterruptHandlers&) = delete;
+  InterruptHandlers& operator=(const InterruptHandlers&) = delete;
+};
+
 int fail(const Error& error) {
   fmt::print(std::cerr, "{}\n", error.to_string());
   return exit_code_for(error.code);
@@ -233,11 +249,8 @@ int run_command(const RunArgs& args) {
   }
 
   // Ctrl-C stops the workers; the results gathered so far are written, marked incomplete.
-  std::signal(SIGINT, on_interrupt);
-  std::signal(SIGTERM, on_interrupt);
+  const InterruptHandlers handlers;
   auto run = engine::run_suite(*suite, std::move(loaded->compiled), *driver, options);
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
   if (progress) progress->finish();
   if (!run) return fail(run.error());
   if (run->sender_only) return report_sender_only(*suite, *run, args);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -29,9 +30,10 @@ struct TaskResult {
 };
 
 RepetitionLatency percentiles_of(const Histogram& histogram) {
-  return RepetitionLatency{histogram.count(), histogram.value_at_percentile(50),
-                           histogram.value_at_percentile(90), histogram.value_at_percentile(99),
-                           histogram.value_at_percentile(99.9)};
+  constexpr std::array<double, 4> kPercentiles{50, 90, 99, 99.9};
+  std::array<int64_t, 4> values{};
+  histogram.values_at_percentiles(kPercentiles, values);  // one scan for the four
+  return RepetitionLatency{histogram.count(), values[0], values[1], values[2], values[3]};
 }
 
 // Per-repetition percentiles of every flow and flow group, before the histograms are merged.
@@ -45,6 +47,18 @@ void summarise_repetition(const suite::CompiledScenario& compiled, TaskResult& r
       if (compiled.flow_spec[f] == group) merged.merge(result.latency[f].from_scheduled_ns);
     }
     result.measurement.group_latency.push_back(percentiles_of(merged));
+  }
+}
+
+// Adds `from` into `into`; an empty `into` takes `from`'s blocks instead (no copy: with one
+// worker and on a scenario's first repetition, that is every merge, and the end of a run,
+// interrupted or not, waits for them).
+void absorb(Histogram& into, Histogram&& from) {
+  if (into.count() == 0 && from.highest_trackable() == into.highest_trackable() &&
+      from.significant_digits() == into.significant_digits()) {
+    into = std::move(from);
+  } else {
+    into.merge(from);
   }
 }
 
@@ -83,6 +97,15 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
                                   const drv::DriverFactory& factory, uint32_t workers,
                                   const std::atomic<bool>* interrupted) {
   const auto wall_start = std::chrono::steady_clock::now();
+  // A step that fails after a signal asked the run to stop (a wait it gave up, or anything
+  // the stop cut short) is the interruption, not an error: the repetition did not run.
+  const auto interrupted_error = [&](Status status) -> Result<TaskResult> {
+    if (interrupted == nullptr || !interrupted->load()) return std::move(status).error();
+    TaskResult not_run;
+    not_run.measurement.ran = false;
+    not_run.measurement.complete = false;
+    return not_run;
+  };
   auto driver = factory.create();
   if (!driver) return std::move(driver).error();
   drv::Driver& d = **driver;
@@ -96,16 +119,17 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
   topology.propagation_delay_ns = port.propagation_delay_ns;
   topology.flow_count = flow_count;
   topology.workers = workers;
+  topology.stop = interrupted;
   if (auto s = check(d.open(topology), "open"); !s) {
     d.close();
     Error error = std::move(s).error();
     // A driver refusing the port's transport: point at it in the suite.
     if (error.where == "port.transport" && error.loc.line == 0) error.loc = port.transport_loc;
-    return error;
+    return interrupted_error(std::move(error));
   }
   if (auto s = check(d.apply(compiled.plan), "apply"); !s) {
     d.close();
-    return std::move(s).error();
+    return interrupted_error(std::move(s));
   }
 
   WorkerWindow window;
@@ -132,7 +156,7 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
   std::vector<WorkerOutcome> outcomes(workers);
   if (auto s = check(d.start(), "start"); !s) {
     d.close();
-    return std::move(s).error();
+    return interrupted_error(std::move(s));
   }
   {
     // Worker 0 on this thread (a DPDK driver's main lcore), the others on their own threads.
@@ -149,8 +173,8 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
   for (uint32_t w = 0; w < workers; ++w) {
     merge_counters(result.measurement.flows, counters[w]);
     for (uint32_t f = 0; f < flow_count; ++f) {
-      result.latency[f].from_scheduled_ns.merge(latency[w][f].from_scheduled_ns);
-      result.latency[f].from_sent_ns.merge(latency[w][f].from_sent_ns);
+      absorb(result.latency[f].from_scheduled_ns, std::move(latency[w][f].from_scheduled_ns));
+      absorb(result.latency[f].from_sent_ns, std::move(latency[w][f].from_sent_ns));
     }
     result.measurement.complete = result.measurement.complete && outcomes[w].complete;
     // Workers stop together (same flag, same deadline): the longest one is the window.
@@ -238,10 +262,14 @@ Result<SuiteRun> run_suite(const suite::Suite& suite, std::vector<suite::Compile
       }
       // Each slot is written by exactly one task and histograms merge commutatively, so the
       // outcome does not depend on the job count or on which thread finished first.
+      const bool ran = result->measurement.ran;
       scenario_run.reps[task.repetition] = std::move(result->measurement);
+      if (!ran) continue;  // interrupted before it started: nothing measured
+      result->latency.resize(scenario_run.latency.size());
       for (size_t f = 0; f < scenario_run.latency.size(); ++f) {
-        scenario_run.latency[f].from_scheduled_ns.merge(result->latency[f].from_scheduled_ns);
-        scenario_run.latency[f].from_sent_ns.merge(result->latency[f].from_sent_ns);
+        absorb(scenario_run.latency[f].from_scheduled_ns,
+               std::move(result->latency[f].from_scheduled_ns));
+        absorb(scenario_run.latency[f].from_sent_ns, std::move(result->latency[f].from_sent_ns));
       }
       run.clock = result->clock;
       run.workers = std::max<uint32_t>(run.workers, workers);

@@ -5,6 +5,7 @@
 // capabilities() once, before any backend call: a backend never repeats those checks.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -96,6 +97,9 @@ struct Topology {
   int64_t propagation_delay_ns = 0;  // one way
   uint32_t flow_count = 0;
   uint32_t workers = 1;
+  /// Set (by a signal handler) when the run must end: waits in open() and start(), such as a
+  /// link coming up, give up with an error instead of running out their time. May be null.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 /// Counters a driver reports after a run (copied into the results).
