@@ -125,7 +125,8 @@ Result<report::ComparisonOptions> comparison_options(const CompareOptionsArgs& a
   return report::ComparisonOptions{.threshold = args.threshold_pct / 100.0,
                                    .alpha = args.alpha,
                                    .allow_config_change = args.allow_config_change,
-                                   .correct_multiple = !args.uncorrected};
+                                   .correct_multiple = !args.uncorrected,
+                                   .allow_inconclusive = args.allow_inconclusive};
 }
 
 // Every output's contents is computed before the first is written: bad input writes nothing.
@@ -274,7 +275,7 @@ int run_command(const RunArgs& args) {
   const report::Comparison* compared = comparison ? &*comparison : nullptr;
   if (auto failed = write_reports(*outputs, {*results, compared})) return *failed;
 
-  const bool regressed = comparison && comparison->regressed();
+  const bool regressed = comparison && comparison->failed();
   if (!results->complete) return 3;
   return results->passed && !regressed ? 0 : 1;
 }
@@ -315,7 +316,7 @@ int compare_command(const CompareArgs& args) {
                                   {*current, &*comparison, report::ReportSubject::comparison})) {
     return *failed;
   }
-  return comparison->regressed() ? 1 : 0;
+  return comparison->failed() ? 1 : 0;
 }
 
 int validate_command(const std::vector<std::string>& paths) {
