@@ -15,6 +15,7 @@
 #include "qb/drivers/registry.hpp"
 #include "qb/engine/measure.hpp"
 #include "qb/engine/run.hpp"
+#include "qb/engine/run_memory.hpp"
 #include "qb/reports/compare.hpp"
 #include "qb/reports/explain.hpp"
 #include "qb/reports/judge.hpp"
@@ -77,20 +78,34 @@ struct LoadedSuite {
   std::vector<Warning> compile_warnings;
 };
 
-// Load and compile: the suite is read, its [driver.<name>] tables checked by their drivers, and
-// every scenario compiled; warnings are printed, config errors come back as Error.
-Result<LoadedSuite> load_and_compile(const std::string& path) {
+// Load: the suite is read and its [driver.<name>] tables checked by their drivers; warnings
+// are printed, config errors come back as Error.
+Result<LoadedSuite> load_checked(const std::string& path) {
   auto suite = suite::load_suite_file(path);
   if (!suite) return std::move(suite).error();
   for (const auto& warning : suite->warnings) print_warning(warning);
   if (auto checked = drv::check_driver_tables(suite->driver_tables); !checked) {
     return std::move(checked).error();
   }
+  return LoadedSuite{std::move(*suite), {}, {}};
+}
+
+// Compile every scenario of a loaded suite; warnings are printed.
+Status compile_loaded(LoadedSuite& loaded) {
   std::vector<Warning> warnings;
-  auto compiled = suite::compile_suite(*suite, warnings);
+  auto compiled = suite::compile_suite(loaded.suite, warnings);
   if (!compiled) return std::move(compiled).error();
   for (const auto& warning : warnings) print_warning(warning);
-  return LoadedSuite{std::move(*suite), std::move(*compiled), std::move(warnings)};
+  loaded.compiled = std::move(*compiled);
+  loaded.compile_warnings = std::move(warnings);
+  return {};
+}
+
+Result<LoadedSuite> load_and_compile(const std::string& path) {
+  auto loaded = load_checked(path);
+  if (!loaded) return loaded;
+  if (auto compiled = compile_loaded(*loaded); !compiled) return std::move(compiled).error();
+  return loaded;
 }
 
 // The driver of the run: --driver or the suite's [driver] name, with its [driver.<name>] table
@@ -192,7 +207,8 @@ int report_sender_only(const suite::Suite& suite, const engine::SuiteRun& run,
 // run: load -> compile -> configure the driver -> run -> measure -> judge -> report, each step
 // explicit.
 int run_command(const RunArgs& args) {
-  auto loaded = load_and_compile(args.suite_path);
+  // Compiled only once the run is known to fit in memory (compiling expands every flow).
+  auto loaded = load_checked(args.suite_path);
   if (!loaded) return fail(loaded.error());
   const suite::Suite* suite = &loaded->suite;
   auto driver = configure_run_driver(*suite, args);
@@ -233,6 +249,16 @@ int run_command(const RunArgs& args) {
     }
     options.duration_ns = *duration;
   }
+  {
+    auto probe = driver->create();
+    if (!probe) return fail(probe.error());
+    if (auto fits = engine::check_run_memory(*suite, options, (*probe)->capabilities(),
+                                             engine::run_memory_bound_bytes());
+        !fits) {
+      return fail(fits.error());
+    }
+  }
+  if (auto compiled = compile_loaded(*loaded); !compiled) return fail(compiled.error());
 
   std::optional<ProgressLine> progress;
   if (progress_wanted(args.quiet) && !suite->scenarios.empty()) {

@@ -11,12 +11,10 @@
 
 #include "flow_worker.hpp"
 #include "qb/drivers/registry.hpp"
+#include "qb/engine/run_memory.hpp"
 
 namespace qb::engine {
 namespace {
-
-// Most bins of a throughput series (per flow, per repetition).
-constexpr int64_t kMaxSeriesBins = 1000;
 
 struct Task {
   uint32_t scenario = 0;
@@ -225,9 +223,7 @@ Result<SuiteRun> run_suite(const suite::Suite& suite, std::vector<suite::Compile
     scenario_run.duration_ns = options.duration_ns.value_or(scenario.duration_ns);
     // Series memory (bins x flows x workers) and the results' size stay bounded whatever the
     // duration and bin: the bin is coarsened to keep at most kMaxSeriesBins; bin_ns says which.
-    const int64_t fewest_bin_ns = (scenario_run.duration_ns + kMaxSeriesBins - 1) / kMaxSeriesBins;
-    scenario_run.bin_ns =
-        std::max(std::min(scenario.bin_ns, scenario_run.duration_ns), fewest_bin_ns);
+    scenario_run.bin_ns = series_bin_ns(scenario.bin_ns, scenario_run.duration_ns);
     scenario_run.reps.resize(scenario_run.repetitions);
     scenario_run.latency.resize(scenario_run.compiled.plan.flows.size());
     for (uint32_t r = 0; r < scenario_run.repetitions; ++r) tasks.push_back(Task{s, r});
