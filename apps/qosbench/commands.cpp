@@ -16,6 +16,7 @@
 #include "qb/drivers/registry.hpp"
 #include "qb/engine/measure.hpp"
 #include "qb/engine/run.hpp"
+#include "qb/engine/run_memory.hpp"
 #include "qb/reports/compare.hpp"
 #include "qb/reports/explain.hpp"
 #include "qb/reports/judge.hpp"
@@ -38,6 +39,22 @@ std::atomic<bool> g_interrupted{false};
 extern "C" void on_interrupt(int signal) {
   if (g_interrupted.exchange(true)) exit_now(128 + signal);
 }
+
+// SIGINT/SIGTERM go to on_interrupt from before the run starts until the last report is
+// written: a second signal during the write exits at once and removes the temporary file.
+class InterruptHandlers {
+ public:
+  InterruptHandlers() {
+    std::signal(SIGINT, on_interrupt);
+    std::signal(SIGTERM, on_interrupt);
+  }
+  ~InterruptHandlers() {
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+  }
+  InterruptHandlers(const InterruptHandlers&) = delete;
+  InterruptHandlers& operator=(const InterruptHandlers&) = delete;
+};
 
 int fail(const Error& error) {
   fmt::print(std::cerr, "{}\n", error.to_string());
@@ -70,11 +87,10 @@ Result<drv::DriverFactory> suite_driver(const suite::Suite& suite) {
   return drv::configure_driver(suite.driver, suite::driver_table(suite, suite.driver));
 }
 
-// Load and compile: the suite is read, its [driver.<name>] tables checked by their drivers, an
-// "auto" port rate asked of the driver, and every scenario compiled; warnings are printed,
-// config errors come back as Error.
-Result<LoadedSuite> load_and_compile(const std::string& path,
-                                     const PortDriver& port_driver = suite_driver) {
+// Load: the suite is read, its [driver.<name>] tables checked by their drivers and an "auto"
+// port rate asked of the driver; warnings are printed, config errors come back as Error.
+Result<LoadedSuite> load_checked(const std::string& path,
+                                 const PortDriver& port_driver = suite_driver) {
   auto suite = suite::load_suite_file(path);
   if (!suite) return std::move(suite).error();
   for (const auto& warning : suite->warnings) print_warning(warning);
@@ -94,11 +110,25 @@ Result<LoadedSuite> load_and_compile(const std::string& path,
       return std::move(resolved).error();
     }
   }
+  return LoadedSuite{std::move(*suite), {}, {}};
+}
+
+// Compile every scenario of a loaded suite; warnings are printed.
+Status compile_loaded(LoadedSuite& loaded) {
   std::vector<Warning> warnings;
-  auto compiled = suite::compile_suite(*suite, warnings);
+  auto compiled = suite::compile_suite(loaded.suite, warnings);
   if (!compiled) return std::move(compiled).error();
   for (const auto& warning : warnings) print_warning(warning);
-  return LoadedSuite{std::move(*suite), std::move(*compiled), std::move(warnings)};
+  loaded.compiled = std::move(*compiled);
+  loaded.compile_warnings = std::move(warnings);
+  return {};
+}
+
+Result<LoadedSuite> load_and_compile(const std::string& path) {
+  auto loaded = load_checked(path);
+  if (!loaded) return loaded;
+  if (auto compiled = compile_loaded(*loaded); !compiled) return std::move(compiled).error();
+  return loaded;
 }
 
 // The driver of the run: --driver or the suite's [driver] name, with its [driver.<name>] table
@@ -133,7 +163,8 @@ Result<report::ComparisonOptions> comparison_options(const CompareOptionsArgs& a
   return report::ComparisonOptions{.threshold = args.threshold_pct / 100.0,
                                    .alpha = args.alpha,
                                    .allow_config_change = args.allow_config_change,
-                                   .correct_multiple = !args.uncorrected};
+                                   .correct_multiple = !args.uncorrected,
+                                   .allow_inconclusive = args.allow_inconclusive};
 }
 
 // Every output's contents is computed before the first is written: bad input writes nothing.
@@ -199,7 +230,8 @@ int report_sender_only(const suite::Suite& suite, const engine::SuiteRun& run,
 // run: load -> compile -> configure the driver -> run -> measure -> judge -> report, each step
 // explicit.
 int run_command(const RunArgs& args) {
-  auto loaded = load_and_compile(args.suite_path, [&args](const suite::Suite& suite) {
+  // Compiled only once the run is known to fit in memory (compiling expands every flow).
+  auto loaded = load_checked(args.suite_path, [&args](const suite::Suite& suite) {
     return configure_run_driver(suite, args);
   });
   if (!loaded) return fail(loaded.error());
@@ -242,6 +274,16 @@ int run_command(const RunArgs& args) {
     }
     options.duration_ns = *duration;
   }
+  {
+    auto probe = driver->create();
+    if (!probe) return fail(probe.error());
+    if (auto fits = engine::check_run_memory(*suite, options, (*probe)->capabilities(),
+                                             engine::run_memory_bound_bytes());
+        !fits) {
+      return fail(fits.error());
+    }
+  }
+  if (auto compiled = compile_loaded(*loaded); !compiled) return fail(compiled.error());
 
   std::optional<ProgressLine> progress;
   if (progress_wanted(args.quiet) && !suite->scenarios.empty()) {
@@ -259,11 +301,8 @@ int run_command(const RunArgs& args) {
   }
 
   // Ctrl-C stops the workers; the results gathered so far are written, marked incomplete.
-  std::signal(SIGINT, on_interrupt);
-  std::signal(SIGTERM, on_interrupt);
+  const InterruptHandlers handlers;
   auto run = engine::run_suite(*suite, std::move(loaded->compiled), *driver, options);
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
   if (progress) progress->finish();
   if (!run) return fail(run.error());
   if (run->sender_only) return report_sender_only(*suite, *run, args);
@@ -287,7 +326,7 @@ int run_command(const RunArgs& args) {
   const report::Comparison* compared = comparison ? &*comparison : nullptr;
   if (auto failed = write_reports(*outputs, {*results, compared})) return *failed;
 
-  const bool regressed = comparison && comparison->regressed();
+  const bool regressed = comparison && comparison->failed();
   if (!results->complete) return 3;
   return results->passed && !regressed ? 0 : 1;
 }
@@ -328,7 +367,7 @@ int compare_command(const CompareArgs& args) {
                                   {*current, &*comparison, report::ReportSubject::comparison})) {
     return *failed;
   }
-  return comparison->regressed() ? 1 : 0;
+  return comparison->failed() ? 1 : 0;
 }
 
 int validate_command(const std::vector<std::string>& paths) {

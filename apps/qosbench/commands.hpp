@@ -16,6 +16,7 @@ struct CompareOptionsArgs {
   double alpha = 0.05;         // significance level of the Mann-Whitney U test
   bool allow_config_change = false;
   bool uncorrected = false;  // no false-discovery-rate correction over the metrics
+  bool allow_inconclusive = false;  // INCONCLUSIVE metrics do not fail (exit 0)
 };
 
 /// A driver's shorthand flag (drivers/registry.hpp OptionAlias) and the value it was given.

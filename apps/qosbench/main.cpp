@@ -11,7 +11,8 @@
 
 namespace {
 
-// --threshold, --alpha and --allow-config-change, shared by run, report and compare.
+// --threshold, --alpha, --uncorrected, --allow-inconclusive and --allow-config-change, shared by
+// run, report and compare.
 void add_comparison_options(CLI::App* command, qb::cli::CompareOptionsArgs& args) {
   command
       ->add_option("--threshold", args.threshold_pct,
@@ -24,6 +25,9 @@ void add_comparison_options(CLI::App* command, qb::cli::CompareOptionsArgs& args
   command->add_flag("--uncorrected", args.uncorrected,
                     "test every metric at alpha alone (no Benjamini-Hochberg correction over "
                     "the metrics: more false alarms in suites with many flows)");
+  command->add_flag("--allow-inconclusive", args.allow_inconclusive,
+                    "do not fail on INCONCLUSIVE metrics (a change beyond the threshold that "
+                    "too few repetitions cannot judge)");
   command->add_flag("--allow-config-change", args.allow_config_change,
                     "compare although the suite file changed (scenario and flow names must match)");
 }

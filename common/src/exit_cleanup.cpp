@@ -14,6 +14,7 @@ namespace qb {
 namespace {
 
 constexpr size_t kMaxDirs = 4;
+constexpr size_t kMaxFiles = kMaxDirs;
 constexpr size_t kMaxPath = 512;
 
 struct Slot {
@@ -21,6 +22,25 @@ struct Slot {
   char path[kMaxPath] = {};
 };
 std::array<Slot, kMaxDirs> g_slots;
+std::array<Slot, kMaxFiles> g_files;
+
+// A slot is filled before it is marked used, so a signal never sees half a path.
+void add_slot(std::array<Slot, kMaxDirs>& slots, const char* path) noexcept {
+  if (path == nullptr || std::strlen(path) >= kMaxPath) return;
+  for (Slot& slot : slots) {
+    if (slot.used.load()) continue;
+    std::strncpy(slot.path, path, kMaxPath - 1);
+    slot.used.store(true);
+    return;
+  }
+}
+
+void remove_slot(std::array<Slot, kMaxDirs>& slots, const char* path) noexcept {
+  if (path == nullptr) return;
+  for (Slot& slot : slots) {
+    if (slot.used.load() && std::strcmp(slot.path, path) == 0) slot.used.store(false);
+  }
+}
 
 // A flat directory: every entry but . and .. is unlinked, then the directory. getdents64 and
 // unlinkat are system calls, so this is safe in a signal handler (readdir is not).
@@ -47,22 +67,25 @@ void remove_flat_dir(const char* path) noexcept {
 }  // namespace
 
 void register_exit_cleanup_dir(const char* path) noexcept {
-  if (path == nullptr || std::strlen(path) >= kMaxPath) return;
-  for (Slot& slot : g_slots) {
-    if (slot.used.load()) continue;
-    std::strncpy(slot.path, path, kMaxPath - 1);
-    slot.used.store(true);
-    return;
-  }
+  add_slot(g_slots, path);
 }
 
 void unregister_exit_cleanup_dir(const char* path) noexcept {
-  for (Slot& slot : g_slots) {
-    if (slot.used.load() && std::strcmp(slot.path, path) == 0) slot.used.store(false);
-  }
+  remove_slot(g_slots, path);
+}
+
+void register_exit_cleanup_file(const char* path) noexcept {
+  add_slot(g_files, path);
+}
+
+void unregister_exit_cleanup_file(const char* path) noexcept {
+  remove_slot(g_files, path);
 }
 
 void exit_now(int exit_code) noexcept {
+  for (Slot& slot : g_files) {
+    if (slot.used.load()) ::unlink(slot.path);
+  }
   for (Slot& slot : g_slots) {
     if (slot.used.load()) remove_flat_dir(slot.path);
   }

@@ -99,6 +99,11 @@ class DpdkDriver final : public DriverBackend {
                         "driver.dpdk.tx_port");
     }
     if (auto s = dpdk::ensure_eal(config_.eal_args); !s) return s;
+    // rte_eal_init cannot be cut short (a few hundred ms with -m 512): a signal that came
+    // during it ends the run here, before any port is set up.
+    if (topology.stop != nullptr && topology.stop->load(std::memory_order_relaxed)) {
+      return make_error(Errc::runtime, "dpdk: interrupted while the EAL was initialised");
+    }
     if (transmit_) {
       auto tx = dpdk::find_port(config_.tx_port);
       if (!tx) return std::move(tx).error();
@@ -239,9 +244,9 @@ class DpdkDriver final : public DriverBackend {
   }
 
   Status start() override {
-    if (auto s = dpdk::start_port(tx_port_); !s) return s;
+    if (auto s = dpdk::start_port(tx_port_, topology_.stop); !s) return s;
     if (receive_ && rx_port_ != tx_port_) {
-      if (auto s = dpdk::start_port(rx_port_); !s) {
+      if (auto s = dpdk::start_port(rx_port_, topology_.stop); !s) {
         dpdk::stop_port(tx_port_);
         return s;
       }

@@ -137,17 +137,24 @@ Status configure_port(const PortQueues& q, rte_mempool* pool) {
   return {};
 }
 
-Status start_port(uint16_t port) {
+Status start_port(uint16_t port, const std::atomic<bool>* stop) {
   const std::string name = port_name(port);
   if (int rc = rte_eth_dev_start(port); rc != 0) {
     return make_error(Errc::runtime, "dpdk: " + name + ": start failed: " + errno_text(rc));
   }
+  // Up to 2 s for the link, polled every 10 ms so that a signal ends the wait at once.
+  constexpr int kLinkPolls = 200;
   rte_eth_link link{};
-  for (int attempt = 0; attempt < 20; ++attempt) {
+  for (int attempt = 0; attempt < kLinkPolls; ++attempt) {
     if (rte_eth_link_get_nowait(port, &link) == 0 && link.link_status == RTE_ETH_LINK_UP) {
       return {};
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (stop != nullptr && stop->load(std::memory_order_relaxed)) {
+      rte_eth_dev_stop(port);
+      return make_error(Errc::runtime,
+                        "dpdk: " + name + ": interrupted while waiting for the link to come up");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   rte_eth_dev_stop(port);
   rte_eth_dev_info info{};

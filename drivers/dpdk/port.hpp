@@ -2,6 +2,7 @@
 // what a software ring still holds, stop. Control path only.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -37,7 +38,7 @@ std::string port_name(uint16_t port);
 /// Configures the port (stopped) with the queues; rx queues take mbufs from `pool`.
 Status configure_port(const PortQueues& queues, rte_mempool* pool);
 /// Starts the port and waits (up to ~2 s) for the link; Errc::unavailable when it stays down.
-Status start_port(uint16_t port);
+Status start_port(uint16_t port, const std::atomic<bool>* stop = nullptr);
 /// Frees whatever the port's rx queues still hold (a ring port keeps sent frames until read).
 void drain_rx(uint16_t port, uint16_t rx_queues) noexcept;
 void stop_port(uint16_t port) noexcept;

@@ -8,10 +8,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <thread>
+#include <utility>
 
 namespace qb::drv::verbs {
 namespace {
@@ -22,14 +24,23 @@ int64_t now_ms() {
       .count();
 }
 
-// Waits for `events` on `fd` until `deadline_ms`: 1 ready, 0 timed out, -1 interrupted/failed.
-int wait_for(int fd, short events, int64_t deadline_ms) {
-  const int64_t left = deadline_ms - now_ms();
-  if (left <= 0) return 0;
-  pollfd p{fd, events, 0};
-  const int rc = ::poll(&p, 1, static_cast<int>(left));
-  if (rc < 0) return -1;  // EINTR: a signal (the run is being stopped)
-  return rc;
+bool stopped(const std::atomic<bool>* stop) {
+  return stop != nullptr && stop->load(std::memory_order_relaxed);
+}
+
+// Waits for `events` on `fd` until `deadline_ms`, in slices that look at the stop flag:
+// 1 ready, 0 timed out, -1 stopped or interrupted by a signal.
+int wait_for(int fd, short events, int64_t deadline_ms, const std::atomic<bool>* stop) {
+  constexpr int64_t kSliceMs = 50;
+  while (true) {
+    if (stopped(stop)) return -1;
+    const int64_t left = deadline_ms - now_ms();
+    if (left <= 0) return 0;
+    pollfd p{fd, events, 0};
+    const int rc = ::poll(&p, 1, static_cast<int>(std::min(left, kSliceMs)));
+    if (rc < 0) return -1;  // EINTR: a signal (the run is being stopped)
+    if (rc > 0) return rc;
+  }
 }
 
 Error interrupted(const char* what) {
@@ -43,23 +54,25 @@ PeerLink::~PeerLink() {
 }
 
 PeerLink::PeerLink(PeerLink&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)), buffered_(std::move(other.buffered_)) {}
+    : fd_(std::exchange(other.fd_, -1)), stop_(other.stop_), buffered_(std::move(other.buffered_)) {}
 
 PeerLink& PeerLink::operator=(PeerLink&& other) noexcept {
   if (this != &other) {
     if (fd_ >= 0) ::close(fd_);
     fd_ = std::exchange(other.fd_, -1);
+    stop_ = other.stop_;
     buffered_ = std::move(other.buffered_);
   }
   return *this;
 }
 
-Result<PeerLink> PeerLink::accept_one(uint16_t port, int timeout_ms) {
+Result<PeerLink> PeerLink::accept_one(uint16_t port, int timeout_ms,
+                                      const std::atomic<bool>* stop) {
   const int listener = ::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (listener < 0) {
     return make_error(Errc::unavailable, fmt::format("verbs: socket(): {}", std::strerror(errno)));
   }
-  PeerLink guard(listener);  // closes the listener on every return
+  PeerLink guard(listener, nullptr);  // closes the listener on every return
   const int on = 1;
   const int off = 0;
   ::setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
@@ -75,7 +88,7 @@ Result<PeerLink> PeerLink::accept_one(uint16_t port, int timeout_ms) {
                                   std::strerror(errno)),
                       "driver.verbs.listen");
   }
-  const int rc = wait_for(listener, POLLIN, now_ms() + timeout_ms);
+  const int rc = wait_for(listener, POLLIN, now_ms() + timeout_ms, stop);
   if (rc < 0) return interrupted("waiting for the peer to connect");
   if (rc == 0) {
     return make_error(Errc::unavailable,
@@ -89,10 +102,11 @@ Result<PeerLink> PeerLink::accept_one(uint16_t port, int timeout_ms) {
     return make_error(Errc::unavailable, fmt::format("verbs: accept(): {}", std::strerror(errno)));
   }
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
-  return PeerLink(fd);
+  return PeerLink(fd, stop);
 }
 
-Result<PeerLink> PeerLink::connect_to(const std::string& host_port, int timeout_ms) {
+Result<PeerLink> PeerLink::connect_to(const std::string& host_port, int timeout_ms,
+                                      const std::atomic<bool>* stop) {
   const size_t colon = host_port.rfind(':');
   if (colon == std::string::npos || colon == 0 || colon + 1 == host_port.size()) {
     return make_error(Errc::invalid_config,
@@ -122,14 +136,14 @@ Result<PeerLink> PeerLink::connect_to(const std::string& host_port, int timeout_
         ::freeaddrinfo(found);
         const int on = 1;
         ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
-        return PeerLink(fd);
+        return PeerLink(fd, stop);
       }
       last_error = std::strerror(errno);
       ::close(fd);
     }
     // The receiver may not be listening yet: retry, in short sleeps a signal can cut.
-    const timespec pause{0, 100'000'000};
-    if (::nanosleep(&pause, nullptr) != 0) {
+    const timespec pause{0, 50'000'000};
+    if (::nanosleep(&pause, nullptr) != 0 || stopped(stop)) {
       ::freeaddrinfo(found);
       return interrupted("connecting to the peer");
     }
@@ -169,7 +183,7 @@ Result<std::string> PeerLink::read_line(int timeout_ms) {
     if (buffered_.size() > kMaxLine) {
       return make_error(Errc::runtime, "verbs: the peer sent a line longer than 4 KiB");
     }
-    const int rc = wait_for(fd_, POLLIN, deadline_ms);
+    const int rc = wait_for(fd_, POLLIN, deadline_ms, stop_);
     if (rc < 0) return interrupted("waiting for the peer");
     if (rc == 0) {
       return make_error(Errc::runtime,

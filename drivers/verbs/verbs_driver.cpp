@@ -186,11 +186,11 @@ class VerbsDriver final : public DriverBackend {
     // Two hosts: the TCP connection that carries the QP exchange (apply) and the start (start).
     constexpr int kConnectWaitMs = 60'000;
     if (role() == Role::sender) {
-      auto link = PeerLink::connect_to(config_.peer, kConnectWaitMs);
+      auto link = PeerLink::connect_to(config_.peer, kConnectWaitMs, topology.stop);
       if (!link) return std::move(link).error();
       link_ = std::move(*link);
     } else if (role() == Role::receiver) {
-      auto link = PeerLink::accept_one(config_.listen, kPeerWaitMs);
+      auto link = PeerLink::accept_one(config_.listen, kPeerWaitMs, topology.stop);
       if (!link) return std::move(link).error();
       link_ = std::move(*link);
     }

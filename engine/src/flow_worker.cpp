@@ -274,6 +274,9 @@ void FlowWorker::on_completion(const drv::Completion& c, drv::Queue& queue,
                       : 1;
   flow.payload_bytes += c.payload_bytes;
   flow.wire_bytes += c.wire_bytes;
+  if (flow.series_wire_bytes.empty()) [[unlikely]] {
+    flow.series_wire_bytes.assign(series_bins_, 0);
+  }
   flow.series_wire_bytes[static_cast<size_t>(offset_ns / window_.bin_ns)] += c.wire_bytes;
   if (c.last_of_message) {
     ++flow.messages;
@@ -297,9 +300,13 @@ WorkerOutcome FlowWorker::run(drv::Queue& queue, drv::Clock& clock,
                               std::vector<FlowLatency>& latency) {
   exact_order_ = window_.virtual_time;
   const int64_t end_ns = window_.warmup_ns + window_.duration_ns;
-  const auto bins =
-      static_cast<size_t>((window_.duration_ns + window_.bin_ns - 1) / window_.bin_ns);
-  for (auto& flow : counters) flow.series_wire_bytes.assign(bins, 0);
+  series_bins_ = static_cast<size_t>((window_.duration_ns + window_.bin_ns - 1) / window_.bin_ns);
+  // Series for the flows this worker owns only: W workers x all flows would multiply the
+  // series memory by the worker count (the merge adds whatever each worker has). A flow's
+  // frames received on another worker's queue get it there, once (on_completion).
+  for (const uint32_t f : owned_) {
+    if (f < counters.size()) counters[f].series_wire_bytes.assign(series_bins_, 0);
+  }
 
   const int64_t start_ns = clock.now_ns();
   // Real time: the run ends by the wall clock too, whatever the driver's clock does.

@@ -110,6 +110,7 @@ class FlowWorker {
   size_t burst_size_ = 0;
   size_t burst_sent_ = 0;    // prefix of burst_ the queue has accepted
   bool exact_order_ = true;  // post in (time, flow) order even within a burst (virtual time)
+  size_t series_bins_ = 0;   // bins of a flow's throughput series in this run
 };
 
 }  // namespace qb::engine

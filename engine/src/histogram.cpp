@@ -9,8 +9,11 @@
 #include "qb/engine/histogram.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
+#include <span>
+#include <vector>
 
 namespace qb::engine {
 
@@ -162,25 +165,68 @@ double Histogram::mean() const noexcept {
 }
 
 int64_t Histogram::value_at_percentile(double p) const noexcept {
-  if (total_count_ == 0) return 0;
-  if (!(p < 100.0)) return max_;  // also catches +inf; NaN falls through to p = 0 below
-  if (!(p > 0.0)) p = 0.0;
-  // Rank of the sample: the smallest r with r >= p% of count (at least the first sample).
-  // The tiny relative slack absorbs the rounding of p / 100 * count (99.9% of 1000 is 999,
-  // not 999.0000000000001 -> 1000).
-  const double target = p / 100.0 * static_cast<double>(total_count_);
-  auto rank = static_cast<uint64_t>(std::ceil(target - target * 1e-12));
-  rank = std::clamp<uint64_t>(rank, 1, total_count_);
+  int64_t value = 0;
+  values_at_percentiles(std::span<const double>(&p, 1), std::span<int64_t>(&value, 1));
+  return value;
+}
+
+void Histogram::values_at_percentiles(std::span<const double> percentiles,
+                                      std::span<int64_t> out) const noexcept {
+  const size_t n = std::min(percentiles.size(), out.size());
+  if (total_count_ == 0) {
+    std::fill_n(out.begin(), n, int64_t{0});
+    return;
+  }
+  // Rank of the sample for each p: the smallest r with r >= p% of count (at least the first
+  // sample). The tiny relative slack absorbs the rounding of p / 100 * count (99.9% of 1000 is
+  // 999, not 999.0000000000001 -> 1000). p >= 100 (also +inf) is max(); NaN counts as 0.
+  const auto rank_of = [&](double p) -> uint64_t {
+    if (!(p < 100.0)) return UINT64_MAX;
+    if (!(p > 0.0)) p = 0.0;
+    const double target = p / 100.0 * static_cast<double>(total_count_);
+    const auto rank = static_cast<uint64_t>(std::ceil(target - target * 1e-12));
+    return std::clamp<uint64_t>(rank, 1, total_count_);
+  };
+  // Visit the requests in ascending rank; one scan answers them all.
+  struct Request {
+    uint64_t rank;
+    size_t slot;
+  };
+  std::array<Request, 32> stack_requests{};
+  std::vector<Request> heap_requests;
+  std::span<Request> requests(stack_requests.data(), std::min(n, stack_requests.size()));
+  if (n > stack_requests.size()) {
+    heap_requests.resize(n);
+    requests = heap_requests;
+  }
+  for (size_t k = 0; k < n; ++k) requests[k] = Request{rank_of(percentiles[k]), k};
+  std::sort(requests.begin(), requests.end(),
+            [](const Request& a, const Request& b) { return a.rank < b.rank; });
+  size_t next = 0;
+  // Block by block, from min to max: blocks never written are skipped whole and the rest is a
+  // plain loop (this runs per flow and percentile when a run ends, so it bounds how fast an
+  // interrupted run writes its results).
   uint64_t seen = 0;
-  for (size_t i = index_of(min_); i < counts_.size(); ++i) {
-    seen += counts_.get(i);
-    if (seen >= rank) {
+  const size_t last = std::min(index_of(max_) + 1, counts_.size());
+  const size_t block_size = counts_.block_size();
+  for (size_t i = index_of(min_); i < last && next < n;) {
+    const size_t b = i / block_size;
+    const size_t end = std::min((b + 1) * block_size, last);
+    const uint64_t* block = counts_.block(b);
+    if (block == nullptr) {
+      i = end;
+      continue;
+    }
+    for (; i < end && next < n; ++i) {
+      seen += block[i - b * block_size];
       // Capped at the exact maximum: the top bucket's highest equivalent may exceed it, and
       // p99.99 must never report more than p100.
-      return std::min(highest_equivalent(value_from_index(i)), max_);
+      while (next < n && seen >= requests[next].rank) {
+        out[requests[next++].slot] = std::min(highest_equivalent(value_from_index(i)), max_);
+      }
     }
   }
-  return max_;
+  for (; next < n; ++next) out[requests[next].slot] = max_;
 }
 
 size_t Histogram::memory_bytes() const noexcept {

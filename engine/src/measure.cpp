@@ -53,9 +53,13 @@ ScenarioMeasurement measure(const ScenarioRun& run) {
 
   std::vector<const RepetitionMeasurement*> reps;
   for (const auto& rep : run.reps) {
-    // An interrupted repetition counts over the time it measured; one stopped before its
-    // window began measured nothing and is left out.
-    if (rep.ran && (rep.complete || rep.measured_ns > 0)) reps.push_back(&rep);
+    if (rep.ran && rep.complete) reps.push_back(&rep);
+  }
+  // An interrupted repetition counts over the time it measured, after every completed one in
+  // the per-repetition arrays (compare reads the completed ones only); one stopped before its
+  // window began measured nothing and is left out.
+  for (const auto& rep : run.reps) {
+    if (rep.ran && !rep.complete && rep.measured_ns > 0) reps.push_back(&rep);
   }
   for (const auto* rep : reps) {
     if (rep->complete) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -10,12 +11,10 @@
 
 #include "flow_worker.hpp"
 #include "qb/drivers/registry.hpp"
+#include "qb/engine/run_memory.hpp"
 
 namespace qb::engine {
 namespace {
-
-// Most bins of a throughput series (per flow, per repetition).
-constexpr int64_t kMaxSeriesBins = 1000;
 
 struct Task {
   uint32_t scenario = 0;
@@ -29,9 +28,10 @@ struct TaskResult {
 };
 
 RepetitionLatency percentiles_of(const Histogram& histogram) {
-  return RepetitionLatency{histogram.count(), histogram.value_at_percentile(50),
-                           histogram.value_at_percentile(90), histogram.value_at_percentile(99),
-                           histogram.value_at_percentile(99.9)};
+  constexpr std::array<double, 4> kPercentiles{50, 90, 99, 99.9};
+  std::array<int64_t, 4> values{};
+  histogram.values_at_percentiles(kPercentiles, values);  // one scan for the four
+  return RepetitionLatency{histogram.count(), values[0], values[1], values[2], values[3]};
 }
 
 // Per-repetition percentiles of every flow and flow group, before the histograms are merged.
@@ -45,6 +45,18 @@ void summarise_repetition(const suite::CompiledScenario& compiled, TaskResult& r
       if (compiled.flow_spec[f] == group) merged.merge(result.latency[f].from_scheduled_ns);
     }
     result.measurement.group_latency.push_back(percentiles_of(merged));
+  }
+}
+
+// Adds `from` into `into`; an empty `into` takes `from`'s blocks instead (no copy: with one
+// worker and on a scenario's first repetition, that is every merge, and the end of a run,
+// interrupted or not, waits for them).
+void absorb(Histogram& into, Histogram&& from) {
+  if (into.count() == 0 && from.highest_trackable() == into.highest_trackable() &&
+      from.significant_digits() == into.significant_digits()) {
+    into = std::move(from);
+  } else {
+    into.merge(from);
   }
 }
 
@@ -83,6 +95,15 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
                                   const drv::DriverFactory& factory, uint32_t workers,
                                   const std::atomic<bool>* interrupted) {
   const auto wall_start = std::chrono::steady_clock::now();
+  // A step that fails after a signal asked the run to stop (a wait it gave up, or anything
+  // the stop cut short) is the interruption, not an error: the repetition did not run.
+  const auto interrupted_error = [&](Status status) -> Result<TaskResult> {
+    if (interrupted == nullptr || !interrupted->load()) return std::move(status).error();
+    TaskResult not_run;
+    not_run.measurement.ran = false;
+    not_run.measurement.complete = false;
+    return not_run;
+  };
   auto driver = factory.create();
   if (!driver) return std::move(driver).error();
   drv::Driver& d = **driver;
@@ -100,16 +121,17 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
     topology.max_message_bytes = std::max(
         topology.max_message_bytes, compiled.scenario->flows[spec].size.largest_bytes());
   }
+  topology.stop = interrupted;
   if (auto s = check(d.open(topology), "open"); !s) {
     d.close();
     Error error = std::move(s).error();
     // A driver refusing the port's transport: point at it in the suite.
     if (error.where == "port.transport" && error.loc.line == 0) error.loc = port.transport_loc;
-    return error;
+    return interrupted_error(std::move(error));
   }
   if (auto s = check(d.apply(compiled.plan), "apply"); !s) {
     d.close();
-    return std::move(s).error();
+    return interrupted_error(std::move(s));
   }
 
   WorkerWindow window;
@@ -138,7 +160,7 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
   std::vector<WorkerOutcome> outcomes(workers);
   if (auto s = check(d.start(), "start"); !s) {
     d.close();
-    return std::move(s).error();
+    return interrupted_error(std::move(s));
   }
   {
     // Worker 0 on this thread (a DPDK driver's main lcore), the others on their own threads.
@@ -155,8 +177,8 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
   for (uint32_t w = 0; w < workers; ++w) {
     merge_counters(result.measurement.flows, counters[w]);
     for (uint32_t f = 0; f < flow_count; ++f) {
-      result.latency[f].from_scheduled_ns.merge(latency[w][f].from_scheduled_ns);
-      result.latency[f].from_sent_ns.merge(latency[w][f].from_sent_ns);
+      absorb(result.latency[f].from_scheduled_ns, std::move(latency[w][f].from_scheduled_ns));
+      absorb(result.latency[f].from_sent_ns, std::move(latency[w][f].from_sent_ns));
     }
     result.measurement.complete = result.measurement.complete && outcomes[w].complete;
     // Workers stop together (same flag, same deadline): the longest one is the window.
@@ -207,9 +229,7 @@ Result<SuiteRun> run_suite(const suite::Suite& suite, std::vector<suite::Compile
     scenario_run.duration_ns = options.duration_ns.value_or(scenario.duration_ns);
     // Series memory (bins x flows x workers) and the results' size stay bounded whatever the
     // duration and bin: the bin is coarsened to keep at most kMaxSeriesBins; bin_ns says which.
-    const int64_t fewest_bin_ns = (scenario_run.duration_ns + kMaxSeriesBins - 1) / kMaxSeriesBins;
-    scenario_run.bin_ns =
-        std::max(std::min(scenario.bin_ns, scenario_run.duration_ns), fewest_bin_ns);
+    scenario_run.bin_ns = series_bin_ns(scenario.bin_ns, scenario_run.duration_ns);
     scenario_run.reps.resize(scenario_run.repetitions);
     scenario_run.latency.resize(scenario_run.compiled.plan.flows.size());
     for (uint32_t r = 0; r < scenario_run.repetitions; ++r) tasks.push_back(Task{s, r});
@@ -244,10 +264,14 @@ Result<SuiteRun> run_suite(const suite::Suite& suite, std::vector<suite::Compile
       }
       // Each slot is written by exactly one task and histograms merge commutatively, so the
       // outcome does not depend on the job count or on which thread finished first.
+      const bool ran = result->measurement.ran;
       scenario_run.reps[task.repetition] = std::move(result->measurement);
+      if (!ran) continue;  // interrupted before it started: nothing measured
+      result->latency.resize(scenario_run.latency.size());
       for (size_t f = 0; f < scenario_run.latency.size(); ++f) {
-        scenario_run.latency[f].from_scheduled_ns.merge(result->latency[f].from_scheduled_ns);
-        scenario_run.latency[f].from_sent_ns.merge(result->latency[f].from_sent_ns);
+        absorb(scenario_run.latency[f].from_scheduled_ns,
+               std::move(result->latency[f].from_scheduled_ns));
+        absorb(scenario_run.latency[f].from_sent_ns, std::move(result->latency[f].from_sent_ns));
       }
       run.clock = result->clock;
       run.workers = std::max<uint32_t>(run.workers, workers);

@@ -8,10 +8,32 @@
 #include <cstdio>
 #include <cstring>
 
+#include "qb/common/exit_cleanup.hpp"
+
 namespace qb::report {
+
+namespace {
+
+// The temporary file is registered for removal before it exists and until it is renamed or
+// removed: a second Ctrl-C during the write (exit_now) leaves nothing behind.
+class TempRegistration {
+ public:
+  explicit TempRegistration(const std::string& path) : path_(path) {
+    register_exit_cleanup_file(path_.c_str());
+  }
+  ~TempRegistration() { unregister_exit_cleanup_file(path_.c_str()); }
+  TempRegistration(const TempRegistration&) = delete;
+  TempRegistration& operator=(const TempRegistration&) = delete;
+
+ private:
+  const std::string& path_;
+};
+
+}  // namespace
 
 Status write_file_atomically(const std::string& path, std::string_view contents) {
   const std::string temp = fmt::format("{}.tmp.{}", path, ::getpid());
+  const TempRegistration registration(temp);
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
     return make_error(Errc::io, fmt::format("cannot write '{}': {}", path, std::strerror(errno)));

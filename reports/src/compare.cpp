@@ -46,6 +46,19 @@ struct Sample {
   double summary = 0.0;  // the file's own figure, used when it has no repetitions
 };
 
+// The completed repetitions of a scenario's per-repetition array: the writer puts partial
+// (interrupted) repetitions after the completed ones, so they are its tail.
+struct RepCounts {
+  size_t completed = 0;
+  size_t partial = 0;
+};
+
+template <class T>
+std::vector<T> completed_only(const std::vector<T>& reps, RepCounts counts) {
+  if (counts.partial == 0 || reps.size() != counts.completed + counts.partial) return reps;
+  return {reps.begin(), reps.begin() + static_cast<std::ptrdiff_t>(counts.completed)};
+}
+
 class Comparer {
  public:
   explicit Comparer(Comparison& out) : out_(out) {}
@@ -84,23 +97,26 @@ class Comparer {
   }
 
   // measured_bps, abs_error and the latency percentiles of one flow or group.
+  // Per-repetition arrays are cut to the completed repetitions (base_counts, cur_counts).
   template <class Subject>
   void add_rates_and_latency(const std::string& scenario, const char* kind, const Subject& base,
-                             const Subject& cur) {
-    add(scenario, kind, base.name, "measured_bps", true, false,
-        {base.measured_bps_reps, base.measured_bps}, {cur.measured_bps_reps, cur.measured_bps});
+                             const Subject& cur, RepCounts base_counts, RepCounts cur_counts) {
+    const std::vector<double> base_bps = completed_only(base.measured_bps_reps, base_counts);
+    const std::vector<double> cur_bps = completed_only(cur.measured_bps_reps, cur_counts);
+    add(scenario, kind, base.name, "measured_bps", true, false, {base_bps, base.measured_bps},
+        {cur_bps, cur.measured_bps});
     if (base.expected_bps > 0.0 && cur.expected_bps > 0.0) {
       add(scenario, kind, base.name, "abs_error", false, true,
-          {abs_errors(base.measured_bps_reps, base.expected_bps), std::fabs(base.error)},
-          {abs_errors(cur.measured_bps_reps, cur.expected_bps), std::fabs(cur.error)});
+          {abs_errors(base_bps, base.expected_bps), std::fabs(base.error)},
+          {abs_errors(cur_bps, cur.expected_bps), std::fabs(cur.error)});
     }
     // A subject without latency samples on either side has no percentiles to compare.
     if (base.latency.count == 0 || cur.latency.count == 0) return;
     const auto latency = [&](const char* metric, const std::vector<int64_t>& b, int64_t b_summary,
                              const std::vector<int64_t>& c, int64_t c_summary) {
       add(scenario, kind, base.name, metric, false, false,
-          {as_doubles(b), static_cast<double>(b_summary)},
-          {as_doubles(c), static_cast<double>(c_summary)});
+          {as_doubles(completed_only(b, base_counts)), static_cast<double>(b_summary)},
+          {as_doubles(completed_only(c, cur_counts)), static_cast<double>(c_summary)});
     };
     latency("latency_p50_ns", base.latency_reps.p50_ns, base.latency.p50_ns,
             cur.latency_reps.p50_ns, cur.latency.p50_ns);
@@ -141,8 +157,18 @@ void judge_metrics(Comparison& out) {
     const double bad = m.higher_is_better ? -m.change : m.change;
     m.regression = m.significant && bad > options.threshold;
     m.improvement = m.significant && -bad > options.threshold;
+    // A bad change beyond the threshold is "not significant" only when a test that could have
+    // flagged it at these repetition counts did not. Otherwise nothing here can tell (1
+    // repetition a side; 2-3 whose spreads are more than a tenth of the change; bucketed
+    // latency percentiles, which the spread rule does not separate): INCONCLUSIVE, never a
+    // silent pass.
+    const bool test_has_power =
+        min_p_value(m.baseline_reps.size(), m.current_reps.size()) < options.alpha;
+    m.inconclusive =
+        !m.significant && !test_has_power && std::isfinite(bad) && bad > options.threshold;
     out.regressions += m.regression ? 1 : 0;
     out.improvements += m.improvement ? 1 : 0;
+    out.inconclusive += m.inconclusive ? 1 : 0;
   }
 }
 
@@ -250,6 +276,18 @@ Result<Comparison> compare_results(const Results& baseline, const Results& curre
     auto groups = matching(base.groups, cur.groups, "group", where);
     if (!groups) return std::move(groups).error();
 
+    const RepCounts base_counts{base.repetitions_completed, base.repetitions_partial};
+    const RepCounts cur_counts{cur.repetitions_completed, cur.repetitions_partial};
+    for (const auto& [label, counts] :
+         {std::pair{"baseline", base_counts}, std::pair{"current run", cur_counts}}) {
+      if (counts.partial == 0) continue;
+      // Cut short, their rates are over less time and their latency over fewer samples.
+      out.notes.push_back(fmt::format(
+          "scenario \"{}\": the {}'s {} interrupted (partial) repetition{} left out of the "
+          "statistics; {} completed repetition{} compared",
+          base.name, label, counts.partial, counts.partial == 1 ? " is" : "s are", counts.completed,
+          counts.completed == 1 ? " is" : "s are"));
+    }
     const size_t base_reps = base.repetitions_completed, cur_reps = cur.repetitions_completed;
     if (min_p_value(base_reps, cur_reps) >= options.alpha) {
       out.notes.push_back(fmt::format(
@@ -259,17 +297,35 @@ Result<Comparison> compare_results(const Results& baseline, const Results& curre
           base.name, base_reps, cur_reps, min_p_value(base_reps, cur_reps), options.alpha));
     }
     for (const FlowResult& flow : base.flows) {
-      comparer.add_rates_and_latency(base.name, "flow", flow, *flows->at(flow.name));
+      comparer.add_rates_and_latency(base.name, "flow", flow, *flows->at(flow.name), base_counts,
+                                     cur_counts);
     }
     for (const GroupResult& group : base.groups) {
-      comparer.add_rates_and_latency(base.name, "group", group, *groups->at(group.name));
+      comparer.add_rates_and_latency(base.name, "group", group, *groups->at(group.name),
+                                     base_counts, cur_counts);
     }
     comparer.add(base.name, "scenario", base.name, "jain", true, false,
-                 {base.fairness.jain_reps, base.fairness.jain},
-                 {cur.fairness.jain_reps, cur.fairness.jain});
+                 {completed_only(base.fairness.jain_reps, base_counts), base.fairness.jain},
+                 {completed_only(cur.fairness.jain_reps, cur_counts), cur.fairness.jain});
   }
   judge_metrics(out);
+  if (out.inconclusive != 0) {
+    out.notes.push_back(fmt::format(
+        "{} metric{} changed beyond the threshold in the bad direction where neither the test "
+        "(too few repetitions) nor the spread rule can decide: INCONCLUSIVE{}",
+        out.inconclusive, out.inconclusive == 1 ? "" : "s",
+        options.allow_inconclusive
+            ? " (allowed by --allow-inconclusive)"
+            : "; run more repetitions (5 or more a side give the test power), or accept it "
+              "with --allow-inconclusive"));
+  }
   return out;
+}
+
+const char* Comparison::verdict() const noexcept {
+  if (regressed()) return "REGRESSED";
+  if (undecided()) return "INCONCLUSIVE";
+  return "NO REGRESSION";
 }
 
 namespace {
@@ -295,6 +351,7 @@ double bad_change(const MetricComparison& m) {
 
 const char* verdict(const MetricComparison& m, double threshold) {
   if (m.regression) return "REGRESSION";
+  if (m.inconclusive) return "INCONCLUSIVE";
   if (m.improvement) return "improved";
   // Beyond the threshold but within what the repetitions' spread explains.
   if (std::fabs(m.change) > threshold) return "not sig.";
@@ -308,8 +365,9 @@ int kind_order(const MetricComparison& m) {
 
 int severity(const MetricComparison& m, double threshold) {
   if (m.regression) return 0;
-  if (m.improvement) return 1;
-  return std::fabs(m.change) > threshold ? 2 : 3;
+  if (m.inconclusive) return 1;
+  if (m.improvement) return 2;
+  return std::fabs(m.change) > threshold ? 3 : 4;
 }
 
 }  // namespace
@@ -347,7 +405,7 @@ void print_comparison(const Comparison& comparison, std::ostream& out, size_t ma
   fmt::print(out, kRow, "verdict", "subject", "metric", "baseline", "current", "change", "p", "q");
   size_t shown = 0, hidden = 0;
   for (const auto* m : rows) {
-    if (severity(*m, threshold) == 3 && shown >= max_rows) {
+    if (severity(*m, threshold) == 4 && shown >= max_rows) {
       ++hidden;
       continue;
     }
@@ -361,10 +419,12 @@ void print_comparison(const Comparison& comparison, std::ostream& out, size_t ma
                fmt::format("{:.3g}", m->p_adjusted));
   }
   if (hidden != 0) fmt::print(out, "  ... and {} more metrics within noise\n", hidden);
-  fmt::print(out, "{}: {} regression{}, {} improvement{}, {} metrics compared\n",
-             comparison.regressed() ? "REGRESSED" : "NO REGRESSION", comparison.regressions,
-             comparison.regressions == 1 ? "" : "s", comparison.improvements,
-             comparison.improvements == 1 ? "" : "s", comparison.metrics.size());
+  const std::string inconclusive =
+      comparison.inconclusive == 0 ? "" : fmt::format(", {} inconclusive", comparison.inconclusive);
+  fmt::print(out, "{}: {} regression{}{}, {} improvement{}, {} metrics compared\n",
+             comparison.verdict(), comparison.regressions, comparison.regressions == 1 ? "" : "s",
+             inconclusive, comparison.improvements, comparison.improvements == 1 ? "" : "s",
+             comparison.metrics.size());
 }
 
 std::string comparison_to_json(const Comparison& comparison, int indent) {
@@ -392,6 +452,7 @@ std::string comparison_to_json(const Comparison& comparison, int indent) {
                            {"significant", m.significant},
                            {"regression", m.regression},
                            {"improvement", m.improvement},
+                           {"inconclusive", m.inconclusive},
                            {"baseline_reps", numbers(m.baseline_reps)},
                            {"current_reps", numbers(m.current_reps)}});
   }
@@ -403,8 +464,11 @@ std::string comparison_to_json(const Comparison& comparison, int indent) {
             {"alpha", comparison.options.alpha},
             {"correction", comparison.options.correct_multiple ? "benjamini-hochberg" : "none"},
             {"tested", comparison.tested},
+            {"allow_inconclusive", comparison.options.allow_inconclusive},
+            {"verdict", comparison.verdict()},
             {"regressed", comparison.regressed()},
             {"regressions", comparison.regressions},
+            {"inconclusive", comparison.inconclusive},
             {"improvements", comparison.improvements},
             {"notes", comparison.notes},
             {"metrics", std::move(metrics)}};

@@ -14,20 +14,18 @@ class ConsoleReporter final : public Reporter {
 
   Result<std::string> render(const ReportInput& input) const override {
     const Comparison* comparison = input.comparison;
-    const bool regressed = comparison != nullptr && comparison->regressed();
+    const bool compare_failed = comparison != nullptr && comparison->failed();
     if (input.subject == ReportSubject::comparison) {
       if (comparison == nullptr) return make_error(Errc::runtime, "no comparison to report");
-      if (detail_ == ConsoleDetail::verdict) {
-        return std::string(regressed ? "REGRESSED\n" : "NO REGRESSION\n");
-      }
+      if (detail_ == ConsoleDetail::verdict) return std::string(comparison->verdict()) + "\n";
       std::ostringstream out;
       print_comparison(*comparison, out);
       return out.str();
     }
     if (detail_ == ConsoleDetail::verdict) {
-      return std::string(input.results.passed && !regressed ? "PASSED\n"
-                         : regressed ? "FAILED (regression against the baseline)\n"
-                                     : "FAILED\n");
+      if (!compare_failed) return std::string(input.results.passed ? "PASSED\n" : "FAILED\n");
+      return std::string(comparison->regressed() ? "FAILED (regression against the baseline)\n"
+                                                 : "FAILED (inconclusive against the baseline)\n");
     }
     std::ostringstream out;
     print_console(input.results, out, options_);

@@ -188,7 +188,7 @@ void verdict(Markup& m, const Results& r, const Comparison* c) {
     }
   }
   const bool regressed = c != nullptr && c->regressed();
-  const bool passed = r.passed && !regressed;
+  const bool passed = r.passed && !(c != nullptr && c->failed());
   m.open("div", {{"id", "verdict"},
                  {"class", passed ? "verdict pass" : "verdict fail"},
                  {"data-passed", bool_text(passed)},
@@ -213,6 +213,13 @@ void verdict(Markup& m, const Results& r, const Comparison* c) {
                     (r.scenarios.size() > 1 ? " in " + mc.scenario : std::string()));
     }
     if (c->regressions > 5) m.element("li", {}, "… see the baseline comparison below");
+    m.close();
+  } else if (c != nullptr && c->undecided()) {
+    m.open("p");
+    m.element("strong", {},
+              "Inconclusive against the baseline: " +
+                  plural(c->inconclusive, "metric changed", "metrics changed") +
+                  " beyond the threshold where too few repetitions cannot judge it.");
     m.close();
   }
   if (failed.empty()) {
@@ -631,6 +638,7 @@ void comparison_rows(Markup& m, const std::vector<const MetricComparison*>& rows
     std::string cls = "metric";
     if (mc->regression) cls += " regression";
     if (mc->improvement) cls += " improvement";
+    if (mc->inconclusive) cls += " inconclusive";
     m.open("tr", {{"class", cls},
                   {"data-scenario", mc->scenario},
                   {"data-kind", mc->kind},
@@ -643,6 +651,8 @@ void comparison_rows(Markup& m, const std::vector<const MetricComparison*>& rows
     m.open("td");
     if (mc->regression) {
       chip(m, "fail", "regression");
+    } else if (mc->inconclusive) {
+      chip(m, "fail", "inconclusive");
     } else if (mc->improvement) {
       chip(m, "better", "improvement");
     } else {
@@ -670,7 +680,7 @@ void comparison_section(Markup& m, const Comparison& c, size_t scenarios) {
   m.open("section", {{"id", "comparison"}});
   m.open("h2");
   m.text("Baseline comparison");
-  chip(m, c.regressed() ? "fail" : "pass", c.regressed() ? "REGRESSED" : "NO REGRESSION");
+  chip(m, c.failed() ? "fail" : "pass", c.verdict());
   m.close();
   m.element("p", {{"class", "facts"}},
             (c.baseline_label.empty() ? std::string("baseline") : c.baseline_label) + " → " +
@@ -691,7 +701,7 @@ void comparison_section(Markup& m, const Comparison& c, size_t scenarios) {
   }
   std::vector<const MetricComparison*> flagged, rest;
   for (const auto& mc : c.metrics) {
-    (mc.regression || mc.improvement ? flagged : rest).push_back(&mc);
+    (mc.regression || mc.inconclusive || mc.improvement ? flagged : rest).push_back(&mc);
   }
   std::stable_sort(flagged.begin(), flagged.end(),
                    [](const MetricComparison* a, const MetricComparison* b) {

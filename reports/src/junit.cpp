@@ -106,7 +106,8 @@ std::string document(const std::string& name, const std::vector<Suite>& suites) 
       xml_escape(name), tests, failures, errors, time_s, body);
 }
 
-Case metric_case(const std::string& classname, const MetricComparison& m, double threshold) {
+Case metric_case(const std::string& classname, const MetricComparison& m, double threshold,
+                 bool allow_inconclusive) {
   Case c;
   c.classname = classname;
   c.type = "regression";
@@ -120,8 +121,9 @@ Case metric_case(const std::string& classname, const MetricComparison& m, double
       "better)",
       metric_figure(m, m.baseline), metric_figure(m, m.current), change, m.p_value, m.p_adjusted,
       threshold * 100.0, m.higher_is_better ? "higher" : "lower");
-  if (m.regression) {
-    c.failure = "regression: " + figures;
+  if (m.regression || (m.inconclusive && !allow_inconclusive)) {
+    c.failure =
+        (m.regression ? "regression: " : "inconclusive (too few repetitions to judge): ") + figures;
     std::string reps = "baseline repetitions:";
     for (double v : m.baseline_reps) reps += " " + format_number(v);
     reps += "\ncurrent repetitions:";
@@ -157,7 +159,8 @@ std::vector<Suite> comparison_suites(const Comparison& comparison) {
       }
       suites.push_back(std::move(suite));
     }
-    suites[it->second].cases.push_back(metric_case(classname, m, comparison.options.threshold));
+    suites[it->second].cases.push_back(metric_case(classname, m, comparison.options.threshold,
+                                                   comparison.options.allow_inconclusive));
   }
   return suites;
 }

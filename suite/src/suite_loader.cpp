@@ -70,6 +70,8 @@ struct RunSettings {
   std::optional<int64_t> bin_ns;  // default: min(1 ms, duration)
   std::string bin_where;          // where bin was written, for the bin <= duration check
   SourceLoc bin_loc;
+  std::string repetitions_where;  // where repetitions was written (empty: the default)
+  SourceLoc repetitions_loc;
 };
 
 // Reads seed/repetitions/warmup/duration/bin from [suite] or a [[scenario]] entry, over `s`.
@@ -77,6 +79,8 @@ void read_run_settings(const TableReader& reader, RunSettings& s) {
   if (auto seed = reader.integer("seed", 0, kMaxI64)) s.seed = static_cast<uint64_t>(*seed);
   if (auto reps = reader.integer("repetitions", 1, kMaxRepetitions)) {
     s.repetitions = static_cast<uint32_t>(*reps);
+    s.repetitions_where = reader.key_path("repetitions");
+    s.repetitions_loc = reader.value_loc("repetitions");
   }
   if (auto warmup = reader.duration_ns("warmup", true)) s.warmup_ns = *warmup;
   if (auto duration = reader.duration_ns("duration", false)) s.duration_ns = *duration;
@@ -442,6 +446,7 @@ FlowSpec read_flow(const Located& entry, const PortSpec& port) {
   }
   if (auto count = reader.integer("count", 1, kMaxFlowCount)) {
     flow.count = static_cast<uint32_t>(*count);
+    flow.count_loc = reader.value_loc("count");
   }
   if (auto leaf = reader.string("leaf")) {
     if (leaf->empty()) reader.fail_at("leaf", "leaf must not be empty (leave the key out)");
@@ -557,6 +562,8 @@ Scenario build_scenario(std::string name, const Sections& sections, const RunSet
   scenario.loc = std::move(loc);
   scenario.seed = settings.seed;
   scenario.repetitions = settings.repetitions;
+  scenario.repetitions_where = settings.repetitions_where;
+  scenario.repetitions_loc = settings.repetitions_loc;
   scenario.warmup_ns = settings.warmup_ns;
   scenario.duration_ns = settings.duration_ns;
   if (settings.bin_ns) {

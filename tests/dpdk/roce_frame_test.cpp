@@ -1,6 +1,7 @@
 // RoCEv2 frames: opcodes per packet of a message, the ICRC (the fast zero-run path against a
 // CRC over every byte, and the CRC-32 check value), lengths matching the rocev2 wire model,
-// parsing back; and a pcap of them dissected by tshark (skipped when tshark is missing).
+// parsing back; and a pcap of them dissected by tshark (skipped when tshark is missing), whose
+// ICRCs an independent Python implementation (tests/dpdk/roce_icrc_check.py) checks.
 #include "roce_frame.hpp"
 
 #include <gtest/gtest.h>
@@ -184,7 +185,23 @@ TEST(RoceFrame, TsharkDissectsBthPsnAndCorrectIcrc) {
   write_pcap(path, frames);
   // -r reads the file itself: no dumpcap, no capture privileges.
   const std::string out = run("tshark -n -r " + path + " -V 2>&1");
+  // Wireshark 4.0 does not check the ICRC: an independent implementation of Annex A17's rules
+  // (Python's zlib.crc32 over the masked headers) checks every frame, and must refuse a copy
+  // with one payload bit flipped (the check can fail).
+  const std::string checker = std::string(QB_SOURCE_DIR) + "/tests/dpdk/roce_icrc_check.py";
+  const std::string icrc = run("python3 " + checker + " " + path + " 2>&1; echo exit=$?");
+  std::vector<std::vector<uint8_t>> corrupted = frames;
+  corrupted[1][corrupted[1].size() - 10] ^= 0x01;
+  const std::string bad_path = path + ".bad.pcap";
+  write_pcap(bad_path, corrupted);
+  const std::string bad_icrc = run("python3 " + checker + " " + bad_path + " 2>&1; echo exit=$?");
   std::filesystem::remove(path);
+  std::filesystem::remove(bad_path);
+  EXPECT_NE(icrc.find("checked 5, bad 0"), std::string::npos) << icrc;
+  EXPECT_NE(icrc.find("exit=0"), std::string::npos) << icrc;
+  EXPECT_NE(bad_icrc.find("frame 2: ICRC"), std::string::npos) << bad_icrc;
+  EXPECT_NE(bad_icrc.find("checked 5, bad 1"), std::string::npos) << bad_icrc;
+  EXPECT_NE(bad_icrc.find("exit=1"), std::string::npos) << bad_icrc;
   SCOPED_TRACE(out);
   EXPECT_EQ(count_of(out, "Base Transport Header"), 5);
   EXPECT_EQ(count_of(out, "RETH - RDMA Extended Transport Header"), 1);

@@ -192,6 +192,48 @@ TEST(Cli, DriversListsTheSimulator) {
   EXPECT_NE(outcome.out.find("available"), std::string::npos);
 }
 
+// A suite that cannot fit in memory is refused before anything is compiled or run: exit 2,
+// the key that drives it with its file:line:col, nothing written. 40 entries of 65536 flow
+// instances (2.6 million flows, about 200 GiB) fit on no machine; 1000 repetitions of 65537
+// flows kept with 1000-bin series neither.
+TEST(Cli, ARunThatCannotFitInMemoryIsExitTwoNamingTheKey) {
+  std::string flows;
+  for (int i = 0; i < 40; ++i) {
+    flows += "[[flow]]\nname = \"b" + std::to_string(i) +
+             "\"\ncount = 65536\nleaf = \"a\"\nsize = 4096\nrate = \"saturate\"\n";
+  }
+  const std::string many = write_temp("too_many_flows.toml", base_suite() + flows);
+  const std::string json_path = ::testing::TempDir() + "/never_memory.json";
+  const std::string html_path = ::testing::TempDir() + "/never_memory.html";
+  std::filesystem::remove(json_path);
+  const Outcome refused = run_qosbench({"run", many, "--json", json_path, "--html", html_path});
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  // The first big entry, flow[1], its `count` value on line 19 (after base_suite's 16 lines
+  // and the entry's [[flow]] and name lines), column 9.
+  EXPECT_NE(refused.err.find(many + ":19:9: error: flow[1].count: the run needs about"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("half of this machine's physical memory"), std::string::npos);
+  EXPECT_TRUE(refused.out.empty()) << refused.out;
+
+  std::string reps_suite = base_suite(R"(count = 65536
+)");
+  reps_suite.replace(reps_suite.find("repetitions = 1"), 15, "repetitions = 1000");
+  reps_suite.replace(reps_suite.find("duration = \"5ms\""), 16, "duration = \"1s\"\nbin = \"1ms\"");
+  const std::string reps = write_temp("too_many_reps.toml", reps_suite);
+  const Outcome repeated = run_qosbench({"run", reps, "--json", json_path});
+  EXPECT_EQ(repeated.exit_code, 2) << repeated.err;
+  EXPECT_NE(repeated.err.find(reps + ":3:15: error: suite.repetitions: the run needs about"),
+            std::string::npos)
+      << repeated.err;
+  // The command line's --repetitions is named as such.
+  const Outcome flag = run_qosbench({"run", reps, "--repetitions", "999", "--json", json_path});
+  EXPECT_EQ(flag.exit_code, 2) << flag.err;
+  EXPECT_NE(flag.err.find("--repetitions: the run needs about"), std::string::npos) << flag.err;
+  EXPECT_FALSE(std::filesystem::exists(json_path));
+  EXPECT_FALSE(std::filesystem::exists(html_path));
+}
+
 TEST(Cli, CtrlCWritesIncompleteResultsAndExitsThree) {
   const std::string json_path = ::testing::TempDir() + "/interrupted.json";
   std::filesystem::remove(json_path);

@@ -244,3 +244,138 @@ TEST(Compare, JsonCarriesTheVerdict) {
 
 }  // namespace
 }  // namespace qb::report
+
+namespace qb::report {
+namespace {
+
+// g2's throughput repetitions replaced (flow and group, share errors follow).
+Results with_g2_reps(Results r, const std::vector<double>& reps) {
+  ScenarioResult& s = r.scenarios.front();
+  for (auto* reps_of : {&s.flows[2].measured_bps_reps, &s.groups[1].measured_bps_reps}) {
+    *reps_of = reps;
+  }
+  double sum = 0.0;
+  for (double v : reps) sum += v;
+  s.flows[2].measured_bps = s.groups[1].measured_bps = sum / static_cast<double>(reps.size());
+  s.repetitions = s.repetitions_completed = static_cast<uint32_t>(reps.size());
+  for (auto& f : s.flows) f.latency_reps = testing::latency_reps(10'000, reps.size());
+  for (auto& g : s.groups) g.latency_reps = testing::latency_reps(20'000, reps.size());
+  for (auto* other : {&s.flows[0].measured_bps_reps, &s.flows[1].measured_bps_reps}) {
+    other->resize(reps.size(), other->front());
+  }
+  s.groups[0].measured_bps_reps.resize(reps.size(), s.groups[0].measured_bps_reps.front());
+  s.fairness.jain_reps.resize(reps.size(), s.fairness.jain);
+  return r;
+}
+
+// One repetition a side: neither the test nor the spread rule can judge a 10 % drop.
+TEST(CompareInconclusive, OneRepetitionASideIsInconclusiveNotAPass) {
+  const Results base = with_g2_reps(sample_results(1), {4.096e9});
+  const Results cur = with_g2_reps(sample_results(1), {4.096e9 * 0.9});
+  auto c = compare_results(base, cur, {});
+  ASSERT_TRUE(c) << c.error().to_string();
+  EXPECT_FALSE(c->regressed());
+  const MetricComparison* flow = find(*c, "flow", "g2-qp", "measured_bps");
+  ASSERT_NE(flow, nullptr);
+  EXPECT_TRUE(flow->inconclusive);
+  EXPECT_GE(c->inconclusive, 2u);  // flow and group throughput at least
+  EXPECT_TRUE(c->failed());
+  EXPECT_STREQ(c->verdict(), "INCONCLUSIVE");
+  std::ostringstream table;
+  print_comparison(*c, table);
+  EXPECT_NE(table.str().find("INCONCLUSIVE"), std::string::npos) << table.str();
+  EXPECT_NE(table.str().find("--allow-inconclusive"), std::string::npos) << table.str();
+  // The opt-out: still listed, no longer failing.
+  ComparisonOptions allow;
+  allow.allow_inconclusive = true;
+  auto allowed = compare_results(base, cur, allow);
+  ASSERT_TRUE(allowed);
+  EXPECT_EQ(allowed->inconclusive, c->inconclusive);
+  EXPECT_FALSE(allowed->failed());
+  EXPECT_STREQ(allowed->verdict(), "NO REGRESSION");
+  // An improvement nothing can judge fails nothing.
+  auto better = compare_results(cur, base, {});
+  ASSERT_TRUE(better);
+  EXPECT_FALSE(find(*better, "flow", "g2-qp", "measured_bps")->inconclusive);
+}
+
+// Three a side with spreads more than a tenth of the change: the spread rule cannot separate
+// them, the test has no power at 3 + 3: INCONCLUSIVE.
+TEST(CompareInconclusive, SpreadsOverlappingTheChangeAreInconclusive) {
+  const Results base = with_g2_reps(sample_results(3), {4.00e9, 4.10e9, 4.20e9});
+  const Results cur = with_g2_reps(sample_results(3), {3.60e9, 3.70e9, 3.80e9});  // -9.8 %
+  auto c = compare_results(base, cur, {});
+  ASSERT_TRUE(c);
+  const MetricComparison* flow = find(*c, "flow", "g2-qp", "measured_bps");
+  ASSERT_NE(flow, nullptr);
+  EXPECT_FALSE(flow->separated);
+  EXPECT_FALSE(flow->regression);
+  EXPECT_TRUE(flow->inconclusive);
+  EXPECT_TRUE(c->failed());
+}
+
+// Spreads as wide as the change (the ranges overlap): no more decidable at 3 + 3. With 5 + 5
+// the test has power: a change it does not find significant is "not sig.", not INCONCLUSIVE.
+TEST(CompareInconclusive, OverlappingSpreadsAreInconclusiveUnlessTheTestHasPower) {
+  const Results wide = with_g2_reps(sample_results(3), {3.5e9, 4.1e9, 4.7e9});
+  const Results cur = with_g2_reps(sample_results(3), {3.4e9, 3.7e9, 4.1e9});  // -8 %
+  auto overlapping = compare_results(wide, cur, {});
+  ASSERT_TRUE(overlapping);
+  EXPECT_TRUE(find(*overlapping, "flow", "g2-qp", "measured_bps")->inconclusive);
+
+  const Results base5 = with_g2_reps(sample_results(5), {4.0e9, 4.6e9, 3.6e9, 4.4e9, 3.9e9});
+  const Results cur5 = with_g2_reps(sample_results(5), {3.3e9, 4.5e9, 3.5e9, 4.3e9, 3.2e9});
+  auto powered = compare_results(base5, cur5, {});
+  ASSERT_TRUE(powered);
+  const MetricComparison* flow = find(*powered, "flow", "g2-qp", "measured_bps");
+  EXPECT_GT(flow->p_value, 0.05);
+  EXPECT_LT(flow->change, -0.05);
+  EXPECT_FALSE(flow->inconclusive);
+  EXPECT_FALSE(powered->failed());
+}
+
+// An interrupted run's partial repetition (rates over the part it measured, here far lower)
+// is after the completed ones and left out of the statistics, with a note.
+TEST(ComparePartial, PartialRepetitionsAreLeftOutAndSaidSo) {
+  const Results base = sample_results(3);
+  Results cur = sample_results(3);
+  ScenarioResult& s = cur.scenarios.front();
+  for (auto& f : s.flows) {
+    f.measured_bps_reps.push_back(f.measured_bps_reps.front() * 0.5);
+    f.latency_reps = testing::latency_reps(10'000, 4);
+    f.latency_reps.p99_ns.back() = 90'000;  // a far worse tail in the cut-off repetition
+  }
+  for (auto& g : s.groups) {
+    g.measured_bps_reps.push_back(g.measured_bps_reps.front() * 0.5);
+    g.latency_reps = testing::latency_reps(20'000, 4);
+  }
+  s.fairness.jain_reps.push_back(0.5);
+  s.repetitions_partial = 1;
+  s.measured_ns_reps = {100'000'000, 100'000'000, 100'000'000, 30'000'000};
+  cur.complete = false;
+  auto c = compare_results(base, cur, {});
+  ASSERT_TRUE(c) << c.error().to_string();
+  EXPECT_FALSE(c->failed());
+  const MetricComparison* flow = find(*c, "flow", "g2-qp", "measured_bps");
+  ASSERT_NE(flow, nullptr);
+  EXPECT_EQ(flow->current_reps.size(), 3u);
+  EXPECT_DOUBLE_EQ(flow->current, flow->baseline);
+  EXPECT_EQ(find(*c, "scenario", "two groups", "jain")->current_reps.size(), 3u);
+  EXPECT_EQ(find(*c, "flow", "g2-qp", "latency_p99_ns")->current_reps.size(), 3u);
+  bool said = false;
+  for (const auto& note : c->notes) {
+    said = said || note.find("1 interrupted (partial) repetition is left out") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
+  // Kept in, the half-rate repetition would pull the mean 12.5 % down.
+  cur.scenarios.front().repetitions_partial = 0;
+  cur.scenarios.front().repetitions_completed = 4;
+  auto kept = compare_results(base, cur, {});
+  ASSERT_TRUE(kept);
+  const MetricComparison* distorted = find(*kept, "flow", "g2-qp", "measured_bps");
+  EXPECT_EQ(distorted->current_reps.size(), 4u);
+  EXPECT_NEAR(distorted->change, -0.125, 1e-3);
+}
+
+}  // namespace
+}  // namespace qb::report

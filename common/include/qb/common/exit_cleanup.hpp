@@ -1,5 +1,5 @@
-// Directories to remove when the process must exit at once (a second Ctrl-C/SIGTERM): no
-// destructor or atexit handler runs then, so their owners register them here.
+// Directories and files to remove when the process must exit at once (a second Ctrl-C/SIGTERM):
+// no destructor or atexit handler runs then, so their owners register them here.
 #pragma once
 
 namespace qb {
@@ -11,8 +11,16 @@ void register_exit_cleanup_dir(const char* path) noexcept;
 /// Forgets a registered directory (its owner removed it).
 void unregister_exit_cleanup_dir(const char* path) noexcept;
 
-/// Removes the registered directories and ends the process with `exit_code` without running
-/// destructors. Async-signal-safe (unlink, rmdir, _exit; the directory listing is getdents64).
+/// Registers a file (an atomic write's temporary file) for removal by exit_now(). Up to four;
+/// the path is copied. Not async-signal-safe: call it from normal code.
+void register_exit_cleanup_file(const char* path) noexcept;
+
+/// Forgets a registered file (renamed into place or removed by its owner).
+void unregister_exit_cleanup_file(const char* path) noexcept;
+
+/// Removes the registered files and directories and ends the process with `exit_code` without
+/// running destructors. Async-signal-safe (unlink, rmdir, _exit; the directory listing is
+/// getdents64).
 [[noreturn]] void exit_now(int exit_code) noexcept;
 
 }  // namespace qb

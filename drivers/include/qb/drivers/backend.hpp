@@ -5,6 +5,7 @@
 // capabilities() once, before any backend call: a backend never repeats those checks.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -104,6 +105,9 @@ struct Topology {
   uint32_t workers = 1;
   /// The largest message any flow posts (payload bytes): what a driver's buffers must hold.
   uint32_t max_message_bytes = 0;
+  /// Set (by a signal handler) when the run must end: waits in open() and start(), such as a
+  /// link coming up, give up with an error instead of running out their time. May be null.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 /// The worker that drives flow `flow`: the engine gives worker w every flow f with

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "qb/engine/block_counters.hpp"
 
@@ -32,6 +33,9 @@ class Histogram {
   /// smallest recorded value v such that at least p% of the samples are <= v. For p = 100,
   /// returns max(). 0 when empty.
   int64_t value_at_percentile(double p) const noexcept;
+  /// value_at_percentile for each of `percentiles` (any order) into `out`, in one scan.
+  void values_at_percentiles(std::span<const double> percentiles,
+                             std::span<int64_t> out) const noexcept;
 
   int64_t highest_trackable() const noexcept { return highest_trackable_; }
   int significant_digits() const noexcept { return significant_digits_; }

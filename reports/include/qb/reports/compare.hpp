@@ -1,6 +1,7 @@
 // Baseline comparison: per flow, group and scenario metric, the change between two result
 // files, a Mann-Whitney U test over the repetitions, and a noise threshold. A regression is a
-// change beyond the threshold in the bad direction that is also statistically significant.
+// change beyond the threshold in the bad direction that is also statistically significant (or
+// far beyond the repetitions' spread); such a change that neither can judge is INCONCLUSIVE.
 #pragma once
 
 #include <ostream>
@@ -39,6 +40,11 @@ struct MetricComparison {
   bool significant = false;
   bool regression = false;
   bool improvement = false;
+  /// A change beyond the threshold in the bad direction that nothing here can judge: the test
+  /// has no power at these repetition counts (min_p_value(n, m) >= alpha) and the spread rule
+  /// does not separate the means (1 repetition a side, or spreads overlapping the change).
+  bool inconclusive = false;
+  /// Completed repetitions only: an interrupted repetition's figures are left out.
   std::vector<double> baseline_reps;
   std::vector<double> current_reps;
 };
@@ -52,6 +58,8 @@ struct ComparisonOptions {
   /// Control the false discovery rate over all metrics (Benjamini-Hochberg). Off: every
   /// metric is tested at alpha alone, and a suite with many flows raises false alarms.
   bool correct_multiple = true;
+  /// INCONCLUSIVE metrics do not fail the comparison (they are still listed).
+  bool allow_inconclusive = false;
 };
 
 struct Comparison {
@@ -65,8 +73,15 @@ struct Comparison {
   /// Things the reader of a comparison must know (too few repetitions for any significance,
   /// an incomplete run, a changed config), in plain sentences.
   std::vector<std::string> notes;
+  size_t inconclusive = 0;
   size_t tested = 0;  // metrics that could reach p < alpha: the count of the correction
   bool regressed() const noexcept { return regressions != 0; }
+  /// INCONCLUSIVE metrics that count (not allowed by the options).
+  bool undecided() const noexcept { return inconclusive != 0 && !options.allow_inconclusive; }
+  /// The comparison fails the gate: a regression, or a change nothing could judge.
+  bool failed() const noexcept { return regressed() || undecided(); }
+  /// "REGRESSED", "INCONCLUSIVE" or "NO REGRESSION".
+  const char* verdict() const noexcept;
 };
 
 /// Errc::invalid_config when the files cannot be compared: another schema, another suite

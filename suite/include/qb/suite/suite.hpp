@@ -39,6 +39,7 @@ struct PortSpec {
 struct FlowSpec {
   std::string name;  // reported as name#i when count > 1, and as a group
   uint32_t count = 1;
+  SourceLoc count_loc;  // the `count` value (when written)
   std::string leaf;  // scheduling leaf; empty = the implicit default leaf
   policy::RdmaOp op = policy::RdmaOp::write;
   gen::SizeSpec size;
@@ -130,6 +131,8 @@ struct Scenario {
   std::string name;
   uint64_t seed = 1;
   uint32_t repetitions = 1;
+  std::string repetitions_where;  // "suite.repetitions" or "scenario[i].repetitions" if written
+  SourceLoc repetitions_loc;
   int64_t warmup_ns = 10'000'000;
   int64_t duration_ns = 100'000'000;
   int64_t bin_ns = 1'000'000;  // throughput time-series bin

@@ -1,0 +1,152 @@
+#include "qb/engine/run_memory.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "qb/common/units.hpp"
+#include "qb/engine/run.hpp"
+
+namespace qb::engine {
+namespace {
+
+// Per flow instance, whatever the repetitions: the merged latency histograms and their copies
+// in the measurement (flows, groups, classes); and per flow and repetition in flight: the
+// worker's two histograms and counters, then the repetition's merged ones. Measured peaks
+// (sim, 20 bins): 2048 flows 183 MiB (89 KiB a flow), 65537 flows 2.9 GiB (45 KiB a flow: fewer
+// latency samples each); 2 jobs and 8 repetitions add 65 KiB a flow. These constants give
+// 177 MiB and 5.6 GiB: close for a few thousand flows, twice the need for the largest suites.
+constexpr uint64_t kLatencyBytesPerFlow = 48 * 1024;
+constexpr uint64_t kInFlightBytesPerFlow = 32 * 1024;
+// Per flow and worker of a repetition in flight: its (mostly empty) histogram block tables
+// and counters for every flow of the plan.
+constexpr uint64_t kWorkerBytesPerFlow = 1024;
+// Per flow and repetition kept until the end: counters and per-repetition percentiles.
+constexpr uint64_t kKeptBytesPerFlowRep = 512;
+constexpr uint64_t kSeriesBytesPerBin = sizeof(uint64_t);
+// The results: per flow its figures and histogram buckets as JSON (4 KiB measured), and per
+// series point (flow and group) a number of ~20 characters in the JSON and the HTML.
+constexpr uint64_t kResultBytesPerFlow = 4 * 1024;
+constexpr uint64_t kResultBytesPerBin = 2 * 20;
+
+// a * b, saturating: the estimate of an absurd suite must not wrap around to a small number.
+uint64_t times(uint64_t a, uint64_t b) noexcept {
+  uint64_t out = 0;
+  return __builtin_mul_overflow(a, b, &out) ? UINT64_MAX : out;
+}
+uint64_t plus(uint64_t a, uint64_t b) noexcept {
+  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+struct ScenarioEstimate {
+  uint64_t kept = 0;       // for the whole run
+  uint64_t in_flight = 0;  // one repetition being run
+  uint64_t per_rep = 0;    // the part of `kept` that grows with repetitions
+};
+
+ScenarioEstimate estimate_scenario(const suite::Scenario& scenario, const RunOptions& options,
+                                   const drv::Capabilities& caps) {
+  uint64_t flows = 0;
+  for (const auto& flow : scenario.flows) flows += flow.count;
+  const uint64_t reps = options.repetitions.value_or(scenario.repetitions);
+  const int64_t duration_ns = options.duration_ns.value_or(scenario.duration_ns);
+  const int64_t bin_ns = series_bin_ns(scenario.bin_ns, duration_ns);
+  const auto bins = static_cast<uint64_t>(bin_ns > 0 ? (duration_ns + bin_ns - 1) / bin_ns : 1);
+  const uint64_t workers = std::max<uint64_t>(
+      1, std::min<uint64_t>(options.workers != 0 ? options.workers : caps.max_workers, flows));
+  const uint64_t series = times(bins, kSeriesBytesPerBin);
+  ScenarioEstimate out;
+  out.per_rep = times(times(flows, reps), plus(kKeptBytesPerFlowRep, series));
+  out.kept = plus(plus(times(flows, kLatencyBytesPerFlow), out.per_rep),
+                  times(flows, plus(kResultBytesPerFlow, times(bins, kResultBytesPerBin))));
+  out.in_flight =
+      times(flows, plus(plus(kInFlightBytesPerFlow, series), times(workers, kWorkerBytesPerFlow)));
+  return out;
+}
+
+uint64_t jobs_in_flight(const suite::Suite& suite, const RunOptions& options,
+                        const drv::Capabilities& caps) {
+  if (!caps.virtual_time) return 1;  // real devices: one repetition at a time
+  uint64_t tasks = 0;
+  for (const auto& scenario : suite.scenarios) {
+    tasks += options.repetitions.value_or(scenario.repetitions);
+  }
+  const uint64_t jobs =
+      options.jobs != 0 ? options.jobs : std::max(1U, std::thread::hardware_concurrency());
+  return std::max<uint64_t>(1, std::min(jobs, tasks));
+}
+
+std::string gib(uint64_t bytes) {
+  return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
+}
+
+}  // namespace
+
+int64_t series_bin_ns(int64_t bin_ns, int64_t duration_ns) noexcept {
+  const int64_t fewest_bin_ns = (duration_ns + kMaxSeriesBins - 1) / kMaxSeriesBins;
+  return std::max(std::min(bin_ns, duration_ns), fewest_bin_ns);
+}
+
+uint64_t estimate_run_bytes(const suite::Suite& suite, const RunOptions& options,
+                            const drv::Capabilities& caps) {
+  uint64_t kept = 0;
+  uint64_t in_flight = 0;
+  for (const auto& scenario : suite.scenarios) {
+    const ScenarioEstimate e = estimate_scenario(scenario, options, caps);
+    kept = plus(kept, e.kept);
+    in_flight = std::max(in_flight, e.in_flight);
+  }
+  return plus(kept, times(jobs_in_flight(suite, options, caps), in_flight));
+}
+
+uint64_t run_memory_bound_bytes() noexcept {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page_bytes = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_bytes <= 0) return UINT64_MAX;  // unknown: no bound
+  return static_cast<uint64_t>(pages) / 2 * static_cast<uint64_t>(page_bytes);
+}
+
+Status check_run_memory(const suite::Suite& suite, const RunOptions& options,
+                        const drv::Capabilities& caps, uint64_t bound_bytes) {
+  const uint64_t needed = estimate_run_bytes(suite, options, caps);
+  if (needed <= bound_bytes) return {};
+  // The key to change: repetitions when the repetitions kept are most of it, else the flow
+  // entry with the most instances.
+  const suite::Scenario* worst = nullptr;
+  ScenarioEstimate worst_estimate;
+  for (const auto& scenario : suite.scenarios) {
+    const ScenarioEstimate e = estimate_scenario(scenario, options, caps);
+    if (worst == nullptr || e.kept > worst_estimate.kept) {
+      worst = &scenario;
+      worst_estimate = e;
+    }
+  }
+  uint64_t flows = 0;
+  for (const auto& flow : worst->flows) flows += flow.count;
+  const std::string figures = fmt::format(
+      "the run needs about {} ({} flow instances, {} repetition(s)), more than the {} it may "
+      "use (half of this machine's physical memory)",
+      gib(needed), flows, options.repetitions.value_or(worst->repetitions), gib(bound_bytes));
+  if (worst_estimate.per_rep > worst_estimate.kept / 2 &&
+      options.repetitions.value_or(worst->repetitions) > 1) {
+    if (options.repetitions) {
+      return make_error(Errc::usage, figures + ": use fewer repetitions", "--repetitions");
+    }
+    return make_error(Errc::invalid_config, figures + ": use fewer repetitions",
+                      worst->repetitions_where.empty() ? "repetitions" : worst->repetitions_where,
+                      worst->repetitions_loc);
+  }
+  const suite::FlowSpec* biggest = nullptr;
+  for (const auto& flow : worst->flows) {
+    if (biggest == nullptr || flow.count > biggest->count) biggest = &flow;
+  }
+  if (biggest == nullptr) return make_error(Errc::invalid_config, figures);
+  return make_error(
+      Errc::invalid_config,
+      figures + fmt::format(": use fewer flow instances (this entry has {})", biggest->count),
+      biggest->where + ".count", biggest->count_loc.line != 0 ? biggest->count_loc : biggest->loc);
+}
+
+}  // namespace qb::engine
