@@ -47,6 +47,7 @@ struct RunArgs {
   std::vector<std::string> driver_options;
   std::vector<DriverAliasValue> driver_aliases;
   bool quiet = false;
+  std::string units;  // --units: the console's rate unit (reports/console_report.hpp)
 };
 
 struct ReportArgs {
@@ -54,6 +55,7 @@ struct ReportArgs {
   std::string output_path;
   std::string baseline_path;
   CompareOptionsArgs compare;
+  std::string units;  // --units: also print the console tables, in this rate unit
 };
 
 struct CompareArgs {

@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "qb/drivers/registry.hpp"
+#include "qb/reports/console_report.hpp"
 #include "stdout_check.hpp"
 #include "terminal_safe.hpp"
 
@@ -44,6 +45,19 @@ CLI::Validator unsigned_64_bit() {
       },
       "UINT64");
 }
+
+// --units: Gbit/s, GB/s or Mpps for the console's rate columns.
+CLI::Validator rate_unit_validator() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (qb::report::parse_rate_unit(text)) return {};
+        return "must be gbit (Gbit/s), gbyte (GB/s) or mpps (Mpps), got '" + text + "'";
+      },
+      "gbit|gbyte|mpps");
+}
+constexpr const char* kUnitsHelp =
+    "console rate unit: gbit (Gbit/s, default), gbyte (GB/s) or mpps (packets); the JSON keeps "
+    "bit/s";
 
 }  // namespace
 
@@ -86,6 +100,7 @@ int main(int argc, char** argv) {
                       "results JSON to compare against: a regression fails the run (exit 1)");
   add_comparison_options(run_cmd, run.compare);
   run_cmd->add_flag("--quiet", run.quiet, "print only the verdict, no progress line");
+  run_cmd->add_option("--units", run.units, kUnitsHelp)->check(rate_unit_validator());
 
   qb::cli::ReportArgs report;
   auto* report_cmd = app.add_subcommand(
@@ -96,6 +111,10 @@ int main(int argc, char** argv) {
   report_cmd->add_option("--baseline", report.baseline_path,
                          "results JSON to compare against (shown in the report)");
   add_comparison_options(report_cmd, report.compare);
+  report_cmd
+      ->add_option("--units", report.units,
+                   std::string("also print the console tables; ") + kUnitsHelp)
+      ->check(rate_unit_validator());
 
   qb::cli::CompareArgs compare;
   auto* compare_cmd = app.add_subcommand(

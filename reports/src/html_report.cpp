@@ -343,7 +343,8 @@ void groups_table(Markup& m, const ScenarioResult& s) {
   m.open("thead").open("tr");
   for (const char* h : {"group", "leaf"}) m.element("th", {}, h);
   for (const char* h :
-       {"flows", "expected", "measured", "error", "p50", "p99", "p99.9", "max", "p99 sent"}) {
+       {"flows", "expected", "measured", "error", "p50 (sched.)", "p99 (sched.)", "p99.9 (sched.)",
+        "max (sched.)", "p99 (sent)"}) {
     m.element("th", {{"class", "num"}}, h);
   }
   m.close().close();
@@ -369,6 +370,10 @@ void groups_table(Markup& m, const ScenarioResult& s) {
     m.close();
   }
   m.close().close().close();
+  // Two latencies, two bases: say which is which wherever they are shown.
+  m.element("p", {{"class", "note"}},
+            "Latency (sched.): from the scheduled send time, waiting behind the flow's earlier "
+            "messages included; (sent): from the actual send time.");
 }
 
 // Per arbitration class (TC / VL) at the port that decides the shares; only for scenarios that
@@ -380,7 +385,7 @@ void classes_table(Markup& m, const ScenarioResult& s) {
   m.open("thead").open("tr");
   m.element("th", {}, "class");
   for (const char* h : {"flows", "expected share", "measured share", "expected", "measured",
-                        "error", "p50", "p99", "p99.9"}) {
+                        "error", "p50 (sched.)", "p99 (sched.)", "p99.9 (sched.)"}) {
     m.element("th", {{"class", "num"}}, h);
   }
   m.close().close();
@@ -416,7 +421,8 @@ void flows_table(Markup& m, const ScenarioResult& s, const std::vector<size_t>& 
   m.open("thead").open("tr");
   for (const char* h : {"flow", "group"}) m.element("th", {}, h);
   for (const char* h :
-       {"offered", "expected", "measured", "error", "p50", "p99", "p99.9", "drops", "late posts"}) {
+       {"offered", "expected", "measured", "error", "p50 (sched.)", "p99 (sched.)", "p99.9 (sched.)",
+        "drops", "late posts"}) {
     m.element("th", {{"class", "num"}}, h);
   }
   m.close().close();
