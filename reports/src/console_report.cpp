@@ -135,9 +135,8 @@ void print_scenario(const ScenarioResult& s, std::ostream& out, const ConsoleOpt
              s.fairness.worst_group);
   if (!s.gates.empty()) fmt::print(out, "  gates:\n");
   for (const auto& gate : s.gates) {
-    fmt::print(out, "    {} {:<28} {} {} {}   {}\n", gate.passed ? "PASS" : "FAIL", gate.name,
-               format_gate_value(gate, gate.value), gate.bound == GateBound::at_least ? ">=" : "<=",
-               format_gate_value(gate, gate.threshold), gate.detail);
+    fmt::print(out, "    {} {:<28} {}   {}\n", gate.passed ? "PASS" : "FAIL", gate.name,
+               format_gate_relation(gate), gate.detail);
   }
 }
 

@@ -142,7 +142,7 @@ std::string gate_value(const GateResult& gate, double value) {
   return format_sig(value, 6);
 }
 
-std::string gate_threshold(const GateResult& gate) {
+std::string gate_threshold_value(const GateResult& gate) {
   std::string value;
   switch (gate.kind) {
     case GateKind::duration:
@@ -155,7 +155,11 @@ std::string gate_threshold(const GateResult& gate) {
       value = html::format_trimmed(gate.threshold, 6);
       break;
   }
-  return std::string(gate.bound == GateBound::at_least ? "≥ " : "≤ ") + value;
+  return value;
+}
+
+std::string gate_threshold(const GateResult& gate) {
+  return std::string(gate.bound == GateBound::at_least ? "≥ " : "≤ ") + gate_threshold_value(gate);
 }
 
 std::optional<double> find_gate(const ScenarioResult& s, const std::string& name) {
@@ -227,7 +231,13 @@ void verdict(Markup& m, const Results& r, const Comparison* c) {
     for (const auto& [s, g] : failed) {
       m.open("li");
       m.element("strong", {}, g->name);
-      m.text(" = " + gate_value(*g, g->value) + " (threshold " + gate_threshold(*g) + ")");
+      // The relation that holds for a failed gate, then its limit (as the console says it).
+      const bool finite = std::isfinite(g->value);
+      m.text(" = " + gate_value(*g, g->value) +
+             (finite ? std::string(g->bound == GateBound::at_least ? " < " : " > ") +
+                           gate_threshold_value(*g)
+                     : std::string()) +
+             " (limit " + gate_threshold(*g) + ")");
       if (r.scenarios.size() > 1) m.text(" in " + s->name);
       if (!g->detail.empty()) m.text(" — " + g->detail);
       m.close();
