@@ -158,7 +158,7 @@ int main(int argc, char** argv) {
   import_opensm_cmd
       ->add_option("--op-vls", import_opensm.op_vls,
                    "operational VLs, IBA encoding: 1=VL0 2=VL0-1 3=VL0-3 4=VL0-7 5=VL0-14 "
-                   "(default 4)")
+                   "(default: 4, lowered to opensm.conf's max_op_vls as OpenSM does)")
       ->check(CLI::Range(1, 5));
   import_opensm_cmd
       ->add_option("--vlarb-high-cap", import_opensm.vlarb_high_cap,
@@ -168,7 +168,13 @@ int main(int argc, char** argv) {
       ->add_option("--vlarb-low-cap", import_opensm.vlarb_low_cap,
                    "VLArb low table capacity, 0-64 (default 8)")
       ->check(CLI::Range(0, 64));
-  import_opensm_cmd->add_flag("--json", import_opensm.json, "machine-readable output");
+  auto* import_json =
+      import_opensm_cmd->add_flag("--json", import_opensm.json, "machine-readable output");
+  import_opensm_cmd
+      ->add_flag("--emit-suite", import_opensm.emit_suite,
+                 "print an [ib] block to paste into a suite (absolute file paths, the port's "
+                 "VLs and capacities) that gives the same tables")
+      ->excludes(import_json);
 
   try {
     app.parse(argc, argv);
