@@ -107,9 +107,10 @@ std::string suite_block(const ImportOpensmArgs& args, const policy::IbPortCaps& 
   if (!args.qos_policy_path.empty()) out += " --qos-policy " + args.qos_policy_path;
   out += "\n";
   if (type != policy::IbPortType::ca) {
-    out += "# note: a suite programs its NIC ports with the file's ca set and the switch egress\n"
-           "# with its swe set; --port-type " +
-           std::string(policy::ib_port_type_name(type)) + " only changes what import-opensm prints\n";
+    out +=
+        "# note: a suite programs its NIC ports with the file's ca set and the switch egress\n"
+        "# with its swe set; --port-type " +
+        std::string(policy::ib_port_type_name(type)) + " only changes what import-opensm prints\n";
   }
   out += "[ib]\n";
   out += "opensm_conf = " + toml_string(absolute_path(args.opensm_conf_path)) + "\n";
@@ -132,7 +133,8 @@ int import_opensm_command(const ImportOpensmArgs& args) {
   if (!conf) return fail(conf.error());
   // Without --op-vls, what OpenSM sets on a ConnectX-class port: its VLCap, lowered to the
   // file's max_op_vls.
-  const uint8_t op_vls = args.op_vls.value_or(policy::operational_vls(policy::kDefaultVlCap, *conf));
+  const uint8_t op_vls =
+      args.op_vls.value_or(policy::operational_vls(policy::kDefaultVlCap, *conf));
   const policy::IbPortCaps caps{op_vls, args.vlarb_high_cap, args.vlarb_low_cap};
   if (Status status = policy::validate_port_caps(caps); !status) return fail(status.error());
   for (const auto& warning : conf->warnings) print_warning(warning);

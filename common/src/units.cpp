@@ -79,11 +79,20 @@ constexpr std::array<std::string_view, 9> kBitWords{
 
 double decimal_prefix(char letter) {
   switch (letter) {
-    case 'k': case 'K': return 1e3;
-    case 'm': case 'M': return 1e6;
-    case 'g': case 'G': return 1e9;
-    case 't': case 'T': return 1e12;
-    default: return 0.0;
+    case 'k':
+    case 'K':
+      return 1e3;
+    case 'm':
+    case 'M':
+      return 1e6;
+    case 'g':
+    case 'G':
+      return 1e9;
+    case 't':
+    case 'T':
+      return 1e12;
+    default:
+      return 0.0;
   }
 }
 
@@ -183,7 +192,8 @@ Result<uint64_t> parse_size_bytes(std::string_view text) {
     return bad(fmt::format("'{}' is not a size; write e.g. 4096, \"4KiB\" or \"9000B\"", text));
   }
   const auto* unit = find_unit(kSizes, suffix);
-  if (suffix.size() == 1 && std::string_view("kKmMgG").find(suffix.front()) != std::string_view::npos) {
+  if (suffix.size() == 1 &&
+      std::string_view("kKmMgG").find(suffix.front()) != std::string_view::npos) {
     // "4k" was 4000 bytes once; users mean 4096 as often as 4000: make them say which.
     const char upper = static_cast<char>(suffix.front() & ~0x20);
     return bad(fmt::format(

@@ -91,7 +91,8 @@ class DpdkDriver final : public DriverBackend {
                         "port.transport");
     }
     if (topology.wire.transport == policy::Transport::rocev2 && topology.wire.ipv6) {
-      return make_error(Errc::invalid_config, "dpdk: RoCEv2 frames are IPv4 only", "port.transport");
+      return make_error(Errc::invalid_config, "dpdk: RoCEv2 frames are IPv4 only",
+                        "port.transport");
     }
     transmit_ = config_.tx_port != kNoPort;
     receive_ = config_.rx_port != kNoPort;

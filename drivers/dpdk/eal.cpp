@@ -72,10 +72,9 @@ class EalOwner {
     if (parsed < 0) {
       const int err = rte_errno;
       remove_failed_runtime_dir();
-      failure_ =
-          make_error(Errc::runtime, "dpdk: EAL initialisation failed with '" + join(effective_) +
-                                        "': " + rte_strerror(err) +
-                                        eal_failure_hint(err, geteuid() == 0));
+      failure_ = make_error(Errc::runtime, "dpdk: EAL initialisation failed with '" +
+                                               join(effective_) + "': " + rte_strerror(err) +
+                                               eal_failure_hint(err, geteuid() == 0));
       return *failure_;
     }
     if (parsed + 1 < static_cast<int>(argv.size() - 1)) {

@@ -62,8 +62,9 @@ class Parser {
     errno = 0;
     const unsigned long parsed = std::strtoul(text.c_str(), &end, 0);
     if (text.empty() || *end != '\0' || errno == ERANGE || parsed < 1 || parsed > 5) {
-      warn(line, "max_op_vls=" + text + " is not 1-5 (1=VL0 2=VL0-1 3=VL0-3 4=VL0-7 5=VL0-14): "
-                 "using the default (5)");
+      warn(line, "max_op_vls=" + text +
+                     " is not 1-5 (1=VL0 2=VL0-1 3=VL0-3 4=VL0-7 5=VL0-14): "
+                     "using the default (5)");
       conf_.max_op_vls.reset();
       return;
     }

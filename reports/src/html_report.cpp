@@ -352,9 +352,8 @@ void groups_table(Markup& m, const ScenarioResult& s) {
   m.open("table", {{"class", "groups"}});
   m.open("thead").open("tr");
   for (const char* h : {"group", "leaf"}) m.element("th", {}, h);
-  for (const char* h :
-       {"flows", "expected", "measured", "error", "p50 (sched.)", "p99 (sched.)", "p99.9 (sched.)",
-        "max (sched.)", "p99 (sent)"}) {
+  for (const char* h : {"flows", "expected", "measured", "error", "p50 (sched.)", "p99 (sched.)",
+                        "p99.9 (sched.)", "max (sched.)", "p99 (sent)"}) {
     m.element("th", {{"class", "num"}}, h);
   }
   m.close().close();
@@ -430,9 +429,8 @@ void flows_table(Markup& m, const ScenarioResult& s, const std::vector<size_t>& 
   m.open("table", {{"class", "flows"}});
   m.open("thead").open("tr");
   for (const char* h : {"flow", "group"}) m.element("th", {}, h);
-  for (const char* h :
-       {"offered", "expected", "measured", "error", "p50 (sched.)", "p99 (sched.)", "p99.9 (sched.)",
-        "drops", "late posts"}) {
+  for (const char* h : {"offered", "expected", "measured", "error", "p50 (sched.)", "p99 (sched.)",
+                        "p99.9 (sched.)", "drops", "late posts"}) {
     m.element("th", {{"class", "num"}}, h);
   }
   m.close().close();

@@ -149,8 +149,7 @@ std::vector<Suite> comparison_suites(const Comparison& comparison) {
   std::vector<Suite> suites;
   std::map<std::string, size_t> index;
   for (const MetricComparison& m : comparison.metrics) {
-    const std::string classname =
-        scenario_label(comparison.suite, m.scenario) + ".compare";
+    const std::string classname = scenario_label(comparison.suite, m.scenario) + ".compare";
     auto [it, added] = index.emplace(m.scenario, suites.size());
     if (added) {
       Suite suite;

@@ -93,7 +93,8 @@ TEST(ParseSize, BarePrefixIsAmbiguous) {
       << size.error().message;
   EXPECT_NE(size.error().message.find("\"4KiB\" (4096 bytes)"), std::string::npos)
       << size.error().message;
-  for (const char* text : {"4K", "2m", "2M", "1g"}) EXPECT_FALSE(parse_size_bytes(text).ok()) << text;
+  for (const char* text : {"4K", "2m", "2M", "1g"})
+    EXPECT_FALSE(parse_size_bytes(text).ok()) << text;
   auto mega = parse_size_bytes("2M");
   ASSERT_FALSE(mega.ok());
   EXPECT_NE(mega.error().message.find("\"2MiB\" (2097152 bytes)"), std::string::npos)

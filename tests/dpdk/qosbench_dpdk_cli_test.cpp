@@ -154,8 +154,8 @@ TEST(DpdkCli, TxOnlyOnNetNullReportsWhatWasSent) {
   const std::string suite = std::string(QB_SOURCE_DIR) + "/tests/dpdk/null_tx_only.toml";
   const std::string json_path = ::testing::TempDir() + "/dpdk_tx_only.json";
   std::filesystem::remove(json_path);
-  const Outcome o = run_qosbench(
-      {"run", suite, "--driver", "dpdk", "--duration", "50ms", "--json", json_path});
+  const Outcome o =
+      run_qosbench({"run", suite, "--driver", "dpdk", "--duration", "50ms", "--json", json_path});
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("sender only"), std::string::npos) << o.out;
   EXPECT_EQ(o.err.find("--json ignored"), std::string::npos) << o.err;
@@ -284,9 +284,9 @@ TEST(DpdkCli, RoceV2SuiteIsJudgedAgainstTheOracle) {
 // Without --no-huge on a host that has no hugepages for us: exit 3 with the EAL's failure and
 // a hint; a root user is not told to run as root. Skipped where hugepages are available.
 TEST(DpdkCli, HugepageFailureDoesNotTellRootToRunAsRoot) {
-  const Outcome o = run_qosbench({"run", kSuite, "--driver", "dpdk", "--eal",
-                                  "-m 64 --no-pci -l 0 --vdev net_ring0", "--duration", "10ms",
-                                  "--quiet"});
+  const Outcome o =
+      run_qosbench({"run", kSuite, "--driver", "dpdk", "--eal",
+                    "-m 64 --no-pci -l 0 --vdev net_ring0", "--duration", "10ms", "--quiet"});
   if (o.exit_code == 0) GTEST_SKIP() << "hugepages are available here: nothing fails";
   EXPECT_EQ(o.exit_code, 3) << o.out << o.err;
   ASSERT_NE(o.err.find("EAL initialisation failed"), std::string::npos) << o.err;

@@ -30,8 +30,10 @@ bw_share = 1
 [[flow]]
 name = "f"
 leaf = "a"
-size = )" + size + R"(
-rate = ")" + rate + R"("
+size = )" +
+         size + R"(
+rate = ")" +
+         rate + R"("
 )";
 }
 
@@ -60,13 +62,13 @@ UnitsRun run_units(const std::string& suite, const std::vector<std::string>& ext
   std::vector<std::string> args{"run", suite, "--json", json_path};
   args.insert(args.end(), extra.begin(), extra.end());
   UnitsRun run{run_qosbench(args), {}};
-  if (run.outcome.exit_code == 0) run.flow = json::parse(read_file(json_path))["scenarios"][0]["flows"][0];
+  if (run.outcome.exit_code == 0)
+    run.flow = json::parse(read_file(json_path))["scenarios"][0]["flows"][0];
   return run;
 }
 
 double mpps_of(const json& flow) {
-  const double bytes_per_packet =
-      flow["wire_bytes"].get<double>() / flow["packets"].get<double>();
+  const double bytes_per_packet = flow["wire_bytes"].get<double>() / flow["packets"].get<double>();
   return flow["measured_bps"].get<double>() / 8.0 / bytes_per_packet / 1e6;
 }
 
@@ -86,7 +88,7 @@ TEST(ConsoleUnits, GoodputAndWireSideBySideWithTheirBasis) {
   EXPECT_EQ(row[3], fmt::format("{:.3f}", run.flow["measured_bps"].get<double>() / 1e9)) << out;
   EXPECT_EQ(row[5], fmt::format("{:.3f}", run.flow["measured_payload_bps"].get<double>() / 1e9))
       << out;
-  EXPECT_EQ(row[5], "2.000") << out;  // the payload rate the suite asked for
+  EXPECT_EQ(row[5], "2.000") << out;         // the payload rate the suite asked for
   EXPECT_GT(std::stod(row[3]), 2.0) << out;  // the wire carries headers too
   EXPECT_EQ(row[6], fmt::format("{:.4f}", mpps_of(run.flow))) << out;
 }
@@ -123,8 +125,8 @@ TEST(ConsoleUnits, UnitsPickGigabytesOrPacketsOnRunAndReport) {
 }
 
 TEST(ConsoleUnits, UnknownUnitIsAUsageError) {
-  const Outcome outcome = run_qosbench({"run", write_temp("units_bad.toml", cbr_suite("2G", "64")),
-                                        "--units", "furlongs"});
+  const Outcome outcome = run_qosbench(
+      {"run", write_temp("units_bad.toml", cbr_suite("2G", "64")), "--units", "furlongs"});
   EXPECT_EQ(outcome.exit_code, 2);
   EXPECT_NE(outcome.err.find("--units"), std::string::npos) << outcome.err;
 }

@@ -48,18 +48,19 @@ TEST(ImportOpensmSuite, MaxOpVlsLowersTheVlsWhenOpVlsIsNotGiven) {
   const json explicit_four = import_json({"--op-vls", "4"});
   EXPECT_EQ(explicit_four["sl2vl"], json::parse("[0,1,2,3,4,5,6,7,0,1,2,3,4,5,6,7]"));
   // The text says where the VLs came from.
-  const Outcome text = run_qosbench(
-      {"import-opensm", "--opensm-conf", write("max_op_vls_text.conf", kConf)});
+  const Outcome text =
+      run_qosbench({"import-opensm", "--opensm-conf", write("max_op_vls_text.conf", kConf)});
   ASSERT_EQ(text.exit_code, 0) << text.err;
-  EXPECT_NE(text.out.find("operational VLs 2 (VL0-VL1) = min(VLCap 4, max_op_vls 2 in opensm.conf)"),
-            std::string::npos)
+  EXPECT_NE(
+      text.out.find("operational VLs 2 (VL0-VL1) = min(VLCap 4, max_op_vls 2 in opensm.conf)"),
+      std::string::npos)
       << text.out;
 }
 
 TEST(ImportOpensmSuite, MaxOpVlsOutOfRangeWarnsAndKeepsTheDefault) {
-  const Outcome outcome = run_qosbench({"import-opensm", "--opensm-conf",
-                                        write("bad_op_vls.conf", "qos TRUE\nmax_op_vls 9\n"),
-                                        "--json"});
+  const Outcome outcome =
+      run_qosbench({"import-opensm", "--opensm-conf",
+                    write("bad_op_vls.conf", "qos TRUE\nmax_op_vls 9\n"), "--json"});
   ASSERT_EQ(outcome.exit_code, 0) << outcome.err;
   EXPECT_NE(outcome.err.find(":2: warning: max_op_vls=9 is not 1-5"), std::string::npos)
       << outcome.err;

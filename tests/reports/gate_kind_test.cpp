@@ -52,10 +52,11 @@ TEST(GateKind, RenderersFollowTheKindAndBoundNotTheName) {
             std::string::npos)
       << console(duration);
   EXPECT_EQ(console(duration).find("250.00 us <= 200.00 us"), std::string::npos);
-  EXPECT_NE(run_junit_xml(duration).find("measured 250.00 us &gt; 200.00 us (limit &lt;= 200.00 us)"),
-            std::string::npos);
-  const Results low = with_gate({"custom", false, 0.25, 0.5, "", "", GateKind::index,
-                                 GateBound::at_least});
+  EXPECT_NE(
+      run_junit_xml(duration).find("measured 250.00 us &gt; 200.00 us (limit &lt;= 200.00 us)"),
+      std::string::npos);
+  const Results low =
+      with_gate({"custom", false, 0.25, 0.5, "", "", GateKind::index, GateBound::at_least});
   EXPECT_NE(console(low).find("0.250000 < 0.500000 (limit >= 0.500000)"), std::string::npos)
       << console(low);
 }
