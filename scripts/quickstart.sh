@@ -3,7 +3,9 @@
 # suite (configs/mlx5_two_groups.toml) on the simulator, the embedded default driver.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-QB_SETUP_FUZZ=0 QB_SETUP_BROWSER=0 "$root/scripts/setup.sh"
+# Only the build tools and the simulator's libraries: no DPDK, rdma-core, OpenSM (whose Debian
+# package starts a subnet manager), ibsim, tshark, clang or Chromium.
+QB_SETUP_PROFILE=minimal "$root/scripts/setup.sh"
 QB_BUILD_TARGET=qosbench "$root/scripts/build.sh"
 build_dir=${QB_BUILD_DIR:-$root/build}
 mkdir -p "$root/out"

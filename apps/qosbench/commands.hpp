@@ -48,6 +48,7 @@ struct RunArgs {
   std::vector<std::string> driver_options;
   std::vector<DriverAliasValue> driver_aliases;
   bool quiet = false;
+  std::string units;  // --units: the console's rate unit (reports/console_report.hpp)
 };
 
 struct ReportArgs {
@@ -55,6 +56,7 @@ struct ReportArgs {
   std::string output_path;
   std::string baseline_path;
   CompareOptionsArgs compare;
+  std::string units;  // --units: also print the console tables, in this rate unit
 };
 
 struct CompareArgs {
@@ -72,10 +74,13 @@ struct ImportOpensmArgs {
   std::string opensm_conf_path;
   std::string qos_policy_path;
   std::string port_type = "ca";
-  uint8_t op_vls = 4;  // IBA OperationalVLs encoding: 4 = VL0-VL7, a ConnectX-class CA
+  /// IBA OperationalVLs encoding; unset: min(4 = VL0-VL7, a ConnectX-class CA's VLCap,
+  /// opensm.conf's max_op_vls), as OpenSM sets it.
+  std::optional<uint8_t> op_vls;
   uint8_t vlarb_high_cap = 8;
   uint8_t vlarb_low_cap = 8;
   bool json = false;
+  bool emit_suite = false;  // print a suite's [ib] block instead of the tables
 };
 
 int run_command(const RunArgs& args);

@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "qb/drivers/registry.hpp"
+#include "qb/reports/console_report.hpp"
 #include "stdout_check.hpp"
 #include "terminal_safe.hpp"
 
@@ -49,6 +50,19 @@ CLI::Validator unsigned_64_bit() {
       "UINT64");
 }
 
+// --units: Gbit/s, GB/s or Mpps for the console's rate columns.
+CLI::Validator rate_unit_validator() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (qb::report::parse_rate_unit(text)) return {};
+        return "must be gbit (Gbit/s), gbyte (GB/s) or mpps (Mpps), got '" + text + "'";
+      },
+      "gbit|gbyte|mpps");
+}
+constexpr const char* kUnitsHelp =
+    "console rate unit: gbit (Gbit/s, default), gbyte (GB/s) or mpps (packets); the JSON keeps "
+    "bit/s";
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -90,6 +104,7 @@ int main(int argc, char** argv) {
                       "results JSON to compare against: a regression fails the run (exit 1)");
   add_comparison_options(run_cmd, run.compare);
   run_cmd->add_flag("--quiet", run.quiet, "print only the verdict, no progress line");
+  run_cmd->add_option("--units", run.units, kUnitsHelp)->check(rate_unit_validator());
 
   qb::cli::ReportArgs report;
   auto* report_cmd = app.add_subcommand(
@@ -100,6 +115,10 @@ int main(int argc, char** argv) {
   report_cmd->add_option("--baseline", report.baseline_path,
                          "results JSON to compare against (shown in the report)");
   add_comparison_options(report_cmd, report.compare);
+  report_cmd
+      ->add_option("--units", report.units,
+                   std::string("also print the console tables; ") + kUnitsHelp)
+      ->check(rate_unit_validator());
 
   qb::cli::CompareArgs compare;
   auto* compare_cmd = app.add_subcommand(
@@ -143,7 +162,7 @@ int main(int argc, char** argv) {
   import_opensm_cmd
       ->add_option("--op-vls", import_opensm.op_vls,
                    "operational VLs, IBA encoding: 1=VL0 2=VL0-1 3=VL0-3 4=VL0-7 5=VL0-14 "
-                   "(default 4)")
+                   "(default: 4, lowered to opensm.conf's max_op_vls as OpenSM does)")
       ->check(CLI::Range(1, 5));
   import_opensm_cmd
       ->add_option("--vlarb-high-cap", import_opensm.vlarb_high_cap,
@@ -153,7 +172,13 @@ int main(int argc, char** argv) {
       ->add_option("--vlarb-low-cap", import_opensm.vlarb_low_cap,
                    "VLArb low table capacity, 0-64 (default 8)")
       ->check(CLI::Range(0, 64));
-  import_opensm_cmd->add_flag("--json", import_opensm.json, "machine-readable output");
+  auto* import_json =
+      import_opensm_cmd->add_flag("--json", import_opensm.json, "machine-readable output");
+  import_opensm_cmd
+      ->add_flag("--emit-suite", import_opensm.emit_suite,
+                 "print an [ib] block to paste into a suite (absolute file paths, the port's "
+                 "VLs and capacities) that gives the same tables")
+      ->excludes(import_json);
 
   try {
     app.parse(argc, argv);

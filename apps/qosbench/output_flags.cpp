@@ -12,6 +12,11 @@ report::ConsoleDetail console_detail(bool quiet) {
   return quiet ? report::ConsoleDetail::verdict : report::ConsoleDetail::full;
 }
 
+// main.cpp checked the text already (parse_rate_unit); empty keeps the default.
+report::RateUnit rate_unit(const std::string& units) {
+  return report::parse_rate_unit(units).value_or(report::RateUnit::gbit_per_s);
+}
+
 }  // namespace
 
 Result<report::OutputRequest> run_outputs(const RunArgs& args) {
@@ -30,12 +35,18 @@ Result<report::OutputRequest> run_outputs(const RunArgs& args) {
                    {report::OutputFormat::html, args.html_path},
                    {report::OutputFormat::junit, args.junit_path}};
   request.console = console_detail(args.quiet);
+  request.console_options.units = rate_unit(args.units);
   return request;
 }
 
 report::OutputRequest report_outputs(const ReportArgs& args) {
   report::OutputRequest request;
   request.files = {{report::OutputFormat::html, args.output_path}};
+  // Silent as before unless a unit is asked for: then the run's tables, in that unit.
+  if (!args.units.empty()) {
+    request.console = report::ConsoleDetail::full;
+    request.console_options.units = rate_unit(args.units);
+  }
   return request;
 }
 

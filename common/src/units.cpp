@@ -68,8 +68,58 @@ constexpr std::array<UnitFactor, 10> kSizes{{
     {"MiB", 1048576.0},
     {"GB", 1e9},
     {"GiB", 1073741824.0},
-    {"k", 1e3},
 }};
+
+// The bit-rate spellings other tools print and users type: iperf3/ethtool "100G", "100Gb/s",
+// tc "100gbit", Ethernet "25GbE". A decimal prefix letter in either case, then one of these
+// (a lower-case "b" is bits; "B" stays bytes and is not accepted here).
+constexpr std::array<std::string_view, 9> kBitWords{
+    "", "b", "b/s", "bit", "bits", "bit/s", "bits/s", "bE", "be",
+};
+
+double decimal_prefix(char letter) {
+  switch (letter) {
+    case 'k':
+    case 'K':
+      return 1e3;
+    case 'm':
+    case 'M':
+      return 1e6;
+    case 'g':
+    case 'G':
+      return 1e9;
+    case 't':
+    case 'T':
+      return 1e12;
+    default:
+      return 0.0;
+  }
+}
+
+bool equal_ignoring_case(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
+    if (lower(a[i]) != lower(b[i])) return false;
+  }
+  return true;
+}
+
+// "G", "Gb/s", "gbit", "GbE", "Gbits/s"...: the factor in bit/s, 0 when it is none of them.
+double user_bit_rate_factor(std::string_view suffix) {
+  if (suffix.empty()) return 0.0;
+  const double prefix = decimal_prefix(suffix.front());
+  if (prefix == 0.0) return 0.0;
+  const std::string_view rest = suffix.substr(1);
+  for (std::string_view word : kBitWords) {
+    // "bit"/"bits" in any case ("Gbit", "GBit"); the single "b" only lower-case (bits).
+    const bool match = word.size() >= 3 && word.substr(0, 3) == "bit"
+                           ? equal_ignoring_case(rest, word)
+                           : rest == word;
+    if (match) return prefix;
+  }
+  return 0.0;
+}
 
 Error bad(std::string message) {
   return make_error(Errc::invalid_config, std::move(message));
@@ -89,10 +139,21 @@ Result<Rate> parse_rate(std::string_view text, bool allow_zero) {
     rate = Rate{number * unit->factor, Rate::Unit::bits_per_second};
   } else if (const auto* punit = find_unit(kPacketRates, suffix)) {
     rate = Rate{number * punit->factor, Rate::Unit::packets_per_second};
+  } else if (const double factor = user_bit_rate_factor(suffix); factor > 0.0) {
+    rate = Rate{number * factor, Rate::Unit::bits_per_second};
+  } else if (suffix.size() == 4 && decimal_prefix(suffix.front()) > 0.0 &&
+             suffix.substr(1) == "bps") {
+    // tc reads "mbps"/"gbps" as bytes per second, most other tools as bits: say which we mean.
+    return bad(fmt::format(
+        "ambiguous rate unit '{}' in '{}' (tc reads it as bytes per second): write \"{}{}bit\" "
+        "or \"{}{}bps\" for bits, \"{}{}B/s\" for bytes",
+        suffix, text, number, suffix.front(), number, static_cast<char>(suffix.front() & ~0x20),
+        number, static_cast<char>(suffix.front() & ~0x20)));
   } else {
     return bad(
         fmt::format("unknown rate unit '{}' in '{}' (use bps, kbps, Mbps, Gbps, Tbps, "
-                    "bit/s forms, B/s forms, or pps, kpps, Mpps)",
+                    "bit/s forms such as Gbit/s, Gb/s, gbit, G or GbE, B/s forms, or pps, "
+                    "kpps, Mpps)",
                     suffix, text));
   }
   if (!std::isfinite(rate.value) || rate.value < 0 || (rate.value == 0 && !allow_zero)) {
@@ -131,6 +192,15 @@ Result<uint64_t> parse_size_bytes(std::string_view text) {
     return bad(fmt::format("'{}' is not a size; write e.g. 4096, \"4KiB\" or \"9000B\"", text));
   }
   const auto* unit = find_unit(kSizes, suffix);
+  if (suffix.size() == 1 &&
+      std::string_view("kKmMgG").find(suffix.front()) != std::string_view::npos) {
+    // "4k" was 4000 bytes once; users mean 4096 as often as 4000: make them say which.
+    const char upper = static_cast<char>(suffix.front() & ~0x20);
+    return bad(fmt::format(
+        "ambiguous size unit '{}' in '{}': write \"{}{}B\" ({} bytes) or \"{}{}iB\" ({} bytes)",
+        suffix, text, number, upper, number * decimal_prefix(suffix.front()), number, upper,
+        number * std::pow(1024.0, std::round(std::log10(decimal_prefix(suffix.front())) / 3.0))));
+  }
   if (unit == nullptr) {
     return bad(fmt::format("unknown size unit '{}' in '{}' (use B, KB, KiB, MB, MiB, GB, GiB)",
                            suffix, text));

@@ -82,14 +82,17 @@ class DpdkDriver final : public DriverBackend {
   }
 
   Status open(const Topology& topology) override {
+    // The suite asks for what this driver cannot be: a config error at the suite's key (exit 2),
+    // not a run-time failure.
     if (topology.wire.transport == policy::Transport::ib) {
-      return make_error(Errc::not_supported,
+      return make_error(Errc::invalid_config,
                         "dpdk: sends Ethernet frames; set the port's transport to \"eth\" or "
                         "\"rocev2\"",
                         "port.transport");
     }
     if (topology.wire.transport == policy::Transport::rocev2 && topology.wire.ipv6) {
-      return make_error(Errc::not_supported, "dpdk: RoCEv2 frames are IPv4 only", "port.transport");
+      return make_error(Errc::invalid_config, "dpdk: RoCEv2 frames are IPv4 only",
+                        "port.transport");
     }
     transmit_ = config_.tx_port != kNoPort;
     receive_ = config_.rx_port != kNoPort;

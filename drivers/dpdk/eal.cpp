@@ -72,9 +72,9 @@ class EalOwner {
     if (parsed < 0) {
       const int err = rte_errno;
       remove_failed_runtime_dir();
-      failure_ =
-          make_error(Errc::runtime, "dpdk: EAL initialisation failed with '" + join(effective_) +
-                                        "': " + rte_strerror(err) + hint(err));
+      failure_ = make_error(Errc::runtime, "dpdk: EAL initialisation failed with '" +
+                                               join(effective_) + "': " + rte_strerror(err) +
+                                               eal_failure_hint(err, geteuid() == 0));
       return *failure_;
     }
     if (parsed + 1 < static_cast<int>(argv.size() - 1)) {
@@ -112,22 +112,6 @@ class EalOwner {
     for (const auto& base : bases) {
       std::error_code ignored;
       std::filesystem::remove_all(base / prefix, ignored);
-    }
-  }
-
-  static std::string hint(int err) {
-    switch (err) {
-      case EINVAL:
-        return " (check the EAL arguments: `dpdk-testpmd --help` lists them)";
-      case ENOMEM:
-        return " (not enough memory: reserve hugepages, or use --no-huge -m <MB>)";
-      case EACCES:
-        return " (permission denied: run as root or give the user access to hugepages and "
-               "/dev/vfio)";
-      case EALREADY:
-        return " (the EAL was already initialised in this process)";
-      default:
-        return "";
     }
   }
 
@@ -172,6 +156,30 @@ std::vector<std::string> effective_eal_args(const std::vector<std::string>& args
     out.emplace_back("--no-telemetry");
   }
   return out;
+}
+
+std::string eal_failure_hint(int err, bool root) {
+  switch (err) {
+    case EINVAL:
+      return " (check the EAL arguments: `dpdk-testpmd --help` lists them)";
+    case ENOMEM:
+      return " (not enough memory: reserve hugepages, or use --no-huge -m <MB>)";
+    case EACCES:
+      if (root) {
+        // Root and still refused: no hugetlbfs mounted or none reserved, or a container that
+        // hides /dev/hugepages; "run as root" would send the user in a circle.
+        return " (permission denied although running as root: check that hugepages are "
+               "reserved (HugePages_Total in /proc/meminfo) and hugetlbfs is mounted (`mount -t "
+               "hugetlbfs`; in a container, that /dev/hugepages is shared with it), or run "
+               "without them: --no-huge -m <MB>)";
+      }
+      return " (permission denied: run as root, or give this user access to hugepages and "
+             "/dev/vfio; without hugepages: --no-huge -m <MB>)";
+    case EALREADY:
+      return " (the EAL was already initialised in this process)";
+    default:
+      return "";
+  }
 }
 
 Status ensure_eal(const std::vector<std::string>& args) {

@@ -16,6 +16,11 @@ namespace qb::drv::dpdk {
 /// --file-prefix=qosbench-<pid> unless one is given, and --no-telemetry unless --telemetry is.
 std::vector<std::string> effective_eal_args(const std::vector<std::string>& args, int pid);
 
+/// What to do about a failed rte_eal_init (`err` = rte_errno), for a process running as root or
+/// not: " (...)", or empty when there is nothing useful to say. A root user is never told to
+/// run as root: the hugepages are then missing, unmounted or refused by a container.
+std::string eal_failure_hint(int err, bool root);
+
 /// Initialises the EAL with `args` on first use. Later calls: ok when `args` is empty or equal
 /// to the first call's; Errc::runtime otherwise (one EAL per process). A failed init is
 /// remembered: every later call returns the same error.

@@ -54,6 +54,23 @@ class Parser {
  public:
   Parser(std::string file, OpensmConf& conf) : file_(std::move(file)), conf_(conf) {}
 
+  // The last occurrence wins, as for every OpenSM option; a value OpenSM cannot use (not a
+  // number, 0, beyond VL0-14) leaves its default, 5, which no port's VLCap exceeds.
+  void take_max_op_vls(std::string_view value, uint32_t line) {
+    const std::string text(value);
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long parsed = std::strtoul(text.c_str(), &end, 0);
+    if (text.empty() || *end != '\0' || errno == ERANGE || parsed < 1 || parsed > 5) {
+      warn(line, "max_op_vls=" + text +
+                     " is not 1-5 (1=VL0 2=VL0-1 3=VL0-3 4=VL0-7 5=VL0-14): "
+                     "using the default (5)");
+      conf_.max_op_vls.reset();
+      return;
+    }
+    conf_.max_op_vls = static_cast<uint8_t>(parsed);
+  }
+
   void warn(uint32_t line, std::string message) {
     conf_.warnings.push_back(OpensmWarning{SourceLoc{file_, line, 0}, std::move(message)});
   }
@@ -89,6 +106,10 @@ class Parser {
     }
     if (key == "qos_policy_file") {
       conf_.qos_policy_file = std::string(value);
+      return {};
+    }
+    if (key == "max_op_vls") {
+      take_max_op_vls(value, line);
       return {};
     }
     if (key.rfind("qos_", 0) != 0) return {};  // not ours: the rest of opensm.conf
@@ -367,6 +388,10 @@ Status validate_port_caps(const IbPortCaps& caps) {
     return make_error(Errc::usage, "VLArb low capacity must be 0-64", "vlarb-low-cap");
   }
   return {};
+}
+
+uint8_t operational_vls(uint8_t vl_cap, const OpensmConf& conf) noexcept {
+  return conf.max_op_vls ? std::min(vl_cap, *conf.max_op_vls) : vl_cap;
 }
 
 uint8_t op_vls_mask(uint8_t op_vls) noexcept {

@@ -21,4 +21,15 @@ std::string format_gate_value(const GateResult& gate, double value) {
   return fmt::format("{:.6f}", value);
 }
 
+std::string format_gate_relation(const GateResult& gate) {
+  const bool at_most = gate.bound == GateBound::at_most;
+  const std::string value = format_gate_value(gate, gate.value);
+  const std::string threshold = format_gate_value(gate, gate.threshold);
+  const std::string limit = fmt::format("{} {}", at_most ? "<=" : ">=", threshold);
+  if (gate.passed) return fmt::format("{} {}", value, limit);
+  if (!std::isfinite(gate.value)) return fmt::format("{} (limit {})", value, limit);
+  // A failed gate's value lies beyond its limit: write the relation that is true.
+  return fmt::format("{} {} {} (limit {})", value, at_most ? ">" : "<", threshold, limit);
+}
+
 }  // namespace qb::report

@@ -11,4 +11,9 @@ namespace qb::report {
 
 std::string format_gate_value(const GateResult& gate, double value);
 
+/// The relation that holds between the value and the threshold, then the limit:
+/// "5.00 us <= 10.00 us" when the gate passed, "21.98 us > 10.00 us (limit <= 10.00 us)" when it
+/// failed; a value that is not a number reads "n/a (limit <= 10.00 us)".
+std::string format_gate_relation(const GateResult& gate);
+
 }  // namespace qb::report

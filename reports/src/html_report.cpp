@@ -142,7 +142,7 @@ std::string gate_value(const GateResult& gate, double value) {
   return format_sig(value, 6);
 }
 
-std::string gate_threshold(const GateResult& gate) {
+std::string gate_threshold_value(const GateResult& gate) {
   std::string value;
   switch (gate.kind) {
     case GateKind::duration:
@@ -155,7 +155,11 @@ std::string gate_threshold(const GateResult& gate) {
       value = html::format_trimmed(gate.threshold, 6);
       break;
   }
-  return std::string(gate.bound == GateBound::at_least ? "≥ " : "≤ ") + value;
+  return value;
+}
+
+std::string gate_threshold(const GateResult& gate) {
+  return std::string(gate.bound == GateBound::at_least ? "≥ " : "≤ ") + gate_threshold_value(gate);
 }
 
 std::optional<double> find_gate(const ScenarioResult& s, const std::string& name) {
@@ -234,7 +238,13 @@ void verdict(Markup& m, const Results& r, const Comparison* c) {
     for (const auto& [s, g] : failed) {
       m.open("li");
       m.element("strong", {}, g->name);
-      m.text(" = " + gate_value(*g, g->value) + " (threshold " + gate_threshold(*g) + ")");
+      // The relation that holds for a failed gate, then its limit (as the console says it).
+      const bool finite = std::isfinite(g->value);
+      m.text(" = " + gate_value(*g, g->value) +
+             (finite ? std::string(g->bound == GateBound::at_least ? " < " : " > ") +
+                           gate_threshold_value(*g)
+                     : std::string()) +
+             " (limit " + gate_threshold(*g) + ")");
       if (r.scenarios.size() > 1) m.text(" in " + s->name);
       if (!g->detail.empty()) m.text(" — " + g->detail);
       m.close();
@@ -349,8 +359,8 @@ void groups_table(Markup& m, const ScenarioResult& s) {
   m.open("table", {{"class", "groups"}});
   m.open("thead").open("tr");
   for (const char* h : {"group", "leaf"}) m.element("th", {}, h);
-  for (const char* h :
-       {"flows", "expected", "measured", "error", "p50", "p99", "p99.9", "max", "p99 sent"}) {
+  for (const char* h : {"flows", "expected", "measured", "error", "p50 (sched.)", "p99 (sched.)",
+                        "p99.9 (sched.)", "max (sched.)", "p99 (sent)"}) {
     m.element("th", {{"class", "num"}}, h);
   }
   m.close().close();
@@ -376,6 +386,10 @@ void groups_table(Markup& m, const ScenarioResult& s) {
     m.close();
   }
   m.close().close().close();
+  // Two latencies, two bases: say which is which wherever they are shown.
+  m.element("p", {{"class", "note"}},
+            "Latency (sched.): from the scheduled send time, waiting behind the flow's earlier "
+            "messages included; (sent): from the actual send time.");
 }
 
 // Per arbitration class (TC / VL) at the port that decides the shares; only for scenarios that
@@ -387,7 +401,7 @@ void classes_table(Markup& m, const ScenarioResult& s) {
   m.open("thead").open("tr");
   m.element("th", {}, "class");
   for (const char* h : {"flows", "expected share", "measured share", "expected", "measured",
-                        "error", "p50", "p99", "p99.9"}) {
+                        "error", "p50 (sched.)", "p99 (sched.)", "p99.9 (sched.)"}) {
     m.element("th", {{"class", "num"}}, h);
   }
   m.close().close();
@@ -422,8 +436,8 @@ void flows_table(Markup& m, const ScenarioResult& s, const std::vector<size_t>& 
   m.open("table", {{"class", "flows"}});
   m.open("thead").open("tr");
   for (const char* h : {"flow", "group"}) m.element("th", {}, h);
-  for (const char* h :
-       {"offered", "expected", "measured", "error", "p50", "p99", "p99.9", "drops", "late posts"}) {
+  for (const char* h : {"offered", "expected", "measured", "error", "p50 (sched.)", "p99 (sched.)",
+                        "p99.9 (sched.)", "drops", "late posts"}) {
     m.element("th", {{"class", "num"}}, h);
   }
   m.close().close();

@@ -106,6 +106,17 @@ std::string document(const std::string& name, const std::vector<Suite>& suites) 
       xml_escape(name), tests, failures, errors, time_s, body);
 }
 
+// "suite.scenario", or the suite's name alone when its one scenario is named like it (a suite
+// file without [[scenario]] tables): CI lists would read "two groups.two groups" otherwise.
+std::string scenario_label(const std::string& suite, const std::string& scenario) {
+  return scenario == suite ? suite : fmt::format("{}.{}", suite, scenario);
+}
+
+// Thresholds are written in percent everywhere people read them (console, JUnit, HTML).
+std::string threshold_percent(double threshold) {
+  return format_number(threshold * 100.0) + "%";
+}
+
 Case metric_case(const std::string& classname, const MetricComparison& m, double threshold,
                  bool allow_inconclusive) {
   Case c;
@@ -140,14 +151,14 @@ std::vector<Suite> comparison_suites(const Comparison& comparison) {
   std::vector<Suite> suites;
   std::map<std::string, size_t> index;
   for (const MetricComparison& m : comparison.metrics) {
-    const std::string classname = fmt::format("{}.{}.compare", comparison.suite, m.scenario);
+    const std::string classname = scenario_label(comparison.suite, m.scenario) + ".compare";
     auto [it, added] = index.emplace(m.scenario, suites.size());
     if (added) {
       Suite suite;
       suite.name = classname;
       suite.properties = {{"baseline", comparison.baseline_label},
                           {"current", comparison.current_label},
-                          {"threshold", format_number(comparison.options.threshold)},
+                          {"threshold", threshold_percent(comparison.options.threshold)},
                           {"alpha", format_number(comparison.options.alpha)},
                           {"test", "two-sided Mann-Whitney U over repetitions"},
                           {"correction", comparison.options.correct_multiple
@@ -175,7 +186,7 @@ std::string run_junit_xml(const Results& results, const Comparison* comparison) 
   std::vector<Suite> suites;
   for (const ScenarioResult& scenario : results.scenarios) {
     Suite suite;
-    suite.name = fmt::format("{}.{}", results.suite, scenario.name);
+    suite.name = scenario_label(results.suite, scenario.name);
     suite.time_s = scenario.wall_seconds;
     suite.timestamp = results.date_utc;
     suite.hostname = results.host;
@@ -191,15 +202,15 @@ std::string run_junit_xml(const Results& results, const Comparison* comparison) 
       Case c;
       c.classname = suite.name;
       c.name = gate.name;
-      const std::string figures =
-          fmt::format("measured {}, threshold {}", format_gate_value(gate, gate.value),
-                      format_gate_value(gate, gate.threshold));
+      const std::string figures = "measured " + format_gate_relation(gate);
       const std::string detail = gate.detail.empty() ? std::string() : ": " + gate.detail;
       if (!gate.passed) {
         c.failure = figures + detail;
-        c.body = fmt::format("gate {} failed\nvalue: {}\nthreshold: {}\n{}{}", gate.name,
-                             format_number(gate.value), format_number(gate.threshold),
-                             gate.unit.empty() ? "" : "unit: " + gate.unit + "\n",
+        // The same units as the message (ratios in percent), not the JSON's raw fractions.
+        c.body = fmt::format("gate {} failed\nvalue: {}\nlimit: {} {}\n{}", gate.name,
+                             format_gate_value(gate, gate.value),
+                             gate.bound == GateBound::at_least ? ">=" : "<=",
+                             format_gate_value(gate, gate.threshold),
                              gate.detail.empty() ? "" : "detail: " + gate.detail + "\n");
       } else {
         c.body = figures + detail + "\n";

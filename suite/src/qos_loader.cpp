@@ -516,6 +516,10 @@ IbQosSpec read_ib(const Located* section, const std::string& suite_file,
                           reader.key_path("opensm_conf"), SourceLoc{spec.opensm_conf_path, 0, 0}});
     }
     spec.opensm_conf = std::move(conf).value();
+    // OpenSM caps the port's VLs at the file's max_op_vls; an op_vls given here is the port's.
+    if (!reader.has("op_vls")) {
+      spec.caps.op_vls = policy::operational_vls(policy::kDefaultVlCap, *spec.opensm_conf);
+    }
   }
   if (reader.has("qos_policy")) {
     const std::string given = reader.required_string("qos_policy");

@@ -16,6 +16,34 @@ TEST(ParseRate, BitRatesAreDecimal) {
   EXPECT_EQ(parse_rate("10Gbps")->unit, Rate::Unit::bits_per_second);
 }
 
+// The spellings of iperf3 and ethtool ("100G", "100Gb/s"), tc ("100gbit") and Ethernet ("25GbE").
+TEST(ParseRate, SpellingsOfOtherToolsAreBits) {
+  for (const char* text : {"100G", "100g", "100Gb/s", "100 Gb/s", "100gbit", "100Gbit", "100GBit",
+                           "100gbits", "100Gbits/s", "100GbE", "100Gbe", "100gbit/s"}) {
+    auto rate = parse_rate(text);
+    ASSERT_TRUE(rate.ok()) << text << ": " << rate.error().message;
+    EXPECT_DOUBLE_EQ(rate->value, 100e9) << text;
+    EXPECT_EQ(rate->unit, Rate::Unit::bits_per_second) << text;
+  }
+  EXPECT_DOUBLE_EQ(parse_rate("25GbE")->value, 25e9);
+  EXPECT_DOUBLE_EQ(parse_rate("400M")->value, 400e6);
+  EXPECT_DOUBLE_EQ(parse_rate("400mbit")->value, 400e6);
+  EXPECT_DOUBLE_EQ(parse_rate("1.5T")->value, 1.5e12);
+  EXPECT_DOUBLE_EQ(parse_rate("800k")->value, 800e3);
+  // Upper-case B stays bytes: "GB" without "/s" is no rate at all.
+  EXPECT_FALSE(parse_rate("100GB").ok());
+  EXPECT_FALSE(parse_rate("100Gx").ok());
+}
+
+// tc reads "gbps" as bytes per second: refused with both spellings offered.
+TEST(ParseRate, LowerCaseBpsIsAmbiguous) {
+  auto rate = parse_rate("100gbps");
+  ASSERT_FALSE(rate.ok());
+  EXPECT_NE(rate.error().message.find("\"100gbit\""), std::string::npos) << rate.error().message;
+  EXPECT_NE(rate.error().message.find("\"100GB/s\""), std::string::npos) << rate.error().message;
+  EXPECT_DOUBLE_EQ(parse_rate("100Gbps")->value, 100e9);  // the documented form is unchanged
+}
+
 TEST(ParseRate, PacketRates) {
   auto rate = parse_rate("2Mpps");
   ASSERT_TRUE(rate.ok());
@@ -54,6 +82,23 @@ TEST(ParseSize, BinaryAndDecimalPrefixes) {
   EXPECT_FALSE(parse_size_bytes("0").ok());
   EXPECT_FALSE(parse_size_bytes("1.5").ok());
   EXPECT_FALSE(parse_size_bytes("4 parsecs").ok());
+}
+
+// "4k" once meant 4000 bytes without a word: now an error that names both readings.
+TEST(ParseSize, BarePrefixIsAmbiguous) {
+  auto size = parse_size_bytes("4k");
+  ASSERT_FALSE(size.ok());
+  EXPECT_EQ(size.error().code, Errc::invalid_config);
+  EXPECT_NE(size.error().message.find("\"4KB\" (4000 bytes)"), std::string::npos)
+      << size.error().message;
+  EXPECT_NE(size.error().message.find("\"4KiB\" (4096 bytes)"), std::string::npos)
+      << size.error().message;
+  for (const char* text : {"4K", "2m", "2M", "1g"})
+    EXPECT_FALSE(parse_size_bytes(text).ok()) << text;
+  auto mega = parse_size_bytes("2M");
+  ASSERT_FALSE(mega.ok());
+  EXPECT_NE(mega.error().message.find("\"2MiB\" (2097152 bytes)"), std::string::npos)
+      << mega.error().message;
 }
 
 TEST(ErrorFormat, FileLineColumnKey) {

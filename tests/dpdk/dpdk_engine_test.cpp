@@ -177,8 +177,11 @@ TEST(DpdkShaper, BacklogedLeavesShareByWeight) {
   const auto done = run_backlogged(*driver, 10000, INT64_MAX);
   const uint64_t total = done[0] + done[1];
   ASSERT_GE(total, 10000u);
-  // DWRR with equal frames: 7 gold for 3 bronze each round (one round of slack at the start).
-  EXPECT_NEAR(static_cast<double>(done[0]) / static_cast<double>(total), 0.7, 0.002);
+  // DWRR with equal frames: 7 gold for 3 bronze each round. The loop refills the queues in
+  // real time, so on a loaded machine a queue can run dry for a moment and the other takes the
+  // link (work conserving): 0.6973 was seen under a load average of 7 on 2 cores. A weight
+  // wrongly applied is off by 0.05 or more (0.5 equal, 0.75 for 3:1).
+  EXPECT_NEAR(static_cast<double>(done[0]) / static_cast<double>(total), 0.7, 0.01);
   driver->close();
 }
 

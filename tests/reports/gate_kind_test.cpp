@@ -36,20 +36,29 @@ TEST(GateKind, RenderersFollowTheKindAndBoundNotTheName) {
             std::string::npos)
       << console(ratio);
   EXPECT_NE(render_html_report(ratio).find(">≥ 50%<"), std::string::npos);
-  EXPECT_NE(run_junit_xml(ratio).find("measured 25.0000%, threshold 50.0000%"), std::string::npos);
+  EXPECT_NE(run_junit_xml(ratio).find("measured 25.0000% &gt;= 50.0000%"), std::string::npos);
 
   const Results index =
       with_gate({"custom", true, 0.25, 0.5, "", "", GateKind::index, GateBound::at_most});
   EXPECT_NE(console(index).find("0.250000 <= 0.500000"), std::string::npos) << console(index);
   EXPECT_NE(render_html_report(index).find(">≤ 0.5<"), std::string::npos);
-  EXPECT_NE(run_junit_xml(index).find("measured 0.250000, threshold 0.500000"), std::string::npos);
+  EXPECT_NE(run_junit_xml(index).find("measured 0.250000 &lt;= 0.500000"), std::string::npos);
 
   const Results duration =
       with_gate({"custom", false, 250000, 200000, "", "", GateKind::duration, GateBound::at_most});
-  EXPECT_NE(console(duration).find("250.00 us <= 200.00 us"), std::string::npos)
+  // Failed: the relation that holds, then the limit (never "250 us <= 200 us").
+  EXPECT_NE(console(duration).find("FAIL custom                       250.00 us > 200.00 us "
+                                   "(limit <= 200.00 us)"),
+            std::string::npos)
       << console(duration);
-  EXPECT_NE(run_junit_xml(duration).find("measured 250.00 us, threshold 200.00 us"),
-            std::string::npos);
+  EXPECT_EQ(console(duration).find("250.00 us <= 200.00 us"), std::string::npos);
+  EXPECT_NE(
+      run_junit_xml(duration).find("measured 250.00 us &gt; 200.00 us (limit &lt;= 200.00 us)"),
+      std::string::npos);
+  const Results low =
+      with_gate({"custom", false, 0.25, 0.5, "", "", GateKind::index, GateBound::at_least});
+  EXPECT_NE(console(low).find("0.250000 < 0.500000 (limit >= 0.500000)"), std::string::npos)
+      << console(low);
 }
 
 TEST(GateKind, TheReaderDerivesTheKindAndBoundOfJudgesGates) {

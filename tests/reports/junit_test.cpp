@@ -41,7 +41,8 @@ TEST(Junit, RunHasOneCasePerGateWithPropertiesAndFailures) {
   EXPECT_EQ(count_attr(*root, "errors"), 0u);
   const auto suites = root->all("testsuite");
   ASSERT_EQ(suites.size(), 1u);
-  EXPECT_EQ(suites[0]->attr("name"), "two groups.two groups");
+  // The scenario is named like its suite: the name is not repeated.
+  EXPECT_EQ(suites[0]->attr("name"), "two groups");
   EXPECT_EQ(suites[0]->attr("hostname"), "host \"quoted\" <x>");
   std::map<std::string, std::string> properties;
   for (const auto* p : suites[0]->all("property")) properties[p->attr("name")] = p->attr("value");
@@ -50,17 +51,26 @@ TEST(Junit, RunHasOneCasePerGateWithPropertiesAndFailures) {
   EXPECT_EQ(properties["config_hash"], "0123456789abcdef");
   const auto cases = suites[0]->all("testcase");
   ASSERT_EQ(cases.size(), 2u);
-  EXPECT_EQ(cases[0]->attr("classname"), "two groups.two groups");
+  EXPECT_EQ(cases[0]->attr("classname"), "two groups");
   EXPECT_EQ(cases[0]->attr("name"), "max_share_error");
   EXPECT_EQ(cases[0]->child("failure"), nullptr);
   EXPECT_EQ(cases[1]->attr("name"), "latency.p99[g1-qp]");
   const XmlElement* failure = cases[1]->child("failure");
   ASSERT_NE(failure, nullptr);
   const std::string message = failure->attr("message");
-  EXPECT_NE(message.find("250"), std::string::npos) << message;  // measured 250 us
-  EXPECT_NE(message.find("200"), std::string::npos) << message;  // threshold 200 us
+  // The relation that holds, then the limit; the body in the same units.
+  EXPECT_NE(message.find("measured 250.00 us > 200.00 us (limit <= 200.00 us)"), std::string::npos)
+      << message;
   EXPECT_NE(message.find("1000 samples & <more>"), std::string::npos) << message;
-  EXPECT_NE(failure->text.find("threshold: 200000"), std::string::npos) << failure->text;
+  EXPECT_NE(failure->text.find("limit: <= 200.00 us"), std::string::npos) << failure->text;
+}
+
+TEST(Junit, ScenarioNamesOtherThanTheSuitesAreKept) {
+  Results results = testing::sample_results(5);
+  results.scenarios[0].name = "incast";
+  const auto root = parse_xml(run_junit_xml(results));
+  EXPECT_EQ(root->all("testsuite")[0]->attr("name"), "two groups.incast");
+  EXPECT_EQ(root->all("testcase")[0]->attr("classname"), "two groups.incast");
 }
 
 TEST(Junit, HostileNamesStayWellFormed) {
@@ -102,7 +112,7 @@ TEST(Junit, CompareHasOneCasePerMetricAndFailsOnRegressions) {
   ASSERT_EQ(cases.size(), comparison->metrics.size());
   size_t failures = 0;
   for (const auto* c : cases) {
-    EXPECT_EQ(c->attr("classname"), "two groups.two groups.compare");
+    EXPECT_EQ(c->attr("classname"), "two groups.compare");
     if (const XmlElement* failure = c->child("failure")) {
       ++failures;
       EXPECT_EQ(failure->attr("type"), "regression");

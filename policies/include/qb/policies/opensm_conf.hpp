@@ -44,6 +44,9 @@ struct OpensmConf {
   std::string qos_policy_file;
   OpensmQosSet generic;  // qos_*
   OpensmQosSet ca, swe, sw0, rtr;
+  /// `max_op_vls` (IBA encoding 1..5): OpenSM sets a port's OperationalVLs to the smaller of
+  /// its VLCap and this. Unset: not given, or outside 1..5 (OpenSM's default 5 = VL0-14).
+  std::optional<uint8_t> max_op_vls;
   std::vector<OpensmWarning> warnings;  // what OpenSM would log, in file order
 
   const OpensmQosSet& set_for(IbPortType type) const noexcept;
@@ -65,6 +68,12 @@ struct IbPortCaps {
   uint8_t vlarb_high_cap = 8;
   uint8_t vlarb_low_cap = 8;
 };
+
+/// The VLCap assumed for a port whose operational VLs are not given: a ConnectX-class CA, VL0-7.
+inline constexpr uint8_t kDefaultVlCap = 4;
+
+/// The OperationalVLs OpenSM gives a port with `vl_cap`: min(vl_cap, max_op_vls of the file).
+uint8_t operational_vls(uint8_t vl_cap, const OpensmConf& conf) noexcept;
 
 /// Checks op_vls in 1..5 and capacities <= 64 (Errc::usage otherwise).
 Status validate_port_caps(const IbPortCaps& caps);
