@@ -45,9 +45,9 @@ class EalOwner {
     if (!initialised_) return;
     // rte_eal_cleanup (DPDK 22.11) does not close ethdev ports: close ours so that each PMD
     // frees what it holds (net_af_xdp's UMEM from libxdp was leaked at exit; LeakSanitizer).
+    // The driver stopped them already (stopping twice logs "already stopped").
     for (uint64_t p = rte_eth_find_next(0); p < RTE_MAX_ETHPORTS;
          p = rte_eth_find_next(static_cast<uint16_t>(p + 1))) {
-      rte_eth_dev_stop(static_cast<uint16_t>(p));
       rte_eth_dev_close(static_cast<uint16_t>(p));
     }
     rte_eal_cleanup();

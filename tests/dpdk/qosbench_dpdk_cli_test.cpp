@@ -364,8 +364,13 @@ TEST(DpdkCliHangs, EveryShippedEthernetSuiteEndsOnNetRing) {
                                    "5ms", "--repetitions", "1", "--quiet"},
                                   /*watchdog_ms=*/20000);
     EXPECT_FALSE(w.killed) << entry.path() << " hung";
-    // Judged (0 or 1: a shared core may miss a gate), never a hang or a crash.
-    EXPECT_TRUE(w.outcome.exit_code == 0 || w.outcome.exit_code == 1)
+    // Judged (0 or 1: a shared core may miss a gate), never a hang or a crash. A core taken
+    // by other processes for the whole 5 ms window (seen with two builds and a soak beside
+    // it) leaves nothing to judge: exit 3 saying so is an honest end too.
+    const bool starved =
+        w.outcome.exit_code == 3 &&
+        w.outcome.err.find("no packet reached a receiver") != std::string::npos;
+    EXPECT_TRUE(w.outcome.exit_code == 0 || w.outcome.exit_code == 1 || starved)
         << entry.path() << " " << w.outcome.exit_code << w.outcome.err;
     EXPECT_FALSE(w.left_runtime_dir) << entry.path();
   }
