@@ -38,7 +38,8 @@ soak_run() {  # key args...
   while kill -0 "$pid" 2>/dev/null; do
     child=$(pgrep -P "$(pgrep -P "$pid" | head -1)" 2>/dev/null | head -1 || true)
     if [[ -n "$child" && -d /proc/$child/fd ]]; then
-      fds=$(find "/proc/$child/fd" -mindepth 1 2>/dev/null | wc -l)
+      # The run may end while find lists its fds: not an error (set -e with pipefail).
+      fds=$(find "/proc/$child/fd" -mindepth 1 2>/dev/null | wc -l || true)
       ((fds > peak_fds)) && peak_fds=$fds
     fi
     sleep 0.01
@@ -51,7 +52,9 @@ soak_run() {  # key args...
   fi
   local rss
   rss=$(tail -1 "$work/rss")
-  [[ -z "${first_rss[$key]:-}" ]] && first_rss[$key]=$rss && first_fds[$key]=$peak_fds
+  [[ -z "${first_rss[$key]:-}" ]] && first_rss[$key]=$rss
+  # The first run long enough to be sampled (0: it ended before the first 10 ms sample).
+  if ((peak_fds > 0)) && [[ -z "${first_fds[$key]:-}" ]]; then first_fds[$key]=$peak_fds; fi
   last_rss[$key]=$rss
   if ((peak_fds > ${max_fds[$key]:-0})) || [[ -z "${max_fds[$key]:-}" ]]; then
     max_fds[$key]=$peak_fds
@@ -77,12 +80,12 @@ dirs_after=$(runtime_dirs)
 printf '%-28s %5s %12s %12s %9s %9s\n' "suite/driver" runs "rss0 KiB" "rss KiB" "fds0" "fds max"
 for key in $(printf '%s\n' "${!runs[@]}" | sort); do
   printf '%-28s %5s %12s %12s %9s %9s\n' "$key" "${runs[$key]}" "${first_rss[$key]}" \
-    "${last_rss[$key]}" "${first_fds[$key]}" "${max_fds[$key]}"
+    "${last_rss[$key]}" "${first_fds[$key]:--}" "${max_fds[$key]}"
   if ((last_rss[$key] * 100 > first_rss[$key] * (100 + growth_pct))); then
     echo "soak: $key: RSS grew from ${first_rss[$key]} to ${last_rss[$key]} KiB" >&2
     failures=$((failures + 1))
   fi
-  if ((max_fds[$key] > first_fds[$key] + 2)); then
+  if [[ -n "${first_fds[$key]:-}" ]] && ((max_fds[$key] > first_fds[$key] + 2)); then
     echo "soak: $key: open fds grew from ${first_fds[$key]} to ${max_fds[$key]}" >&2
     failures=$((failures + 1))
   fi

@@ -46,6 +46,13 @@ uint32_t eal_lcore_count(const std::vector<std::string>& args);
 /// main lcore and needs nothing.
 void bind_worker_thread(uint32_t index) noexcept;
 
+/// The main lcore's thread (worker 0) runs pinned to its CPU between pin_main_thread() (at
+/// start) and unpin_main_thread() (at stop), which gives it back the CPUs it had before
+/// rte_eal_init: what follows a run (judging, writing the results, also after a signal) is
+/// not confined to one CPU that another process may be busy on. No-ops on other threads.
+void pin_main_thread() noexcept;
+void unpin_main_thread() noexcept;
+
 /// "0 net_ring0, 1 net_null0" (or "none").
 std::string describe_ports();
 
