@@ -1,0 +1,1 @@
+# tests/dpa/emulator: filled in by its own change.

@@ -1,0 +1,1 @@
+# tests/dpa/flexio: filled in by its own change.

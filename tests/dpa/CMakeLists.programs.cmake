@@ -1,0 +1,1 @@
+# tests/dpa/programs: filled in by its own change.
