@@ -98,7 +98,8 @@ enum qb_dpa_param_kind {
   QB_DPA_PARAM_INTEGER = 0,  /* a plain integer */
   QB_DPA_PARAM_FRACTION = 1, /* a number in [min, max]/2^20, stored as 20-bit fixed point */
   QB_DPA_PARAM_TIME_NS = 2,  /* a duration ("13us"), stored in nanoseconds */
-  QB_DPA_PARAM_BYTES = 3     /* a size ("64KiB"), stored in bytes */
+  QB_DPA_PARAM_BYTES = 3,    /* a size ("64KiB"), stored in bytes */
+  QB_DPA_PARAM_RATE_MBPS = 4 /* a rate ("5Mbps"), stored in Mbit/s */
 };
 
 struct qb_dpa_param_spec {
@@ -114,6 +115,7 @@ struct qb_dpa_param_spec {
 struct qb_dpa_flow {
   void* context; /* QB_DPA_FLOW_CONTEXT_BYTES, zeroed before the flow's first event */
   const int64_t* params; /* in the order of the program's param specs */
+  uint64_t line_rate_mbps; /* the sender port's line rate (QB_DPA_RATE_LINE), for rate params */
 };
 
 typedef void (*qb_dpa_handler)(const struct qb_dpa_event* event, struct qb_dpa_flow flow,
