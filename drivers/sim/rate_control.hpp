@@ -1,12 +1,17 @@
-// The simulator's per-flow rate-control seam, for congestion-control programs (the DPA emulator
-// will implement RateControl; tests do now). Attach a program with SimPort::attach().
+// The simulator's per-flow rate-control seam, for congestion-control programs (the DPA
+// emulator's adapter, dpa_rate_control.hpp, implements RateControl; tests do too). Attach a
+// program with SimPort::attach().
 //
-// Events out (RateEvent): a packet of the flow started on the NIC's link (sent), its message's
-// ACK reached the sender (ack), an RTT probe came back (rtt), a timer the program set went off
-// (timer), a congestion notification (cnp; not produced yet: the simulated switch is lossless
-// with credit back-pressure and marks no ECN, so the kind only reserves its place).
+// Events out (RateEvent): the flow's first message was posted (start), a packet of the flow
+// started on the NIC's link (sent), its message's ACK reached the sender (ack), a congestion
+// notification reached the sender (cnp: the receiver answers ECN-marked packets, at most one per
+// flow per interval, see SimSwitch), an RTT probe came back (rtt), an RTT probe reached the
+// receiver (probe: only when the program asks for it, and then it must answer_probe(); else the
+// receiver's NIC answers at once), a timer the program set went off (timer), the program's own
+// wake-up (wakeup), a NACK (nack: reserved for a lossy fabric; the simulated fabric is lossless).
 // Actions in (RateActions, callable from on_start() and on_event()): set a flow's rate, request
-// an RTT probe, set a timer.
+// an RTT probe, answer one, set a flow's timer or the program's wake-up; read a host's Tx
+// counter.
 //
 // Model (docs/semantics.md, "Rate control"):
 // - A flow's rate is enforced by a rate limiter in its NIC, in front of its class's scheduling
@@ -14,20 +19,23 @@
 //   bucket on wire bytes, as deep as a capped tree element's (20 us of the rate, at least two
 //   largest packets); a new rate rescales what the flow still owes.
 // - A program runs at the instant of its event and takes no virtual time; what it does applies
-//   at once. ACKs are seen when the engine polls their completion (at their instant: virtual
-//   time does not pass a due completion unpolled).
-// - An RTT probe leaves when asked, takes no link time, and comes back after the propagation
-//   delay there and back plus (with a switch) the time the bytes queued ahead of it in its
-//   switch buffer take at the switch rate. One probe per flow at a time.
+//   at once (a program that models its own processing time, like the DPA emulator, applies its
+//   actions later from a wake-up). ACKs are seen when the engine polls their completion (at
+//   their instant: virtual time does not pass a due completion unpolled).
+// - An RTT probe leaves when asked and takes no link time. It reaches the receiver after the
+//   propagation delay plus (with a switch) the time the bytes queued ahead of it in its switch
+//   buffer take at the switch rate, and its answer comes back after one more propagation delay.
+//   One probe per flow at a time (a probe a program left unanswered is replaced by the next).
 // - Without a program none of this exists: SimPort builds the same model as before.
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 namespace qb::drv::sim {
 
 struct RateEvent {
-  enum class Kind : uint8_t { sent, ack, cnp, rtt, timer };
+  enum class Kind : uint8_t { sent, ack, cnp, rtt, timer, start, probe, wakeup, nack };
   Kind kind = Kind::sent;
   uint32_t flow = 0;
   int64_t time_ns = 0;    // virtual time of the event
@@ -35,13 +43,23 @@ struct RateEvent {
   uint64_t sequence = 0;  // ack: the message's sequence
   /// rtt: the probe's round trip; ack: from the message's first byte on the wire to its ACK.
   int64_t rtt_ns = 0;
+  int64_t probe_sent_ns = 0;      // rtt, probe: when the probe left the sender
+  int64_t probe_answered_ns = 0;  // rtt: when the receiver answered it
 };
 
 /// The bit of `kind` in RateControl::event_mask().
 constexpr uint32_t rate_event_bit(RateEvent::Kind kind) noexcept {
   return 1U << static_cast<uint32_t>(kind);
 }
-inline constexpr uint32_t kAllRateEvents = (1U << 5) - 1;
+inline constexpr uint32_t kAllRateEvents = (1U << 9) - 1;
+
+/// What a program learns when a run starts.
+struct RateStart {
+  uint32_t flows = 0;
+  uint32_t hosts = 1;
+  std::span<const uint32_t> host_of_flow;  // per flow
+  int64_t line_rate_bps = 0;               // every host's NIC port
+};
 
 /// What a program may do. Calls naming a flow that does not exist do nothing.
 class RateActions {
@@ -52,6 +70,13 @@ class RateActions {
   virtual void request_rtt_probe(uint32_t flow) noexcept = 0;
   /// A timer event for `flow` `delay_ns` from now, replacing its pending one; < 0 cancels.
   virtual void set_timer(uint32_t flow, int64_t delay_ns) noexcept = 0;
+  /// Answers `flow`'s probe waiting at the receiver (a probe event) now; its rtt event follows
+  /// one propagation delay later. Ignored when no probe of the flow waits.
+  virtual void answer_probe(uint32_t flow) noexcept = 0;
+  /// The program's own wake-up event `delay_ns` from now, replacing a pending one; < 0 cancels.
+  virtual void set_wakeup(int64_t delay_ns) noexcept = 0;
+  /// Wire bytes host `host`'s NIC has started on its link since the run began.
+  virtual uint64_t tx_wire_bytes(uint32_t host) const noexcept = 0;
 
  protected:
   ~RateActions() = default;
@@ -64,8 +89,8 @@ class RateControl {
   /// The events the program wants (rate_event_bit() of each kind); read when the run starts.
   /// `sent` costs a call per packet.
   virtual uint32_t event_mask() const noexcept = 0;
-  /// Time zero of a run over `flows` flows (every flow unlimited, no timer): initial actions.
-  virtual void on_start(uint32_t flows, RateActions& actions) noexcept = 0;
+  /// Time zero of a run (every flow unlimited, no timer): initial actions.
+  virtual void on_start(const RateStart& start, RateActions& actions) noexcept = 0;
   virtual void on_event(const RateEvent& event, RateActions& actions) noexcept = 0;
 };
 

@@ -33,6 +33,7 @@ class SimDriver final : public DriverBackend {
     port_.configure(topology_, plan);
     nic_qos_ = plan.nic_qos;
     switch_qos_ = plan.switch_qos;
+    congestion_ = plan.switched && (plan.congestion.any_ecn() || !plan.congestion.dpa.program.empty());
     return {};
   }
 
@@ -106,6 +107,21 @@ class SimDriver final : public DriverBackend {
     stats.emplace_back("switch_buffer_high_water_bytes",
                        static_cast<double>(s.switch_buffer_high_water_bytes));
     stats.emplace_back("credit_pauses", static_cast<double>(s.credit_pauses));
+    if (congestion_) add_congestion_stats(stats);
+  }
+
+  // ECN marks, CNPs and the egress queue arriving packets saw; only for a plan that marks or
+  // runs a program, so the other fabric plans' results keep their fields.
+  void add_congestion_stats(DriverStats& stats) const {
+    const sim::PortStats& s = port_.stats();
+    stats.emplace_back("ecn_marks", static_cast<double>(s.ecn_marks));
+    stats.emplace_back("cnps", static_cast<double>(s.cnps));
+    stats.emplace_back("switch_queue_p50_bytes",
+                       static_cast<double>(port_.queue_depth_percentile_bytes(0.50)));
+    stats.emplace_back("switch_queue_p99_bytes",
+                       static_cast<double>(port_.queue_depth_percentile_bytes(0.99)));
+    stats.emplace_back("switch_queue_max_bytes",
+                       static_cast<double>(port_.queue_depth_max_bytes()));
   }
 
   void close() noexcept override { port_.stop(); }
@@ -114,6 +130,7 @@ class SimDriver final : public DriverBackend {
   Topology topology_;
   policy::PortQos nic_qos_;
   policy::PortQos switch_qos_;
+  bool congestion_ = false;
   sim::SimPort port_;
 };
 

@@ -72,6 +72,11 @@ void SimModel<Shape>::configure(const Topology& topology, const policy::QosPlan&
     config.ack_propagation_ps = propagation_ps_;
     config.largest_packet_bytes = largest;
     config.smallest_packet_bytes = smallest;
+    config.flows = flow_count;
+    config.ecn = plan.congestion.ecn;
+    config.cnp_interval_ps = plan.congestion.cnp_interval_ns * 1000;
+    config.seed = plan.congestion.seed;
+    config.queue_cnps = program() != nullptr;
     switch_.configure(config);
   }
 
@@ -161,8 +166,14 @@ void SimModel<Shape>::configure(const Topology& topology, const policy::QosPlan&
   for (size_t b = 0; b < paused_.size(); ++b) paused_[b].reserve(flows_per_buffer[b]);
   if (program() != nullptr) {
     limiter_.configure(flow_count, largest);
-    wakeups_.reset(flow_count * kWakeKinds);
+    program_wakeup_key_ = flow_count * kWakeKinds;
+    wakeups_.reset(program_wakeup_key_ + 1);
     probe_sent_ps_.assign(flow_count, 0);
+    probe_answered_ps_.assign(flow_count, 0);
+    probe_waiting_.assign(flow_count, 0);
+    started_.assign(flow_count, 0);
+    host_of_flow_.resize(flow_count);
+    for (uint32_t f = 0; f < flow_count; ++f) host_of_flow_[f] = info_[f].host;
   }
   reset();
   running_ = false;
@@ -174,7 +185,12 @@ void SimModel<Shape>::start() noexcept {
   running_ = !lanes_.empty();  // configured
   if (program() != nullptr && running_) {
     program_events_ = program_->event_mask();
-    program_->on_start(static_cast<uint32_t>(flows_.size()), *this);
+    RateStart start;
+    start.flows = static_cast<uint32_t>(flows_.size());
+    start.hosts = static_cast<uint32_t>(hosts_.size());
+    start.host_of_flow = host_of_flow_;
+    start.line_rate_bps = rate_bps_;
+    program_->on_start(start, *this);
   }
 }
 
@@ -194,6 +210,7 @@ void SimModel<Shape>::reset() noexcept {
     host.credit_held_mask = 0;
     host.link_free_ps = 0;
     host.carry = 0;
+    host.tx_wire_bytes = 0;
     host.drop_cursor = 0;
     host.drop_free_ps = 0;
     host.drop_carry = 0;
@@ -208,6 +225,8 @@ void SimModel<Shape>::reset() noexcept {
   if (program() != nullptr) {
     limiter_.start();
     wakeups_.clear();
+    std::fill(probe_waiting_.begin(), probe_waiting_.end(), 0);
+    std::fill(started_.begin(), started_.end(), 0);
   }
 }
 
@@ -231,6 +250,10 @@ uint32_t SimModel<Shape>::tx_burst(std::span<const Message> messages) noexcept {
     stats_.max_send_queue_depth = std::max(stats_.max_send_queue_depth, depth + 1);
     if (was_idle) admit(message.flow);
     ++accepted;
+    if (program() != nullptr && started_[message.flow] == 0) {
+      started_[message.flow] = 1;
+      deliver(RateEvent{RateEvent::Kind::start, message.flow, now_ps_ / 1000});
+    }
   }
   stats_.posted_messages += accepted;
   if (accepted < messages.size()) ++stats_.rejected_posts;
@@ -390,7 +413,7 @@ inline bool SimModel<Shape>::nic_transmit(uint32_t h) noexcept {
   if (switched()) {
     switch_.accept(
         info_[flow].buffer,
-        SimSwitch::Packet{end_ps + nic_propagation_ps_, flow, slot, last, payload, wire_bytes},
+        SimSwitch::Packet{end_ps + nic_propagation_ps_, flow, slot, last, false, payload, wire_bytes},
         stats_);
   } else {
     Lane& lane = lanes_[h];
@@ -408,9 +431,10 @@ inline bool SimModel<Shape>::nic_transmit(uint32_t h) noexcept {
   if constexpr (kFabric) {
     ++stats_.class_packets[c];
     stats_.class_wire_bytes[c] += wire_bytes;
+    host.tx_wire_bytes += wire_bytes;
   }
   if (program() != nullptr && (program_events_ & rate_event_bit(RateEvent::Kind::sent)) != 0) {
-    deliver(RateEvent{RateEvent::Kind::sent, flow, now_ps_ / 1000, wire_bytes, 0, 0});
+    deliver(RateEvent{RateEvent::Kind::sent, flow, now_ps_ / 1000, wire_bytes});
   }
   return true;
 }
@@ -457,6 +481,11 @@ bool SimModel<Shape>::step() noexcept {
       }
       paused_[buffer].clear();
     });
+    if (program() != nullptr) {
+      switch_.deliver_cnps(now_ps_, [this](const SimSwitch::Cnp& cnp) {
+        deliver(RateEvent{RateEvent::Kind::cnp, cnp.flow, cnp.time_ps / 1000});
+      });
+    }
     if (!switch_.forward(now_ps_, lanes_[0], stats_)) return false;
   }
   bool ok = true;
@@ -616,8 +645,9 @@ uint32_t SimModel<Shape>::poll(std::span<Completion> out) noexcept {
       best_done->pop();
       if (program() != nullptr && acked &&
           (program_events_ & rate_event_bit(RateEvent::Kind::ack)) != 0) {
-        deliver(RateEvent{RateEvent::Kind::ack, c.flow, c.time_ns, c.payload_bytes, c.sequence,
-                          c.time_ns - c.sent_ns});
+        RateEvent ack{RateEvent::Kind::ack, c.flow, c.time_ns, c.payload_bytes, c.sequence};
+        ack.rtt_ns = c.time_ns - c.sent_ns;
+        deliver(ack);
       }
     } else {
       break;
@@ -651,6 +681,10 @@ void SimModel<Shape>::run_wakeups() noexcept {
     const int64_t at_ps = wakeups_.top_time();
     const uint32_t key = wakeups_.top_key();
     wakeups_.pop();
+    if (key == program_wakeup_key_) {
+      deliver(RateEvent{RateEvent::Kind::wakeup, 0, at_ps / 1000});
+      continue;
+    }
     const uint32_t flow = key / kWakeKinds;
     switch (key % kWakeKinds) {
       case kWakeRelease:
@@ -658,12 +692,19 @@ void SimModel<Shape>::run_wakeups() noexcept {
         if (flows_[flow].next_tx != flows_[flow].tail) admit(flow);
         break;
       case kWakeTimer:
-        deliver(RateEvent{RateEvent::Kind::timer, flow, at_ps / 1000, 0, 0, 0});
+        deliver(RateEvent{RateEvent::Kind::timer, flow, at_ps / 1000});
         break;
-      default:  // kWakeProbe
-        deliver(RateEvent{RateEvent::Kind::rtt, flow, at_ps / 1000, 0, 0,
-                          (at_ps - probe_sent_ps_[flow]) / 1000});
+      case kWakeProbeArrive:
+        probe_arrived(flow);
         break;
+      default: {  // kWakeProbeBack
+        RateEvent rtt{RateEvent::Kind::rtt, flow, at_ps / 1000};
+        rtt.rtt_ns = (at_ps - probe_sent_ps_[flow]) / 1000;
+        rtt.probe_sent_ns = probe_sent_ps_[flow] / 1000;
+        rtt.probe_answered_ns = probe_answered_ps_[flow] / 1000;
+        deliver(rtt);
+        break;
+      }
     }
   }
 }
@@ -695,16 +736,60 @@ void SimModel<Shape>::set_rate(uint32_t flow, double rate_bps) noexcept {
 template <class Shape>
 void SimModel<Shape>::request_rtt_probe(uint32_t flow) noexcept {
   if (program() == nullptr || flow >= flows_.size()) return;
-  const uint32_t key = flow * kWakeKinds + kWakeProbe;
-  if (wakeups_.pending(key)) return;  // one probe out per flow
+  const uint32_t base = flow * kWakeKinds;
+  // One probe out per flow; one left unanswered at the receiver is replaced.
+  if (wakeups_.pending(base + kWakeProbeArrive) || wakeups_.pending(base + kWakeProbeBack)) return;
+  probe_waiting_[flow] = 0;
   probe_sent_ps_[flow] = now_ps_;
-  int64_t rtt_ps = 2 * propagation_ps_;
+  int64_t forward_ps = propagation_ps_;
   if (switched()) {
     // Model choice: behind the bytes queued in its switch buffer, at the switch rate.
-    rtt_ps += bytes_ps(static_cast<uint64_t>(switch_.queued_bytes(info_[flow].buffer)),
-                       static_cast<uint64_t>(switch_.rate_bps()));
+    forward_ps += bytes_ps(static_cast<uint64_t>(switch_.queued_bytes(info_[flow].buffer)),
+                           static_cast<uint64_t>(switch_.rate_bps()));
   }
-  wakeups_.set(key, now_ps_ + rtt_ps);
+  wakeups_.set(base + kWakeProbeArrive, now_ps_ + forward_ps);
+}
+
+template <class Shape>
+void SimModel<Shape>::probe_arrived(uint32_t flow) noexcept {
+  if ((program_events_ & rate_event_bit(RateEvent::Kind::probe)) == 0) {
+    probe_waiting_[flow] = 1;
+    answer_probe(flow);  // the receiver's NIC answers
+    return;
+  }
+  probe_waiting_[flow] = 1;
+  RateEvent probe{RateEvent::Kind::probe, flow, now_ps_ / 1000};
+  probe.probe_sent_ns = probe_sent_ps_[flow] / 1000;
+  deliver(probe);
+}
+
+template <class Shape>
+void SimModel<Shape>::answer_probe(uint32_t flow) noexcept {
+  if (program() == nullptr || flow >= flows_.size() || probe_waiting_[flow] == 0) return;
+  probe_waiting_[flow] = 0;
+  probe_answered_ps_[flow] = now_ps_;
+  // The answer takes the ACK's way back: one propagation delay, no queueing.
+  wakeups_.set(flow * kWakeKinds + kWakeProbeBack, now_ps_ + propagation_ps_);
+}
+
+template <class Shape>
+void SimModel<Shape>::set_wakeup(int64_t delay_ns) noexcept {
+  if (program() == nullptr) return;
+  if (delay_ns < 0) {
+    wakeups_.erase(program_wakeup_key_);
+    return;
+  }
+  const int64_t delay_ps = delay_ns >= INT64_MAX / 4000 ? INT64_MAX / 4 : delay_ns * 1000;
+  wakeups_.set(program_wakeup_key_, now_ps_ + delay_ps);
+}
+
+template <class Shape>
+uint64_t SimModel<Shape>::tx_wire_bytes(uint32_t host) const noexcept {
+  if constexpr (kFabric) {
+    if (host < hosts_.size()) return hosts_[host].tx_wire_bytes;
+  }
+  (void)host;
+  return 0;
 }
 
 template <class Shape>

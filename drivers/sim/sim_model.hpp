@@ -88,6 +88,12 @@ class SimModel final : public Queue, public Clock, private RateActions {
   }
   /// Bytes of switch buffer per (ingress host, switch class); 0 without a switch.
   int64_t switch_buffer_bytes() const noexcept { return switched() ? switch_.buffer_bytes() : 0; }
+  int64_t queue_depth_percentile_bytes(double fraction) const noexcept {
+    return switched() ? switch_.queue_depth_percentile_bytes(fraction) : 0;
+  }
+  int64_t queue_depth_max_bytes() const noexcept {
+    return switched() ? switch_.queue_depth_max_bytes() : 0;
+  }
   /// Classes that have flows, at the NIC ports and at the switch egress.
   uint32_t nic_class_mask() const noexcept { return nic_class_mask_; }
   uint32_t switch_class_mask() const noexcept { return switched() ? switch_.class_mask() : 0; }
@@ -130,6 +136,7 @@ class SimModel final : public Queue, public Clock, private RateActions {
     uint32_t credit_held_mask = 0;
     int64_t link_free_ps = 0;
     uint64_t carry = 0;
+    uint64_t tx_wire_bytes = 0;  // started on the link (a program's Tx counter)
     std::vector<uint32_t> dropped_flows;
     uint32_t drop_cursor = 0;
     int64_t drop_free_ps = 0;
@@ -204,6 +211,11 @@ class SimModel final : public Queue, public Clock, private RateActions {
   void set_rate(uint32_t flow, double rate_bps) noexcept override;
   void request_rtt_probe(uint32_t flow) noexcept override;
   void set_timer(uint32_t flow, int64_t delay_ns) noexcept override;
+  void answer_probe(uint32_t flow) noexcept override;
+  void set_wakeup(int64_t delay_ns) noexcept override;
+  uint64_t tx_wire_bytes(uint32_t host) const noexcept override;
+  /// A probe of `flow` reached the receiver at now_ps_: to the program, or answered at once.
+  void probe_arrived(uint32_t flow) noexcept;
   /// Everything that can happen at now_ps_; false when a full completion ring held a link.
   bool step() noexcept;
   /// The class of host `h` that sends now and its queue in that class's scheduler (false:
@@ -248,12 +260,19 @@ class SimModel final : public Queue, public Clock, private RateActions {
   std::vector<std::vector<uint32_t>> paused_;  // per switch buffer: flows waiting for credit
 
   // Rate control (Fabric, with a program).
-  enum WakeKind : uint32_t { kWakeRelease, kWakeTimer, kWakeProbe, kWakeKinds };
+  // kWakeProbeArrive: the flow's probe reaches the receiver; kWakeProbeBack: its answer reaches
+  // the sender.
+  enum WakeKind : uint32_t { kWakeRelease, kWakeTimer, kWakeProbeArrive, kWakeProbeBack, kWakeKinds };
   RateControl* program_ = nullptr;
   uint32_t program_events_ = 0;  // RateControl::event_mask()
   FlowRateLimiter limiter_;
-  WakeupHeap wakeups_;                  // key: flow * kWakeKinds + WakeKind
-  std::vector<int64_t> probe_sent_ps_;  // per flow: when its outstanding probe left
+  WakeupHeap wakeups_;  // key: flow * kWakeKinds + WakeKind; the program's wake-up: the last
+  uint32_t program_wakeup_key_ = 0;
+  std::vector<int64_t> probe_sent_ps_;      // per flow: when its outstanding probe left
+  std::vector<int64_t> probe_answered_ps_;  // per flow: when the receiver answered it
+  std::vector<uint8_t> probe_waiting_;      // per flow: its probe waits for answer_probe()
+  std::vector<uint8_t> started_;            // per flow: its start event went
+  std::vector<uint32_t> host_of_flow_;      // per flow (RateStart)
 };
 
 extern template class SimModel<SingleLink>;

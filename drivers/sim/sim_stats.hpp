@@ -27,6 +27,10 @@ struct PortStats {
   uint64_t switch_busy_ps = 0;    // switch egress link serialising
   uint64_t credit_pauses = 0;     // a flow held because its switch buffer had no room
   uint64_t switch_buffer_high_water_bytes = 0;  // most credit in use on one (ingress, class)
+  uint64_t ecn_marks = 0;          // packets marked CE entering the switch
+  uint64_t cnps = 0;               // CNPs the receiver sent
+  uint64_t cnp_ring_overflows = 0;  // CNPs lost because too many were in flight (never with
+                                    // the ring sized for the fabric; counted to be sure)
   std::array<uint64_t, policy::kMaxArbClasses> class_packets{};  // NIC classes, all hosts
   std::array<uint64_t, policy::kMaxArbClasses> class_wire_bytes{};
   std::array<uint64_t, policy::kMaxArbClasses> switch_class_packets{};

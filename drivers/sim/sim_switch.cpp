@@ -2,6 +2,7 @@
 #include "sim_switch.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "sim_time.hpp"
 
@@ -41,6 +42,20 @@ void SimSwitch::configure(const Config& config) {
   credit_used_.assign(buffers, 0);
   const uint64_t min_ps = packet_ps(config.smallest_packet_bytes, rate_bps_);
   credits_.reset(ring_entries(static_cast<uint64_t>(nic_propagation_ps_) / min_ps + kRingSlack));
+
+  ecn_ = config.ecn;
+  cnp_interval_ps_ = config.cnp_interval_ps;
+  seed_ = config.seed;
+  queue_cnps_ = config.queue_cnps;
+  last_cnp_ps_.assign(config.flows, INT64_MIN);
+  // CNPs in flight: at most one per packet leaving the egress during their way back.
+  const auto cnp_flight_ps =
+      static_cast<uint64_t>(receiver_propagation_ps_ + ack_propagation_ps_) + 1;
+  cnps_.reset(queue_cnps_ ? ring_entries(cnp_flight_ps / min_ps + kRingSlack) : 1);
+  depth_counts_.assign(static_cast<size_t>(buffer_bytes_ * static_cast<int64_t>(hosts_) /
+                                           kDepthBucketBytes) +
+                           2,
+                       0);
   start();
 }
 
@@ -52,10 +67,71 @@ void SimSwitch::start() noexcept {
   free_ps_ = 0;
   carry_ = 0;
   held_mask_ = 0;
+  class_queued_bytes_.fill(0);
+  // xorshift64* must not start at zero.
+  random_state_ = seed_ * 0x9E3779B97F4A7C15ULL | 1;
+  std::fill(last_cnp_ps_.begin(), last_cnp_ps_.end(), INT64_MIN);
+  cnps_.clear();
+  std::fill(depth_counts_.begin(), depth_counts_.end(), 0);
+  depth_samples_ = 0;
+  queue_depth_max_bytes_ = 0;
+}
+
+bool SimSwitch::marks_ecn(uint32_t switch_class, int64_t queued_bytes) noexcept {
+  const policy::EcnMarking& red = ecn_[switch_class];
+  if (!red.enabled || queued_bytes <= red.min_bytes) return false;
+  if (queued_bytes >= red.max_bytes) return true;
+  const double probability = red.max_probability *
+                             static_cast<double>(queued_bytes - red.min_bytes) /
+                             static_cast<double>(red.max_bytes - red.min_bytes);
+  random_state_ ^= random_state_ >> 12;
+  random_state_ ^= random_state_ << 25;
+  random_state_ ^= random_state_ >> 27;
+  const uint64_t draw = (random_state_ * 0x2545F4914F6CDD1DULL) >> 11;  // 53 bits
+  return static_cast<double>(draw) * 0x1.0p-53 < probability;
+}
+
+void SimSwitch::answer_mark(const Packet& packet, int64_t arrive_ps, PortStats& stats) noexcept {
+  int64_t& last = last_cnp_ps_[packet.flow];
+  if (last != INT64_MIN && arrive_ps - last < cnp_interval_ps_) return;
+  last = arrive_ps;
+  ++stats.cnps;
+  if (!queue_cnps_) return;
+  if (cnps_.full()) {
+    ++stats.cnp_ring_overflows;
+    return;
+  }
+  cnps_.push(Cnp{arrive_ps + ack_propagation_ps_, packet.flow});
+}
+
+int64_t SimSwitch::queue_depth_percentile_bytes(double fraction) const noexcept {
+  if (depth_samples_ == 0) return 0;
+  const auto wanted = static_cast<uint64_t>(std::ceil(fraction * static_cast<double>(depth_samples_)));
+  uint64_t seen = 0;
+  for (size_t b = 0; b < depth_counts_.size(); ++b) {
+    seen += depth_counts_[b];
+    if (seen >= wanted && seen > 0) {
+      return std::min<int64_t>(static_cast<int64_t>(b + 1) * kDepthBucketBytes,
+                               queue_depth_max_bytes_);
+    }
+  }
+  return queue_depth_max_bytes_;
 }
 
 void SimSwitch::accept(uint32_t buffer, const Packet& packet, PortStats& stats) noexcept {
-  queues_[buffer].push(packet);
+  const uint32_t switch_class = buffer % classes_;
+  int64_t& class_bytes = class_queued_bytes_[switch_class];
+  class_bytes += packet.wire_bytes;
+  queue_depth_max_bytes_ = std::max(queue_depth_max_bytes_, class_bytes);
+  ++depth_counts_[std::min<size_t>(static_cast<size_t>(class_bytes / kDepthBucketBytes),
+                                   depth_counts_.size() - 1)];
+  ++depth_samples_;
+  Packet queued = packet;
+  if (marks_ecn(switch_class, class_bytes)) {
+    queued.ecn = true;
+    ++stats.ecn_marks;
+  }
+  queues_[buffer].push(queued);
   credit_used_[buffer] += packet.wire_bytes;
   stats.switch_buffer_high_water_bytes =
       std::max(stats.switch_buffer_high_water_bytes, static_cast<uint64_t>(credit_used_[buffer]));
@@ -110,6 +186,8 @@ bool SimSwitch::forward(int64_t now_ps, Lane& lane, PortStats& stats) noexcept {
   const int64_t end_ps =
       now_ps + serialise(packet.wire_bytes, static_cast<uint64_t>(rate_bps_), carry_);
   arbiter_->sent(c, packet.wire_bytes, now_ps);
+  class_queued_bytes_[c] -= packet.wire_bytes;
+  if (packet.ecn) answer_mark(packet, end_ps + receiver_propagation_ps_, stats);
   lane.rx.push(RxEvent{end_ps + receiver_propagation_ps_, packet.flow, packet.slot, packet.last,
                        packet.payload_bytes, packet.wire_bytes});
   if (packet.last) {
@@ -138,6 +216,7 @@ int64_t SimSwitch::next_event_ps(int64_t now_ps) const noexcept {
     if (held_mask_ != 0) next = std::min(next, arbiter_->next_eligible_ps(held_mask_));
   }
   if (!credits_.empty()) next = std::min(next, credits_.front().time_ps);
+  if (!cnps_.empty()) next = std::min(next, cnps_.front().time_ps);
   return next;
 }
 

@@ -4,6 +4,13 @@
 // port arbitrating by class (PortArbiter) and round robin over the ingress hosts inside a
 // class. Which flows wait for credit is the NIC's business (SimModel); here are the buffers, the
 // credits on their way back to the NICs, and the egress link.
+//
+// Congestion signals (docs/semantics.md, "Congestion"): a packet is ECN-marked when it enters
+// the switch, by RED on the bytes its egress class holds then (policy::EcnMarking; the bytes
+// still on their way from the NICs count: they hold credit). The receiver answers a marked
+// packet with a CNP when the flow had none for cnp_interval (mlx5's min_time_between_cnps);
+// the CNP takes the ACK's way back. The egress class queue depth an arriving packet sees is
+// counted for the results.
 #pragma once
 
 #include <array>
@@ -12,6 +19,7 @@
 #include <vector>
 
 #include "qb/common/ring_buffer.hpp"
+#include "qb/policies/congestion.hpp"
 #include "qb/policies/port_arbiter.hpp"
 #include "sim_events.hpp"
 #include "sim_stats.hpp"
@@ -26,6 +34,7 @@ class SimSwitch {
     uint32_t flow = 0;
     uint16_t slot = 0;
     bool last = false;
+    bool ecn = false;  // marked Congestion Experienced
     uint32_t payload_bytes = 0;
     uint32_t wire_bytes = 0;
   };
@@ -39,6 +48,16 @@ class SimSwitch {
     int64_t ack_propagation_ps = 0;       // receiver -> sender
     uint32_t largest_packet_bytes = 1;
     uint32_t smallest_packet_bytes = 1;
+    uint32_t flows = 0;
+    std::array<policy::EcnMarking, policy::kMaxArbClasses> ecn{};  // per switch class
+    int64_t cnp_interval_ps = 0;
+    uint64_t seed = 1;
+    bool queue_cnps = false;  // keep CNPs for pop_cnp() (a rate-control program listens)
+  };
+  /// A CNP on its way to the sender.
+  struct Cnp {
+    int64_t time_ps = 0;  // reaches the sender
+    uint32_t flow = 0;
   };
 
   void configure(const Config& config);
@@ -81,6 +100,22 @@ class SimSwitch {
   /// The earliest future instant at which the switch has something to do (INT64_MAX: none).
   int64_t next_event_ps(int64_t now_ps) const noexcept;
 
+  /// CNPs that reached their senders by `now_ps`, in time order (queue_cnps only).
+  template <class OnCnp>
+  void deliver_cnps(int64_t now_ps, OnCnp&& on_cnp) noexcept {
+    while (!cnps_.empty() && cnps_.front().time_ps <= now_ps) {
+      const Cnp cnp = cnps_.front();
+      cnps_.pop();
+      on_cnp(cnp);
+    }
+  }
+  /// When the next queued CNP reaches its sender (INT64_MAX: none).
+  int64_t next_cnp_ps() const noexcept { return cnps_.empty() ? INT64_MAX : cnps_.front().time_ps; }
+  /// Egress class queue depth (bytes) arriving packets saw: the value below which `fraction`
+  /// of them fell (1 KiB resolution, rounded up), and the largest.
+  int64_t queue_depth_percentile_bytes(double fraction) const noexcept;
+  int64_t queue_depth_max_bytes() const noexcept { return queue_depth_max_bytes_; }
+
  private:
   struct CreditEvent {
     int64_t time_ps = 0;  // the credit is back at the NIC
@@ -104,6 +139,22 @@ class SimSwitch {
   int64_t free_ps_ = 0;
   uint64_t carry_ = 0;
   uint32_t held_mask_ = 0;  // ready classes the arbiter held at the last decision
+
+  // Congestion signals.
+  static constexpr int64_t kDepthBucketBytes = 1024;
+  bool marks_ecn(uint32_t switch_class, int64_t queued_bytes) noexcept;
+  void answer_mark(const Packet& packet, int64_t arrive_ps, PortStats& stats) noexcept;
+  std::array<policy::EcnMarking, policy::kMaxArbClasses> ecn_{};
+  std::array<int64_t, policy::kMaxArbClasses> class_queued_bytes_{};  // egress, per class
+  int64_t cnp_interval_ps_ = 0;
+  uint64_t seed_ = 1;
+  uint64_t random_state_ = 1;  // xorshift64*, from the seed at start()
+  bool queue_cnps_ = false;
+  std::vector<int64_t> last_cnp_ps_;  // per flow: the receiver's last CNP (INT64_MIN: none)
+  RingBuffer<Cnp> cnps_;
+  std::vector<uint64_t> depth_counts_;  // per kDepthBucketBytes of egress class depth
+  uint64_t depth_samples_ = 0;
+  int64_t queue_depth_max_bytes_ = 0;
 };
 
 }  // namespace qb::drv::sim

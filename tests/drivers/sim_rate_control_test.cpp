@@ -76,14 +76,15 @@ QosPlan ets_plan() {
 // A program that records its events; what it does is up to the test's hooks.
 class TestProgram final : public RateControl {
  public:
-  uint32_t mask = kAllRateEvents;
+  // Every event but probe (a program that asks for probes must answer them).
+  uint32_t mask = kAllRateEvents & ~rate_event_bit(Kind::probe);
   std::function<void(RateActions&)> start;
   std::function<void(const RateEvent&, RateActions&)> react;
   std::vector<RateEvent> events;
   uint32_t starts = 0;
 
   uint32_t event_mask() const noexcept override { return mask; }
-  void on_start(uint32_t /*flows*/, RateActions& actions) noexcept override {
+  void on_start(const RateStart& /*start*/, RateActions& actions) noexcept override {
     ++starts;
     if (start) start(actions);
   }
@@ -306,7 +307,7 @@ TEST(SimRateControl, SentAckRttAndTimerEventsCarryTheirValues) {
   ASSERT_EQ(timers.size(), 1u);
   EXPECT_EQ(timers[0].flow, 0u);
   EXPECT_EQ(timers[0].time_ns, 5000);
-  EXPECT_TRUE(program.of(Kind::cnp).empty());  // the model marks no ECN (yet)
+  EXPECT_TRUE(program.of(Kind::cnp).empty());  // no switch: nothing marks ECN
   for (size_t i = 1; i < program.events.size(); ++i) {
     EXPECT_LE(program.events[i - 1].time_ns, program.events[i].time_ns) << i;
   }
@@ -425,6 +426,169 @@ TEST(SimRateControl, EveryRunStartsUnlimitedAndTellsTheProgram) {
   const auto free = saturate(port, 1, 16384, 1'000'000);
   EXPECT_EQ(program.starts, 2u);
   EXPECT_NEAR(wire_bps(free, 0, 200'000, 1'000'000) / kLinkBps, 1.0, 0.01);
+}
+
+// ---- (d) probes answered by the program, start events, wake-ups, CNPs ----------------------
+
+TEST(SimRateControl, AProbeWaitsAtTheReceiverForTheProgramsAnswer) {
+  // The probe reaches the receiver after one propagation delay (1000 ns); the program answers
+  // 500 ns later (from a timer); the answer takes one more propagation delay back.
+  TestProgram program;
+  program.mask = rate_event_bit(Kind::probe) | rate_event_bit(Kind::rtt) |
+                 rate_event_bit(Kind::timer);
+  program.start = [](RateActions& actions) {
+    actions.request_rtt_probe(0);
+    actions.request_rtt_probe(0);  // ignored: one out per flow
+  };
+  program.react = [](const RateEvent& event, RateActions& actions) {
+    if (event.kind == Kind::probe) actions.set_timer(event.flow, 500);
+    if (event.kind == Kind::timer) actions.answer_probe(event.flow);
+  };
+  SimPort port;
+  start_port(port, flat_plan(1), &program);
+  saturate(port, 1, 4096, 100'000);
+  const auto probes = program.of(Kind::probe);
+  ASSERT_EQ(probes.size(), 1u);
+  EXPECT_EQ(probes[0].time_ns, kPropagationNs);
+  EXPECT_EQ(probes[0].probe_sent_ns, 0);
+  const auto rtts = program.of(Kind::rtt);
+  ASSERT_EQ(rtts.size(), 1u);
+  EXPECT_EQ(rtts[0].time_ns, kPropagationNs + 500 + kPropagationNs);
+  EXPECT_EQ(rtts[0].rtt_ns, 2500);
+  EXPECT_EQ(rtts[0].probe_sent_ns, 0);
+  EXPECT_EQ(rtts[0].probe_answered_ns, kPropagationNs + 500);
+}
+
+TEST(SimRateControl, AnUnansweredProbeIsReplacedByTheNextRequest) {
+  TestProgram program;
+  program.mask = rate_event_bit(Kind::probe) | rate_event_bit(Kind::rtt) |
+                 rate_event_bit(Kind::timer);
+  program.start = [](RateActions& actions) {
+    actions.request_rtt_probe(0);
+    actions.set_timer(0, 5000);
+  };
+  int probes_seen = 0;
+  program.react = [&probes_seen](const RateEvent& event, RateActions& actions) {
+    if (event.kind == Kind::timer) actions.request_rtt_probe(0);  // the first one is lost
+    if (event.kind == Kind::probe && ++probes_seen == 2) actions.answer_probe(0);
+  };
+  SimPort port;
+  start_port(port, flat_plan(1), &program);
+  saturate(port, 1, 4096, 100'000);
+  ASSERT_EQ(program.of(Kind::probe).size(), 2u);
+  const auto rtts = program.of(Kind::rtt);
+  ASSERT_EQ(rtts.size(), 1u);
+  EXPECT_EQ(rtts[0].probe_sent_ns, 5000);
+  EXPECT_EQ(rtts[0].rtt_ns, 2 * kPropagationNs);
+}
+
+TEST(SimRateControl, EachFlowStartsOnceAtItsFirstPost) {
+  TestProgram program;
+  program.mask = rate_event_bit(Kind::start);
+  SimPort port;
+  start_port(port, flat_plan(3), &program);
+  saturate(port, 2, 16384, 100'000);  // flow 2 never posts
+  const auto starts = program.of(Kind::start);
+  ASSERT_EQ(starts.size(), 2u);
+  EXPECT_EQ(starts[0].flow, 0u);
+  EXPECT_EQ(starts[1].flow, 1u);
+  EXPECT_EQ(starts[0].time_ns, 0);
+}
+
+TEST(SimRateControl, TheWakeupSeesTheHostsTxCounter) {
+  // One saturating flow of 4050-byte packets (324 ns each at 100 Gbit/s): by 10 us, 31 packets
+  // have started (at 0, 324, ..., 9720 ns).
+  TestProgram program;
+  program.mask = rate_event_bit(Kind::wakeup);
+  uint64_t counted = 0;
+  uint32_t flows_seen = 0;
+  int64_t line_bps = 0;
+  program.start = [](RateActions& actions) { actions.set_wakeup(10'000); };
+  program.react = [&counted](const RateEvent&, RateActions& actions) {
+    counted = actions.tx_wire_bytes(0);
+    EXPECT_EQ(actions.tx_wire_bytes(7), 0u);  // no such host
+  };
+  struct Recorder final : RateControl {
+    TestProgram* inner = nullptr;
+    uint32_t* flows = nullptr;
+    int64_t* line = nullptr;
+    uint32_t event_mask() const noexcept override { return inner->event_mask(); }
+    void on_start(const RateStart& start, RateActions& actions) noexcept override {
+      *flows = start.flows;
+      *line = start.line_rate_bps;
+      inner->on_start(start, actions);
+    }
+    void on_event(const RateEvent& event, RateActions& actions) noexcept override {
+      inner->on_event(event, actions);
+    }
+  } recorder;
+  recorder.inner = &program;
+  recorder.flows = &flows_seen;
+  recorder.line = &line_bps;
+  SimPort port;
+  start_port(port, flat_plan(1), &recorder);
+  saturate(port, 1, 3952, 50'000);
+  ASSERT_EQ(program.of(Kind::wakeup).size(), 1u);
+  EXPECT_EQ(program.of(Kind::wakeup)[0].time_ns, 10'000);
+  EXPECT_EQ(counted, 31u * 4050u);
+  EXPECT_EQ(flows_seen, 1u);
+  EXPECT_EQ(line_bps, static_cast<int64_t>(kLinkBps));
+}
+
+QosPlan marking_incast_plan(int64_t threshold_bytes, int64_t cnp_interval_ns) {
+  QosPlan plan = incast_plan();
+  plan.congestion.ecn[0].enabled = true;
+  plan.congestion.ecn[0].min_bytes = threshold_bytes;
+  plan.congestion.ecn[0].max_bytes = threshold_bytes;
+  plan.congestion.cnp_interval_ns = cnp_interval_ns;
+  return plan;
+}
+
+TEST(SimRateControl, EcnMarksAtTheSwitchComeBackAsCnpsAtMostOnePerInterval) {
+  TestProgram program;
+  program.mask = rate_event_bit(Kind::cnp);
+  SimPort port;
+  start_port(port, marking_incast_plan(20'000, 4'000), &program);
+  saturate(port, 2, 16384, 2'000'000);
+  const PortStats& stats = port.stats();
+  EXPECT_GT(stats.ecn_marks, 100u);
+  EXPECT_GT(stats.cnps, 100u);
+  EXPECT_LT(stats.cnps, stats.ecn_marks);  // the interval merges marks
+  const auto cnps = program.of(Kind::cnp);
+  // Every CNP the receiver sent arrived, but those still on their way at the end.
+  EXPECT_LE(cnps.size(), stats.cnps);
+  EXPECT_GE(cnps.size() + 4, stats.cnps);
+  std::array<int64_t, 2> last{INT64_MIN, INT64_MIN};
+  for (const RateEvent& cnp : cnps) {
+    ASSERT_LT(cnp.flow, 2u);
+    if (last[cnp.flow] != INT64_MIN) {
+      EXPECT_GE(cnp.time_ns - last[cnp.flow], 4'000);
+    }
+    last[cnp.flow] = cnp.time_ns;
+  }
+  EXPECT_EQ(stats.cnp_ring_overflows, 0u);
+}
+
+TEST(SimRateControl, NoMarksBelowTheThresholdOrWithoutEcn) {
+  SimPort unmarked;
+  start_port(unmarked, incast_plan(), nullptr);
+  saturate(unmarked, 2, 16384, 1'000'000);
+  EXPECT_EQ(unmarked.stats().ecn_marks, 0u);
+  EXPECT_EQ(unmarked.stats().cnps, 0u);
+  // A threshold above anything the switch can hold: never reached.
+  SimPort high;
+  start_port(high, marking_incast_plan(1'000'000'000, 0), nullptr);
+  saturate(high, 2, 16384, 1'000'000);
+  EXPECT_EQ(high.stats().ecn_marks, 0u);
+  // Without a program the marks and CNPs are still counted (interval 0: a CNP per mark).
+  SimPort counted;
+  start_port(counted, marking_incast_plan(20'000, 0), nullptr);
+  saturate(counted, 2, 16384, 1'000'000);
+  EXPECT_GT(counted.stats().ecn_marks, 0u);
+  // Marked packets still in the two switch buffers at the end have not reached the receiver.
+  const auto in_switch = static_cast<uint64_t>(2 * counted.switch_buffer_bytes() / 4096 + 2);
+  EXPECT_GE(counted.stats().cnps + in_switch, counted.stats().ecn_marks);
+  EXPECT_LE(counted.stats().cnps, counted.stats().ecn_marks);
 }
 
 }  // namespace

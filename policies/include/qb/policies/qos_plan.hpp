@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "qb/policies/congestion.hpp"
 #include "qb/policies/port_qos.hpp"
 #include "qb/policies/sched_tree.hpp"
 #include "qb/policies/traffic_class.hpp"
@@ -50,6 +51,7 @@ struct QosPlan {
   bool switched = false;
   double switch_rate_bps = 0.0;
   PortQos switch_qos;
+  CongestionPlan congestion;  // ECN marking, CNPs, the DPA program (switched fabrics)
 
   // Plan queries, shared by the oracle, explain and the judge.
 
