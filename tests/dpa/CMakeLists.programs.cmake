@@ -2,6 +2,7 @@
 # The programs replayed on hand-written traces, their registry and parameter specs.
 qb_test(qb_dpa_programs_tests
   SOURCES
+    ${CMAKE_CURRENT_SOURCE_DIR}/programs/pcc_rtt_test.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/programs/reflector_test.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/programs/registry_test.cpp
   LIBS qb::dpa_programs
