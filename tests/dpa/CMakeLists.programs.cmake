@@ -3,6 +3,7 @@
 qb_test(qb_dpa_programs_tests
   SOURCES
     ${CMAKE_CURRENT_SOURCE_DIR}/programs/pcc_rtt_test.cpp
+    ${CMAKE_CURRENT_SOURCE_DIR}/programs/dcqcn_test.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/programs/reflector_test.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/programs/registry_test.cpp
   LIBS qb::dpa_programs
