@@ -97,18 +97,18 @@ static const struct qb_dpa_param_spec dcqcn_params[DCQCN_PARAM_COUNT] = {
 };
 
 struct dcqcn_context {
-  uint64_t alpha_due_ns;      /* next alpha decay, 0: off (alpha is 0 or no CNP yet) */
-  uint64_t increase_due_ns;   /* next timer-driven increase, 0: off (not rate limited) */
-  uint64_t timer_due_ns;      /* what the runtime's timer is set for, 0: none */
-  uint64_t last_cut_ns;       /* the last rate cut */
+  uint64_t alpha_due_ns;       /* next alpha decay, 0: off (alpha is 0 or no CNP yet) */
+  uint64_t increase_due_ns;    /* next timer-driven increase, 0: off (not rate limited) */
+  uint64_t timer_due_ns;       /* what the runtime's timer is set for, 0: none */
+  uint64_t last_cut_ns;        /* the last rate cut */
   uint64_t bytes_toward_stage; /* TX wire bytes since the last byte-counter stage */
-  uint32_t rate;              /* 20-bit fixed point of line rate */
-  uint32_t target_rate;       /* 20-bit fixed point of line rate */
-  uint32_t alpha;             /* 20-bit fixed point, [0, 1] */
-  uint16_t time_stage;        /* timer increase events since the last cut */
-  uint16_t byte_stage;        /* byte-counter increase events since the last cut */
-  uint8_t rate_limited;       /* below line rate (or target below it) since a cut */
-  uint8_t had_cnp;            /* the flow's first CNP has been handled */
+  uint32_t rate;               /* 20-bit fixed point of line rate */
+  uint32_t target_rate;        /* 20-bit fixed point of line rate */
+  uint32_t alpha;              /* 20-bit fixed point, [0, 1] */
+  uint16_t time_stage;         /* timer increase events since the last cut */
+  uint16_t byte_stage;         /* byte-counter increase events since the last cut */
+  uint8_t rate_limited;        /* below line rate (or target below it) since a cut */
+  uint8_t had_cnp;             /* the flow's first CNP has been handled */
 };
 
 _Static_assert(sizeof(struct dcqcn_context) <= QB_DPA_FLOW_CONTEXT_BYTES,
@@ -182,7 +182,8 @@ static void dcqcn_on_first_cnp(struct dcqcn_context* context, uint64_t now_ns,
                                const int64_t* params, uint64_t line_rate_mbps,
                                struct qb_dpa_actions* actions) {
   context->had_cnp = 1;
-  context->alpha = (uint32_t)(params[DCQCN_INITIAL_ALPHA_VALUE] << (20 - DCQCN_NVIDIA_FRACTION_BITS));
+  context->alpha =
+      (uint32_t)(params[DCQCN_INITIAL_ALPHA_VALUE] << (20 - DCQCN_NVIDIA_FRACTION_BITS));
   if (params[DCQCN_RATE_TO_SET_ON_FIRST_CNP] > 0) {
     const uint32_t rate =
         dcqcn_rate_from_mbps(params[DCQCN_RATE_TO_SET_ON_FIRST_CNP], line_rate_mbps);
@@ -223,11 +224,14 @@ static void dcqcn_increase(struct dcqcn_context* context, const int64_t* params,
   const int byte_counter_on = params[DCQCN_RPG_BYTE_RESET] > 0;
   const uint32_t leading = byte_counter_on && byte_stage > time_stage ? byte_stage : time_stage;
   /* A disabled byte counter never passes the threshold: no hyper increase without it. */
-  const uint32_t trailing = !byte_counter_on ? 0 : byte_stage < time_stage ? byte_stage : time_stage;
+  const uint32_t trailing = !byte_counter_on          ? 0
+                            : byte_stage < time_stage ? byte_stage
+                                                      : time_stage;
   if (leading > threshold) {
     const int64_t step_mbps =
         trailing > threshold ? params[DCQCN_RPG_HAI_RATE] : params[DCQCN_RPG_AI_RATE];
-    uint64_t target = (uint64_t)context->target_rate + dcqcn_rate_from_mbps(step_mbps, line_rate_mbps);
+    uint64_t target =
+        (uint64_t)context->target_rate + dcqcn_rate_from_mbps(step_mbps, line_rate_mbps);
     context->target_rate = target > QB_DPA_RATE_LINE ? QB_DPA_RATE_LINE : (uint32_t)target;
   }
   /* Halfway to the target, rounded up so that the rate reaches the target. */
@@ -240,7 +244,9 @@ static void dcqcn_increase(struct dcqcn_context* context, const int64_t* params,
   }
 }
 
-static uint16_t dcqcn_next_stage(uint16_t stage) { return stage == UINT16_MAX ? stage : (uint16_t)(stage + 1); }
+static uint16_t dcqcn_next_stage(uint16_t stage) {
+  return stage == UINT16_MAX ? stage : (uint16_t)(stage + 1);
+}
 
 static void dcqcn_on_tx(struct dcqcn_context* context, uint32_t bytes, const int64_t* params,
                         uint64_t line_rate_mbps, struct qb_dpa_actions* actions) {
@@ -263,8 +269,7 @@ static void dcqcn_on_timer(struct dcqcn_context* context, uint64_t now_ns, const
   context->timer_due_ns = 0; /* this was it */
   if (context->alpha_due_ns != 0 && now_ns >= context->alpha_due_ns) {
     dcqcn_decay_alpha(context, params);
-    context->alpha_due_ns =
-        context->alpha != 0 ? now_ns + (uint64_t)params[DCQCN_DCE_TCP_RTT] : 0;
+    context->alpha_due_ns = context->alpha != 0 ? now_ns + (uint64_t)params[DCQCN_DCE_TCP_RTT] : 0;
   }
   if (context->increase_due_ns != 0 && now_ns >= context->increase_due_ns) {
     context->increase_due_ns = now_ns + (uint64_t)params[DCQCN_RPG_TIME_RESET];

@@ -112,9 +112,8 @@ static int64_t pcc_rtt_decrease_fraction(const struct pcc_rtt_context* context, 
   return fraction > QB_DPA_FRACTION_ONE ? QB_DPA_FRACTION_ONE : fraction;
 }
 
-static void pcc_rtt_on_rtt_sample(struct pcc_rtt_context* context,
-                                  const struct qb_dpa_event* event, const int64_t* params,
-                                  struct qb_dpa_actions* actions) {
+static void pcc_rtt_on_rtt_sample(struct pcc_rtt_context* context, const struct qb_dpa_event* event,
+                                  const int64_t* params, struct qb_dpa_actions* actions) {
   const int64_t rate = context->rate;
   const int64_t fraction = pcc_rtt_decrease_fraction(context, event->rtt_ns, params);
   int64_t next_rate;

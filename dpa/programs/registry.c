@@ -1,8 +1,8 @@
 /* The programs qosbench ships, by index and by name (dpa/include/qb_dpa/programs.h). Host side
  * only: the runtimes look a suite's `program = "..."` up here. */
-#include "qb_dpa/programs.h"
-
 #include <stddef.h>
+
+#include "qb_dpa/programs.h"
 
 static const struct qb_dpa_program* const shipped_programs[] = {
     &qb_dpa_program_pcc_rtt,
@@ -12,7 +12,9 @@ static const struct qb_dpa_program* const shipped_programs[] = {
 
 #define SHIPPED_PROGRAM_COUNT (sizeof(shipped_programs) / sizeof(shipped_programs[0]))
 
-uint32_t qb_dpa_program_count(void) { return (uint32_t)SHIPPED_PROGRAM_COUNT; }
+uint32_t qb_dpa_program_count(void) {
+  return (uint32_t)SHIPPED_PROGRAM_COUNT;
+}
 
 const struct qb_dpa_program* qb_dpa_program_at(uint32_t index) {
   return index < SHIPPED_PROGRAM_COUNT ? shipped_programs[index] : NULL;

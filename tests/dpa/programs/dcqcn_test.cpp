@@ -137,8 +137,8 @@ TEST(DcqcnTrace, ByteCounterDrivesIncreaseAdditiveThenHyper) {
 
 TEST(DcqcnTrace, AlphaDecaysOnItsTimerAndCnpsInsideTheMonitorPeriodOnlyRaiseIt) {
   FlowReplay flow(qb_dpa_program_dcqcn);
-  ASSERT_TRUE(flow.set_param("dce_tcp_g", 768));          // g = 256/1024 = 1/4 = 262144
-  ASSERT_TRUE(flow.set_param("dce_tcp_rtt", 100000));     // alpha period 100 us
+  ASSERT_TRUE(flow.set_param("dce_tcp_g", 768));              // g = 256/1024 = 1/4 = 262144
+  ASSERT_TRUE(flow.set_param("dce_tcp_rtt", 100000));         // alpha period 100 us
   ASSERT_TRUE(flow.set_param("rpg_time_reset", 1000000000));  // no increase in this trace
 
   expect_actions(flow.step(make_event(QB_DPA_EV_FLOW_START, 0)), kRate);

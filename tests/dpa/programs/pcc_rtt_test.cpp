@@ -154,7 +154,8 @@ TEST(PccRttTrace, BackOffStopsDoublingAt1024TimesTheTimeout) {
   flow.step(make_event(QB_DPA_EV_FLOW_START, 0));
   qb_dpa_actions actions{};
   for (int abort = 1; abort <= 12; ++abort) {
-    actions = flow.step(make_event(QB_DPA_EV_TIMER, static_cast<std::uint64_t>(abort) * 1000000000));
+    actions =
+        flow.step(make_event(QB_DPA_EV_TIMER, static_cast<std::uint64_t>(abort) * 1000000000));
   }
   // Aborts 11 and 12 stay at 300 us << 10 = 307.2 ms.
   EXPECT_EQ(actions.flags, kProbe);

@@ -22,9 +22,9 @@ TEST(DpaProgramRegistry, FindsByExactName) {
   EXPECT_EQ(qb_dpa_find_program("pcc_rtt"), &qb_dpa_program_pcc_rtt);
   EXPECT_EQ(qb_dpa_find_program("dcqcn"), &qb_dpa_program_dcqcn);
   EXPECT_EQ(qb_dpa_find_program("reflector"), &qb_dpa_program_reflector);
-  EXPECT_EQ(qb_dpa_find_program("pcc"), nullptr);        // a prefix is not a name
-  EXPECT_EQ(qb_dpa_find_program("pcc_rtt2"), nullptr);   // nor a longer one
-  EXPECT_EQ(qb_dpa_find_program("DCQCN"), nullptr);      // names are case-sensitive
+  EXPECT_EQ(qb_dpa_find_program("pcc"), nullptr);       // a prefix is not a name
+  EXPECT_EQ(qb_dpa_find_program("pcc_rtt2"), nullptr);  // nor a longer one
+  EXPECT_EQ(qb_dpa_find_program("DCQCN"), nullptr);     // names are case-sensitive
   EXPECT_EQ(qb_dpa_find_program(""), nullptr);
   EXPECT_EQ(qb_dpa_find_program(nullptr), nullptr);
 }
@@ -88,11 +88,20 @@ TEST(DpaProgramRegistry, PccRttDefaultsAreDocaPccs) {
 TEST(DpaProgramRegistry, DcqcnDefaultsAreNvidiaFirmwares) {
   const qb_dpa_program& program = qb_dpa_program_dcqcn;
   const std::pair<const char*, std::int64_t> expected[] = {
-      {"rpg_time_reset", 300000}, {"rpg_byte_reset", 32767}, {"rpg_threshold", 1},
-      {"rpg_ai_rate", 5},         {"rpg_hai_rate", 50},      {"rpg_gd", 11},
-      {"rpg_min_dec_fac", 50},    {"rpg_min_rate", 1},       {"rate_to_set_on_first_cnp", 0},
-      {"dce_tcp_g", 1019},        {"dce_tcp_rtt", 1000},     {"initial_alpha_value", 1023},
-      {"clamp_tgt_rate", 0},      {"clamp_tgt_rate_after_time_inc", 1},
+      {"rpg_time_reset", 300000},
+      {"rpg_byte_reset", 32767},
+      {"rpg_threshold", 1},
+      {"rpg_ai_rate", 5},
+      {"rpg_hai_rate", 50},
+      {"rpg_gd", 11},
+      {"rpg_min_dec_fac", 50},
+      {"rpg_min_rate", 1},
+      {"rate_to_set_on_first_cnp", 0},
+      {"dce_tcp_g", 1019},
+      {"dce_tcp_rtt", 1000},
+      {"initial_alpha_value", 1023},
+      {"clamp_tgt_rate", 0},
+      {"clamp_tgt_rate_after_time_inc", 1},
       {"rate_reduce_monitor_period", 4000},
   };
   ASSERT_EQ(program.param_count, std::size(expected));
