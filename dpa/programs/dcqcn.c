@@ -185,8 +185,11 @@ static void dcqcn_on_first_cnp(struct dcqcn_context* context, uint64_t now_ns,
   context->alpha =
       (uint32_t)(params[DCQCN_INITIAL_ALPHA_VALUE] << (20 - DCQCN_NVIDIA_FRACTION_BITS));
   if (params[DCQCN_RATE_TO_SET_ON_FIRST_CNP] > 0) {
-    const uint32_t rate =
-        dcqcn_rate_from_mbps(params[DCQCN_RATE_TO_SET_ON_FIRST_CNP], line_rate_mbps);
+    const uint32_t min_rate = dcqcn_min_rate(params, line_rate_mbps);
+    uint32_t rate = dcqcn_rate_from_mbps(params[DCQCN_RATE_TO_SET_ON_FIRST_CNP], line_rate_mbps);
+    if (rate < min_rate) {
+      rate = min_rate;
+    }
     context->target_rate = rate;
     dcqcn_set_rate(context, rate, actions);
     dcqcn_start_recovery(context, now_ns, params);

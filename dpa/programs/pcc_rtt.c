@@ -27,8 +27,9 @@ enum pcc_rtt_param {
   PCC_RTT_PARAM_COUNT = 7
 };
 
-/* A probe's timeout stops doubling at this many times probe_timeout (a lost fabric keeps asking,
- * slowly, and the arithmetic stays far from overflow: 1 s << 10 < 2^41 ns). */
+/* A probe's timeout stops doubling after this many aborts, at 1024 x probe_timeout (a lost
+ * fabric keeps being asked, slowly, and the arithmetic stays far from overflow: 1 s << 10 <
+ * 2^40 ns). */
 #define PCC_RTT_MAX_BACKOFF_SHIFT 10u
 #define PCC_RTT_MAX_TIME_NS INT64_C(1000000000)
 

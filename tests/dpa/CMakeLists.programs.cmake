@@ -6,6 +6,7 @@ qb_test(qb_dpa_programs_tests
     ${CMAKE_CURRENT_SOURCE_DIR}/programs/dcqcn_test.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/programs/reflector_test.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/programs/registry_test.cpp
+    ${CMAKE_CURRENT_SOURCE_DIR}/programs/rate_bounds_test.cpp
   LIBS qb::dpa_programs
   LABELS unit)
 

@@ -295,6 +295,13 @@ TEST(DcqcnTrace, RateToSetOnFirstCnp) {
   // Fast recovery toward the target 104857: (104857 + 104857 + 1) / 2 = 104857.
   flow.step(make_event(QB_DPA_EV_TIMER, 301000));
   EXPECT_EQ(flow.rate(), 104857u);
+
+  // 1 Mbit/s is floor(2^20/100000) = 10, below the device minimum: 64.
+  FlowReplay slow(qb_dpa_program_dcqcn);
+  ASSERT_TRUE(slow.set_param("rate_to_set_on_first_cnp", 1));
+  slow.step(make_event(QB_DPA_EV_FLOW_START, 0));
+  slow.step(make_event(QB_DPA_EV_CNP, 1000));
+  EXPECT_EQ(slow.rate(), 64u);
 }
 
 }  // namespace

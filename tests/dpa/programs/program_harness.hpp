@@ -34,6 +34,8 @@ class FlowReplay {
     return false;
   }
 
+  void set_line_rate_mbps(std::uint64_t line_rate_mbps) { line_rate_mbps_ = line_rate_mbps; }
+
   // Runs the handler for one event at `now_ns` and returns its actions.
   qb_dpa_actions step(qb_dpa_event event) {
     event.flow = 0;
@@ -41,7 +43,7 @@ class FlowReplay {
     qb_dpa_flow flow{};
     flow.context = context_.data();
     flow.params = params_.data();
-    flow.line_rate_mbps = kLineRateMbps;
+    flow.line_rate_mbps = line_rate_mbps_;
     program_.handle(&event, flow, &actions);
     if ((actions.flags & QB_DPA_ACT_SET_RATE) != 0) {
       rate_ = actions.rate;
@@ -57,6 +59,7 @@ class FlowReplay {
   const qb_dpa_program& program_;
   alignas(8) std::array<unsigned char, QB_DPA_FLOW_CONTEXT_BYTES> context_{};
   std::vector<std::int64_t> params_;
+  std::uint64_t line_rate_mbps_ = kLineRateMbps;
   std::uint32_t rate_ = 0;
 };
 
