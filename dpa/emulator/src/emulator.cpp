@@ -13,6 +13,8 @@ void Emulator::configure(const EmulatorConfig& config, uint32_t flows) {
   std::vector<int64_t> params = check_config(config);
   // Allocate aside first: a failure leaves the emulator as it was.
   std::vector<unsigned char> contexts(static_cast<size_t>(flows) * QB_DPA_FLOW_CONTEXT_BYTES);
+  std::vector<uint32_t> thread_of_flow(flows);
+  for (uint32_t flow = 0; flow < flows; ++flow) thread_of_flow[flow] = flow % config.threads;
   ThreadQueues threads;
   threads.reset(config.threads, config.queue_events);
 
@@ -21,6 +23,7 @@ void Emulator::configure(const EmulatorConfig& config, uint32_t flows) {
   config_ = std::move(checked);
   flows_ = flows;
   contexts_.swap(contexts);
+  thread_of_flow_.swap(thread_of_flow);
   threads_ = std::move(threads);
   start();
 }
@@ -39,7 +42,7 @@ Posted Emulator::post(const qb_dpa_event& event) noexcept {
       (config_.program->event_mask & QB_DPA_EVENT_BIT(event.kind)) == 0) {
     return posted;
   }
-  const uint32_t thread = event.flow % config_.threads;
+  const uint32_t thread = thread_of_flow_[event.flow];
   const auto cost_ns = static_cast<uint64_t>(config_.handler_cost_ns);
   ThreadSlot slot;
   if (!threads_.admit(thread, event.now_ns, cost_ns, slot)) {

@@ -79,6 +79,7 @@ class Emulator {
   EmulatorConfig config_;
   uint32_t flows_ = 0;
   std::vector<unsigned char> contexts_;  // flows * QB_DPA_FLOW_CONTEXT_BYTES
+  std::vector<uint32_t> thread_of_flow_;  // flow % threads, without a division per event
   ThreadQueues threads_;
   EmulatorStats stats_;
 };
