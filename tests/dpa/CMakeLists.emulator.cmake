@@ -5,3 +5,10 @@ qb_test(qb_dpa_emulator_tests
           ${CMAKE_CURRENT_SOURCE_DIR}/emulator/test_programs.cpp
   LIBS qb::dpa_emulator
   LABELS unit)
+# find_program() exists only where the shipped programs do (dpa/emulator/CMakeLists.txt).
+if(TARGET qb_dpa_programs)
+  qb_test(qb_dpa_program_lookup_tests
+    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/emulator/program_lookup_test.cpp
+    LIBS qb::dpa_emulator
+    LABELS unit)
+endif()
