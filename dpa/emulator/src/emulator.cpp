@@ -3,6 +3,9 @@
 #include "qb/dpa/emulator.hpp"
 
 #include <algorithm>
+#include <cstddef>
+#include <utility>
+#include <vector>
 
 #include "config_check.hpp"
 #include "rate_clamp.hpp"
