@@ -14,6 +14,8 @@
 //   when it arrives: post() runs the handler at once and returns the actions with the time
 //   they apply. The runtime applies them at that time, in time order.
 // - Rates out of [QB_DPA_RATE_MIN, QB_DPA_RATE_LINE] (zero included) are clamped and counted.
+// - Events the program does not take (a kind outside its event_mask or unknown, a flow out of
+//   range) are not accepted and cost no thread time; they are not drops.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "qb/dpa/thread_queues.hpp"
 #include "qb_dpa/device_api.h"
 
 namespace qb::dpa {
@@ -31,7 +34,8 @@ struct EmulatorConfig {
   std::vector<int64_t> params;  // in the order of program->params; empty: every default
   uint32_t threads = 1;
   int64_t handler_cost_ns = 0;
-  uint32_t queue_events = 64;  // per thread, waiting or running
+  uint32_t queue_events = 64;   // per thread, waiting or running
+  uint64_t line_rate_mbps = 0;  // the sender port's line rate, handed to the program; >= 1
 };
 
 /// What the emulator counted over a run (results: driver stats "dpa_*").
@@ -48,16 +52,17 @@ struct EmulatorStats {
 
 /// The outcome of one posted event.
 struct Posted {
-  bool accepted = false;  // false: dropped (its thread was full)
-  uint64_t apply_ns = 0;  // when the actions apply (the handler's end)
+  bool accepted = false;     // false: dropped (its thread was full), or not for the program
+  uint64_t apply_ns = 0;     // when the actions apply (the handler's end)
   qb_dpa_actions actions{};  // SET_RATE's rate already clamped
 };
 
 class Emulator {
  public:
   /// Checks the config (a program, its parameter count and ranges, threads >= 1,
-  /// queue_events >= 1, context_bytes within QB_DPA_FLOW_CONTEXT_BYTES); throws
-  /// std::invalid_argument naming what is wrong.
+  /// queue_events >= 1, handler_cost_ns >= 0, line_rate_mbps >= 1, context_bytes within
+  /// QB_DPA_FLOW_CONTEXT_BYTES); throws std::invalid_argument naming what is wrong and leaves
+  /// the emulator as it was. Allocates everything post() needs, then start()s.
   void configure(const EmulatorConfig& config, uint32_t flows);
   /// Time zero: every context zeroed, every thread idle, stats cleared.
   void start() noexcept;
@@ -74,7 +79,8 @@ class Emulator {
   EmulatorConfig config_;
   uint32_t flows_ = 0;
   std::vector<unsigned char> contexts_;  // flows * QB_DPA_FLOW_CONTEXT_BYTES
-  // (the threads' state: the implementation's choice)
+  std::vector<uint32_t> thread_of_flow_;  // flow % threads, without a division per event
+  ThreadQueues threads_;
   EmulatorStats stats_;
 };
 
