@@ -116,7 +116,7 @@ Status FlexioLoader::load_steps(const LoadRequest& request, const std::vector<st
     return s;
   }
 
-  // 4. The process.
+  // 4-5. The process and its UAR.
   flexio_process* process = nullptr;
   if (Status s = check(ops_.process_create(context, app, ProcessAttr{request.pcc}, &process),
                        "flexio_process_create");
@@ -144,7 +144,7 @@ Status FlexioLoader::load_steps(const LoadRequest& request, const std::vector<st
     return address;
   };
 
-  // 5. Per thread: its event handler, then the CQ whose completions wake it.
+  // 6. Per thread: its event handler, then the CQ whose completions wake it.
   struct ThreadQueues {
     flexio_event_handler* handler = nullptr;
     DeviceAddress ring = 0, doorbell_record = 0;
@@ -188,7 +188,7 @@ Status FlexioLoader::load_steps(const LoadRequest& request, const std::vector<st
     program_.cq_numbers.push_back(cq_number);
   }
 
-  // 6. Device access: the outbox for doorbells, the window for host memory.
+  // 7-8. Device access: the outbox for doorbells, the window for host memory.
   flexio_outbox* outbox = nullptr;
   if (Status s = check(ops_.outbox_create(process, OutboxAttr{request.pcc}, &outbox),
                        "flexio_outbox_create");
@@ -212,7 +212,7 @@ Status FlexioLoader::load_steps(const LoadRequest& request, const std::vector<st
     return call_failed("flexio_window_get_id", "returned UINT32_MAX");
   }
 
-  // 7. Device printf.
+  // 9. Device printf.
   if (request.message_level != MessageLevel::off) {
     const MsgStreamAttr stream_attr{kMessageStreamName, request.message_level,
                                     kMessageBufferBytes};
@@ -235,7 +235,7 @@ Status FlexioLoader::load_steps(const LoadRequest& request, const std::vector<st
     if (program_.msg_stream_id < 0) return call_failed("flexio_msg_stream_get_id", "returned -1");
   }
 
-  // 8. What each thread needs to know, on the DPA heap.
+  // 10. What each thread needs to know, on the DPA heap.
   for (uint32_t t = 0; t < threads; ++t) {
     qb_flexio_thread_args args{};
     args.version = QB_FLEXIO_THREAD_ARGS_VERSION;
@@ -255,7 +255,7 @@ Status FlexioLoader::load_steps(const LoadRequest& request, const std::vector<st
     program_.thread_args.push_back(*address);
   }
 
-  // 9. Run: from here a completion on a thread's CQ runs the handler. Destroying the handler
+  // 11. Run: from here a completion on a thread's CQ runs the handler. Destroying the handler
   // stops it, so running has no teardown of its own.
   for (uint32_t t = 0; t < threads; ++t) {
     if (Status s = check(ops_.event_handler_run(queues[t].handler, program_.thread_args[t]),
@@ -265,7 +265,7 @@ Status FlexioLoader::load_steps(const LoadRequest& request, const std::vector<st
     }
   }
 
-  // 10. The SDK's advice: check the device's error status after each exchange with the DPA.
+  // 12. The SDK's advice: check the device's error status after each exchange with the DPA.
   if (const int device_error = ops_.process_error_status(process); device_error != 0) {
     return call_failed("flexio_err_status_get",
                        fmt::format("returned {} (the DPA reported an unrecoverable error)",

@@ -1,20 +1,21 @@
 // Loads a DPA program through FlexIO in the order the SDK requires, holds what it made, and
 // tears it down in reverse: on unload, and after a failure at any step (only what was made).
 //
-// The host flow (docs/flexio.md), with the call each step makes:
-//   1. ibv_open_device                      the device whose DPA runs the program
-//   2. flexio_app_create                    the application from the ELF image
-//   3. flexio_func_register                 the handler's symbol (freed with the app)
-//   4. flexio_process_create                the DPA process (en_pcc for congestion control)
-//      flexio_process_get_uar/uar_get_id    the UAR its queues use
-//   5. per thread: flexio_event_handler_create (with its affinity), _get_thread,
+// The host flow (docs/flexio.md, "The host flow"), with the calls each step makes:
+//   1. ibv_open_device                        the device whose DPA runs the program
+//   2. flexio_app_create                      the application from the ELF image
+//   3. flexio_func_register                   the handler's symbol (freed with the app)
+//   4. flexio_process_create                  the DPA process (en_pcc for congestion control)
+//   5. flexio_process_get_uar+uar_get_id      the UAR its CQs use
+//   6. per thread: flexio_event_handler_create (with its affinity), _get_thread,
 //      flexio_copy_from_host x2 (the CQ's doorbell record and ring on the DPA heap),
 //      flexio_cq_create (element: that DPA thread), flexio_cq_get_cq_num
-//   6. flexio_outbox_create, _get_id; flexio_process_get_pd, flexio_window_create, _get_id
-//   7. flexio_msg_stream_create, _get_id    device printf (not made when the level is off)
-//   8. per thread: flexio_copy_from_host    its qb_flexio_thread_args
-//   9. per thread: flexio_event_handler_run (user_arg: the address of its args)
-//  10. flexio_err_status_get                the DPA reported no error
+//   7. flexio_outbox_create, _get_id          doorbells from the DPA
+//   8. flexio_process_get_pd, flexio_window_create, _get_id   host memory for the DPA
+//   9. flexio_msg_stream_create, _get_id      device printf (not made when the level is off)
+//  10. per thread: flexio_copy_from_host      its qb_flexio_thread_args
+//  11. per thread: flexio_event_handler_run   (user_arg: the address of its args)
+//  12. flexio_err_status_get                  the DPA reported no error
 // Teardown is the reverse: buf_dev_free of the args, msg_stream_flush + _destroy,
 // window_destroy, outbox_destroy, per thread (last first) cq_destroy, buf_dev_free x2,
 // event_handler_destroy, then process_destroy, app_destroy, ibv_close_device.
