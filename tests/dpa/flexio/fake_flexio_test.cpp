@@ -14,7 +14,7 @@ namespace {
 
 using testing::program_image;
 
-class FakeRules : public ::testing::Test {
+class FakeFlexioRules : public ::testing::Test {
  protected:
   void SetUp() override {
     context_ = fake_.open_device("mlx5_0");
@@ -55,13 +55,13 @@ class FakeRules : public ::testing::Test {
   flexio_process* process_ = nullptr;
 };
 
-TEST_F(FakeRules, OnlyTheConfiguredDeviceOpens) {
+TEST_F(FakeFlexioRules, OnlyTheConfiguredDeviceOpens) {
   errno = 0;
   EXPECT_EQ(fake_.open_device("mlx5_7"), nullptr);
   EXPECT_EQ(errno, ENODEV);
 }
 
-TEST_F(FakeRules, AnAppNeedsAnElfImageAndAFunctionASymbolInIt) {
+TEST_F(FakeFlexioRules, AnAppNeedsAnElfImageAndAFunctionASymbolInIt) {
   flexio_app* app = nullptr;
   const std::array<std::byte, 4> text{std::byte{'#'}, std::byte{'!'}, std::byte{'/'},
                                       std::byte{'b'}};
@@ -74,7 +74,7 @@ TEST_F(FakeRules, AnAppNeedsAnElfImageAndAFunctionASymbolInIt) {
   EXPECT_EQ(function, nullptr);
 }
 
-TEST_F(FakeRules, AHandlerNeedsALiveProcessAndAFunctionOfItsApp) {
+TEST_F(FakeFlexioRules, AHandlerNeedsALiveProcessAndAFunctionOfItsApp) {
   flexio_event_handler* out = nullptr;
   EXPECT_EQ(fake_.event_handler_create(nullptr, EventHandlerAttr{function_, {}}, &out),
             FlexioStatus::failed);
@@ -91,7 +91,7 @@ TEST_F(FakeRules, AHandlerNeedsALiveProcessAndAFunctionOfItsApp) {
   EXPECT_NE(handler(), nullptr);
 }
 
-TEST_F(FakeRules, AffinityIdsMustExist) {
+TEST_F(FakeFlexioRules, AffinityIdsMustExist) {
   EXPECT_EQ(handler({AffinityKind::none, 1}), nullptr);
   EXPECT_EQ(handler({AffinityKind::strict, 254}), nullptr);
   EXPECT_EQ(handler({AffinityKind::group, 16}), nullptr);
@@ -99,7 +99,7 @@ TEST_F(FakeRules, AffinityIdsMustExist) {
   EXPECT_NE(handler({AffinityKind::group, 15}), nullptr);
 }
 
-TEST_F(FakeRules, ACqNeedsALiveHandlersThreadTheProcessUarAndItsHeapBuffers) {
+TEST_F(FakeFlexioRules, ACqNeedsALiveHandlersThreadTheProcessUarAndItsHeapBuffers) {
   flexio_event_handler* h = handler();
   ASSERT_NE(h, nullptr);
   flexio_thread* thread = fake_.event_handler_thread(h);
@@ -134,7 +134,7 @@ TEST_F(FakeRules, ACqNeedsALiveHandlersThreadTheProcessUarAndItsHeapBuffers) {
             FlexioStatus::failed);
 }
 
-TEST_F(FakeRules, RunNeedsABoundCqAndHappensOnce) {
+TEST_F(FakeFlexioRules, RunNeedsABoundCqAndHappensOnce) {
   flexio_event_handler* h = handler();
   EXPECT_EQ(fake_.event_handler_run(h, 0), FlexioStatus::failed) << "no CQ wakes it";
   flexio_cq* c = nullptr;
@@ -144,7 +144,7 @@ TEST_F(FakeRules, RunNeedsABoundCqAndHappensOnce) {
   EXPECT_EQ(fake_.event_handler_run(h, 0), FlexioStatus::failed) << "already running";
 }
 
-TEST_F(FakeRules, DestroyOnlyLiveObjectsInReverseAndTheProcessLast) {
+TEST_F(FakeFlexioRules, DestroyOnlyLiveObjectsInReverseAndTheProcessLast) {
   flexio_event_handler* h = handler();
   flexio_cq* c = nullptr;
   ASSERT_EQ(cq(h, &c), FlexioStatus::success);
@@ -175,7 +175,7 @@ TEST_F(FakeRules, DestroyOnlyLiveObjectsInReverseAndTheProcessLast) {
   EXPECT_EQ(fake_.live().total(), 0u) << fake_.live().describe();
 }
 
-TEST_F(FakeRules, HeapBuffersAreFreedOnceAndTheHeapIsFinite) {
+TEST_F(FakeFlexioRules, HeapBuffersAreFreedOnceAndTheHeapIsFinite) {
   const DeviceAddress a = buffer(100);
   EXPECT_EQ(fake_.heap_bytes(a).size(), 100u);
   EXPECT_EQ(fake_.buf_dev_free(process_, 0), FlexioStatus::success) << "0 is valid";
@@ -188,7 +188,7 @@ TEST_F(FakeRules, HeapBuffersAreFreedOnceAndTheHeapIsFinite) {
   EXPECT_EQ(fake_.copy_from_host(process_, {}, &address), FlexioStatus::failed);
 }
 
-TEST_F(FakeRules, MessageStreamsTakeAPowerOfTwoBufferAndAnOutput) {
+TEST_F(FakeFlexioRules, MessageStreamsTakeAPowerOfTwoBufferAndAnOutput) {
   flexio_msg_stream* stream = nullptr;
   EXPECT_EQ(fake_.msg_stream_create(process_, MsgStreamAttr{"s", MessageLevel::info, 1024},
                                     stderr, &stream),
@@ -208,7 +208,7 @@ TEST_F(FakeRules, MessageStreamsTakeAPowerOfTwoBufferAndAnOutput) {
   EXPECT_EQ(fake_.msg_stream_flush(stream), FlexioStatus::failed);
 }
 
-TEST_F(FakeRules, TheWindowTakesTheProcessPd) {
+TEST_F(FakeFlexioRules, TheWindowTakesTheProcessPd) {
   flexio_window* window = nullptr;
   EXPECT_EQ(fake_.window_create(process_, nullptr, &window), FlexioStatus::failed);
   ibv_pd* pd = fake_.process_pd(process_);
@@ -217,7 +217,7 @@ TEST_F(FakeRules, TheWindowTakesTheProcessPd) {
   EXPECT_NE(fake_.window_id(window), kInvalidId);
 }
 
-TEST_F(FakeRules, FailCallFailsExactlyThatCallAndMakesNothing) {
+TEST_F(FakeFlexioRules, FailCallFailsExactlyThatCallAndMakesNothing) {
   const auto calls = static_cast<uint32_t>(fake_.calls().size());
   fake_.fail_call(calls + 2, FlexioStatus::fatal_error);
   flexio_outbox* first = nullptr;

@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstddef>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <string_view>
@@ -27,11 +30,32 @@ inline std::vector<std::byte> program_image(const std::vector<std::string>& symb
   return bytes;
 }
 
-/// Writes a stand-in program to the test's temp dir; returns its path.
+/// The directories the tests wrote to, removed when the test process exits.
+struct WrittenDirectories {
+  std::vector<std::filesystem::path> paths;
+  ~WrittenDirectories() {
+    std::error_code ignored;
+    for (const auto& path : paths) std::filesystem::remove_all(path, ignored);
+  }
+};
+inline WrittenDirectories& written_directories() {
+  static WrittenDirectories directories;
+  return directories;
+}
+
+/// Writes a stand-in program to a directory of this test and process (ctest runs the cases in
+/// parallel processes); returns its path.
 inline std::string write_program_file(const std::string& file_name,
                                       const std::vector<std::string>& symbols = {
                                           std::string(kHandlerSymbol)}) {
-  const std::string path = ::testing::TempDir() + file_name;
+  const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::filesystem::path directory =
+      std::filesystem::path(::testing::TempDir()) /
+      ("qb_flexio_" + std::string(test->test_suite_name()) + "_" + test->name() + "_" +
+       std::to_string(getpid()));
+  std::filesystem::create_directories(directory);
+  written_directories().paths.push_back(directory);
+  const std::string path = (directory / file_name).string();
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   for (std::byte b : program_image(symbols)) out.put(static_cast<char>(b));
   return path;
