@@ -88,8 +88,7 @@ Handle* handle_of(Object* object) noexcept {
 }
 
 std::string label_of(const void* handle) {
-  return handle == nullptr ? std::string("NULL")
-                           : static_cast<const Object*>(handle)->label();
+  return handle == nullptr ? std::string("NULL") : static_cast<const Object*>(handle)->label();
 }
 
 bool contains_symbol(const std::vector<std::byte>& elf, std::string_view name) {
@@ -100,7 +99,9 @@ bool contains_symbol(const std::vector<std::byte>& elf, std::string_view name) {
   return std::string_view(begin, elf.size()).find(needle) != std::string_view::npos;
 }
 
-bool is_power_of_two(size_t value) { return value != 0 && (value & (value - 1)) == 0; }
+bool is_power_of_two(size_t value) {
+  return value != 0 && (value & (value - 1)) == 0;
+}
 
 }  // namespace
 
@@ -155,13 +156,13 @@ struct FakeFlexio::State {
     for (const auto& object : objects) {
       if (object.get() != handle) continue;
       if (object->kind != kind) {
-        violation(fmt::format("{}: a {} passed as a {}", calls.back(), object->label(),
-                              kind_name(kind)));
+        violation(
+            fmt::format("{}: a {} passed as a {}", calls.back(), object->label(), kind_name(kind)));
         return nullptr;
       }
       if (!object->alive) {
-        violation(fmt::format("{} used after it was destroyed ({})", object->label(),
-                              calls.back()));
+        violation(
+            fmt::format("{} used after it was destroyed ({})", object->label(), calls.back()));
         return nullptr;
       }
       return object.get();
@@ -171,9 +172,8 @@ struct FakeFlexio::State {
   }
 
   uint32_t count_live(Kind kind) const {
-    return static_cast<uint32_t>(std::count_if(objects.begin(), objects.end(), [&](auto& o) {
-      return o->alive && o->kind == kind;
-    }));
+    return static_cast<uint32_t>(std::count_if(
+        objects.begin(), objects.end(), [&](auto& o) { return o->alive && o->kind == kind; }));
   }
   bool has_live_child(const Object* process) const {
     return std::any_of(objects.begin(), objects.end(), [&](auto& o) {
@@ -194,8 +194,8 @@ struct FakeFlexio::State {
                          process->label());
     }
     if (found->second.size() < bytes) {
-      return fmt::format("{} 0x{:x} holds {} bytes, needs {}", what, address,
-                         found->second.size(), bytes);
+      return fmt::format("{} 0x{:x} holds {} bytes, needs {}", what, address, found->second.size(),
+                         bytes);
     }
     return {};
   }
@@ -205,7 +205,9 @@ FakeFlexio::FakeFlexio(FakeFlexioConfig config)
     : state_(std::make_unique<State>(std::move(config))) {}
 FakeFlexio::~FakeFlexio() = default;
 
-const std::vector<std::string>& FakeFlexio::calls() const noexcept { return state_->calls; }
+const std::vector<std::string>& FakeFlexio::calls() const noexcept {
+  return state_->calls;
+}
 const std::vector<std::string>& FakeFlexio::violations() const noexcept {
   return state_->violations;
 }
@@ -290,8 +292,8 @@ int FakeFlexio::close_device(ibv_context* handle) {
 
 FlexioStatus FakeFlexio::app_create(const AppAttr& attr, flexio_app** app) {
   State& s = *state_;
-  if (s.begin(fmt::format("flexio_app_create(name={}, elf={} bytes)", attr.name,
-                          attr.elf.size()))) {
+  if (s.begin(
+          fmt::format("flexio_app_create(name={}, elf={} bytes)", attr.name, attr.elf.size()))) {
     return s.fail_status;
   }
   if (app == nullptr) return s.refuse("no app out pointer");
@@ -416,8 +418,7 @@ int FakeFlexio::process_error_status(flexio_process* handle) {
 FlexioStatus FakeFlexio::copy_from_host(flexio_process* handle, std::span<const std::byte> bytes,
                                         DeviceAddress* address) {
   State& s = *state_;
-  if (s.begin(fmt::format("flexio_copy_from_host({}, {} bytes)", label_of(handle),
-                          bytes.size()))) {
+  if (s.begin(fmt::format("flexio_copy_from_host({}, {} bytes)", label_of(handle), bytes.size()))) {
     return s.fail_status;
   }
   Object* process = s.live(handle, Kind::process);
@@ -456,18 +457,16 @@ FlexioStatus FakeFlexio::buf_dev_free(flexio_process* handle, DeviceAddress addr
 
 // --- event handlers -----------------------------------------------------------------------------
 
-FlexioStatus FakeFlexio::event_handler_create(flexio_process* handle,
-                                              const EventHandlerAttr& attr,
+FlexioStatus FakeFlexio::event_handler_create(flexio_process* handle, const EventHandlerAttr& attr,
                                               flexio_event_handler** handler) {
   State& s = *state_;
   const auto code = reinterpret_cast<uintptr_t>(attr.function);
-  if (s.begin(fmt::format("flexio_event_handler_create({}, func={}, affinity={}:{})",
-                          label_of(handle),
-                          code >= kFunctionBase
-                              ? fmt::format("func#{}.{}", (code - kFunctionBase) / 0x1000,
-                                            (code - kFunctionBase) % 0x1000)
-                              : std::string("NULL"),
-                          affinity_name(attr.affinity.kind), attr.affinity.id))) {
+  if (s.begin(fmt::format(
+          "flexio_event_handler_create({}, func={}, affinity={}:{})", label_of(handle),
+          code >= kFunctionBase ? fmt::format("func#{}.{}", (code - kFunctionBase) / 0x1000,
+                                              (code - kFunctionBase) % 0x1000)
+                                : std::string("NULL"),
+          affinity_name(attr.affinity.kind), attr.affinity.id))) {
     return s.fail_status;
   }
   Object* process = s.live(handle, Kind::process);
@@ -562,8 +561,8 @@ FlexioStatus FakeFlexio::cq_create(flexio_process* handle, const CqAttr& attr, f
       !why.empty()) {
     return s.refuse(why);
   }
-  if (std::string why = s.check_buffer(process, attr.doorbell_record, kMinDoorbellRecordBytes,
-                                       "doorbell record");
+  if (std::string why =
+          s.check_buffer(process, attr.doorbell_record, kMinDoorbellRecordBytes, "doorbell record");
       !why.empty()) {
     return s.refuse(why);
   }
@@ -630,8 +629,7 @@ uint32_t FakeFlexio::outbox_id(flexio_outbox* handle) {
   return outbox->number;
 }
 
-FlexioStatus FakeFlexio::window_create(flexio_process* handle, ibv_pd* pd,
-                                       flexio_window** window) {
+FlexioStatus FakeFlexio::window_create(flexio_process* handle, ibv_pd* pd, flexio_window** window) {
   State& s = *state_;
   if (s.begin(fmt::format("flexio_window_create({}, {})", label_of(handle), label_of(pd)))) {
     return s.fail_status;

@@ -52,7 +52,9 @@ std::span<const std::byte> bytes_of(const T& value) {
 
 FlexioLoader::FlexioLoader(FlexioOps& ops) noexcept : ops_(ops) {}
 
-FlexioLoader::~FlexioLoader() { (void)unload(); }
+FlexioLoader::~FlexioLoader() {
+  (void)unload();
+}
 
 Status FlexioLoader::load(const LoadRequest& request) {
   if (loaded_) {
@@ -138,9 +140,8 @@ Status FlexioLoader::load_steps(const LoadRequest& request, const std::vector<st
         !s) {
       return s.error();
     }
-    push("flexio_buf_dev_free", status_undo([this, process, address] {
-           return ops_.buf_dev_free(process, address);
-         }));
+    push("flexio_buf_dev_free",
+         status_undo([this, process, address] { return ops_.buf_dev_free(process, address); }));
     return address;
   };
 
@@ -162,9 +163,8 @@ Status FlexioLoader::load_steps(const LoadRequest& request, const std::vector<st
       return s;
     }
     queues[t].handler = event_handler;
-    push("flexio_event_handler_destroy", status_undo([this, event_handler] {
-           return ops_.event_handler_destroy(event_handler);
-         }));
+    push("flexio_event_handler_destroy",
+         status_undo([this, event_handler] { return ops_.event_handler_destroy(event_handler); }));
     flexio_thread* thread = ops_.event_handler_thread(event_handler);
     if (thread == nullptr) {
       return call_failed("flexio_event_handler_get_thread" + where, "returned NULL");
@@ -195,7 +195,8 @@ Status FlexioLoader::load_steps(const LoadRequest& request, const std::vector<st
       !s) {
     return s;
   }
-  push("flexio_outbox_destroy", status_undo([this, outbox] { return ops_.outbox_destroy(outbox); }));
+  push("flexio_outbox_destroy",
+       status_undo([this, outbox] { return ops_.outbox_destroy(outbox); }));
   program_.outbox_id = ops_.outbox_id(outbox);
   if (program_.outbox_id == kInvalidId) {
     return call_failed("flexio_outbox_get_id", "returned UINT32_MAX");
@@ -206,7 +207,8 @@ Status FlexioLoader::load_steps(const LoadRequest& request, const std::vector<st
   if (Status s = check(ops_.window_create(process, pd, &window), "flexio_window_create"); !s) {
     return s;
   }
-  push("flexio_window_destroy", status_undo([this, window] { return ops_.window_destroy(window); }));
+  push("flexio_window_destroy",
+       status_undo([this, window] { return ops_.window_destroy(window); }));
   program_.window_id = ops_.window_id(window);
   if (program_.window_id == kInvalidId) {
     return call_failed("flexio_window_get_id", "returned UINT32_MAX");
@@ -214,8 +216,7 @@ Status FlexioLoader::load_steps(const LoadRequest& request, const std::vector<st
 
   // 9. Device printf.
   if (request.message_level != MessageLevel::off) {
-    const MsgStreamAttr stream_attr{kMessageStreamName, request.message_level,
-                                    kMessageBufferBytes};
+    const MsgStreamAttr stream_attr{kMessageStreamName, request.message_level, kMessageBufferBytes};
     std::FILE* out = request.message_output != nullptr ? request.message_output : stderr;
     flexio_msg_stream* stream = nullptr;
     if (Status s = check(ops_.msg_stream_create(process, stream_attr, out, &stream),
@@ -245,9 +246,8 @@ Status FlexioLoader::load_steps(const LoadRequest& request, const std::vector<st
     args.cq_log_depth = request.cq_log_depth;
     args.outbox_id = program_.outbox_id;
     args.window_id = program_.window_id;
-    args.msg_stream_id = program_.msg_stream_id < 0
-                             ? QB_FLEXIO_NO_ID
-                             : static_cast<uint32_t>(program_.msg_stream_id);
+    args.msg_stream_id = program_.msg_stream_id < 0 ? QB_FLEXIO_NO_ID
+                                                    : static_cast<uint32_t>(program_.msg_stream_id);
     args.cq_ring_daddr = queues[t].ring;
     args.cq_dbr_daddr = queues[t].doorbell_record;
     auto address = copy_to_heap(bytes_of(args), "thread args", of_thread(t, threads));
@@ -267,9 +267,9 @@ Status FlexioLoader::load_steps(const LoadRequest& request, const std::vector<st
 
   // 12. The SDK's advice: check the device's error status after each exchange with the DPA.
   if (const int device_error = ops_.process_error_status(process); device_error != 0) {
-    return call_failed("flexio_err_status_get",
-                       fmt::format("returned {} (the DPA reported an unrecoverable error)",
-                                   device_error));
+    return call_failed(
+        "flexio_err_status_get",
+        fmt::format("returned {} (the DPA reported an unrecoverable error)", device_error));
   }
   return {};
 }

@@ -47,10 +47,9 @@ Result<std::vector<std::byte>> read_program(const LoadRequest& request) {
     return request_error("no RDMA device named for the DPA", "device");
   }
   if (request.threads == 0 || request.threads > kMaxThreads) {
-    return request_error(
-        fmt::format("threads = {}: a DPA program runs on 1 to {} threads", request.threads,
-                    kMaxThreads),
-        "threads");
+    return request_error(fmt::format("threads = {}: a DPA program runs on 1 to {} threads",
+                                     request.threads, kMaxThreads),
+                         "threads");
   }
   if (request.placement.kind == AffinityKind::strict &&
       uint64_t{request.placement.first_id} + request.threads > kMaxThreads) {
@@ -63,9 +62,9 @@ Result<std::vector<std::byte>> read_program(const LoadRequest& request) {
     return request_error("placement none takes no execution unit id", "placement");
   }
   if (request.cq_log_depth == 0 || request.cq_log_depth > kMaxCqLogDepth) {
-    return request_error(fmt::format("cq_log_depth = {}: 1 to {}", request.cq_log_depth,
-                                     kMaxCqLogDepth),
-                         "cq_log_depth");
+    return request_error(
+        fmt::format("cq_log_depth = {}: 1 to {}", request.cq_log_depth, kMaxCqLogDepth),
+        "cq_log_depth");
   }
   if (request.elf_path.empty()) {
     return request_error("no DPA program (ELF file) given", "elf");
@@ -73,9 +72,10 @@ Result<std::vector<std::byte>> read_program(const LoadRequest& request) {
   std::ifstream file(request.elf_path, std::ios::binary);
   if (!file) {
     const int error = errno;
-    return make_error(Errc::io, fmt::format("cannot open the DPA program {}: {}",
-                                            request.elf_path, std::strerror(error)),
-                      "elf");
+    return make_error(
+        Errc::io,
+        fmt::format("cannot open the DPA program {}: {}", request.elf_path, std::strerror(error)),
+        "elf");
   }
   std::vector<std::byte> image;
   std::transform(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>(),
@@ -87,9 +87,9 @@ Result<std::vector<std::byte>> read_program(const LoadRequest& request) {
   // flexio_app_create would refuse it too, but only after the device was opened.
   if (image.size() < kElfMagic.size() ||
       !std::equal(kElfMagic.begin(), kElfMagic.end(), image.begin())) {
-    return request_error(fmt::format("{} is not an ELF file (a DPA program built by dpacc)",
-                                     request.elf_path),
-                         "elf");
+    return request_error(
+        fmt::format("{} is not an ELF file (a DPA program built by dpacc)", request.elf_path),
+        "elf");
   }
   return image;
 }

@@ -20,7 +20,9 @@ static_assert(static_cast<int>(FlexioStatus::fatal_error) == FLEXIO_STATUS_FATAL
 static_assert(sizeof(DeviceAddress) == sizeof(flexio_uintptr_t));
 static_assert(kMaxNameLength == FLEXIO_MAX_NAME_LEN);
 
-FlexioStatus status_of(flexio_status status) { return static_cast<FlexioStatus>(status); }
+FlexioStatus status_of(flexio_status status) {
+  return static_cast<FlexioStatus>(status);
+}
 
 flexio_affinity sdk_affinity(const Affinity& affinity) {
   flexio_affinity out{};
@@ -86,9 +88,7 @@ class SdkFlexioOps final : public FlexioOps {
     sdk.app_bsize = attr.elf.size();
     return status_of(flexio_app_create(&sdk, app));
   }
-  FlexioStatus app_destroy(flexio_app* app) override {
-    return status_of(flexio_app_destroy(app));
-  }
+  FlexioStatus app_destroy(flexio_app* app) override { return status_of(flexio_app_destroy(app)); }
   FlexioStatus func_register(flexio_app* app, std::string_view name,
                              DeviceFunction* function) override {
     const std::string symbol(name);
@@ -119,8 +119,8 @@ class SdkFlexioOps final : public FlexioOps {
   FlexioStatus copy_from_host(flexio_process* process, std::span<const std::byte> bytes,
                               DeviceAddress* address) override {
     flexio_uintptr_t out = 0;
-    const flexio_status status = flexio_copy_from_host(
-        process, const_cast<std::byte*>(bytes.data()), bytes.size(), &out);
+    const flexio_status status =
+        flexio_copy_from_host(process, const_cast<std::byte*>(bytes.data()), bytes.size(), &out);
     if (status == FLEXIO_STATUS_SUCCESS) *address = out;
     return status_of(status);
   }
@@ -170,8 +170,7 @@ class SdkFlexioOps final : public FlexioOps {
     return status_of(flexio_outbox_destroy(outbox));
   }
   uint32_t outbox_id(flexio_outbox* outbox) override { return flexio_outbox_get_id(outbox); }
-  FlexioStatus window_create(flexio_process* process, ibv_pd* pd,
-                             flexio_window** window) override {
+  FlexioStatus window_create(flexio_process* process, ibv_pd* pd, flexio_window** window) override {
     return status_of(flexio_window_create(process, pd, window));
   }
   FlexioStatus window_destroy(flexio_window* window) override {
@@ -179,8 +178,8 @@ class SdkFlexioOps final : public FlexioOps {
   }
   uint32_t window_id(flexio_window* window) override { return flexio_window_get_id(window); }
 
-  FlexioStatus msg_stream_create(flexio_process* process, const MsgStreamAttr& attr,
-                                 std::FILE* out, flexio_msg_stream** stream) override {
+  FlexioStatus msg_stream_create(flexio_process* process, const MsgStreamAttr& attr, std::FILE* out,
+                                 flexio_msg_stream** stream) override {
     std::string name(attr.name);
     flexio_msg_stream_attr_t sdk{};
     sdk.data_bsize = attr.buffer_bytes;
@@ -195,9 +194,7 @@ class SdkFlexioOps final : public FlexioOps {
   FlexioStatus msg_stream_destroy(flexio_msg_stream* stream) override {
     return status_of(flexio_msg_stream_destroy(stream));
   }
-  int msg_stream_id(flexio_msg_stream* stream) override {
-    return flexio_msg_stream_get_id(stream);
-  }
+  int msg_stream_id(flexio_msg_stream* stream) override { return flexio_msg_stream_get_id(stream); }
 
   std::string_view provider_name() const noexcept override { return "flexio-sdk"; }
 };

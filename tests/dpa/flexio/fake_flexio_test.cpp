@@ -129,8 +129,7 @@ TEST_F(FakeFlexioRules, ACqNeedsALiveHandlersThreadTheProcessUarAndItsHeapBuffer
             FlexioStatus::success);
   flexio_cq* cross = nullptr;
   EXPECT_EQ(fake_.cq_create(process_,
-                            CqAttr{4, fake_.event_handler_thread(foreign), uar, ring, dbr},
-                            &cross),
+                            CqAttr{4, fake_.event_handler_thread(foreign), uar, ring, dbr}, &cross),
             FlexioStatus::failed);
 }
 
@@ -190,17 +189,17 @@ TEST_F(FakeFlexioRules, HeapBuffersAreFreedOnceAndTheHeapIsFinite) {
 
 TEST_F(FakeFlexioRules, MessageStreamsTakeAPowerOfTwoBufferAndAnOutput) {
   flexio_msg_stream* stream = nullptr;
-  EXPECT_EQ(fake_.msg_stream_create(process_, MsgStreamAttr{"s", MessageLevel::info, 1024},
-                                    stderr, &stream),
+  EXPECT_EQ(fake_.msg_stream_create(process_, MsgStreamAttr{"s", MessageLevel::info, 1024}, stderr,
+                                    &stream),
             FlexioStatus::failed);
-  EXPECT_EQ(fake_.msg_stream_create(process_, MsgStreamAttr{"s", MessageLevel::info, 3000},
-                                    stderr, &stream),
+  EXPECT_EQ(fake_.msg_stream_create(process_, MsgStreamAttr{"s", MessageLevel::info, 3000}, stderr,
+                                    &stream),
             FlexioStatus::failed);
-  EXPECT_EQ(fake_.msg_stream_create(process_, MsgStreamAttr{"s", MessageLevel::info, 4096},
-                                    nullptr, &stream),
+  EXPECT_EQ(fake_.msg_stream_create(process_, MsgStreamAttr{"s", MessageLevel::info, 4096}, nullptr,
+                                    &stream),
             FlexioStatus::failed);
-  ASSERT_EQ(fake_.msg_stream_create(process_, MsgStreamAttr{"s", MessageLevel::debug, 4096},
-                                    stderr, &stream),
+  ASSERT_EQ(fake_.msg_stream_create(process_, MsgStreamAttr{"s", MessageLevel::debug, 4096}, stderr,
+                                    &stream),
             FlexioStatus::success);
   EXPECT_EQ(fake_.msg_stream_id(stream), 1) << "0 is the default stream";
   EXPECT_EQ(fake_.msg_stream_flush(stream), FlexioStatus::success);

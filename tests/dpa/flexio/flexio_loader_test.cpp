@@ -86,10 +86,10 @@ const std::vector<std::string> kTwoThreadLoad{
     "flexio_event_handler_create", "flexio_event_handler_get_thread", "flexio_copy_from_host",
     "flexio_copy_from_host", "flexio_cq_create", "flexio_cq_get_cq_num",
     // device access, messages, the threads' args, run, check
-    "flexio_outbox_create", "flexio_outbox_get_id", "flexio_process_get_pd",
-    "flexio_window_create", "flexio_window_get_id", "flexio_msg_stream_create",
-    "flexio_msg_stream_get_id", "flexio_copy_from_host", "flexio_copy_from_host",
-    "flexio_event_handler_run", "flexio_event_handler_run", "flexio_err_status_get"};
+    "flexio_outbox_create", "flexio_outbox_get_id", "flexio_process_get_pd", "flexio_window_create",
+    "flexio_window_get_id", "flexio_msg_stream_create", "flexio_msg_stream_get_id",
+    "flexio_copy_from_host", "flexio_copy_from_host", "flexio_event_handler_run",
+    "flexio_event_handler_run", "flexio_err_status_get"};
 
 TEST(FlexioLoader, LoadsInTheSdkOrderWithTheRequestedArguments) {
   FakeFlexio fake;
@@ -123,18 +123,20 @@ TEST(FlexioLoader, LoadsInTheSdkOrderWithTheRequestedArguments) {
                           "thread={}, uar_id={}, ring={}, dbr={}) = {}",
                           thread, uar_id, result_of(calls[at + 3]), result_of(calls[at + 2]),
                           result_of(calls[at + 4])));
-    const std::vector<std::byte> ring = fake.heap_bytes(std::stoull(result_of(calls[at + 3]),
-                                                                    nullptr, 16));
+    const std::vector<std::byte> ring =
+        fake.heap_bytes(std::stoull(result_of(calls[at + 3]), nullptr, 16));
     ASSERT_EQ(ring.size(), 8192u);
     for (size_t cqe = 0; cqe < ring.size(); cqe += 64) {
       ASSERT_EQ(ring[cqe + 63], std::byte{1}) << "CQE " << cqe / 64 << " owned by software";
     }
   }
   EXPECT_EQ(calls[17], "flexio_outbox_create(process#3, en_pcc=1) = " + result_of(calls[17]));
-  EXPECT_EQ(calls[20], fmt::format("flexio_window_create(process#3, {}) = {}",
-                                   result_of(calls[19]), result_of(calls[20])));
-  EXPECT_EQ(calls[22], "flexio_msg_stream_create(process#3, name=qosbench, level=INFO, "
-                       "data_bsize=8192, sync_mode=ASYNC) = " + result_of(calls[22]));
+  EXPECT_EQ(calls[20], fmt::format("flexio_window_create(process#3, {}) = {}", result_of(calls[19]),
+                                   result_of(calls[20])));
+  EXPECT_EQ(calls[22],
+            "flexio_msg_stream_create(process#3, name=qosbench, level=INFO, "
+            "data_bsize=8192, sync_mode=ASYNC) = " +
+                result_of(calls[22]));
   // Each thread runs with the address of its own args, which say where its queues are.
   const LoadedProgram& program = loader.program();
   ASSERT_EQ(program.thread_args.size(), 2u);
@@ -191,9 +193,9 @@ TEST(FlexioLoader, AFailureAtEveryStepTearsDownInReverseAndLeavesNothing) {
   }
   ASSERT_EQ(steps, kTwoThreadLoad.size());
   const std::set<std::string> returns_status{
-      "flexio_app_create",     "flexio_func_register",        "flexio_process_create",
-      "flexio_copy_from_host", "flexio_event_handler_create", "flexio_cq_create",
-      "flexio_outbox_create",  "flexio_window_create",        "flexio_msg_stream_create",
+      "flexio_app_create",       "flexio_func_register",        "flexio_process_create",
+      "flexio_copy_from_host",   "flexio_event_handler_create", "flexio_cq_create",
+      "flexio_outbox_create",    "flexio_window_create",        "flexio_msg_stream_create",
       "flexio_event_handler_run"};
   for (uint32_t step = 1; step <= steps; ++step) {
     const std::string failing = kTwoThreadLoad[step - 1];
@@ -294,20 +296,24 @@ TEST(FlexioLoader, BadRequestsFailBeforeAnySdkCall) {
          std::ofstream(r.elf_path) << "#!/bin/sh\n";
        },
        Errc::invalid_config, "is not an ELF file"},
-      {"empty handler name", [](LoadRequest& r) { r.handler_name.clear(); },
-       Errc::invalid_config, "handler name is empty"},
+      {"empty handler name", [](LoadRequest& r) { r.handler_name.clear(); }, Errc::invalid_config,
+       "handler name is empty"},
       {"handler name too long", [](LoadRequest& r) { r.handler_name.assign(257, 'h'); },
        Errc::invalid_config, "FLEXIO_MAX_NAME_LEN"},
       {"no device", [](LoadRequest& r) { r.device_name.clear(); }, Errc::invalid_config,
        "no RDMA device"},
-      {"zero threads", [](LoadRequest& r) { r.threads = 0; }, Errc::invalid_config,
-       "threads = 0"},
+      {"zero threads", [](LoadRequest& r) { r.threads = 0; }, Errc::invalid_config, "threads = 0"},
       {"too many threads", [](LoadRequest& r) { r.threads = 257; }, Errc::invalid_config,
        "threads = 257"},
       {"strict placement past the last EU",
-       [](LoadRequest& r) { r.placement = {AffinityKind::strict, 255}; }, Errc::invalid_config,
-       "execution unit 255"},
-      {"placement none with an id", [](LoadRequest& r) { r.placement = {AffinityKind::none, 3}; },
+       [](LoadRequest& r) {
+         r.placement = {AffinityKind::strict, 255};
+       },
+       Errc::invalid_config, "execution unit 255"},
+      {"placement none with an id",
+       [](LoadRequest& r) {
+         r.placement = {AffinityKind::none, 3};
+       },
        Errc::invalid_config, "placement none"},
       {"zero CQ depth", [](LoadRequest& r) { r.cq_log_depth = 0; }, Errc::invalid_config,
        "cq_log_depth = 0"},

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <cstddef>
@@ -19,7 +18,10 @@ inline constexpr std::string_view kHandlerSymbol = "qb_flexio_handler";
 /// The bytes of a stand-in ELF image: the magic, padding, and a string table naming `symbols`
 /// (what the fake looks for; the real SDK parses a dpacc-built image).
 inline std::vector<std::byte> program_image(const std::vector<std::string>& symbols) {
-  std::string text("\x7f" "ELF\x02\x01\x01", 7);
+  std::string text(
+      "\x7f"
+      "ELF\x02\x01\x01",
+      7);
   text.append(57, '\0');  // the rest of a 64-byte ELF header
   for (const std::string& symbol : symbols) {
     text += symbol;
@@ -49,10 +51,9 @@ inline std::string write_program_file(const std::string& file_name,
                                       const std::vector<std::string>& symbols = {
                                           std::string(kHandlerSymbol)}) {
   const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::filesystem::path directory =
-      std::filesystem::path(::testing::TempDir()) /
-      ("qb_flexio_" + std::string(test->test_suite_name()) + "_" + test->name() + "_" +
-       std::to_string(getpid()));
+  const std::filesystem::path directory = std::filesystem::path(::testing::TempDir()) /
+                                          ("qb_flexio_" + std::string(test->test_suite_name()) +
+                                           "_" + test->name() + "_" + std::to_string(getpid()));
   std::filesystem::create_directories(directory);
   written_directories().paths.push_back(directory);
   const std::string path = (directory / file_name).string();
@@ -62,7 +63,9 @@ inline std::string write_program_file(const std::string& file_name,
 }
 
 /// "flexio_cq_create" of "flexio_cq_create(process#3, ...) = cq#8".
-inline std::string function_of(const std::string& call) { return call.substr(0, call.find('(')); }
+inline std::string function_of(const std::string& call) {
+  return call.substr(0, call.find('('));
+}
 
 /// "cq#8" of "flexio_cq_create(...) = cq#8" (empty when the call made nothing).
 inline std::string result_of(const std::string& call) {

@@ -50,8 +50,8 @@ struct FakeFlexioConfig {
 
 /// Counts of what the fake holds, by kind.
 struct FakeFlexioLive {
-  uint32_t contexts = 0, apps = 0, processes = 0, handlers = 0, cqs = 0, outboxes = 0,
-           windows = 0, streams = 0, heap_buffers = 0;
+  uint32_t contexts = 0, apps = 0, processes = 0, handlers = 0, cqs = 0, outboxes = 0, windows = 0,
+           streams = 0, heap_buffers = 0;
   uint32_t total() const noexcept {
     return contexts + apps + processes + handlers + cqs + outboxes + windows + streams +
            heap_buffers;
@@ -112,12 +112,11 @@ class FakeFlexio final : public FlexioOps {
                              flexio_outbox** outbox) override;
   FlexioStatus outbox_destroy(flexio_outbox* outbox) override;
   uint32_t outbox_id(flexio_outbox* outbox) override;
-  FlexioStatus window_create(flexio_process* process, ibv_pd* pd,
-                             flexio_window** window) override;
+  FlexioStatus window_create(flexio_process* process, ibv_pd* pd, flexio_window** window) override;
   FlexioStatus window_destroy(flexio_window* window) override;
   uint32_t window_id(flexio_window* window) override;
-  FlexioStatus msg_stream_create(flexio_process* process, const MsgStreamAttr& attr,
-                                 std::FILE* out, flexio_msg_stream** stream) override;
+  FlexioStatus msg_stream_create(flexio_process* process, const MsgStreamAttr& attr, std::FILE* out,
+                                 flexio_msg_stream** stream) override;
   FlexioStatus msg_stream_flush(flexio_msg_stream* stream) override;
   FlexioStatus msg_stream_destroy(flexio_msg_stream* stream) override;
   int msg_stream_id(flexio_msg_stream* stream) override;

@@ -36,7 +36,7 @@ struct LoadedProgram {
   std::vector<uint32_t> cq_numbers;  // one per thread
   uint32_t outbox_id = kInvalidId;
   uint32_t window_id = kInvalidId;
-  int msg_stream_id = -1;  // -1: no stream (message level off)
+  int msg_stream_id = -1;                  // -1: no stream (message level off)
   std::vector<DeviceAddress> thread_args;  // where each thread's qb_flexio_thread_args is
 };
 
@@ -63,8 +63,8 @@ class FlexioLoader {
 
  private:
   struct Teardown {
-    std::string call;                  // the SDK function, for the error
-    std::function<std::string()> undo; // empty on success, else what it returned
+    std::string call;                   // the SDK function, for the error
+    std::function<std::string()> undo;  // empty on success, else what it returned
   };
 
   Status load_steps(const LoadRequest& request, const std::vector<std::byte>& elf);

@@ -75,11 +75,11 @@ struct EventHandlerAttr {
 /// flexio_cq_attr for a CQ whose element is a DPA thread (element_type
 /// FLEXIO_CQ_ELEMENT_TYPE_DPA_THREAD): a completion on it wakes that thread's handler.
 struct CqAttr {
-  uint8_t log_depth = 0;             // log_cq_depth
-  flexio_thread* thread = nullptr;   // flexio_event_handler_get_thread of the handler
-  uint32_t uar_id = kInvalidId;      // the process's UAR, so the device can arm the CQ
-  DeviceAddress ring = 0;            // cq_ring_qmem.daddr: 64-byte CQEs on the DPA heap
-  DeviceAddress doorbell_record = 0; // cq_dbr_daddr
+  uint8_t log_depth = 0;              // log_cq_depth
+  flexio_thread* thread = nullptr;    // flexio_event_handler_get_thread of the handler
+  uint32_t uar_id = kInvalidId;       // the process's UAR, so the device can arm the CQ
+  DeviceAddress ring = 0;             // cq_ring_qmem.daddr: 64-byte CQEs on the DPA heap
+  DeviceAddress doorbell_record = 0;  // cq_dbr_daddr
 };
 /// flexio_outbox_attr.
 struct OutboxAttr {

@@ -20,10 +20,10 @@ struct ThreadPlacement {
 };
 
 struct LoadRequest {
-  std::string elf_path;      // the program built by the DPA compiler (dpacc)
-  std::string handler_name;  // the __dpa_global__ event handler in it
+  std::string elf_path;                // the program built by the DPA compiler (dpacc)
+  std::string handler_name;            // the __dpa_global__ event handler in it
   std::string device_name = "mlx5_0";  // the RDMA device whose DPA runs it
-  uint32_t threads = 1;      // event handlers (DPA threads), one CQ each
+  uint32_t threads = 1;                // event handlers (DPA threads), one CQ each
   ThreadPlacement placement;
   MessageLevel message_level = MessageLevel::info;  // off: no message stream
   std::FILE* message_output = nullptr;              // nullptr: stderr
