@@ -42,6 +42,7 @@ struct LoadedProgram {
 
 class FlexioLoader {
  public:
+  /// `ops` must outlive the loader (its destructor unloads through it).
   explicit FlexioLoader(FlexioOps& ops) noexcept;
   ~FlexioLoader();  // unloads
   FlexioLoader(const FlexioLoader&) = delete;
