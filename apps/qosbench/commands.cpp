@@ -13,6 +13,7 @@
 #include "progress.hpp"
 #include "qb/common/exit_cleanup.hpp"
 #include "qb/common/units.hpp"
+#include "qb/dpa/flexio/runtime_status.hpp"
 #include "qb/drivers/registry.hpp"
 #include "qb/engine/measure.hpp"
 #include "qb/engine/run.hpp"
@@ -405,6 +406,7 @@ int drivers_command() {
       fmt::print("{:<21} {}\n", "", driver.machine_status());
     }
   }
+  fmt::print("{}\n", dpa::flexio::dpa_runtimes_line());
   return 0;
 }
 
