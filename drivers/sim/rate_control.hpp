@@ -23,8 +23,9 @@
 //   actions later from a wake-up). ACKs are seen when the engine polls their completion (at
 //   their instant: virtual time does not pass a due completion unpolled).
 // - An RTT probe leaves when asked and takes no link time. It reaches the receiver after the
-//   propagation delay plus (with a switch) the time the bytes queued ahead of it in its switch
-//   buffer take at the switch rate, and its answer comes back after one more propagation delay.
+//   propagation delay plus (with a switch) the time the bytes the egress sends before it take
+//   at the switch rate (SimSwitch::bytes_ahead_of_probe()), and its answer comes back after
+//   one more propagation delay.
 //   One probe per flow at a time (a probe a program left unanswered is replaced by the next).
 // - Without a program none of this exists: SimPort builds the same model as before.
 #pragma once

@@ -3,9 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "qb/drivers/registry.hpp"
+#include "dpa_rate_control.hpp"
 #include "sim_port.hpp"
 
 namespace qb::drv {
@@ -21,6 +24,7 @@ class SimDriver final : public DriverBackend {
     caps.max_workers = 1;
     caps.max_outstanding_per_flow = kSimSendQueueDepth;
     caps.max_hosts = UINT32_MAX;  // hosts meet at the simulated switch
+    caps.congestion_model = true;
     return caps;
   }
 
@@ -30,6 +34,16 @@ class SimDriver final : public DriverBackend {
   }
 
   Status apply(const policy::QosPlan& plan) override {
+    program_.reset();
+    if (!plan.congestion.dpa.program.empty()) {
+      try {
+        program_ = std::make_unique<sim::DpaRateControl>(
+            plan.congestion.dpa, static_cast<uint32_t>(plan.flows.size()), topology_.port_rate_bps);
+      } catch (const std::invalid_argument& error) {
+        return make_error(Errc::invalid_config, error.what());
+      }
+    }
+    port_.attach(program_.get());
     port_.configure(topology_, plan);
     nic_qos_ = plan.nic_qos;
     switch_qos_ = plan.switch_qos;
@@ -72,6 +86,7 @@ class SimDriver final : public DriverBackend {
         {"tx_done_ring_capacity", static_cast<double>(port_.tx_done_ring_capacity())},
     };
     if (port_.fabric()) add_fabric_stats(stats);
+    if (program_) program_->add_stats(stats, port_.now_ps() / 1000);
     return stats;
   }
 
@@ -132,6 +147,7 @@ class SimDriver final : public DriverBackend {
   policy::PortQos switch_qos_;
   bool congestion_ = false;
   sim::SimPort port_;
+  std::unique_ptr<sim::DpaRateControl> program_;  // the plan's DPA program, attached to port_
 };
 
 // The simulator has no options: [driver.sim] may exist but must be empty.

@@ -743,8 +743,9 @@ void SimModel<Shape>::request_rtt_probe(uint32_t flow) noexcept {
   probe_sent_ps_[flow] = now_ps_;
   int64_t forward_ps = propagation_ps_;
   if (switched()) {
-    // Model choice: behind the bytes queued in its switch buffer, at the switch rate.
-    forward_ps += bytes_ps(static_cast<uint64_t>(switch_.queued_bytes(info_[flow].buffer)),
+    // Model choice: behind the bytes the round-robin egress sends before it (its own
+    // buffer's and as much of every other ingress buffer of its class), at the switch rate.
+    forward_ps += bytes_ps(static_cast<uint64_t>(switch_.bytes_ahead_of_probe(info_[flow].buffer)),
                            static_cast<uint64_t>(switch_.rate_bps()));
   }
   wakeups_.set(base + kWakeProbeArrive, now_ps_ + forward_ps);

@@ -144,6 +144,17 @@ int64_t SimSwitch::queued_bytes(uint32_t buffer) const noexcept {
   return bytes;
 }
 
+int64_t SimSwitch::bytes_ahead_of_probe(uint32_t buffer) const noexcept {
+  const int64_t own = queued_bytes(buffer);
+  const uint32_t switch_class = buffer % classes_;
+  int64_t ahead = own;
+  for (uint32_t h = 0; h < hosts_; ++h) {
+    const uint32_t other = buffer_of(h, switch_class);
+    if (other != buffer) ahead += std::min(own, queued_bytes(other));
+  }
+  return ahead;
+}
+
 bool SimSwitch::forward(int64_t now_ps, Lane& lane, PortStats& stats) noexcept {
   held_mask_ = 0;
   if (free_ps_ > now_ps) return true;

@@ -79,8 +79,12 @@ class SimSwitch {
   bool has_room(uint32_t buffer, int64_t bytes) const noexcept {
     return credit_used_[buffer] + bytes <= buffer_bytes_;
   }
-  /// Wire bytes in `buffer` (arrived or on their way), for an RTT probe; O(packets in it).
+  /// Wire bytes in `buffer` (arrived or on their way); O(packets in it).
   int64_t queued_bytes(uint32_t buffer) const noexcept;
+  /// Bytes the egress sends before a probe entering `buffer` now: its buffer's, and as much of
+  /// every other ingress buffer of its class (served round robin with it), at most as much as
+  /// its own. Other classes are not counted. O(packets in those buffers).
+  int64_t bytes_ahead_of_probe(uint32_t buffer) const noexcept;
   int64_t rate_bps() const noexcept { return rate_bps_; }
   /// A NIC started `packet` towards `buffer` (it has room).
   void accept(uint32_t buffer, const Packet& packet, PortStats& stats) noexcept;

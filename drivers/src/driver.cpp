@@ -87,6 +87,16 @@ Status Driver::apply(const policy::QosPlan& plan) {
                                                     caps.max_hosts, hosts),
                    "fabric.hosts");
   }
+  if (!caps.congestion_model && !plan.congestion.dpa.program.empty()) {
+    return invalid(Errc::not_supported,
+                   "cannot run a DPA program (only the simulator's DPA emulator can, so far: "
+                   "--driver sim)",
+                   "dpa.program");
+  }
+  if (!caps.congestion_model && plan.congestion.any_ecn()) {
+    return invalid(Errc::not_supported,
+                   "cannot model ECN marking at a switch (--driver sim can)", "fabric.ecn");
+  }
   if (plan.switched && !(plan.switch_rate_bps >= 0.0 && std::isfinite(plan.switch_rate_bps))) {
     return invalid(Errc::invalid_config, "the switch rate must be >= 0 bit/s",
                    "fabric.switch_rate");

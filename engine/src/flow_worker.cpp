@@ -80,6 +80,7 @@ FlowWorker::FlowWorker(const suite::CompiledScenario& compiled, uint64_t seed, W
   flows_.reserve(flow_count);
   due_.reserve(flow_count);
   ready_.reserve(flow_count);
+  late_starts_.reserve(flow_count);
   for (uint32_t f = 0; f < flow_count; ++f) {
     const suite::FlowSpec& spec = scenario.flows[compiled.flow_spec[f]];
     FlowState state{gen::ArrivalProcess(spec.arrival, compiled.mean_message_bytes[f]),
@@ -88,6 +89,7 @@ FlowWorker::FlowWorker(const suite::CompiledScenario& compiled, uint64_t seed, W
     if (spec.size.kind == gen::SizeSpec::Kind::fixed) state.fixed_bytes = spec.size.fixed_bytes;
     state.window = state.saturating ? std::min(spec.arrival.outstanding, window.max_outstanding)
                                     : window.max_outstanding;
+    state.start_offset_ns = compiled.plan.flows[f].start_ns;
     flows_.push_back(std::move(state));
   }
   if (owned_.empty()) {
@@ -107,7 +109,15 @@ FlowWorker::FlowWorker(const suite::CompiledScenario& compiled, uint64_t seed, W
   return bytes;
 }
 
+void FlowWorker::start_late_flows(int64_t now_ns) {
+  while (!late_starts_.empty() && late_starts_.back().first <= now_ns) {
+    ready_.push_back(late_starts_.back().second);  // queued since run(): never there twice
+    late_starts_.pop_back();
+  }
+}
+
 void FlowWorker::post_due(int64_t now_ns) {
+  start_late_flows(now_ns);
   // Saturating flows: fill their windows now; a flow the burst has no room for stays ready.
   size_t filled = 0;
   for (; filled < ready_.size(); ++filled) {
@@ -317,13 +327,18 @@ WorkerOutcome FlowWorker::run(drv::Queue& queue, drv::Clock& clock,
     if (f >= flows_.size()) continue;
     FlowState& state = flows_[f];
     state.queued = true;
-    if (state.saturating) {
+    if (state.saturating && state.start_offset_ns > 0) {
+      late_starts_.emplace_back(start_ns + state.start_offset_ns, f);
+    } else if (state.saturating) {
       ready_.push_back(f);
     } else {
-      state.next_ns = state.arrivals.first_ns(start_ns, state.rng);
+      state.next_ns = state.arrivals.first_ns(start_ns + state.start_offset_ns, state.rng);
       due_.push({state.next_ns, f});
     }
   }
+  // Latest first, ties by flow (taken from the back: earliest, lowest flow first).
+  std::sort(late_starts_.begin(), late_starts_.end(),
+            [](const auto& a, const auto& b) { return a > b; });
 
   auto stop_requested = [interrupted] {
     return interrupted != nullptr && interrupted->load(std::memory_order_relaxed);
@@ -349,7 +364,8 @@ WorkerOutcome FlowWorker::run(drv::Queue& queue, drv::Clock& clock,
       post_due(now_ns);
       flush(queue);
     } while (burst_size_ == 0 &&
-             (!ready_.empty() || (!due_.empty() && due_.top().first <= now_ns)));
+             (!ready_.empty() || (!due_.empty() && due_.top().first <= now_ns) ||
+              (!late_starts_.empty() && late_starts_.back().first <= now_ns)));
     // Drain completions, a bounded number of full batches at a time.
     // Virtual time drains it all (the exact order of posts depends on it).
     uint32_t polled = 0;
@@ -368,7 +384,8 @@ WorkerOutcome FlowWorker::run(drv::Queue& queue, drv::Clock& clock,
       continue;
     }
     if (!ready_.empty()) continue;  // a window opened: post again before waiting
-    const int64_t next_due_ns = due_.empty() ? end_ns : std::min(due_.top().first, end_ns);
+    int64_t next_due_ns = due_.empty() ? end_ns : std::min(due_.top().first, end_ns);
+    if (!late_starts_.empty()) next_due_ns = std::min(next_due_ns, late_starts_.back().first);
     clock.wait_until(next_due_ns);
   }
   return ended(true);

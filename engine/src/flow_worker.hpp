@@ -79,6 +79,7 @@ class FlowWorker {
     bool saturating = false;
     bool queued = false;  // in ready_ (saturating) or due_ (scheduled)
     int64_t next_ns = 0;  // scheduled time of the next message (scheduled flows)
+    int64_t start_offset_ns = 0;  // the flow's `start`: its first message, after time zero
     uint64_t next_sequence = 0;
     // Copied into FlowCounters when run() returns: counted here, on the flow's hot line.
     uint64_t late_posts = 0;
@@ -93,6 +94,8 @@ class FlowWorker {
   /// (saturating flows: all at now_ns); returns how many.
   uint32_t post_run(uint32_t flow, int64_t scheduled_ns, int64_t now_ns, uint32_t limit) noexcept;
   void post_due(int64_t now_ns);
+  /// Saturating flows whose `start` has come join ready_.
+  void start_late_flows(int64_t now_ns);
   void post_due_in_order(int64_t now_ns) noexcept;
   void post_due_batched(int64_t now_ns) noexcept;
   void flush(drv::Queue& queue);
@@ -106,6 +109,9 @@ class FlowWorker {
   std::vector<FlowState> flows_;
   std::vector<uint32_t> ready_;  // saturating flows to fill now (start, or driver was full)
   DueHeap due_;                  // scheduled flows by (next time, flow)
+  /// Saturating flows with a later `start`: (start time, flow), latest first (taken from the
+  /// back).
+  std::vector<std::pair<int64_t, uint32_t>> late_starts_;
   std::array<drv::Message, kBurstMessages> burst_;
   size_t burst_size_ = 0;
   size_t burst_sent_ = 0;    // prefix of burst_ the queue has accepted

@@ -15,6 +15,8 @@ std::string format_gate_value(const GateResult& gate, double value) {
       return format_duration_ns(value);
     case GateKind::ratio:  // share errors and cap overshoots: a percentage reads at a glance
       return fmt::format("{:.4f}%", value * 100.0);
+    case GateKind::bytes:
+      return fmt::format("{:.0f} B", value);
     case GateKind::index:
       break;
   }

@@ -136,6 +136,8 @@ std::string gate_value(const GateResult& gate, double value) {
       return format_ns(value);
     case GateKind::ratio:
       return format_percent(value, false);
+    case GateKind::bytes:
+      return html::format_trimmed(value, 0) + " B";
     case GateKind::index:
       break;
   }
@@ -150,6 +152,9 @@ std::string gate_threshold_value(const GateResult& gate) {
       break;
     case GateKind::ratio:
       value = html::format_trimmed(gate.threshold * 100, 4) + "%";
+      break;
+    case GateKind::bytes:
+      value = html::format_trimmed(gate.threshold, 0) + " B";
       break;
     case GateKind::index:
       value = html::format_trimmed(gate.threshold, 6);

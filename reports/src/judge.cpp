@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 
+#include "convergence.hpp"
+#include "qb/common/units.hpp"
 #include "qb/engine/measure.hpp"
 
 namespace qb::report {
@@ -30,11 +33,22 @@ const engine::FlowLatency* latency_named(const engine::ScenarioMeasurement& meas
 void judge_gates(const suite::GateSpec& spec, const engine::ScenarioMeasurement& measured,
                  ScenarioResult& scenario) {
   const Fairness& fair = scenario.fairness;
+  const Convergence& settled = scenario.convergence;
   if (spec.max_share_error) {
-    scenario.gates.push_back(
-        GateResult{"max_share_error", fair.worst_flow_error <= *spec.max_share_error,
-                   fair.worst_flow_error, *spec.max_share_error, "",
-                   "worst flow: " + fair.worst_flow, GateKind::ratio, GateBound::at_most});
+    if (settled.present) {
+      // Congestion control: shares are judged once the rates settled, not while converging.
+      scenario.gates.push_back(GateResult{
+          "max_share_error", settled.worst_flow_error_settled <= *spec.max_share_error,
+          settled.worst_flow_error_settled, *spec.max_share_error, "",
+          fmt::format("worst flow: {} (settled, from {})", settled.worst_flow_settled,
+                      format_duration_ns(static_cast<double>(settled.settled_from_ns))),
+          GateKind::ratio, GateBound::at_most});
+    } else {
+      scenario.gates.push_back(
+          GateResult{"max_share_error", fair.worst_flow_error <= *spec.max_share_error,
+                     fair.worst_flow_error, *spec.max_share_error, "",
+                     "worst flow: " + fair.worst_flow, GateKind::ratio, GateBound::at_most});
+    }
   }
   if (spec.max_group_share_error) {
     scenario.gates.push_back(
@@ -43,9 +57,33 @@ void judge_gates(const suite::GateSpec& spec, const engine::ScenarioMeasurement&
                    "worst group: " + fair.worst_group, GateKind::ratio, GateBound::at_most});
   }
   if (spec.min_jain) {
-    scenario.gates.push_back(GateResult{"min_jain", fair.jain >= *spec.min_jain, fair.jain,
-                                        *spec.min_jain, "", "", GateKind::index,
+    const double jain = settled.present ? settled.jain_settled : fair.jain;
+    scenario.gates.push_back(GateResult{"min_jain", jain >= *spec.min_jain, jain, *spec.min_jain,
+                                        "", settled.present ? "settled" : "", GateKind::index,
                                         GateBound::at_least});
+  }
+  if (spec.convergence_time_ns) {
+    // Never converging (or nothing to judge) fails: the value is then +inf, written n/a.
+    const double value = settled.present && settled.converged
+                             ? static_cast<double>(settled.worst_time_ns)
+                             : std::numeric_limits<double>::infinity();
+    scenario.gates.push_back(GateResult{
+        "convergence_time", value <= static_cast<double>(*spec.convergence_time_ns), value,
+        static_cast<double>(*spec.convergence_time_ns), "ns",
+        fmt::format("within {:g}% of the shares, slowest of {} change(s)",
+                    spec.convergence_tolerance * 100.0, settled.epochs.size()),
+        GateKind::duration, GateBound::at_most});
+  }
+  if (spec.max_queue_depth_bytes) {
+    // The driver's figure; a driver that measured no switch queue cannot pass the gate.
+    double depth = std::numeric_limits<double>::infinity();
+    for (const auto& [name, value] : measured.driver_stats) {
+      if (name == "switch_queue_max_bytes") depth = value;
+    }
+    scenario.gates.push_back(GateResult{
+        "max_queue_depth", depth <= static_cast<double>(*spec.max_queue_depth_bytes), depth,
+        static_cast<double>(*spec.max_queue_depth_bytes), "B", "deepest switch egress class queue",
+        GateKind::bytes, GateBound::at_most});
   }
   if (spec.max_cap_overshoot) {
     double worst = 0.0;
@@ -247,6 +285,7 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run,
     out.fairness.jain_series.push_back(jain_index(bin_ratios));
   }
 
+  judge_convergence(compiled, spec.gates.convergence_tolerance, out);
   judge_gates(spec.gates, measured, out);
   return out;
 }

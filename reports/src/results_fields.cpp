@@ -418,6 +418,39 @@ const RecordSchema<Fairness>& schema_of<Fairness>() {
   return schema;
 }
 
+const Field<ConvergenceEpoch> kConvergenceEpochFields[] = {
+    member<&ConvergenceEpoch::start_ns>("start_ns"),
+    member<&ConvergenceEpoch::active_flows>("active_flows"),
+    member<&ConvergenceEpoch::judged>("judged"),
+    member<&ConvergenceEpoch::converged>("converged"),
+    member<&ConvergenceEpoch::time_ns>("time_ns"),
+};
+template <>
+const RecordSchema<ConvergenceEpoch>& schema_of<ConvergenceEpoch>() {
+  static const RecordSchema<ConvergenceEpoch> schema{kConvergenceEpochFields};
+  return schema;
+}
+
+const Field<Convergence> kConvergenceFields[] = {
+    member<&Convergence::tolerance>("tolerance"),
+    member<&Convergence::epochs>("epochs"),
+    member<&Convergence::converged>("converged"),
+    member<&Convergence::worst_time_ns>("worst_time_ns"),
+    member<&Convergence::settled_from_ns>("settled_from_ns"),
+    member<&Convergence::jain_settled>("jain_settled"),
+    member<&Convergence::worst_flow_error_settled>("worst_flow_error_settled"),
+    member<&Convergence::worst_flow_settled>("worst_flow_settled"),
+};
+template <>
+const RecordSchema<Convergence>& schema_of<Convergence>() {
+  static const RecordSchema<Convergence> schema{kConvergenceFields, [](Convergence& convergence) {
+                                                  convergence.present = true;
+                                                }};
+  return schema;
+}
+
+bool has_convergence(const ScenarioResult& scenario) { return scenario.convergence.present; }
+
 // Flows carry their class fields only in scenarios with classes.
 struct ScenarioFlows {
   static Json write(const ScenarioResult& scenario) {
@@ -482,6 +515,8 @@ const Field<ScenarioResult> kScenarioFields[] = {
     member<&ScenarioResult::bin_ns>("bin_ns"),
     member<&ScenarioResult::wall_seconds>("wall_seconds"),
     member<&ScenarioResult::fairness>("fairness"),
+    // Only for congestion control (flows joining later, a DPA program).
+    member<&ScenarioResult::convergence>("convergence", Presence::optional, has_convergence),
     member<&ScenarioResult::gates>("gates"),
     member<&ScenarioResult::groups>("groups"),
     {"flows", Presence::required, ScenarioFlows::write, ScenarioFlows::read,

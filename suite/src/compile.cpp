@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "class_resolution.hpp"
@@ -110,6 +111,48 @@ double mean_packet_wire_bytes(const gen::SizeSpec& size, const policy::WireModel
   return packets > 0.0 ? mean_wire_bytes(size, wire, op) / packets : 0.0;
 }
 
+namespace {
+
+policy::CongestionPlan congestion_plan(const Scenario& scenario) {
+  policy::CongestionPlan congestion;
+  const FabricSpec& fabric = scenario.fabric;
+  if (fabric.ecn) {
+    for (uint32_t c = 0; c < policy::kMaxArbClasses; ++c) {
+      const bool listed = fabric.ecn_classes.empty() ||
+                          std::find(fabric.ecn_classes.begin(), fabric.ecn_classes.end(), c) !=
+                              fabric.ecn_classes.end();
+      if (listed) congestion.ecn[c] = fabric.ecn_marking;
+    }
+  }
+  congestion.cnp_interval_ns = fabric.cnp_interval_ns;
+  congestion.seed = scenario.seed;
+  if (scenario.dpa.present) congestion.dpa = scenario.dpa.plan;
+  return congestion;
+}
+
+// The oracle over the flows started by each distinct start time (flows not started yet offer
+// nothing).
+std::vector<ExpectationEpoch> expectation_epochs(const CompiledScenario& compiled) {
+  std::vector<int64_t> starts;
+  for (const policy::FlowPlan& flow : compiled.plan.flows) starts.push_back(flow.start_ns);
+  std::sort(starts.begin(), starts.end());
+  starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+  std::vector<ExpectationEpoch> epochs;
+  if (starts.size() < 2) return epochs;
+  for (const int64_t start_ns : starts) {
+    std::vector<double> offered = compiled.offered_bps;
+    for (size_t f = 0; f < offered.size(); ++f) {
+      if (compiled.plan.flows[f].start_ns > start_ns) offered[f] = 0.0;
+    }
+    auto expected = policy::expected_rates_with_classes(compiled.plan, offered,
+                                                        compiled.mean_packet_wire_bytes);
+    epochs.push_back(ExpectationEpoch{start_ns, std::move(expected.flows.flow_bps)});
+  }
+  return epochs;
+}
+
+}  // namespace
+
 Result<CompiledScenario> compile_scenario(const Scenario& scenario,
                                           std::vector<Warning>& warnings) {
   CompiledScenario out;
@@ -139,6 +182,7 @@ Result<CompiledScenario> compile_scenario(const Scenario& scenario,
       plan.leaf = *leaf;
       plan.op = flow.op;
       plan.offered_wire_bps = offered_bps;
+      plan.start_ns = flow.start_ns + static_cast<int64_t>(i) * flow.start_step_ns;
       out.plan.flows.push_back(std::move(plan));
       out.flow_spec.push_back(spec_index);
       out.flow_instance.push_back(i);
@@ -163,6 +207,8 @@ Result<CompiledScenario> compile_scenario(const Scenario& scenario,
   out.expected = std::move(expected.flows);
   out.expected_class_bps = std::move(expected.class_bps);
   out.oracle_notes = std::move(expected.notes);
+  out.plan.congestion = congestion_plan(scenario);
+  out.epochs = expectation_epochs(out);
   return out;
 }
 

@@ -1,6 +1,8 @@
 // The QoS sections of a suite (see qos_loader.hpp and docs/suite-format.md).
 #include "qos_loader.hpp"
 
+#include "congestion_loader.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -550,7 +552,7 @@ FabricSpec read_fabric(const Located* section) {
   FabricSpec spec;
   if (section == nullptr) return spec;
   const TableReader reader(section->table(), section->path, section->file);
-  reader.allow_only({"hosts", "switch", "switch_rate"});
+  reader.allow_only({"hosts", "switch", "switch_rate", "ecn", "cnp_interval", "mode"});
   spec.where = section->path;
   spec.loc = reader.loc();
   if (auto hosts = reader.integer("hosts", 1, kMaxHosts))
@@ -572,6 +574,7 @@ FabricSpec read_fabric(const Located* section) {
       reader.at("switch_rate").fail_type("a string (a bit rate such as \"100Gbps\") or an integer");
     }
   }
+  read_fabric_congestion(reader, spec);
   return spec;
 }
 

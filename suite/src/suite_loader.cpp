@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "qb/common/units.hpp"
+#include "congestion_loader.hpp"
 #include "qos_loader.hpp"
 #include "toml_depth.hpp"
 #include "toml_reader.hpp"
@@ -34,6 +35,7 @@ constexpr int64_t kMaxU32 = std::numeric_limits<uint32_t>::max();
 constexpr int64_t kMaxI64 = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMaxRepetitions = 1000;
 constexpr int64_t kMaxFlowCount = 65536;
+constexpr int64_t kMaxFlowStartNs = 1'000'000'000'000;  // 1000 s
 constexpr int64_t kMaxOutstanding = 4096;
 constexpr int64_t kDefaultBinNs = 1'000'000;
 
@@ -434,7 +436,8 @@ FlowSpec read_flow(const Located& entry, const PortSpec& port) {
                      "outstanding", "tx_tclass",   "rx_tclass",
                      "dscp",        "sl",          "pcp",
                      "host",        "service_id",  "pkey",
-                     "qos_class",   "source_guid", "destination_guid"});
+                     "qos_class",   "source_guid", "destination_guid",
+                     "start",       "start_step"});
   FlowSpec flow;
   flow.where = entry.path;
   flow.loc = reader.loc();
@@ -462,6 +465,13 @@ FlowSpec read_flow(const Located& entry, const PortSpec& port) {
   }
   flow.size = read_size(reader.at("size"), port.wire);
   flow.arrival = read_arrival(reader);
+  if (auto start = reader.duration_ns("start", true)) flow.start_ns = *start;
+  if (auto step = reader.duration_ns("start_step", true)) flow.start_step_ns = *step;
+  if (flow.start_ns > kMaxFlowStartNs ||
+      flow.start_step_ns > kMaxFlowStartNs / static_cast<int64_t>(flow.count)) {
+    reader.fail_at(reader.has("start_step") ? "start_step" : "start",
+                   "a flow must start within 1000 s");
+  }
   detail::read_flow_qos(reader, port, flow);
   return flow;
 }
@@ -519,13 +529,29 @@ GateSpec read_gates(const Located* section) {
   GateSpec gates;
   if (section == nullptr) return gates;
   const TableReader reader(section->table(), section->path, section->file);
-  reader.allow_only(
-      {"max_share_error", "max_group_share_error", "min_jain", "max_cap_overshoot", "latency"});
+  reader.allow_only({"max_share_error", "max_group_share_error", "min_jain", "max_cap_overshoot",
+                     "convergence_time", "convergence_tolerance", "max_queue_depth", "latency"});
   constexpr double kInf = std::numeric_limits<double>::infinity();
   gates.max_share_error = reader.number("max_share_error", 0.0, kInf);
   gates.max_group_share_error = reader.number("max_group_share_error", 0.0, kInf);
   gates.min_jain = reader.number("min_jain", 0.0, 1.0);
   gates.max_cap_overshoot = reader.number("max_cap_overshoot", 0.0, kInf);
+  gates.convergence_time_ns = reader.duration_ns("convergence_time", true);
+  if (auto tolerance = reader.number("convergence_tolerance", 0.0, 1.0)) {
+    gates.convergence_tolerance = *tolerance;
+  }
+  if (const auto* node = reader.find("max_queue_depth")) {
+    if (const auto* integer = node->as_integer()) {
+      if (integer->get() < 0) reader.fail_at("max_queue_depth", "max_queue_depth must be >= 0");
+      gates.max_queue_depth_bytes = integer->get();
+    } else if (const auto* text = node->as_string()) {
+      auto bytes = parse_size_bytes(text->get());
+      if (!bytes) reader.fail_at("max_queue_depth", bytes.error().message);
+      gates.max_queue_depth_bytes = static_cast<int64_t>(std::min<uint64_t>(*bytes, INT64_MAX));
+    } else {
+      reader.at("max_queue_depth").fail_type("a size such as \"200KB\" or an integer of bytes");
+    }
+  }
   if (const auto* node = reader.find("latency")) {
     const auto* array = node->as_array();
     if (array == nullptr) reader.at("latency").fail_type("an array of tables ([[gates.latency]])");
@@ -541,7 +567,7 @@ GateSpec read_gates(const Located* section) {
 
 // The QoS/traffic sections a scenario uses: its own, or the top level's.
 struct Sections {
-  std::optional<Located> port, sched, flow, gates, traffic_class, eth, ib, fabric;
+  std::optional<Located> port, sched, flow, gates, traffic_class, eth, ib, fabric, dpa;
 };
 
 std::optional<Located> section_of(const TableReader& reader, std::string_view key) {
@@ -585,7 +611,11 @@ Scenario build_scenario(std::string name, const Sections& sections, const RunSet
   scenario.eth = detail::read_eth(ptr(sections.eth));
   scenario.ib = detail::read_ib(ptr(sections.ib), file, warnings);
   scenario.fabric = detail::read_fabric(ptr(sections.fabric));
-  if (cross_checks) detail::check_scenario_qos(scenario);
+  scenario.dpa = detail::read_dpa(ptr(sections.dpa));
+  if (cross_checks) {
+    detail::check_scenario_qos(scenario);
+    detail::check_scenario_congestion(scenario);
+  }
   return scenario;
 }
 
@@ -607,7 +637,7 @@ std::vector<Scenario> read_scenarios(const TableReader& top, const Sections& top
     const Located entry{*array->get(i), fmt::format("scenario[{}]", i), top.file()};
     const TableReader reader(entry.table(), entry.path, entry.file);
     reader.allow_only({"name", "seed", "repetitions", "warmup", "duration", "bin", "port", "sched",
-                       "flow", "gates", "traffic_class", "eth", "ib", "fabric"});
+                       "flow", "gates", "traffic_class", "eth", "ib", "fabric", "dpa"});
     std::string name = reader.required_string("name");
     for (const auto& earlier : scenarios) {
       if (earlier.name == name) {
@@ -624,7 +654,8 @@ std::vector<Scenario> read_scenarios(const TableReader& top, const Sections& top
          {std::pair{"port", &sections.port}, std::pair{"sched", &sections.sched},
           std::pair{"flow", &sections.flow}, std::pair{"gates", &sections.gates},
           std::pair{"traffic_class", &sections.traffic_class}, std::pair{"eth", &sections.eth},
-          std::pair{"ib", &sections.ib}, std::pair{"fabric", &sections.fabric}}) {
+          std::pair{"ib", &sections.ib}, std::pair{"fabric", &sections.fabric},
+          std::pair{"dpa", &sections.dpa}}) {
       if (reader.has(key)) slot->emplace(reader.at(key));
     }
     try {
@@ -671,7 +702,7 @@ Suite load(std::string_view text, const std::string& file) {
   const toml::table& root = *document;
   const TableReader top(root, "", file);
   top.allow_only({"suite", "driver", "port", "sched", "flow", "gates", "traffic_class", "eth", "ib",
-                  "fabric", "scenario"});
+                  "fabric", "dpa", "scenario"});
 
   suite.name = std::filesystem::path(file).stem().string();
   RunSettings base;
@@ -705,7 +736,7 @@ Suite load(std::string_view text, const std::string& file) {
   const Sections sections{
       section_of(top, "port"),  section_of(top, "sched"),         section_of(top, "flow"),
       section_of(top, "gates"), section_of(top, "traffic_class"), section_of(top, "eth"),
-      section_of(top, "ib"),    section_of(top, "fabric")};
+      section_of(top, "ib"),    section_of(top, "fabric"),        section_of(top, "dpa")};
   if (top.has("scenario")) {
     suite.scenarios = read_scenarios(top, sections, base, suite.name, suite.warnings);
   } else {

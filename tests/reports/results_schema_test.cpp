@@ -40,6 +40,11 @@ Results every_field() {
   c.latency = testing::latency(1000);
   s.classes = {c};
   s.oracle_notes = {"a note"};
+  s.convergence.present = true;  // a congestion-control scenario
+  s.convergence.epochs.push_back(ConvergenceEpoch{0, 2, true, true, 1000});
+  s.convergence.converged = true;
+  s.convergence.worst_time_ns = 1000;
+  s.convergence.worst_flow_settled = "g1-qp#0";
   return r;
 }
 

@@ -95,6 +95,9 @@ struct Capabilities {
   /// false: a send-only driver (e.g. DPDK with rx_port = "none"); its receiver, in another
   /// process or host, measures and judges the run.
   bool receives = true;
+  /// Runs the plan's congestion settings: ECN marking at a switch, CNPs, the DPA program
+  /// (policy::CongestionPlan). Today only the simulator, whose DPA is the emulator.
+  bool congestion_model = false;
 };
 
 struct Topology {

@@ -22,6 +22,7 @@ struct FlowPlan {
   RdmaOp op = RdmaOp::write;
 
   uint32_t host = 0;  // sending host (0 .. QosPlan::hosts - 1)
+  int64_t start_ns = 0;  // the flow's first message leaves this long after time zero
   /// The generator's mean offered rate in wire bit/s (+inf: saturating), for drivers that
   /// pace a flow in hardware (verbs: IBV_QP_RATE_LIMIT).
   double offered_wire_bps = 0.0;

@@ -89,6 +89,7 @@ enum class GateKind {
   ratio,     // a relative figure (share error, cap overshoot), written as a percentage
   duration,  // nanoseconds (a latency percentile), written with a time unit
   index,     // a plain number (the normalised Jain index)
+  bytes,     // a size (a switch queue depth), written with a byte unit
 };
 
 /// Which side of the threshold passes.
@@ -119,6 +120,31 @@ struct Fairness {
   std::vector<double> jain_reps;    // per repetition
 };
 
+/// How the flows' rates settled on their shares after each change of the active flows (a
+/// flow's start), judged on the time series: an epoch has converged from the first bin after
+/// which every active flow stays within `tolerance` of its share until the epoch ends.
+struct ConvergenceEpoch {
+  int64_t start_ns = 0;  // from time zero (the warm-up's start)
+  uint32_t active_flows = 0;
+  bool judged = false;     // false: no whole time bin inside the epoch's measured part
+  bool converged = false;  // judged and settled before the epoch ended
+  int64_t time_ns = 0;     // converged: from the epoch's start to the first settled bin
+};
+
+struct Convergence {
+  bool present = false;  // the scenario has flows joining later, or a DPA program
+  double tolerance = 0.05;
+  std::vector<ConvergenceEpoch> epochs;
+  bool converged = false;     // every judged epoch converged (and one was judged)
+  int64_t worst_time_ns = 0;  // over the judged epochs
+  /// From when the settled figures below are measured (the last epoch's settled bin) to the
+  /// end of the window; the share and fairness gates use them.
+  int64_t settled_from_ns = 0;
+  double jain_settled = 1.0;
+  double worst_flow_error_settled = 0.0;
+  std::string worst_flow_settled;
+};
+
 struct ScenarioResult {
   std::string name;
   std::string transport;
@@ -140,6 +166,7 @@ struct ScenarioResult {
   std::vector<ClassResult> classes;
   std::vector<std::string> oracle_notes;  // e.g. "VLArb credit rule (low table): ..."
   Fairness fairness;
+  Convergence convergence;  // in the file only when present
   std::vector<GateResult> gates;
   std::vector<std::pair<std::string, double>> driver_stats;  // mean over repetitions
   bool passed = true;

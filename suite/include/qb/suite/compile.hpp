@@ -13,6 +13,13 @@
 
 namespace qb::suite {
 
+/// What the oracle expects while a set of flows is running: flows that join later (a flow's
+/// `start`) change every active flow's share from their start on.
+struct ExpectationEpoch {
+  int64_t start_ns = 0;           // from time zero (the warm-up's start)
+  std::vector<double> flow_bps;   // per flow instance, wire bit/s (0 before the flow starts)
+};
+
 struct CompiledScenario {
   const Scenario* scenario = nullptr;  // owned by the Suite, which outlives every run
   policy::QosPlan plan;
@@ -25,6 +32,9 @@ struct CompiledScenario {
   policy::OracleResult expected;               // wire bit/s per flow and per tree element
   std::vector<double> expected_class_bps;      // per arb class at the bottleneck port (NIC/switch)
   std::vector<std::string> oracle_notes;       // e.g. the VLArb credit rule vs the weight ratio
+  /// One per distinct flow start time, in time order, when flows start at different times
+  /// (empty otherwise: `expected` holds all along). The last epoch's shares are `expected`.
+  std::vector<ExpectationEpoch> epochs;
 };
 
 /// Errors (Errc::invalid_config, with the key path and location): everything

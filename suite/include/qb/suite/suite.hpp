@@ -12,6 +12,7 @@
 #include "qb/common/result.hpp"
 #include "qb/generators/arrival_process.hpp"
 #include "qb/generators/size_distribution.hpp"
+#include "qb/policies/congestion.hpp"
 #include "qb/policies/opensm_conf.hpp"
 #include "qb/policies/opensm_policy.hpp"
 #include "qb/policies/opensm_policy_match.hpp"
@@ -57,6 +58,10 @@ struct FlowSpec {
   SourceLoc sl_loc;
   uint32_t host = 0;  // `host`: sending host (< [fabric] hosts)
   SourceLoc host_loc;
+  // `start`, `start_step`: instance i's first message leaves start + i * start_step after time
+  // zero (the start of the warm-up), for flows that join a running fabric.
+  int64_t start_ns = 0;
+  int64_t start_step_ns = 0;
   policy::PathQuery path_query;  // service_id, pkey, qos_class, source_guid, destination_guid
   bool has_path_query = false;
   std::string path_query_where;  // the first of those keys written, for errors
@@ -100,11 +105,27 @@ struct IbQosSpec {
   SourceLoc loc;
 };
 
-/// `[fabric]`: sending hosts and the switch between them and the receiver.
+/// `[fabric]`: sending hosts and the switch between them and the receiver, and its congestion
+/// signals (`[fabric.ecn]`, `cnp_interval`).
 struct FabricSpec {
   uint32_t hosts = 1;
   bool switched = false;         // default: hosts > 1
   double switch_rate_bps = 0.0;  // default: the port rate
+  /// `[fabric.ecn]`: RED marking at the switch egress (classes: every class unless listed).
+  bool ecn = false;
+  policy::EcnMarking ecn_marking;
+  std::vector<uint32_t> ecn_classes;  // empty: all
+  int64_t cnp_interval_ns = 4'000;    // mlx5 roce_np min_time_between_cnps default (4 us)
+  std::string where;
+  SourceLoc loc;
+};
+
+/// `[dpa]`: the congestion-control program the sender NICs' DPA runs (and the receiver's),
+/// with its named parameters (`[dpa.params]`, `[dpa.receiver_params]`), converted to the
+/// program's units and checked against its parameter specs at load time.
+struct DpaSpec {
+  bool present = false;
+  policy::DpaPlan plan;
   std::string where;
   SourceLoc loc;
 };
@@ -124,6 +145,11 @@ struct GateSpec {
   std::optional<double> max_group_share_error;  // same per flow group
   std::optional<double> min_jain;               // normalised Jain index over measured/expected
   std::optional<double> max_cap_overshoot;      // worst (measured/cap - 1) over capped elements
+  /// Congestion control: the longest time the flows took to settle on their shares after a
+  /// flow joined (within convergence_tolerance), and the deepest switch egress queue.
+  std::optional<int64_t> convergence_time_ns;
+  double convergence_tolerance = 0.05;
+  std::optional<int64_t> max_queue_depth_bytes;
   std::vector<LatencyGate> latency;
 };
 
@@ -144,6 +170,7 @@ struct Scenario {
   EthQosSpec eth;
   IbQosSpec ib;
   FabricSpec fabric;
+  DpaSpec dpa;
   std::string where;  // "" for the single-scenario form, else "scenario[i]"
   SourceLoc loc;      // the file (and the [[scenario]] entry, when there is one)
 };
