@@ -1,7 +1,7 @@
 // Loads a DPA program through FlexIO in the order the SDK requires, holds what it made, and
 // tears it down in reverse: on unload, and after a failure at any step (only what was made).
 //
-// The host flow (docs/flexio.md, "The host flow"), with the calls each step makes:
+// The host flow (docs/dpa.md, "The host flow"), with the calls each step makes:
 //   1. ibv_open_device                        the device whose DPA runs the program
 //   2. flexio_app_create                      the application from the ELF image
 //   3. flexio_func_register                   the handler's symbol (freed with the app)
