@@ -65,6 +65,27 @@ std::vector<const FlowResult*> members(const ScenarioResult& s, Pick pick) {
   return out;
 }
 
+// Flows joined during the window (or a DPA program sets rates): when each change settled, and
+// the settled figures the share gates use.
+void print_convergence(const Convergence& c, std::ostream& out) {
+  std::string epochs;
+  for (const ConvergenceEpoch& epoch : c.epochs) {
+    if (!epochs.empty()) epochs += ", ";
+    epochs += fmt::format("{} flows at {}: {}", epoch.active_flows,
+                          format_duration_ns(static_cast<double>(epoch.start_ns)),
+                          !epoch.judged     ? std::string("not judged (no whole bin)")
+                          : epoch.converged ? "settled in " + format_duration_ns(
+                                                                  static_cast<double>(epoch.time_ns))
+                                            : std::string("never settled"));
+  }
+  fmt::print(out, "  convergence (within {:g}% per bin): {}\n", c.tolerance * 100.0, epochs);
+  if (c.converged) {
+    fmt::print(out, "  settled from {}: normalised Jain {:.6f}; worst flow error {:.3f}% ({})\n",
+               format_duration_ns(static_cast<double>(c.settled_from_ns)), c.jain_settled,
+               c.worst_flow_error_settled * 100.0, c.worst_flow_settled);
+  }
+}
+
 void print_classes(const ScenarioResult& s, std::ostream& out, RateUnit unit) {
   // Shares are of the port that arbitrates the classes (the switch egress when there is one).
   const RateHeader h = rate_header(unit);
@@ -133,6 +154,7 @@ void print_scenario(const ScenarioResult& s, std::ostream& out, const ConsoleOpt
              s.fairness.worst_flow,
              worst_error(s.groups, s.fairness.worst_group, s.fairness.worst_group_error),
              s.fairness.worst_group);
+  if (s.convergence.present) print_convergence(s.convergence, out);
   if (!s.gates.empty()) fmt::print(out, "  gates:\n");
   for (const auto& gate : s.gates) {
     fmt::print(out, "    {} {:<28} {}   {}\n", gate.passed ? "PASS" : "FAIL", gate.name,

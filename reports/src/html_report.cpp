@@ -87,6 +87,9 @@ svg .reference-text{fill:var(--muted);font-size:11.5px}
 svg .series{fill:none;stroke-width:2;stroke-linejoin:round}
 svg .series.thin{stroke-width:1.2;opacity:.85}
 svg line.expected{stroke-width:1.2;stroke-dasharray:1.5 3;opacity:.9}
+svg line.convergence-marker{stroke:var(--muted);stroke-width:1}
+svg line.convergence-marker.join{stroke-dasharray:4 3}
+svg line.convergence-marker.settled{stroke:#2e7d32}
 svg .spectrum{fill:none;stroke-width:2;stroke-linejoin:round}
 svg .jain-series{fill:none;stroke:var(--accent);stroke-width:1.6}
 svg .separator{stroke:#c4ccd4;stroke-dasharray:3 3}
@@ -264,6 +267,17 @@ void verdict(Markup& m, const Results& r, const Comparison* c) {
                        format_percent(s.fairness.worst_flow_error, false);
     if (!s.fairness.worst_flow.empty()) line += " (" + s.fairness.worst_flow + ")";
     line += ", Jain " + format_sig(s.fairness.jain, 6) + ".";
+    if (s.convergence.present) {
+      // Flows joined during the window: its means mix in the joins; the settled figures judge.
+      line += s.convergence.converged
+                  ? " Once settled (from " +
+                        format_ns(static_cast<double>(s.convergence.settled_from_ns)) +
+                        "): worst share error " +
+                        format_percent(s.convergence.worst_flow_error_settled, false) +
+                        ", Jain " + format_sig(s.convergence.jain_settled, 6) + "."
+                  : " The rates never settled within " +
+                        format_percent(s.convergence.tolerance, false) + " of the shares.";
+    }
     m.element("p", {{"class", "muted"}}, line);
   }
   if (!r.complete) {

@@ -6,6 +6,36 @@
 #include "svg_figures.hpp"
 
 namespace qb::report::html {
+namespace {
+
+// Congestion control: a dashed line where flows joined, a solid one where the rates settled.
+void convergence_markers(Markup& m, const ScenarioResult& s, const Plot& plot) {
+  if (!s.convergence.present) return;
+  auto marker = [&](int64_t at_ns, const char* kind, const std::string& title) {
+    const double x_ms = static_cast<double>(at_ns - s.warmup_ns) / 1e6;  // the axis is in ms
+    if (x_ms < 0.0 || x_ms > plot.x.scale.d1) return;
+    const std::string x = coord(plot.x.scale(x_ms));
+    m.open("line", {{"class", std::string("convergence-marker ") + kind},
+                    {"x1", x},
+                    {"x2", x},
+                    {"y1", coord(plot.y0())},
+                    {"y2", coord(plot.y1())}});
+    m.element("title", {}, title);
+    m.close();
+  };
+  for (const ConvergenceEpoch& epoch : s.convergence.epochs) {
+    marker(epoch.start_ns, "join",
+           std::to_string(epoch.active_flows) + " flows active from " +
+               format_ns(static_cast<double>(epoch.start_ns)));
+    if (epoch.converged) {
+      marker(epoch.start_ns + epoch.time_ns, "settled",
+             "settled within " + format_ns(static_cast<double>(epoch.time_ns)) +
+                 " of the join");
+    }
+  }
+}
+
+}  // namespace
 
 void throughput_figure(Markup& m, const ScenarioResult& s, const std::vector<size_t>& flows) {
   size_t bins = 0;
@@ -57,6 +87,7 @@ void throughput_figure(Markup& m, const ScenarioResult& s, const std::vector<siz
                   format_bps(g.measured_bps));
     m.close();
   }
+  convergence_markers(m, s, plot);
   m.close();  // svg
 
   if (flows.empty()) return;

@@ -1,4 +1,5 @@
-// The FlexIO host flow: see flexio_loader.hpp for the steps and docs/dpa.md, "The FlexIO loader" for why.
+// The FlexIO host flow: see flexio_loader.hpp for the steps and docs/dpa.md ("The FlexIO
+// loader") for why.
 #include "qb/dpa/flexio/flexio_loader.hpp"
 
 #include <fmt/format.h>

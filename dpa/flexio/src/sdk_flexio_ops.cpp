@@ -2,7 +2,8 @@
 // name with our attribute struct copied into the SDK's, nothing decided here (decisions belong
 // to the loader, where the fake checks them). Built only when the SDK was found
 // (dpa/flexio/CMakeLists.txt); never compiled on a machine without it, so it is written from
-// the SDK's flexio.h (DOCA 2.x) and checked on the first machine that has one (docs/dpa.md, "The FlexIO loader").
+// the SDK's flexio.h (DOCA 2.x) and checked on the first machine that has one (docs/dpa.md,
+// "The FlexIO loader").
 #include <libflexio/flexio.h>
 
 #include <cerrno>

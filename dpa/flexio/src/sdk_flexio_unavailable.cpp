@@ -7,7 +7,7 @@ namespace qb::dpa::flexio {
 Result<std::unique_ptr<FlexioOps>> make_sdk_flexio_ops() {
   return make_error(Errc::unavailable,
                     "the FlexIO loader is not built (" + flexio_build_status().reason +
-                        "); rebuild with the DOCA FlexIO SDK (docs/dpa.md, "The FlexIO loader")",
+                        "); rebuild with the DOCA FlexIO SDK (docs/dpa.md, The FlexIO loader)",
                     "dpa.flexio");
 }
 
