@@ -184,9 +184,9 @@ struct IncastRun {
 };
 
 // The plan's DPA program on the 2-host incast, both flows saturating until `end_ns`.
-IncastRun run_incast(const policy::DpaPlan& dpa, int64_t end_ns) {
+IncastRun run_incast(const policy::DpaPlan& dpa, int64_t end_ns,
+                     const QosPlan& plan = incast_plan()) {
   IncastRun out;
-  const QosPlan plan = incast_plan();
   DpaRateControl control(dpa, 2, kLinkBps);
   out.mask = control.event_mask();
   Recorder recorder(control);
@@ -513,6 +513,57 @@ TEST(DpaRateControl, StatsBeforeAnyEventAreZero) {
   control.add_stats(stats, 0);
   ASSERT_EQ(stats.size(), 10u);
   for (const auto& [name, value] : stats) EXPECT_EQ(value, 0.0) << name;
+}
+
+// ---- DCQCN on ECN marks -------------------------------------------------------------------------
+
+TEST(DpaRateControl, DcqcnCutsOnTheFirstCnpByAlphaOverTwo) {
+  // Every packet above 20 KB of egress queue is marked; the receiver answers with CNPs.
+  QosPlan plan = incast_plan();
+  for (policy::EcnMarking& ecn : plan.congestion.ecn) {
+    ecn.enabled = true;
+    ecn.min_bytes = 20'000;
+    ecn.max_bytes = 20'000;
+    ecn.max_probability = 1.0;
+  }
+  plan.congestion.cnp_interval_ns = 4000;
+  policy::DpaPlan dcqcn;
+  dcqcn.program = "dcqcn";
+  const IncastRun run = run_incast(dcqcn, 200'000, plan);
+  EXPECT_NE(run.mask & rate_event_bit(Kind::sent), 0u);  // DCQCN counts TX bytes
+  EXPECT_NE(run.mask & rate_event_bit(Kind::cnp), 0u);
+  const auto cnps = run.log.of(Kind::cnp);
+  ASSERT_FALSE(cnps.empty());
+  for (uint32_t f = 0; f < 2; ++f) {
+    int64_t first_cnp = -1;
+    for (const RateEvent& cnp : cnps) {
+      if (cnp.flow == f) {
+        first_cnp = cnp.time_ns;
+        break;
+      }
+    }
+    ASSERT_GE(first_cnp, 0) << "flow " << f;
+    const auto rates = run.log.rates_of(f);
+    ASSERT_GE(rates.size(), 2u) << "flow " << f;
+    EXPECT_EQ(rates[0].time_ns, 0);
+    EXPECT_DOUBLE_EQ(rates[0].rate_bps, kLinkBps);
+    // alpha = initial_alpha_value 1023/1024; the cut is rate x alpha / 2 (rpg_gd 11), in 20-bit
+    // fixed point: 2^20 - (1023 << 10 >> 1) = 524800 of 2^20.
+    EXPECT_EQ(rates[1].time_ns, first_cnp) << "flow " << f;
+    EXPECT_DOUBLE_EQ(rates[1].rate_bps, kLinkBps * 524800.0 / 1048576.0) << "flow " << f;
+  }
+  EXPECT_EQ(stat(run.stats, "dpa_dropped_events"), 0.0);
+  // At most one CNP per flow per cnp_interval.
+  for (uint32_t f = 0; f < 2; ++f) {
+    int64_t last = -1;
+    for (const RateEvent& cnp : cnps) {
+      if (cnp.flow != f) continue;
+      if (last >= 0) {
+        EXPECT_GE(cnp.time_ns - last, 4000) << "flow " << f << " at " << cnp.time_ns;
+      }
+      last = cnp.time_ns;
+    }
+  }
 }
 
 // ---- the driver: only the simulator runs a DPA program
