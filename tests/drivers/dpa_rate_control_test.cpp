@@ -566,6 +566,47 @@ TEST(DpaRateControl, DcqcnCutsOnTheFirstCnpByAlphaOverTwo) {
   }
 }
 
+// ---- repetitions
+// ---------------------------------------------------------------------------------
+
+TEST(DpaRateControl, ASecondRunStartsFromScratch) {
+  // The same program object over two runs (as repetitions reuse the driver): on_start() resets
+  // the emulators, the pending actions and the RTT figures, so both runs are the same.
+  policy::DpaPlan dpa = pcc_plan(500);
+  dpa.receiver_program = "reflector";
+  dpa.tx_sample_interval_ns = 10'000;
+  DpaRateControl control(dpa, 2, kLinkBps);
+  const QosPlan plan = incast_plan();
+  std::vector<Log> logs;
+  std::vector<DriverStats> stats;
+  for (int run = 0; run < 2; ++run) {
+    Recorder recorder(control);
+    SimPort port;
+    port.attach(&recorder);
+    Topology topology;
+    topology.port_rate_bps = plan.port_rate_bps;
+    topology.wire = plan.wire;
+    topology.propagation_delay_ns = kPropagationNs;
+    topology.flow_count = 2;
+    port.configure(topology, plan);
+    port.start();
+    saturate(port, 2, 65536, 150'000);
+    stats.emplace_back();
+    control.add_stats(stats.back(), port.now_ps() / 1000);
+    logs.push_back(std::move(recorder.log));
+  }
+  ASSERT_FALSE(logs[0].rates.empty());
+  ASSERT_EQ(logs[0].rates.size(), logs[1].rates.size());
+  for (size_t i = 0; i < logs[0].rates.size(); ++i) {
+    EXPECT_EQ(logs[0].rates[i].time_ns, logs[1].rates[i].time_ns) << i;
+    EXPECT_EQ(logs[0].rates[i].flow, logs[1].rates[i].flow) << i;
+    EXPECT_EQ(logs[0].rates[i].rate_bps, logs[1].rates[i].rate_bps) << i;
+  }
+  EXPECT_EQ(logs[0].events.size(), logs[1].events.size());
+  EXPECT_EQ(stats[0], stats[1]);
+  EXPECT_GT(stat(stats[1], "dpa_events"), 0.0);
+}
+
 // ---- the driver: only the simulator runs a DPA program
 // -------------------------------------------
 
