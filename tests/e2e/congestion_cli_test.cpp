@@ -1,0 +1,105 @@
+// The congestion keys from the command line: `validate` refuses a bad [dpa] / [fabric.ecn] /
+// flow start with exit 2 and file:line:col plus the key path; `run` on the simulator writes the
+// DPA emulator's stats and the convergence per epoch into the results.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "process.hpp"
+
+namespace qb::e2e {
+namespace {
+
+using nlohmann::json;
+
+// Lines 1..8, then the flows from line 9.
+std::string incast(const std::string& dpa_params) {
+  return "[suite]\n"                // 1
+         "name = \"cc\"\n"          // 2
+         "[fabric]\n"               // 3
+         "hosts = 2\n"              // 4
+         "[dpa]\n"                  // 5
+         "program = \"pcc_rtt\"\n"  // 6
+         "[dpa.params]\n" +         // 7
+         dpa_params +               // 8
+         "[[flow]]\nname = \"h0\"\nhost = 0\nsize = 65536\nrate = \"saturate\"\n"
+         "[[flow]]\nname = \"h1\"\nhost = 1\nsize = 65536\nrate = \"saturate\"\n"
+         "start = \"1ms\"\n";
+}
+
+TEST(CongestionCli, ValidateRefusesAnOutOfRangeDpaParameterWithItsLocation) {
+  const std::string path = write_temp("bad_dpa_param.toml", incast("update_factor = 2.0\n"));
+  const Outcome outcome = run_qosbench({"validate", path});
+  EXPECT_EQ(outcome.exit_code, 2) << outcome.err;
+  EXPECT_NE(outcome.err.find(path + ":8:17: error: dpa.params.update_factor"), std::string::npos)
+      << outcome.err;
+  EXPECT_NE(outcome.err.find("update_factor must be in"), std::string::npos) << outcome.err;
+}
+
+TEST(CongestionCli, ValidateRefusesAnUnknownDpaParameterListingTheProgramsOwn) {
+  const std::string path = write_temp("unknown_dpa_param.toml", incast("gain = 3\n"));
+  const Outcome outcome = run_qosbench({"validate", path});
+  EXPECT_EQ(outcome.exit_code, 2) << outcome.err;
+  EXPECT_NE(outcome.err.find(path + ":8:8: error: dpa.params.gain"), std::string::npos)
+      << outcome.err;
+  EXPECT_NE(outcome.err.find("its parameters: update_factor, additive_increase"), std::string::npos)
+      << outcome.err;
+}
+
+TEST(CongestionCli, ValidateRefusesAnUnknownProgramListingTheShippedOnes) {
+  std::string text = incast("");
+  text.replace(text.find("\"pcc_rtt\""), 9, "\"hpcc\"");
+  const std::string path = write_temp("unknown_program.toml", text);
+  const Outcome outcome = run_qosbench({"validate", path});
+  EXPECT_EQ(outcome.exit_code, 2) << outcome.err;
+  EXPECT_NE(outcome.err.find(path + ":6:11: error: dpa.program"), std::string::npos) << outcome.err;
+  EXPECT_NE(outcome.err.find("shipped: pcc_rtt, dcqcn, reflector"), std::string::npos)
+      << outcome.err;
+}
+
+TEST(CongestionCli, ValidateRefusesALossyFabric) {
+  std::string text = incast("");
+  text.replace(text.find("hosts = 2\n"), 10, "hosts = 2\nmode = \"lossy\"\n");
+  const std::string path = write_temp("lossy.toml", text);
+  const Outcome outcome = run_qosbench({"validate", path});
+  EXPECT_EQ(outcome.exit_code, 2) << outcome.err;
+  EXPECT_NE(outcome.err.find(path + ":5:8: error: fabric.mode"), std::string::npos) << outcome.err;
+}
+
+TEST(CongestionCli, ValidateAcceptsTheGoodSuite) {
+  const std::string path = write_temp("good_dpa.toml", incast("base_rtt = \"20us\"\n"));
+  const Outcome outcome = run_qosbench({"validate", path});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+}
+
+TEST(CongestionCli, RunOnTheSimulatorWritesDpaStatsAndConvergence) {
+  std::string text = incast("");
+  text.replace(text.find("name = \"cc\"\n"), 12,
+               "name = \"cc\"\nrepetitions = 1\nwarmup = \"0s\"\nduration = \"2ms\"\n"
+               "bin = \"100us\"\n");
+  const std::string path = write_temp("run_dpa.toml", text);
+  const std::string json_path = ::testing::TempDir() + "/run_dpa.json";
+  std::filesystem::remove(json_path);
+  const Outcome outcome = run_qosbench({"run", path, "--quiet", "--json", json_path});
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.err;
+  const json results = json::parse(read_file(json_path));
+  const json& scenario = results["scenarios"][0];
+  ASSERT_TRUE(scenario.contains("convergence")) << scenario.dump();
+  const json& epochs = scenario["convergence"]["epochs"];
+  ASSERT_EQ(epochs.size(), 2u);
+  EXPECT_EQ(epochs[0]["start_ns"], 0);
+  EXPECT_EQ(epochs[0]["active_flows"], 1);
+  EXPECT_EQ(epochs[1]["start_ns"], 1'000'000);
+  EXPECT_EQ(epochs[1]["active_flows"], 2);
+  const json& stats = scenario["driver_stats"];
+  ASSERT_TRUE(stats.contains("dpa_events")) << stats.dump();
+  EXPECT_GT(stats["dpa_events"].get<double>(), 0.0);
+  ASSERT_TRUE(stats.contains("rtt_samples")) << stats.dump();
+  EXPECT_GT(stats["rtt_samples"].get<double>(), 0.0);
+  EXPECT_FALSE(stats.contains("receiver_dpa_events"));  // no receiver program
+}
+
+}  // namespace
+}  // namespace qb::e2e
