@@ -47,7 +47,10 @@ class SimDriver final : public DriverBackend {
     port_.configure(topology_, plan);
     nic_qos_ = plan.nic_qos;
     switch_qos_ = plan.switch_qos;
-    congestion_ = plan.switched && (plan.congestion.any_ecn() || !plan.congestion.dpa.program.empty());
+    // Only for plans that mark, run a program or gate on the queue: the other switched plans'
+    // results keep their fields.
+    congestion_ = plan.switched && (plan.congestion.any_ecn() || plan.congestion.report_queue ||
+                                    !plan.congestion.dpa.program.empty());
     return {};
   }
 

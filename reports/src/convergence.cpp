@@ -39,6 +39,7 @@ void judge_convergence(const suite::CompiledScenario& compiled, double tolerance
     const int64_t end_ns = e + 1 < epochs.size() ? epochs[e + 1].start_ns : window_end_ns;
     ConvergenceEpoch result;
     result.start_ns = epoch.start_ns;
+    settled_bin = bins;  // only this epoch's settled bins count for the settled figures
     for (const double expected : epoch.flow_bps) result.active_flows += expected > 0.0 ? 1 : 0;
     // Whole bins inside [start, end) of the measured window.
     const int64_t first = std::max<int64_t>(0, (epoch.start_ns - out.warmup_ns + bin_ns - 1) / bin_ns);
@@ -66,7 +67,7 @@ void judge_convergence(const suite::CompiledScenario& compiled, double tolerance
         c.worst_time_ns = std::max(c.worst_time_ns, result.time_ns);
       }
       all_converged = all_converged && result.converged;
-      settled_bin = result.converged ? static_cast<size_t>(settled) : bins;
+      if (result.converged) settled_bin = static_cast<size_t>(settled);
     }
     c.epochs.push_back(result);
   }

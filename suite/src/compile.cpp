@@ -126,6 +126,7 @@ policy::CongestionPlan congestion_plan(const Scenario& scenario) {
   }
   congestion.cnp_interval_ns = fabric.cnp_interval_ns;
   congestion.seed = scenario.seed;
+  congestion.report_queue = scenario.gates.max_queue_depth_bytes.has_value();
   if (scenario.dpa.present) congestion.dpa = scenario.dpa.plan;
   return congestion;
 }

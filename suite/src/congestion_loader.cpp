@@ -171,6 +171,7 @@ void read_fabric_congestion(const TableReader& reader, FabricSpec& fabric) {
             fmt::format("a switch egress class is 0..{} (a TC or a VL)", kMaxArbClass));
       }
       fabric.ecn_classes.push_back(static_cast<uint32_t>(integer->get()));
+      fabric.ecn_class_locs.push_back(loc_of(array->get(i)->source(), value.file));
     }
   }
 }
@@ -213,6 +214,21 @@ void check_scenario_congestion(const Scenario& scenario) {
   if (fabric.ecn && !fabric.switched) {
     fail("ECN marking happens at the switch: [fabric.ecn] needs switch = true",
          fabric.where + ".ecn", fabric.loc);
+  }
+  // The switch egress has the classes its port QoS gives it: 8 TCs with [eth], the data VLs
+  // with [ib], one class without either.
+  const uint32_t classes = scenario.eth.present ? 8 : scenario.ib.present ? 15 : 1;
+  for (size_t i = 0; i < fabric.ecn_classes.size(); ++i) {
+    if (fabric.ecn_classes[i] >= classes) {
+      fail(fmt::format("the switch egress has no class {} ({}); it has {}",
+                       fabric.ecn_classes[i],
+                       scenario.eth.present  ? "[eth]: TCs 0..7"
+                       : scenario.ib.present ? "[ib]: VLs 0..14"
+                                             : "no [eth] or [ib]: one class, 0",
+                       classes == 1 ? std::string("class 0")
+                                    : fmt::format("classes 0..{}", classes - 1)),
+           fmt::format("{}.ecn.classes[{}]", fabric.where, i), fabric.ecn_class_locs[i]);
+    }
   }
 }
 

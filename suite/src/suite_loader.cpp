@@ -467,8 +467,10 @@ FlowSpec read_flow(const Located& entry, const PortSpec& port) {
   flow.arrival = read_arrival(reader);
   if (auto start = reader.duration_ns("start", true)) flow.start_ns = *start;
   if (auto step = reader.duration_ns("start_step", true)) flow.start_step_ns = *step;
-  if (flow.start_ns > kMaxFlowStartNs ||
-      flow.start_step_ns > kMaxFlowStartNs / static_cast<int64_t>(flow.count)) {
+  // The last instance starts at start + (count - 1) * start_step (no overflow: each bounded).
+  const auto steps = static_cast<int64_t>(flow.count) - 1;
+  if (flow.start_ns > kMaxFlowStartNs || flow.start_step_ns > kMaxFlowStartNs ||
+      (steps > 0 && flow.start_step_ns > (kMaxFlowStartNs - flow.start_ns) / steps)) {
     reader.fail_at(reader.has("start_step") ? "start_step" : "start",
                    "a flow must start within 1000 s");
   }

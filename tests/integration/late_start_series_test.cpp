@@ -131,9 +131,6 @@ TEST(LateStartSeries, MaxQueueDepthReadsTheSimulatedSwitchQueue) {
 }
 
 TEST(LateStartSeries, MaxQueueDepthOnASwitchedIncastWithoutEcnOrProgram) {
-  GTEST_SKIP() << "bug: sim_driver.cpp reports switch_queue_max_bytes only with ECN or a DPA "
-                  "program, so max_queue_depth on a switched suite without them always fails "
-                  "(value inf) on the simulator, which has that queue";
   auto results = run_text(std::string(kHead) +
                           "[fabric]\nhosts = 2\n"
                           "[[flow]]\nname = \"h0\"\nhost = 0\nsize = 65536\nrate = \"saturate\"\n"

@@ -207,9 +207,6 @@ TEST(Convergence, ADpaProgramWithoutLaterStartsIsOneEpoch) {
 }
 
 TEST(Convergence, TheSettledWindowNeverReachesBackBeforeTheLastEpoch) {
-  GTEST_SKIP() << "bug: convergence.cpp keeps the previous epoch's settled bin when the last "
-                  "epoch has no whole bin, so the settled share/Jain figures judge the earlier "
-                  "epoch's bins against the last epoch's shares";
   // b joins at 1.05 ms, inside the last judged bin (10): the last epoch is not judged.
   const suite::CompiledScenario compiled =
       epochs_of({{0, {100 * G, 0.0}}, {1'050'000, {50 * G, 50 * G}}});

@@ -38,6 +38,7 @@ struct CongestionPlan {
   std::array<EcnMarking, kMaxArbClasses> ecn{};  // per switch egress class
   int64_t cnp_interval_ns = 0;  // the receiver sends at most one CNP per flow per interval
   uint64_t seed = 1;            // marking decisions (deterministic per seed)
+  bool report_queue = false;    // a gate needs the switch queue depth (max_queue_depth)
   DpaPlan dpa;
 
   bool any_ecn() const noexcept {

@@ -115,6 +115,7 @@ struct FabricSpec {
   bool ecn = false;
   policy::EcnMarking ecn_marking;
   std::vector<uint32_t> ecn_classes;  // empty: all
+  std::vector<SourceLoc> ecn_class_locs;  // where each was written
   int64_t cnp_interval_ns = 4'000;    // mlx5 roce_np min_time_between_cnps default (4 us)
   std::string where;
   SourceLoc loc;
