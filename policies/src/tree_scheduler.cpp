@@ -257,19 +257,22 @@ void TreeScheduler::on_sent(uint32_t queue, uint32_t wire_bytes, bool still_back
         throttled = true;
         throttle(child, bucket, now);
       }
+      Node& p = nodes_[parent];
       if (!has_work || throttled) {
         unlink(parent, child);
+      } else if (p.head == child) [[likely]] {
+        // The usual case (the path pick() took): rotate when the credit is spent, the old
+        // head becoming the tail of the circular ring. Without a branch: whether a child's
+        // credit is spent follows the weights, which a predictor does not learn.
+        const int64_t spent = -static_cast<int64_t>(c.deficit <= 0);  // all ones or zero
+        c.deficit += quanta_[child] & spent;
+        p.head = child ^ ((child ^ c.next) & static_cast<uint32_t>(spent));
       } else if (c.deficit <= 0) {
         c.deficit += quanta_[child];
-        Node& p = nodes_[parent];
-        if (p.head == child) {
-          p.head = c.next;  // the ring is circular: the old head becomes the tail
-        } else {
-          unlink(parent, child);
-          const int64_t kept = c.deficit;
-          insert_tail(parent, child);
-          c.deficit = kept;
-        }
+        unlink(parent, child);
+        const int64_t kept = c.deficit;
+        insert_tail(parent, child);
+        c.deficit = kept;
       }
     }
     child = parent;
