@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 namespace qb::policy {
 namespace {
@@ -49,10 +48,7 @@ TreeScheduler::TreeScheduler(const SchedTree& tree, std::span<const uint32_t> qu
   }
   wake_heap_.reserve(capped);
   quanta_.assign(total, 0);
-  Bucket never_empty;
-  never_empty.tokens_bits = std::numeric_limits<double>::infinity();
-  never_empty.depth_bits = never_empty.tokens_bits;
-  buckets_.assign(total, never_empty);
+  buckets_.assign(total, Bucket{});  // read only where Node::capped
 
   for (size_t n = 0; n < total; ++n) {
     Node& node = nodes_[n];
@@ -69,6 +65,7 @@ TreeScheduler::TreeScheduler(const SchedTree& tree, std::span<const uint32_t> qu
       bucket.depth_bits = std::max(2.0 * quantum_bits, cap_bps * config.bucket_depth_s);
       bucket.tokens_bits = bucket.depth_bits;  // a full bucket at time zero
       buckets_[n] = bucket;
+      node.capped = true;
     }
   }
 }
@@ -116,11 +113,13 @@ void TreeScheduler::activate(uint32_t element, int64_t now) noexcept {
     Node& c = nodes_[child];
     const uint32_t parent = c.parent;
     if (parent == kNone) return;
-    Bucket& bucket = buckets_[child];
-    refill(bucket, now);
-    if (bucket.tokens_bits <= 0.0) {  // never for an uncapped element (+inf)
-      throttle(child, bucket, now);
-      return;
+    if (c.capped) {
+      Bucket& bucket = buckets_[child];
+      refill(bucket, now);
+      if (bucket.tokens_bits <= 0.0) {
+        throttle(child, bucket, now);
+        return;
+      }
     }
     const bool parent_was_empty = nodes_[parent].head == kNone;
     insert_tail(parent, child);
@@ -137,15 +136,12 @@ void TreeScheduler::throttle(uint32_t element, const Bucket& bucket, int64_t now
             now + 1 + static_cast<int64_t>(-bucket.tokens_bits / bucket.rate_bits_per_tick));
 }
 
-// Without a branch (capped and uncapped elements alternate on a path): for now <= refilled_at
-// it adds 0.0 and takes min(depth, tokens) = tokens (tokens never exceed the depth), so the
-// bucket is unchanged, as when it returned early; +inf stays +inf (rate 0).
 void TreeScheduler::refill(Bucket& bucket, int64_t now) noexcept {
-  const int64_t elapsed = now - bucket.refilled_at;
-  const double added =
-      elapsed > 0 ? static_cast<double>(elapsed) * bucket.rate_bits_per_tick : 0.0;
-  bucket.tokens_bits = std::min(bucket.depth_bits, bucket.tokens_bits + added);
-  bucket.refilled_at = std::max(bucket.refilled_at, now);
+  if (now <= bucket.refilled_at) return;
+  bucket.tokens_bits = std::min(bucket.depth_bits,
+                                bucket.tokens_bits + static_cast<double>(now - bucket.refilled_at) *
+                                                         bucket.rate_bits_per_tick);
+  bucket.refilled_at = now;
 }
 
 void TreeScheduler::push_wake(uint32_t element, int64_t at) noexcept {
@@ -247,13 +243,15 @@ void TreeScheduler::on_sent(uint32_t queue, uint32_t wire_bytes, bool still_back
     if (parent == kNone) break;
     c.deficit -= bytes * c.charge_scale;
     Bucket& bucket = buckets_[child];
-    refill(bucket, now);
-    bucket.tokens_bits -= bits;  // +inf (uncapped) stays +inf
+    if (c.capped) {
+      refill(bucket, now);
+      bucket.tokens_bits -= bits;
+    }
     if (in_rotation && !c.in_ring) in_rotation = false;  // nothing above changes
     if (in_rotation) {
       const bool has_work = child >= tree_size_ ? c.backlogged : c.head != kNone;
       bool throttled = false;
-      if (has_work && bucket.tokens_bits <= 0.0) {
+      if (has_work && c.capped && bucket.tokens_bits <= 0.0) {
         throttled = true;
         throttle(child, bucket, now);
       }

@@ -75,10 +75,13 @@ class TreeScheduler {
     bool in_ring = false;
     bool throttled = false;
     bool backlogged = false;  // queues only
+    bool capped = false;      // has a token bucket (buckets_[n])
     int64_t deficit = 0;      // in charge units: wire bytes * charge_scale
   };
-  // One per node (buckets_[n] is node n's): an uncapped element's bucket never empties
-  // (tokens and depth +inf, rate 0), so the per-level paths have no capped/uncapped branch.
+  // One per node (buckets_[n] is node n's, no indirection), used when Node::capped. (A bucket
+  // that never empties, +inf, on every uncapped node took the capped? branch out of the path
+  // walks, but its refill cost the flat uncapped tree more than the branch: see
+  // docs/performance.md.)
   struct Bucket {
     double tokens_bits = 0.0;
     double rate_bits_per_tick = 0.0;
