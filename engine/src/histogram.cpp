@@ -38,11 +38,11 @@ Histogram::Histogram(int64_t highest_trackable, int significant_digits)
   sub_bucket_half_count_magnitude_ = sub_bucket_count_magnitude - 1;
   sub_bucket_half_count_ = int64_t{1} << sub_bucket_half_count_magnitude_;
   const uint64_t sub_bucket_count = uint64_t{1} << sub_bucket_count_magnitude;
-  sub_bucket_mask_ = static_cast<int64_t>(sub_bucket_count - 1) << unit_magnitude_;
+  sub_bucket_mask_ = static_cast<int64_t>(sub_bucket_count - 1) << kUnitMagnitude;
 
   // Buckets double until one covers highest_trackable (unsigned: no overflow up to INT64_MAX).
   size_t buckets = 1;
-  for (uint64_t smallest_untrackable = sub_bucket_count << unit_magnitude_;
+  for (uint64_t smallest_untrackable = sub_bucket_count << kUnitMagnitude;
        smallest_untrackable <= static_cast<uint64_t>(highest_trackable_);
        smallest_untrackable <<= 1) {
     ++buckets;
@@ -53,17 +53,6 @@ Histogram::Histogram(int64_t highest_trackable, int significant_digits)
   counts_ = BlockCounters(bucket_count_ + 1, sub_bucket_half_count_magnitude_);
 }
 
-size_t Histogram::index_of(int64_t value) const noexcept {
-  const auto v = static_cast<uint64_t>(value);
-  const int leading_zero_base = 64 - unit_magnitude_ - (sub_bucket_half_count_magnitude_ + 1);
-  // The operand is never 0 (the mask covers bit 0); the explicit | 1 tells the compiler, which
-  // otherwise branches around bsr for countl_zero(0) on baseline x86-64.
-  const int bucket =
-      leading_zero_base - std::countl_zero(v | static_cast<uint64_t>(sub_bucket_mask_) | 1u);
-  return (static_cast<size_t>(bucket) << sub_bucket_half_count_magnitude_) +
-         static_cast<size_t>(v >> (bucket + unit_magnitude_));
-}
-
 int64_t Histogram::value_from_index(size_t index) const noexcept {
   int bucket = static_cast<int>(index >> sub_bucket_half_count_magnitude_) - 1;
   auto sub_bucket = static_cast<int64_t>(index & static_cast<size_t>(sub_bucket_half_count_ - 1)) +
@@ -72,28 +61,34 @@ int64_t Histogram::value_from_index(size_t index) const noexcept {
     sub_bucket -= sub_bucket_half_count_;
     bucket = 0;
   }
-  return sub_bucket << (bucket + unit_magnitude_);
+  return sub_bucket << (bucket + kUnitMagnitude);
 }
 
 int64_t Histogram::highest_equivalent(int64_t value) const noexcept {
   const auto v = static_cast<uint64_t>(value);
-  const int leading_zero_base = 64 - unit_magnitude_ - (sub_bucket_half_count_magnitude_ + 1);
+  const int leading_zero_base = 64 - kUnitMagnitude - (sub_bucket_half_count_magnitude_ + 1);
   const int bucket =
       leading_zero_base - std::countl_zero(v | static_cast<uint64_t>(sub_bucket_mask_));
-  const int shift = bucket + unit_magnitude_;
+  const int shift = bucket + kUnitMagnitude;
   const uint64_t lowest = (v >> shift) << shift;
   return static_cast<int64_t>(lowest + ((uint64_t{1} << shift) - 1));
 }
 
-void Histogram::record(int64_t value) noexcept {
-  // The clamp (to [0, highest_trackable]) compiles to conditional moves.
-  const int64_t clamped = std::clamp<int64_t>(value, 0, highest_trackable_);
-  clamped_count_ += static_cast<uint64_t>(clamped != value);
-  ++counts_.at(index_of(clamped));
-  ++total_count_;
-  min_ = std::min(min_, clamped);
-  max_ = std::max(max_, clamped);
-  sum_ += static_cast<double>(clamped);
+void Histogram::add_to_sum_slow(int64_t clamped) noexcept {
+  // The first step that may round (and every one after it): the double accumulation from
+  // the exact value, as sum += value always computed it.
+  sum_ = sum() + static_cast<double>(clamped);
+  exact_sum_ = kSumInDouble;
+}
+
+void Histogram::set_sum(double sum) noexcept {
+  sum_ = sum;
+  // Back to the integer accumulation when the double is an exact integer in range (then it
+  // equals the integer bit for bit and the next steps round the same way).
+  exact_sum_ = (sum >= 0.0 && sum <= static_cast<double>(kExactSumLimit) &&
+                sum == std::floor(sum))
+                   ? static_cast<uint64_t>(sum)
+                   : kSumInDouble;
 }
 
 void Histogram::record_n(int64_t value, uint64_t count) noexcept {
@@ -104,7 +99,7 @@ void Histogram::record_n(int64_t value, uint64_t count) noexcept {
   total_count_ += count;
   min_ = std::min(min_, clamped);
   max_ = std::max(max_, clamped);
-  sum_ += static_cast<double>(clamped) * static_cast<double>(count);
+  set_sum(sum() + static_cast<double>(clamped) * static_cast<double>(count));
 }
 
 void Histogram::add_bucket_counts(int64_t value, uint64_t count) noexcept {
@@ -120,8 +115,8 @@ void Histogram::add_bucket_counts(int64_t value, uint64_t count) noexcept {
   total_count_ += count;
   min_ = std::min(min_, lowest);
   max_ = std::max(max_, highest);
-  sum_ += (static_cast<double>(lowest) + static_cast<double>(highest)) / 2.0 *
-          static_cast<double>(count);
+  set_sum(sum() + (static_cast<double>(lowest) + static_cast<double>(highest)) / 2.0 *
+                      static_cast<double>(count));
 }
 
 bool Histogram::merge(const Histogram& other) noexcept {
@@ -139,7 +134,7 @@ bool Histogram::merge(const Histogram& other) noexcept {
   clamped_count_ += other.clamped_count_;
   min_ = std::min(min_, other.min_);
   max_ = std::max(max_, other.max_);
-  sum_ += other.sum_;
+  set_sum(sum() + other.sum());
   return true;
 }
 
@@ -149,6 +144,7 @@ void Histogram::reset() noexcept {
   clamped_count_ = 0;
   min_ = INT64_MAX;
   max_ = 0;
+  exact_sum_ = 0;
   sum_ = 0.0;
 }
 
@@ -161,7 +157,7 @@ int64_t Histogram::max() const noexcept {
 }
 
 double Histogram::mean() const noexcept {
-  return total_count_ == 0 ? 0.0 : sum_ / static_cast<double>(total_count_);
+  return total_count_ == 0 ? 0.0 : sum() / static_cast<double>(total_count_);
 }
 
 int64_t Histogram::value_at_percentile(double p) const noexcept {

@@ -9,13 +9,13 @@ namespace {
 
 constexpr double kBitsPerByte = 8.0;
 
-// Heap order: earliest wake first; ties by element index so runs are deterministic.
-struct WakeLater {
-  template <class W>
-  bool operator()(const W& a, const W& b) const noexcept {
-    return a.at != b.at ? a.at > b.at : a.element > b.element;
-  }
-};
+// Heap order: earliest wake first; ties by element index so runs are deterministic (an
+// element is in the heap at most once, so the order is total and the pops come in the same
+// order whatever the heap's layout). Bitwise, not short-circuit: no branch to mispredict.
+template <class W>
+bool earlier(const W& a, const W& b) noexcept {
+  return (a.at < b.at) | ((a.at == b.at) & (a.element < b.element));
+}
 
 }  // namespace
 
@@ -46,15 +46,16 @@ TreeScheduler::TreeScheduler(const SchedTree& tree, std::span<const uint32_t> qu
   for (uint32_t e = 1; e < tree_size_; ++e) {
     if (nodes_[e].parent != kNone && tree.elements[e].max_avg_bw_bps > 0.0) ++capped;
   }
-  buckets_.reserve(capped);
   wake_heap_.reserve(capped);
+  quanta_.assign(total, 0);
+  buckets_.assign(total, Bucket{});  // read only where Node::capped
 
   for (size_t n = 0; n < total; ++n) {
     Node& node = nodes_[n];
     if (node.parent == kNone) continue;
     const uint64_t scale = min_sibling_weight[node.parent];
-    node.charge_scale = static_cast<int64_t>(scale);
-    node.quantum = static_cast<int64_t>(config.quantum_bytes) * static_cast<int64_t>(weight[n]);
+    node.charge_scale = static_cast<uint32_t>(scale);  // a weight: fits
+    quanta_[n] = static_cast<int64_t>(config.quantum_bytes) * static_cast<int64_t>(weight[n]);
     if (n < tree_size_ && tree.elements[n].max_avg_bw_bps > 0.0) {
       const double cap_bps = tree.elements[n].max_avg_bw_bps;
       const double quantum_bits = kBitsPerByte * static_cast<double>(config.quantum_bytes) *
@@ -63,8 +64,8 @@ TreeScheduler::TreeScheduler(const SchedTree& tree, std::span<const uint32_t> qu
       bucket.rate_bits_per_tick = cap_bps / config.ticks_per_second;
       bucket.depth_bits = std::max(2.0 * quantum_bits, cap_bps * config.bucket_depth_s);
       bucket.tokens_bits = bucket.depth_bits;  // a full bucket at time zero
-      node.bucket = static_cast<uint32_t>(buckets_.size());
-      buckets_.push_back(bucket);
+      buckets_[n] = bucket;
+      node.capped = true;
     }
   }
 }
@@ -86,7 +87,7 @@ void TreeScheduler::insert_tail(uint32_t parent, uint32_t child) noexcept {
   }
   c.in_ring = true;
   // Back in rotation: whatever debt it kept, plus one quantum.
-  c.deficit = std::min<int64_t>(c.deficit, 0) + c.quantum;
+  c.deficit = std::min<int64_t>(c.deficit, 0) + quanta_[child];
 }
 
 void TreeScheduler::unlink(uint32_t parent, uint32_t child) noexcept {
@@ -112,8 +113,8 @@ void TreeScheduler::activate(uint32_t element, int64_t now) noexcept {
     Node& c = nodes_[child];
     const uint32_t parent = c.parent;
     if (parent == kNone) return;
-    if (c.bucket != kNone) {
-      Bucket& bucket = buckets_[c.bucket];
+    if (c.capped) {
+      Bucket& bucket = buckets_[child];
       refill(bucket, now);
       if (bucket.tokens_bits <= 0.0) {
         throttle(child, bucket, now);
@@ -144,13 +145,33 @@ void TreeScheduler::refill(Bucket& bucket, int64_t now) noexcept {
 }
 
 void TreeScheduler::push_wake(uint32_t element, int64_t at) noexcept {
-  wake_heap_.push_back(Wake{at, element});  // capacity reserved: one slot per capped element
-  std::push_heap(wake_heap_.begin(), wake_heap_.end(), WakeLater{});
+  // A binary min-heap, sifted with a hole (one store per level).
+  const Wake wake{at, element};
+  wake_heap_.push_back(wake);  // capacity reserved: one slot per capped element
+  size_t hole = wake_heap_.size() - 1;
+  while (hole > 0) {
+    const size_t parent = (hole - 1) / 2;
+    if (!earlier(wake, wake_heap_[parent])) break;
+    wake_heap_[hole] = wake_heap_[parent];
+    hole = parent;
+  }
+  wake_heap_[hole] = wake;
 }
 
 void TreeScheduler::pop_wake() noexcept {
-  std::pop_heap(wake_heap_.begin(), wake_heap_.end(), WakeLater{});
+  const Wake last = wake_heap_.back();
   wake_heap_.pop_back();
+  const size_t n = wake_heap_.size();
+  if (n == 0) return;
+  // Sift the hole left by the front down along the earlier child until `last` fits.
+  size_t hole = 0;
+  for (size_t child = 1; child < n; child = 2 * hole + 1) {
+    child += static_cast<size_t>(child + 1 < n && earlier(wake_heap_[child + 1], wake_heap_[child]));
+    if (!earlier(wake_heap_[child], last)) break;
+    wake_heap_[hole] = wake_heap_[child];
+    hole = child;
+  }
+  wake_heap_[hole] = last;
 }
 
 // Throttled elements whose time has come get their tokens back and rejoin the rotation.
@@ -159,7 +180,7 @@ void TreeScheduler::wake_due(int64_t now) noexcept {
     const uint32_t element = wake_heap_.front().element;
     pop_wake();
     Node& node = nodes_[element];
-    Bucket& bucket = buckets_[node.bucket];
+    Bucket& bucket = buckets_[element];
     refill(bucket, now);
     if (bucket.tokens_bits <= 0.0) {  // rounding left it a hair short: try again later
       throttle(element, bucket, now);
@@ -190,7 +211,7 @@ uint32_t TreeScheduler::pick(int64_t now) noexcept {
     if (child == kNone) return kNone;  // only the root can be reached with an empty ring
     // Normally the head has credit; it can lack it only after a packet larger than its quantum.
     while (nodes_[child].deficit <= 0) {
-      nodes_[child].deficit += nodes_[child].quantum;
+      nodes_[child].deficit += quanta_[child];
       parent.head = nodes_[child].next;
       child = parent.head;
     }
@@ -205,42 +226,47 @@ void TreeScheduler::on_sent(uint32_t queue, uint32_t wire_bytes, bool still_back
   if (n >= nodes_.size() || !nodes_[n].in_ring) return;  // not something pick() returned
   const auto bytes = static_cast<int64_t>(wire_bytes);
   const double bits = kBitsPerByte * static_cast<double>(wire_bytes);
-  for (uint32_t e = n; nodes_[e].parent != kNone; e = nodes_[e].parent) {
-    Node& node = nodes_[e];
-    node.deficit -= bytes * node.charge_scale;
-    if (node.bucket != kNone) {
-      Bucket& bucket = buckets_[node.bucket];
-      refill(bucket, now);
-      bucket.tokens_bits -= bits;
-    }
-  }
   if (!still_backlogged) {
     nodes_[n].backlogged = false;
     --backlogged_queues_;
   }
 
-  // Bottom-up: leave the ring (idle or throttled), or rotate when the credit is spent.
-  for (uint32_t child = n; nodes_[child].parent != kNone;) {
+  // One walk up the path, bottom-up. Every element is charged (DWRR deficit, token bucket);
+  // then, while the elements below stayed in rotation, it leaves its parent's ring (idle or
+  // throttled) or rotates when its credit is spent. (The charge of an element and its ring
+  // update read and write only that element and its parent's ring, never an ancestor's
+  // deficit or bucket, so charging the whole path first, as two walks, gives the same state.)
+  bool in_rotation = true;  // false from the first element found out of its parent's ring
+  for (uint32_t child = n;;) {
     Node& c = nodes_[child];
     const uint32_t parent = c.parent;
-    if (!c.in_ring) break;  // an ancestor already out of rotation: nothing above changes
-    const bool has_work = child >= tree_size_ ? c.backlogged : c.head != kNone;
-    bool throttled = false;
-    if (has_work && c.bucket != kNone) {
-      const Bucket& bucket = buckets_[c.bucket];
-      if (bucket.tokens_bits <= 0.0) {
+    if (parent == kNone) break;
+    c.deficit -= bytes * c.charge_scale;
+    Bucket& bucket = buckets_[child];
+    if (c.capped) {
+      refill(bucket, now);
+      bucket.tokens_bits -= bits;
+    }
+    if (in_rotation && !c.in_ring) in_rotation = false;  // nothing above changes
+    if (in_rotation) {
+      const bool has_work = child >= tree_size_ ? c.backlogged : c.head != kNone;
+      bool throttled = false;
+      if (has_work && c.capped && bucket.tokens_bits <= 0.0) {
         throttled = true;
         throttle(child, bucket, now);
       }
-    }
-    if (!has_work || throttled) {
-      unlink(parent, child);
-    } else if (c.deficit <= 0) {
-      c.deficit += c.quantum;
       Node& p = nodes_[parent];
-      if (p.head == child) {
-        p.head = c.next;  // the ring is circular: the old head becomes the tail
-      } else {
+      if (!has_work || throttled) {
+        unlink(parent, child);
+      } else if (p.head == child) [[likely]] {
+        // The usual case (the path pick() took): rotate when the credit is spent, the old
+        // head becoming the tail of the circular ring. Without a branch: whether a child's
+        // credit is spent follows the weights, which a predictor does not learn.
+        const int64_t spent = -static_cast<int64_t>(c.deficit <= 0);  // all ones or zero
+        c.deficit += quanta_[child] & spent;
+        p.head = child ^ ((child ^ c.next) & static_cast<uint32_t>(spent));
+      } else if (c.deficit <= 0) {
+        c.deficit += quanta_[child];
         unlink(parent, child);
         const int64_t kept = c.deficit;
         insert_tail(parent, child);

@@ -3,6 +3,8 @@
 // number of significant decimal digits (default 3: within 0.1% of the true sample value).
 #pragma once
 
+#include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -18,7 +20,23 @@ class Histogram {
   explicit Histogram(int64_t highest_trackable = 10'000'000'000 /* 10 s in ns */,
                      int significant_digits = 3);
 
-  void record(int64_t value) noexcept;
+  /// Inline: it is on the per-completion path (engine, drivers) and costs a few ns; see
+  /// docs/performance.md for what each line costs.
+  void record(int64_t value) noexcept {
+    const int64_t clamped = std::clamp<int64_t>(value, 0, highest_trackable_);
+    // Branches, not conditional moves: clamping and new extremes are rare, and a store only
+    // when they happen keeps these fields off the loop-carried store->load chain that a
+    // read-modify-write of every field per record would be.
+    if (clamped != value) [[unlikely]]
+      ++clamped_count_;
+    ++counts_.at(index_of(clamped));
+    ++total_count_;
+    if (clamped < min_) [[unlikely]]
+      min_ = clamped;
+    if (clamped > max_) [[unlikely]]
+      max_ = clamped;
+    add_to_sum(clamped);
+  }
   void record_n(int64_t value, uint64_t count) noexcept;
   /// Adds another histogram's counts; both must have the same layout (returns false if not).
   bool merge(const Histogram& other) noexcept;
@@ -60,7 +78,35 @@ class Histogram {
 
  private:
   void add_bucket_counts(int64_t value, uint64_t count) noexcept;
-  size_t index_of(int64_t value) const noexcept;
+  /// Flat counter index of a value in [0, highest_trackable]: bucket = msb(v | mask) - half
+  /// magnitude (one bsr, no branch: the operand is never 0), then the sub-bucket v >> bucket.
+  size_t index_of(int64_t value) const noexcept {
+    const auto v = static_cast<uint64_t>(value);
+    // 63 ^ clz is the index of the highest set bit (bsr on baseline x86-64, without the
+    // xor that countl_zero alone costs); the | 1 tells the compiler the operand is not 0.
+    const int msb = 63 ^ std::countl_zero(v | static_cast<uint64_t>(sub_bucket_mask_) | 1u);
+    const int bucket = msb - sub_bucket_half_count_magnitude_;
+    return (static_cast<size_t>(bucket) << sub_bucket_half_count_magnitude_) +
+           static_cast<size_t>(v >> bucket);
+  }
+  /// The sum of the recorded values, as the double accumulation sum += value would have it.
+  double sum() const noexcept {
+    return exact_sum_ == kSumInDouble ? sum_ : static_cast<double>(exact_sum_);
+  }
+  /// sum += value for one recorded value. While the sum stays at most 2^53 every double
+  /// partial sum is an exact integer, so an integer add (1 cycle on the loop-carried chain,
+  /// against cvtsi2sd + addsd) gives the same bits; past it, the double accumulation takes
+  /// over from the exact value (add_to_sum_slow), step for step as before.
+  void add_to_sum(int64_t clamped) noexcept {
+    const uint64_t s = exact_sum_ + static_cast<uint64_t>(clamped);
+    if (s <= kExactSumLimit) [[likely]]
+      exact_sum_ = s;
+    else
+      add_to_sum_slow(clamped);
+  }
+  void add_to_sum_slow(int64_t clamped) noexcept;
+  /// Sets the sum after a double computation (record_n, add_bucket, merge).
+  void set_sum(double sum) noexcept;
   int64_t value_from_index(size_t index) const noexcept;
   int64_t highest_equivalent(int64_t value) const noexcept;
 
@@ -69,13 +115,18 @@ class Histogram {
   int sub_bucket_half_count_magnitude_ = 0;
   int64_t sub_bucket_half_count_ = 0;
   int64_t sub_bucket_mask_ = 0;
-  int32_t unit_magnitude_ = 0;  // lowest discernible value is 1
+  static constexpr int32_t kUnitMagnitude = 0;  // lowest discernible value is 1
   size_t bucket_count_ = 0;
   BlockCounters counts_;  // one block per half-bucket run, allocated on first use
   uint64_t total_count_ = 0;
   uint64_t clamped_count_ = 0;
   int64_t min_ = INT64_MAX;
   int64_t max_ = 0;
+  // The sum: exact_sum_ while the double accumulation is exact (<= 2^53), else kSumInDouble
+  // and sum_ holds it (see add_to_sum).
+  static constexpr uint64_t kExactSumLimit = uint64_t{1} << 53;
+  static constexpr uint64_t kSumInDouble = uint64_t{1} << 63;
+  uint64_t exact_sum_ = 0;
   double sum_ = 0.0;
 };
 
