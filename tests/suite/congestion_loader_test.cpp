@@ -264,7 +264,7 @@ TEST(FabricEcn, RedMarkingAndCnpIntervalLoadAndCompile) {
   auto compiled = compile(std::string(kPort) +
                           "[fabric]\nhosts = 2\ncnp_interval = \"8us\"\nmode = \"lossless\"\n"
                           "[fabric.ecn]\nmin_threshold = \"100KB\"\nmax_threshold = 400000\n"
-                          "max_probability = 0.25\nclasses = [0, 3]\n" +
+                          "max_probability = 0.25\nclasses = [0]\n" +
                           std::string(kFlow) + "host = 1\n");
   ASSERT_TRUE(compiled);
   const FabricSpec& fabric = compiled->suite.scenarios.front().fabric;
@@ -272,13 +272,13 @@ TEST(FabricEcn, RedMarkingAndCnpIntervalLoadAndCompile) {
   EXPECT_EQ(fabric.ecn_marking.min_bytes, 100000);
   EXPECT_EQ(fabric.ecn_marking.max_bytes, 400000);
   EXPECT_DOUBLE_EQ(fabric.ecn_marking.max_probability, 0.25);
-  EXPECT_EQ(fabric.ecn_classes, (std::vector<uint32_t>{0, 3}));
+  EXPECT_EQ(fabric.ecn_classes, (std::vector<uint32_t>{0}));
   EXPECT_EQ(fabric.cnp_interval_ns, 8000);
 
   const policy::CongestionPlan& plan = compiled->scenario.plan.congestion;
   EXPECT_TRUE(plan.any_ecn());
   for (uint32_t c = 0; c < policy::kMaxArbClasses; ++c) {
-    const bool listed = c == 0 || c == 3;
+    const bool listed = c == 0;  // the switch has one class without [eth] or [ib]
     EXPECT_EQ(plan.ecn[c].enabled, listed) << "class " << c;
     if (listed) {
       EXPECT_EQ(plan.ecn[c].min_bytes, 100000) << "class " << c;
@@ -413,8 +413,10 @@ TEST(FlowStart, StartStepAloneStaggersFromZero) {
 TEST(FlowStartErrors, BeyondAThousandSeconds) {
   expect_load_error(std::string(kFlow) + "start = \"1001s\"\n",
                     {"flow[0].start", 5, 9, "a flow must start within 1000 s"});
-  expect_load_error(std::string(kFlow) + "count = 4\nstart_step = \"300s\"\n",
+  // The last of 4 instances would start at 3 x 334 s = 1002 s (3 x 300 s = 900 s is within).
+  expect_load_error(std::string(kFlow) + "count = 4\nstart_step = \"334s\"\n",
                     {"flow[0].start_step", 6, 14, "a flow must start within 1000 s"});
+  EXPECT_TRUE(load(std::string(kFlow) + "count = 4\nstart_step = \"300s\"\n"));
   expect_load_error(std::string(kFlow) + "start = 5\n",
                     {"flow[0].start", 5, 9, "a duration such as"});
   // Exactly 1000 s is within.
