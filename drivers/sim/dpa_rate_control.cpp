@@ -17,9 +17,8 @@ struct KindPair {
   uint32_t device;
 };
 constexpr KindPair kKinds[] = {
-    {Kind::start, QB_DPA_EV_FLOW_START}, {Kind::sent, QB_DPA_EV_TX},
-    {Kind::ack, QB_DPA_EV_ACK},          {Kind::nack, QB_DPA_EV_NACK},
-    {Kind::cnp, QB_DPA_EV_CNP},          {Kind::rtt, QB_DPA_EV_RTT},
+    {Kind::start, QB_DPA_EV_FLOW_START}, {Kind::sent, QB_DPA_EV_TX},     {Kind::ack, QB_DPA_EV_ACK},
+    {Kind::nack, QB_DPA_EV_NACK},        {Kind::cnp, QB_DPA_EV_CNP},     {Kind::rtt, QB_DPA_EV_RTT},
     {Kind::timer, QB_DPA_EV_TIMER},      {Kind::probe, QB_DPA_EV_PROBE},
 };
 
@@ -45,9 +44,13 @@ dpa::EmulatorConfig emulator_config(const std::string& name, const std::vector<i
   return config;
 }
 
-bool later(const auto& a, const auto& b) noexcept {
-  return a.apply_ns > b.apply_ns || (a.apply_ns == b.apply_ns && a.order > b.order);
-}
+// The heap order of pending actions: a min-heap by (apply time, post order).
+struct AppliesLater {
+  template <class Pending>
+  bool operator()(const Pending& a, const Pending& b) const noexcept {
+    return a.apply_ns > b.apply_ns || (a.apply_ns == b.apply_ns && a.order > b.order);
+  }
+};
 
 }  // namespace
 
@@ -89,8 +92,8 @@ void DpaRateControl::on_start(const RateStart& start, RateActions& actions) noex
   line_rate_bps_ = static_cast<double>(start.line_rate_bps);
   rtt_samples_ = rtt_total_ns_ = rtt_max_ns_ = 0;
   rtt_min_ns_ = UINT64_MAX;
-  next_sample_ns_ = tx_sample_interval_ns_ > 0 ? static_cast<uint64_t>(tx_sample_interval_ns_)
-                                               : UINT64_MAX;
+  next_sample_ns_ =
+      tx_sample_interval_ns_ > 0 ? static_cast<uint64_t>(tx_sample_interval_ns_) : UINT64_MAX;
   arm_wakeup(0, actions);
 }
 
@@ -153,12 +156,13 @@ void DpaRateControl::apply(const Pending& pending, RateActions& actions) noexcep
   const qb_dpa_actions& a = pending.actions;
   const uint32_t flow = pending.flow;
   if ((a.flags & QB_DPA_ACT_SET_RATE) != 0) {
-    actions.set_rate(flow, line_rate_bps_ * static_cast<double>(a.rate) /
-                               static_cast<double>(QB_DPA_RATE_LINE));
+    actions.set_rate(
+        flow, line_rate_bps_ * static_cast<double>(a.rate) / static_cast<double>(QB_DPA_RATE_LINE));
   }
   if ((a.flags & QB_DPA_ACT_CANCEL_TIMER) != 0) actions.set_timer(flow, -1);
   if ((a.flags & QB_DPA_ACT_SET_TIMER) != 0) {
-    actions.set_timer(flow, static_cast<int64_t>(std::min<uint64_t>(a.timer_delay_ns, INT64_MAX / 4)));
+    actions.set_timer(flow,
+                      static_cast<int64_t>(std::min<uint64_t>(a.timer_delay_ns, INT64_MAX / 4)));
   }
   if ((a.flags & QB_DPA_ACT_REQUEST_RTT) != 0) actions.request_rtt_probe(flow);
   if ((a.flags & QB_DPA_ACT_ANSWER_PROBE) != 0) actions.answer_probe(flow);
@@ -174,8 +178,8 @@ void DpaRateControl::sample_tx(uint64_t now_ns, RateActions& actions) noexcept {
   for (uint32_t h = 0; h < host_tx_bytes_.size(); ++h) {
     const uint64_t bytes = actions.tx_wire_bytes(h);
     const double fraction = static_cast<double>(bytes - host_tx_bytes_[h]) * 8.0 / interval_bits;
-    host_utilisation_[h] = static_cast<uint32_t>(
-        std::clamp(fraction, 0.0, 1.0) * static_cast<double>(QB_DPA_RATE_LINE));
+    host_utilisation_[h] = static_cast<uint32_t>(std::clamp(fraction, 0.0, 1.0) *
+                                                 static_cast<double>(QB_DPA_RATE_LINE));
     host_tx_bytes_[h] = bytes;
   }
   for (uint32_t f = 0; f < started_.size(); ++f) {
@@ -188,7 +192,8 @@ void DpaRateControl::sample_tx(uint64_t now_ns, RateActions& actions) noexcept {
     sample.port_utilisation = host_utilisation_[host_of_flow_[f]];
     post(Side::sender, sample, actions);
   }
-  while (next_sample_ns_ <= now_ns) next_sample_ns_ += static_cast<uint64_t>(tx_sample_interval_ns_);
+  while (next_sample_ns_ <= now_ns)
+    next_sample_ns_ += static_cast<uint64_t>(tx_sample_interval_ns_);
 }
 
 void DpaRateControl::arm_wakeup(uint64_t now_ns, RateActions& actions) noexcept {
@@ -203,13 +208,11 @@ void DpaRateControl::arm_wakeup(uint64_t now_ns, RateActions& actions) noexcept 
 
 void DpaRateControl::push_pending(const Pending& pending) {
   pending_.push_back(pending);  // within the capacity reserved: one per queued event
-  std::push_heap(pending_.begin(), pending_.end(),
-                 [](const Pending& a, const Pending& b) { return later(a, b); });
+  std::push_heap(pending_.begin(), pending_.end(), AppliesLater{});
 }
 
 DpaRateControl::Pending DpaRateControl::pop_pending() noexcept {
-  std::pop_heap(pending_.begin(), pending_.end(),
-                [](const Pending& a, const Pending& b) { return later(a, b); });
+  std::pop_heap(pending_.begin(), pending_.end(), AppliesLater{});
   const Pending top = pending_.back();
   pending_.pop_back();
   return top;
@@ -222,10 +225,10 @@ void DpaRateControl::add_stats(DriverStats& stats, int64_t virtual_ns) const {
     stats.emplace_back(prefix + "events", static_cast<double>(s.events));
     stats.emplace_back(prefix + "dropped_events", static_cast<double>(s.dropped_events));
     stats.emplace_back(prefix + "rate_clamps", static_cast<double>(s.rate_clamps));
-    stats.emplace_back(prefix + "queue_delay_mean_ns",
-                       s.events > 0 ? static_cast<double>(s.queue_delay_total_ns) /
-                                          static_cast<double>(s.events)
-                                    : 0.0);
+    stats.emplace_back(
+        prefix + "queue_delay_mean_ns",
+        s.events > 0 ? static_cast<double>(s.queue_delay_total_ns) / static_cast<double>(s.events)
+                     : 0.0);
     stats.emplace_back(prefix + "queue_delay_max_ns", static_cast<double>(s.queue_delay_max_ns));
     stats.emplace_back(prefix + "thread_utilisation",
                        virtual_ns > 0 ? static_cast<double>(s.busy_ns) /

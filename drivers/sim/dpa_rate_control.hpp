@@ -64,8 +64,8 @@ class DpaRateControl final : public RateControl {
   uint64_t order_ = 0;
   uint64_t next_sample_ns_ = UINT64_MAX;
   std::vector<uint32_t> host_of_flow_;
-  std::vector<uint8_t> started_;           // per flow: had its FLOW_START
-  std::vector<uint64_t> host_tx_bytes_;    // per host, at the last sample
+  std::vector<uint8_t> started_;            // per flow: had its FLOW_START
+  std::vector<uint64_t> host_tx_bytes_;     // per host, at the last sample
   std::vector<uint32_t> host_utilisation_;  // per host, fixed point of line rate
   uint64_t rtt_samples_ = 0;
   uint64_t rtt_total_ns_ = 0;

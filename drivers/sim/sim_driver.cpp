@@ -7,8 +7,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "qb/drivers/registry.hpp"
 #include "dpa_rate_control.hpp"
+#include "qb/drivers/registry.hpp"
 #include "sim_port.hpp"
 
 namespace qb::drv {

@@ -411,10 +411,10 @@ inline bool SimModel<Shape>::nic_transmit(uint32_t h) noexcept {
   scheds_[s].on_sent(q, wire_bytes, backlogged, now_ps_);
 
   if (switched()) {
-    switch_.accept(
-        info_[flow].buffer,
-        SimSwitch::Packet{end_ps + nic_propagation_ps_, flow, slot, last, false, payload, wire_bytes},
-        stats_);
+    switch_.accept(info_[flow].buffer,
+                   SimSwitch::Packet{end_ps + nic_propagation_ps_, flow, slot, last, false, payload,
+                                     wire_bytes},
+                   stats_);
   } else {
     Lane& lane = lanes_[h];
     lane.rx.push(RxEvent{end_ps + propagation_ps_, flow, slot, last, payload, wire_bytes});

@@ -262,7 +262,13 @@ class SimModel final : public Queue, public Clock, private RateActions {
   // Rate control (Fabric, with a program).
   // kWakeProbeArrive: the flow's probe reaches the receiver; kWakeProbeBack: its answer reaches
   // the sender.
-  enum WakeKind : uint32_t { kWakeRelease, kWakeTimer, kWakeProbeArrive, kWakeProbeBack, kWakeKinds };
+  enum WakeKind : uint32_t {
+    kWakeRelease,
+    kWakeTimer,
+    kWakeProbeArrive,
+    kWakeProbeBack,
+    kWakeKinds
+  };
   RateControl* program_ = nullptr;
   uint32_t program_events_ = 0;  // RateControl::event_mask()
   FlowRateLimiter limiter_;

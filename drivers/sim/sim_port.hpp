@@ -71,8 +71,8 @@ class SimPort {
   }
   /// Switch egress class queue depth arriving packets saw (0 without a switch).
   int64_t queue_depth_percentile_bytes(double fraction) const noexcept {
-    return std::visit([fraction](const auto& m) { return m.queue_depth_percentile_bytes(fraction); },
-                      model_);
+    return std::visit(
+        [fraction](const auto& m) { return m.queue_depth_percentile_bytes(fraction); }, model_);
   }
   int64_t queue_depth_max_bytes() const noexcept {
     return std::visit([](const auto& m) { return m.queue_depth_max_bytes(); }, model_);

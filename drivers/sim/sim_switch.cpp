@@ -52,10 +52,8 @@ void SimSwitch::configure(const Config& config) {
   const auto cnp_flight_ps =
       static_cast<uint64_t>(receiver_propagation_ps_ + ack_propagation_ps_) + 1;
   cnps_.reset(queue_cnps_ ? ring_entries(cnp_flight_ps / min_ps + kRingSlack) : 1);
-  depth_counts_.assign(static_cast<size_t>(buffer_bytes_ * static_cast<int64_t>(hosts_) /
-                                           kDepthBucketBytes) +
-                           2,
-                       0);
+  depth_counts_.assign(
+      static_cast<size_t>(buffer_bytes_ * static_cast<int64_t>(hosts_) / kDepthBucketBytes) + 2, 0);
   start();
 }
 
@@ -106,7 +104,8 @@ void SimSwitch::answer_mark(const Packet& packet, int64_t arrive_ps, PortStats& 
 
 int64_t SimSwitch::queue_depth_percentile_bytes(double fraction) const noexcept {
   if (depth_samples_ == 0) return 0;
-  const auto wanted = static_cast<uint64_t>(std::ceil(fraction * static_cast<double>(depth_samples_)));
+  const auto wanted =
+      static_cast<uint64_t>(std::ceil(fraction * static_cast<double>(depth_samples_)));
   uint64_t seen = 0;
   for (size_t b = 0; b < depth_counts_.size(); ++b) {
     seen += depth_counts_[b];

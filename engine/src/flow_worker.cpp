@@ -279,9 +279,8 @@ void FlowWorker::on_completion(const drv::Completion& c, drv::Queue& queue,
   const int64_t offset_ns = c.time_ns - window_.warmup_ns;
   if (offset_ns < 0 || offset_ns >= window_.duration_ns) return;
   FlowCounters& flow = counters[c.flow];
-  flow.packets += c.kind == drv::Completion::Kind::rx_message
-                      ? wire_.packets_for_message(c.payload_bytes)
-                      : 1;
+  flow.packets +=
+      c.kind == drv::Completion::Kind::rx_message ? wire_.packets_for_message(c.payload_bytes) : 1;
   flow.payload_bytes += c.payload_bytes;
   flow.wire_bytes += c.wire_bytes;
   if (flow.series_wire_bytes.empty()) [[unlikely]] {

@@ -71,12 +71,12 @@ void print_convergence(const Convergence& c, std::ostream& out) {
   std::string epochs;
   for (const ConvergenceEpoch& epoch : c.epochs) {
     if (!epochs.empty()) epochs += ", ";
-    epochs += fmt::format("{} flows at {}: {}", epoch.active_flows,
-                          format_duration_ns(static_cast<double>(epoch.start_ns)),
-                          !epoch.judged     ? std::string("not judged (no whole bin)")
-                          : epoch.converged ? "settled in " + format_duration_ns(
-                                                                  static_cast<double>(epoch.time_ns))
-                                            : std::string("never settled"));
+    epochs += fmt::format(
+        "{} flows at {}: {}", epoch.active_flows,
+        format_duration_ns(static_cast<double>(epoch.start_ns)),
+        !epoch.judged     ? std::string("not judged (no whole bin)")
+        : epoch.converged ? "settled in " + format_duration_ns(static_cast<double>(epoch.time_ns))
+                          : std::string("never settled"));
   }
   fmt::print(out, "  convergence (within {:g}% per bin): {}\n", c.tolerance * 100.0, epochs);
   if (c.converged) {

@@ -42,7 +42,8 @@ void judge_convergence(const suite::CompiledScenario& compiled, double tolerance
     settled_bin = bins;  // only this epoch's settled bins count for the settled figures
     for (const double expected : epoch.flow_bps) result.active_flows += expected > 0.0 ? 1 : 0;
     // Whole bins inside [start, end) of the measured window.
-    const int64_t first = std::max<int64_t>(0, (epoch.start_ns - out.warmup_ns + bin_ns - 1) / bin_ns);
+    const int64_t first =
+        std::max<int64_t>(0, (epoch.start_ns - out.warmup_ns + bin_ns - 1) / bin_ns);
     const int64_t last = std::min<int64_t>(static_cast<int64_t>(bins),
                                            (end_ns - out.warmup_ns) / bin_ns);  // exclusive
     if (first < last) {

@@ -273,8 +273,8 @@ void verdict(Markup& m, const Results& r, const Comparison* c) {
                   ? " Once settled (from " +
                         format_ns(static_cast<double>(s.convergence.settled_from_ns)) +
                         "): worst share error " +
-                        format_percent(s.convergence.worst_flow_error_settled, false) +
-                        ", Jain " + format_sig(s.convergence.jain_settled, 6) + "."
+                        format_percent(s.convergence.worst_flow_error_settled, false) + ", Jain " +
+                        format_sig(s.convergence.jain_settled, 6) + "."
                   : " The rates never settled within " +
                         format_percent(s.convergence.tolerance, false) + " of the shares.";
     }

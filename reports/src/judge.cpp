@@ -37,12 +37,12 @@ void judge_gates(const suite::GateSpec& spec, const engine::ScenarioMeasurement&
   if (spec.max_share_error) {
     if (settled.present) {
       // Congestion control: shares are judged once the rates settled, not while converging.
-      scenario.gates.push_back(GateResult{
-          "max_share_error", settled.worst_flow_error_settled <= *spec.max_share_error,
-          settled.worst_flow_error_settled, *spec.max_share_error, "",
-          fmt::format("worst flow: {} (settled, from {})", settled.worst_flow_settled,
-                      format_duration_ns(static_cast<double>(settled.settled_from_ns))),
-          GateKind::ratio, GateBound::at_most});
+      scenario.gates.push_back(
+          GateResult{"max_share_error", settled.worst_flow_error_settled <= *spec.max_share_error,
+                     settled.worst_flow_error_settled, *spec.max_share_error, "",
+                     fmt::format("worst flow: {} (settled, from {})", settled.worst_flow_settled,
+                                 format_duration_ns(static_cast<double>(settled.settled_from_ns))),
+                     GateKind::ratio, GateBound::at_most});
     } else {
       scenario.gates.push_back(
           GateResult{"max_share_error", fair.worst_flow_error <= *spec.max_share_error,
@@ -67,12 +67,12 @@ void judge_gates(const suite::GateSpec& spec, const engine::ScenarioMeasurement&
     const double value = settled.present && settled.converged
                              ? static_cast<double>(settled.worst_time_ns)
                              : std::numeric_limits<double>::infinity();
-    scenario.gates.push_back(GateResult{
-        "convergence_time", value <= static_cast<double>(*spec.convergence_time_ns), value,
-        static_cast<double>(*spec.convergence_time_ns), "ns",
-        fmt::format("within {:g}% of the shares, slowest of {} change(s)",
-                    spec.convergence_tolerance * 100.0, settled.epochs.size()),
-        GateKind::duration, GateBound::at_most});
+    scenario.gates.push_back(
+        GateResult{"convergence_time", value <= static_cast<double>(*spec.convergence_time_ns),
+                   value, static_cast<double>(*spec.convergence_time_ns), "ns",
+                   fmt::format("within {:g}% of the shares, slowest of {} change(s)",
+                               spec.convergence_tolerance * 100.0, settled.epochs.size()),
+                   GateKind::duration, GateBound::at_most});
   }
   if (spec.max_queue_depth_bytes) {
     // The driver's figure; a driver that measured no switch queue cannot pass the gate.
@@ -80,10 +80,10 @@ void judge_gates(const suite::GateSpec& spec, const engine::ScenarioMeasurement&
     for (const auto& [name, value] : measured.driver_stats) {
       if (name == "switch_queue_max_bytes") depth = value;
     }
-    scenario.gates.push_back(GateResult{
-        "max_queue_depth", depth <= static_cast<double>(*spec.max_queue_depth_bytes), depth,
-        static_cast<double>(*spec.max_queue_depth_bytes), "B", "deepest switch egress class queue",
-        GateKind::bytes, GateBound::at_most});
+    scenario.gates.push_back(
+        GateResult{"max_queue_depth", depth <= static_cast<double>(*spec.max_queue_depth_bytes),
+                   depth, static_cast<double>(*spec.max_queue_depth_bytes), "B",
+                   "deepest switch egress class queue", GateKind::bytes, GateBound::at_most});
   }
   if (spec.max_cap_overshoot) {
     double worst = 0.0;

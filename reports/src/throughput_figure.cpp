@@ -29,8 +29,7 @@ void convergence_markers(Markup& m, const ScenarioResult& s, const Plot& plot) {
                format_ns(static_cast<double>(epoch.start_ns)));
     if (epoch.converged) {
       marker(epoch.start_ns + epoch.time_ns, "settled",
-             "settled within " + format_ns(static_cast<double>(epoch.time_ns)) +
-                 " of the join");
+             "settled within " + format_ns(static_cast<double>(epoch.time_ns)) + " of the join");
     }
   }
 }

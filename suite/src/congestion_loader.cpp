@@ -47,8 +47,7 @@ int64_t read_bytes(const TableReader& reader, std::string_view key, int64_t max)
 }
 
 // One parameter's value, in the unit its spec says, within the spec's range.
-int64_t read_param(const TableReader& reader, std::string_view key,
-                   const qb_dpa_param_spec& spec) {
+int64_t read_param(const TableReader& reader, std::string_view key, const qb_dpa_param_spec& spec) {
   const toml::node& node = *reader.find(key);
   int64_t value = 0;
   std::string shown;  // the range, as the suite writes it
@@ -56,8 +55,7 @@ int64_t read_param(const TableReader& reader, std::string_view key,
     case QB_DPA_PARAM_FRACTION: {
       const double number = *reader.number(key, -1e12, 1e12);
       value = std::llround(number * static_cast<double>(QB_DPA_FRACTION_ONE));
-      shown = fmt::format("{:g}..{:g}",
-                          static_cast<double>(spec.min_value) / QB_DPA_FRACTION_ONE,
+      shown = fmt::format("{:g}..{:g}", static_cast<double>(spec.min_value) / QB_DPA_FRACTION_ONE,
                           static_cast<double>(spec.max_value) / QB_DPA_FRACTION_ONE);
       break;
     }
@@ -112,9 +110,9 @@ std::vector<int64_t> read_params(const TableReader& dpa, std::string_view key,
       for (uint32_t i = 0; i < program.param_count; ++i) {
         known += (i == 0 ? "" : ", ") + std::string(program.params[i].name);
       }
-      reader.at(name.str()).fail_here(fmt::format(
-          "program '{}' has no parameter '{}' (its parameters: {})", program.name, name.str(),
-          known.empty() ? "none" : known));
+      reader.at(name.str())
+          .fail_here(fmt::format("program '{}' has no parameter '{}' (its parameters: {})",
+                                 program.name, name.str(), known.empty() ? "none" : known));
     }
     values[found] = read_param(reader, name.str(), program.params[found]);
   }
@@ -125,7 +123,8 @@ const qb_dpa_program& read_program(const TableReader& reader, std::string_view k
   const std::string name = reader.required_string(key);
   const qb_dpa_program* program = qb_dpa_find_program(name.c_str());
   if (program == nullptr) {
-    reader.fail_at(key, fmt::format("unknown DPA program '{}' (shipped: {})", name, program_list()));
+    reader.fail_at(key,
+                   fmt::format("unknown DPA program '{}' (shipped: {})", name, program_list()));
   }
   return *program;
 }
@@ -136,8 +135,9 @@ void read_fabric_congestion(const TableReader& reader, FabricSpec& fabric) {
   if (auto interval = reader.duration_ns("cnp_interval", true)) fabric.cnp_interval_ns = *interval;
   if (auto mode = reader.string("mode")) {
     if (*mode == "lossy") {
-      reader.fail_at("mode", "mode = \"lossy\" (drops, NACKs, retransmission) is not modelled "
-                             "yet; the simulated fabric is lossless (credit back-pressure)");
+      reader.fail_at("mode",
+                     "mode = \"lossy\" (drops, NACKs, retransmission) is not modelled "
+                     "yet; the simulated fabric is lossless (credit back-pressure)");
     }
     if (*mode != "lossless") {
       reader.fail_at("mode", fmt::format("unknown mode '{}' (use lossless)", *mode));
@@ -220,13 +220,12 @@ void check_scenario_congestion(const Scenario& scenario) {
   const uint32_t classes = scenario.eth.present ? 8 : scenario.ib.present ? 15 : 1;
   for (size_t i = 0; i < fabric.ecn_classes.size(); ++i) {
     if (fabric.ecn_classes[i] >= classes) {
-      fail(fmt::format("the switch egress has no class {} ({}); it has {}",
-                       fabric.ecn_classes[i],
-                       scenario.eth.present  ? "[eth]: TCs 0..7"
-                       : scenario.ib.present ? "[ib]: VLs 0..14"
-                                             : "no [eth] or [ib]: one class, 0",
-                       classes == 1 ? std::string("class 0")
-                                    : fmt::format("classes 0..{}", classes - 1)),
+      fail(fmt::format(
+               "the switch egress has no class {} ({}); it has {}", fabric.ecn_classes[i],
+               scenario.eth.present  ? "[eth]: TCs 0..7"
+               : scenario.ib.present ? "[ib]: VLs 0..14"
+                                     : "no [eth] or [ib]: one class, 0",
+               classes == 1 ? std::string("class 0") : fmt::format("classes 0..{}", classes - 1)),
            fmt::format("{}.ecn.classes[{}]", fabric.where, i), fabric.ecn_class_locs[i]);
     }
   }

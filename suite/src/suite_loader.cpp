@@ -14,8 +14,8 @@
 #include <unordered_map>
 #include <utility>
 
-#include "qb/common/units.hpp"
 #include "congestion_loader.hpp"
+#include "qb/common/units.hpp"
 #include "qos_loader.hpp"
 #include "toml_depth.hpp"
 #include "toml_reader.hpp"

@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "sim_driver.hpp"
 #include "rate_control.hpp"
+#include "sim_driver.hpp"
 #include "sim_port.hpp"
 
 namespace qb::drv::sim {
@@ -435,8 +435,8 @@ TEST(SimRateControl, AProbeWaitsAtTheReceiverForTheProgramsAnswer) {
   // The probe reaches the receiver after one propagation delay (1000 ns); the program answers
   // 500 ns later (from a timer); the answer takes one more propagation delay back.
   TestProgram program;
-  program.mask = rate_event_bit(Kind::probe) | rate_event_bit(Kind::rtt) |
-                 rate_event_bit(Kind::timer);
+  program.mask =
+      rate_event_bit(Kind::probe) | rate_event_bit(Kind::rtt) | rate_event_bit(Kind::timer);
   program.start = [](RateActions& actions) {
     actions.request_rtt_probe(0);
     actions.request_rtt_probe(0);  // ignored: one out per flow
@@ -462,8 +462,8 @@ TEST(SimRateControl, AProbeWaitsAtTheReceiverForTheProgramsAnswer) {
 
 TEST(SimRateControl, AnUnansweredProbeIsReplacedByTheNextRequest) {
   TestProgram program;
-  program.mask = rate_event_bit(Kind::probe) | rate_event_bit(Kind::rtt) |
-                 rate_event_bit(Kind::timer);
+  program.mask =
+      rate_event_bit(Kind::probe) | rate_event_bit(Kind::rtt) | rate_event_bit(Kind::timer);
   program.start = [](RateActions& actions) {
     actions.request_rtt_probe(0);
     actions.set_timer(0, 5000);

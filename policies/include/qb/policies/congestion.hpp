@@ -30,7 +30,7 @@ struct DpaPlan {
   std::vector<int64_t> receiver_params;
   uint32_t threads = 1;
   int64_t handler_cost_ns = 0;
-  uint32_t queue_events = 64;  // per DPA thread
+  uint32_t queue_events = 64;         // per DPA thread
   int64_t tx_sample_interval_ns = 0;  // Tx byte-counter samples to the program; 0: none
 };
 
