@@ -4,13 +4,16 @@
 #include <fmt/ostream.h>
 
 #include <atomic>
-#include <functional>
 #include <csignal>
+#include <functional>
 #include <iostream>
 #include <optional>
 
 #include "output_flags.hpp"
 #include "progress.hpp"
+#include "qb/cluster/agreement.hpp"
+#include "qb/cluster/job.hpp"
+#include "qb/cluster/sweep.hpp"
 #include "qb/common/exit_cleanup.hpp"
 #include "qb/common/units.hpp"
 #include "qb/dpa/flexio/runtime_status.hpp"
@@ -34,6 +37,8 @@ namespace qb::cli {
 namespace {
 
 std::atomic<bool> g_interrupted{false};
+// A rank of a job other than rank 0: rank 0 speaks for the job (warnings, errors, reports).
+bool g_quiet_rank = false;
 
 // The first SIGINT/SIGTERM asks the run to stop (results so far written, exit 3); a second one
 // exits at once with 128 + the signal (130, 143), removing the DPDK runtime directory.
@@ -63,6 +68,7 @@ int fail(const Error& error) {
 }
 
 void print_warning(const Warning& warning) {
+  if (g_quiet_rank) return;
   std::string location;
   if (!warning.loc.file.empty()) {
     location = warning.loc.file;
@@ -226,35 +232,49 @@ int report_sender_only(const suite::Suite& suite, const engine::SuiteRun& run,
   return run.complete ? 0 : 3;
 }
 
-}  // namespace
+// A job's collectives wait until every rank is there, or a signal (then briefly for the others).
+cluster::Wait job_wait() {
+  cluster::Wait wait;
+  wait.stop = &g_interrupted;
+  return wait;
+}
 
-// run: load -> compile -> configure the driver -> run -> measure -> judge -> report, each step
-// explicit.
-int run_command(const RunArgs& args) {
+// What a run needs before it starts, every input checked: the suite (compiled), its driver,
+// the baseline and the engine's options.
+struct PreparedRun {
+  LoadedSuite loaded;
+  drv::DriverFactory driver;
+  std::optional<report::Results> baseline;
+  std::optional<report::ComparisonOptions> compare_options;
+  engine::RunOptions options;
+  bool virtual_time = false;  // the driver runs in virtual time (a sweep can spread)
+};
+
+Result<PreparedRun> prepare_run(const RunArgs& args) {
   // Compiled only once the run is known to fit in memory (compiling expands every flow).
   auto loaded = load_checked(args.suite_path, [&args](const suite::Suite& suite) {
     return configure_run_driver(suite, args);
   });
-  if (!loaded) return fail(loaded.error());
+  if (!loaded) return std::move(loaded).error();
   const suite::Suite* suite = &loaded->suite;
   auto driver = configure_run_driver(*suite, args);
-  if (!driver) return fail(driver.error());
+  if (!driver) return std::move(driver).error();
 
   // The baseline is read and checked before anything runs: a bad one costs no run time.
   std::optional<report::Results> baseline;
   std::optional<report::ComparisonOptions> compare_options;
   if (!args.baseline_path.empty()) {
     auto parsed = comparison_options(args.compare);
-    if (!parsed) return fail(parsed.error());
+    if (!parsed) return std::move(parsed).error();
     compare_options = *parsed;
     auto read = report::read_results_file(args.baseline_path);
-    if (!read) return fail(read.error());
+    if (!read) return std::move(read).error();
     if (auto ok = report::check_comparable(*read, report::kResultsSchema, suite->name,
                                            suite->config_hash, *compare_options);
         !ok) {
       Error error = std::move(ok).error();
       error.loc.file = args.baseline_path;
-      return fail(error);
+      return error;
     }
     baseline = std::move(*read);
   }
@@ -271,23 +291,59 @@ int run_command(const RunArgs& args) {
       Error error = duration.error();
       error.code = Errc::usage;
       error.where = "--duration";
-      return fail(error);
+      return error;
     }
     options.duration_ns = *duration;
   }
+  bool virtual_time = false;
   {
     auto probe = driver->create();
-    if (!probe) return fail(probe.error());
+    if (!probe) return std::move(probe).error();
+    virtual_time = (*probe)->capabilities().virtual_time;
     if (auto fits = engine::check_run_memory(*suite, options, (*probe)->capabilities(),
                                              engine::run_memory_bound_bytes());
         !fits) {
-      return fail(fits.error());
+      return std::move(fits).error();
     }
   }
-  if (auto compiled = compile_loaded(*loaded); !compiled) return fail(compiled.error());
+  if (auto compiled = compile_loaded(*loaded); !compiled) return std::move(compiled).error();
+  return PreparedRun{std::move(*loaded), std::move(*driver), std::move(baseline),
+                     compare_options,    std::move(options), virtual_time};
+}
 
+// Every rank of a job must reach the same collectives: a rank's own error goes to rank 0 in
+// the start agreement instead of ending that rank alone.
+Status agree_in_job(cluster::Communicator& comm, const Result<PreparedRun>& prepared) {
+  cluster::Readiness ready;
+  if (!prepared) {
+    ready.error = prepared.error();
+  } else {
+    ready.suite_hash = prepared->loaded.suite.config_hash;
+    ready.suite_name = prepared->loaded.suite.name;
+    if (!prepared->virtual_time && comm.rank() == 0) {
+      ready.job_error = make_error(
+          Errc::usage,
+          fmt::format("driver '{}' runs on real devices: a job of one rank per host needs "
+                      "the suite's hosts mapped to ranks, which this build does not do yet; "
+                      "under mpirun only the simulator's sweeps are spread",
+                      prepared->driver.name()));
+    }
+  }
+  return cluster::agree_to_start(comm, ready, job_wait());
+}
+
+// The run itself, from a prepared suite: `comm` set when this process is a rank of a job.
+int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicator* comm) {
+  const suite::Suite* suite = &prepared.loaded.suite;
+  engine::RunOptions& options = prepared.options;
+  const bool reporting = comm == nullptr || comm->rank() == 0;
+  std::optional<engine::TaskSpread> spread;
+  if (comm != nullptr) {
+    spread = cluster::sweep_spread(*comm, job_wait());
+    options.spread = &*spread;
+  }
   std::optional<ProgressLine> progress;
-  if (progress_wanted(args.quiet) && !suite->scenarios.empty()) {
+  if (reporting && progress_wanted(args.quiet) && !suite->scenarios.empty()) {
     std::vector<std::string> names;
     std::vector<uint32_t> repetitions;
     for (const auto& scenario : suite->scenarios) {
@@ -303,14 +359,19 @@ int run_command(const RunArgs& args) {
 
   // Ctrl-C stops the workers; the results gathered so far are written, marked incomplete.
   const InterruptHandlers handlers;
-  auto run = engine::run_suite(*suite, std::move(loaded->compiled), *driver, options);
+  auto run =
+      engine::run_suite(*suite, std::move(prepared.loaded.compiled), prepared.driver, options);
   if (progress) progress->finish();
+  if (!reporting) {
+    // Rank 0 reports, errors of this rank included (they travelled with the outcomes).
+    return run ? 0 : exit_code_for(run.error().code);
+  }
   if (!run) return fail(run.error());
   if (run->sender_only) return report_sender_only(*suite, *run, args);
 
   const engine::SuiteMeasurement measured = engine::measure(*run);
-  auto results =
-      report::judge(*suite, *run, measured, report::current_run_metadata(loaded->compile_warnings));
+  auto results = report::judge(*suite, *run, measured,
+                               report::current_run_metadata(prepared.loaded.compile_warnings));
   if (!results) return fail(results.error());
 
   auto outputs = run_outputs(args);
@@ -318,9 +379,10 @@ int run_command(const RunArgs& args) {
   const std::string json_path = outputs->path_of(report::OutputFormat::json);
 
   std::optional<report::Comparison> comparison;
-  if (baseline) {
-    auto compared = compare_files(*baseline, *results, *compare_options, args.baseline_path,
-                                  json_path.empty() ? "current run" : json_path);
+  if (prepared.baseline) {
+    auto compared =
+        compare_files(*prepared.baseline, *results, *prepared.compare_options, args.baseline_path,
+                      json_path.empty() ? "current run" : json_path);
     if (!compared) return fail(compared.error());
     comparison = std::move(*compared);
   }
@@ -330,6 +392,28 @@ int run_command(const RunArgs& args) {
   const bool regressed = comparison && comparison->failed();
   if (!results->complete) return 3;
   return results->passed && !regressed ? 0 : 1;
+}
+
+}  // namespace
+
+// run: load -> compile -> configure the driver -> run -> measure -> judge -> report, each step
+// explicit. Under mpirun (a job): every rank prepares, they agree to start, the simulator's
+// (scenario, repetition) runs are spread over the ranks, and rank 0 merges, judges and reports.
+int run_command(const RunArgs& args) {
+  auto job = cluster::join_job();
+  if (!job) return fail(job.error());
+  cluster::Communicator* comm = job->get();
+  g_quiet_rank = comm != nullptr && comm->rank() != 0;
+  auto prepared = prepare_run(args);
+  if (comm != nullptr) {
+    if (auto agreed = agree_in_job(*comm, prepared); !agreed) {
+      return g_quiet_rank ? exit_code_for(agreed.error().code) : fail(agreed.error());
+    }
+  }
+  if (!prepared) return fail(prepared.error());
+  const int code = run_prepared(args, *prepared, comm);
+  if (comm == nullptr) return code;
+  return cluster::agree_exit_code(*comm, code, job_wait());
 }
 
 int report_command(const ReportArgs& args) {
@@ -407,6 +491,7 @@ int drivers_command() {
     }
   }
   fmt::print("{}\n", dpa::flexio::dpa_runtimes_line());
+  fmt::print("{:<8} {}\n", "mpi", cluster::mpi_status());
   return 0;
 }
 

@@ -85,8 +85,7 @@ void Histogram::set_sum(double sum) noexcept {
   sum_ = sum;
   // Back to the integer accumulation when the double is an exact integer in range (then it
   // equals the integer bit for bit and the next steps round the same way).
-  exact_sum_ = (sum >= 0.0 && sum <= static_cast<double>(kExactSumLimit) &&
-                sum == std::floor(sum))
+  exact_sum_ = (sum >= 0.0 && sum <= static_cast<double>(kExactSumLimit) && sum == std::floor(sum))
                    ? static_cast<uint64_t>(sum)
                    : kSumInDouble;
 }
@@ -136,6 +135,54 @@ bool Histogram::merge(const Histogram& other) noexcept {
   max_ = std::max(max_, other.max_);
   set_sum(sum() + other.sum());
   return true;
+}
+
+Histogram::State Histogram::state() const {
+  State out;
+  out.highest_trackable = highest_trackable_;
+  out.significant_digits = significant_digits_;
+  for (size_t b = 0; b < counts_.block_count(); ++b) {
+    const uint64_t* block = counts_.block(b);
+    if (block == nullptr) continue;
+    for (size_t i = 0; i < counts_.block_size(); ++i) {
+      if (block[i] != 0) {
+        out.counts.emplace_back(static_cast<uint32_t>(b * counts_.block_size() + i), block[i]);
+      }
+    }
+  }
+  out.total_count = total_count_;
+  out.clamped_count = clamped_count_;
+  out.min = min_;
+  out.max = max_;
+  out.exact_sum = exact_sum_;
+  out.sum = sum_;
+  return out;
+}
+
+std::optional<Histogram> Histogram::from_state(const State& state) {
+  Histogram out(state.highest_trackable, state.significant_digits);
+  if (out.highest_trackable_ != state.highest_trackable ||
+      out.significant_digits_ != state.significant_digits) {
+    return std::nullopt;  // the constructor clamped: not a layout a histogram has
+  }
+  uint64_t total = 0;
+  for (const auto& [index, count] : state.counts) {
+    if (index >= out.counts_.size() || count == 0) return std::nullopt;
+    out.counts_.at(index) += count;
+    total += count;
+  }
+  const bool sum_in_double = state.exact_sum == kSumInDouble;
+  if (total != state.total_count || state.clamped_count > total ||
+      (!sum_in_double && state.exact_sum > kExactSumLimit)) {
+    return std::nullopt;
+  }
+  out.total_count_ = state.total_count;
+  out.clamped_count_ = state.clamped_count;
+  out.min_ = state.min;
+  out.max_ = state.max;
+  out.exact_sum_ = state.exact_sum;
+  out.sum_ = state.sum;
+  return out;
 }
 
 void Histogram::reset() noexcept {

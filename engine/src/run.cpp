@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <tuple>
 
 #include "flow_worker.hpp"
 #include "qb/drivers/registry.hpp"
@@ -21,11 +22,7 @@ struct Task {
   uint32_t repetition = 0;
 };
 
-struct TaskResult {
-  RepetitionMeasurement measurement;
-  std::vector<FlowLatency> latency;
-  std::string clock;
-};
+using TaskResult = RepetitionOutcome;
 
 RepetitionLatency percentiles_of(const Histogram& histogram) {
   constexpr std::array<double, 4> kPercentiles{50, 90, 99, 99.9};
@@ -118,8 +115,8 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
   topology.flow_count = flow_count;
   topology.workers = workers;
   for (const uint32_t spec : compiled.flow_spec) {
-    topology.max_message_bytes = std::max(
-        topology.max_message_bytes, compiled.scenario->flows[spec].size.largest_bytes());
+    topology.max_message_bytes =
+        std::max(topology.max_message_bytes, compiled.scenario->flows[spec].size.largest_bytes());
   }
   topology.stop = interrupted;
   if (auto s = check(d.open(topology), "open"); !s) {
@@ -196,6 +193,33 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
   return result;
 }
 
+// Puts one repetition's outcome into its slot and its latency into the scenario's merged
+// histograms; false when it never ran (interrupted before it started). Each slot is written by
+// exactly one task and histograms merge commutatively, so the outcome does not depend on the
+// job count or on which thread finished first.
+bool merge_outcome(SuiteRun& run, RepetitionOutcome&& outcome) {
+  ScenarioRun& scenario_run = run.scenarios[outcome.scenario];
+  const bool ran = outcome.measurement.ran;
+  scenario_run.reps[outcome.repetition] = std::move(outcome.measurement);
+  if (!ran) return false;
+  outcome.latency.resize(scenario_run.latency.size());
+  for (size_t f = 0; f < scenario_run.latency.size(); ++f) {
+    absorb(scenario_run.latency[f].from_scheduled_ns,
+           std::move(outcome.latency[f].from_scheduled_ns));
+    absorb(scenario_run.latency[f].from_sent_ns, std::move(outcome.latency[f].from_sent_ns));
+  }
+  run.clock = outcome.clock;
+  run.workers = std::max<uint32_t>(run.workers, outcome.workers);
+  return true;
+}
+
+// A task's number: scenario by scenario, repetition by repetition (TaskSpread).
+size_t task_index(const SuiteRun& run, uint32_t scenario, uint32_t repetition) {
+  size_t index = repetition;
+  for (uint32_t s = 0; s < scenario; ++s) index += run.scenarios[s].reps.size();
+  return index;
+}
+
 }  // namespace
 
 Result<SuiteRun> run_suite(const suite::Suite& suite, std::vector<suite::CompiledScenario> compiled,
@@ -239,9 +263,15 @@ Result<SuiteRun> run_suite(const suite::Suite& suite, std::vector<suite::Compile
   uint32_t jobs =
       options.jobs != 0 ? options.jobs : std::max(1U, std::thread::hardware_concurrency());
   if (!caps.virtual_time) jobs = 1;  // real devices: one run at a time
+  // A spread run: this process's share of the tasks.
+  if (options.spread != nullptr) {
+    std::erase_if(tasks, [&](const Task& task) {
+      return !options.spread->runs_here(task_index(run, task.scenario, task.repetition));
+    });
+  }
   jobs = std::min<uint32_t>(jobs, std::max<size_t>(tasks.size(), 1));
   run.jobs = jobs;
-
+  std::vector<RepetitionOutcome> local_outcomes;
   std::atomic<size_t> next_task{0};
   std::mutex merge_mutex;
   std::optional<Error> first_error;
@@ -262,19 +292,17 @@ Result<SuiteRun> run_suite(const suite::Suite& suite, std::vector<suite::Compile
         next_task.store(tasks.size());  // stop handing out work
         return;
       }
-      // Each slot is written by exactly one task and histograms merge commutatively, so the
-      // outcome does not depend on the job count or on which thread finished first.
+      result->scenario = task.scenario;
+      result->repetition = task.repetition;
+      result->workers = workers;
       const bool ran = result->measurement.ran;
-      scenario_run.reps[task.repetition] = std::move(result->measurement);
-      if (!ran) continue;  // interrupted before it started: nothing measured
-      result->latency.resize(scenario_run.latency.size());
-      for (size_t f = 0; f < scenario_run.latency.size(); ++f) {
-        absorb(scenario_run.latency[f].from_scheduled_ns,
-               std::move(result->latency[f].from_scheduled_ns));
-        absorb(scenario_run.latency[f].from_sent_ns, std::move(result->latency[f].from_sent_ns));
+      if (options.spread != nullptr) {
+        // Merged once every process's outcomes are in, in task order (below).
+        local_outcomes.push_back(std::move(*result));
+      } else {
+        merge_outcome(run, std::move(*result));
       }
-      run.clock = result->clock;
-      run.workers = std::max<uint32_t>(run.workers, workers);
+      if (!ran) continue;  // interrupted before it started: nothing measured
       ++done;
       if (options.on_progress) {
         options.on_progress(task.scenario, task.repetition, done,
@@ -287,7 +315,28 @@ Result<SuiteRun> run_suite(const suite::Suite& suite, std::vector<suite::Compile
   work();
   threads.clear();  // joins
 
-  if (first_error) return std::move(*first_error);
+  if (options.spread != nullptr) {
+    Result<std::vector<RepetitionOutcome>> mine = std::move(local_outcomes);
+    if (first_error) mine = std::move(*first_error);
+    auto everyone = options.spread->exchange(std::move(mine));
+    if (!everyone) return std::move(everyone).error();
+    // Task order whatever the process and finishing order: the same merge as one process.
+    std::sort(everyone->begin(), everyone->end(), [](const auto& a, const auto& b) {
+      return std::tie(a.scenario, a.repetition) < std::tie(b.scenario, b.repetition);
+    });
+    for (RepetitionOutcome& outcome : *everyone) {
+      if (outcome.scenario >= run.scenarios.size() ||
+          outcome.repetition >= run.scenarios[outcome.scenario].reps.size()) {
+        return make_error(Errc::runtime,
+                          fmt::format("another process sent scenario {} repetition {}, which "
+                                      "this suite does not have",
+                                      outcome.scenario, outcome.repetition));
+      }
+      merge_outcome(run, std::move(outcome));
+    }
+  } else if (first_error) {
+    return std::move(*first_error);
+  }
   for (const auto& scenario_run : run.scenarios) {
     for (const auto& rep : scenario_run.reps) {
       run.complete = run.complete && rep.ran && rep.complete;

@@ -7,7 +7,10 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <utility>
+#include <vector>
 
 #include "qb/engine/block_counters.hpp"
 
@@ -75,6 +78,24 @@ class Histogram {
   /// bucket, round-trip exactly; min()/max() become the bucket bounds (never inside the true
   /// range) and mean() uses bucket middles.
   void add_bucket(int64_t value, uint64_t count) noexcept { add_bucket_counts(value, count); }
+
+  /// Everything a histogram holds, to send it to another process (multi-host runs): unlike
+  /// the bucket list above, from_state() restores it bit for bit (min, max, sum, clamped).
+  struct State {
+    int64_t highest_trackable = 0;
+    int significant_digits = 0;
+    std::vector<std::pair<uint32_t, uint64_t>> counts;  // (counter index, count), non-zero only
+    uint64_t total_count = 0;
+    uint64_t clamped_count = 0;
+    int64_t min = 0;
+    int64_t max = 0;
+    uint64_t exact_sum = 0;
+    double sum = 0.0;
+  };
+  State state() const;
+  /// Nullopt when the state is not one a histogram can have (an index outside the layout of
+  /// its range and digits, counts that do not add up to the total).
+  static std::optional<Histogram> from_state(const State& state);
 
  private:
   void add_bucket_counts(int64_t value, uint64_t count) noexcept;

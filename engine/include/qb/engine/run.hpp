@@ -12,11 +12,34 @@
 
 #include "qb/common/result.hpp"
 #include "qb/drivers/registry.hpp"
-#include "qb/suite/compile.hpp"
 #include "qb/engine/measurement.hpp"
+#include "qb/suite/compile.hpp"
 #include "qb/suite/suite.hpp"
 
 namespace qb::engine {
+
+/// One (scenario, repetition) run as it left the process that ran it: what a multi-process
+/// run (cluster/) hands to the process that merges and judges.
+struct RepetitionOutcome {
+  uint32_t scenario = 0;
+  uint32_t repetition = 0;
+  uint32_t workers = 1;
+  std::string clock;  // the clock its latency was measured with
+  RepetitionMeasurement measurement;
+  std::vector<FlowLatency> latency;  // per flow instance
+};
+
+/// Spreads a suite's (scenario, repetition) tasks over processes (MPI ranks). This process
+/// runs the tasks `runs_here` picks (tasks are numbered scenario by scenario, repetition by
+/// repetition); `exchange` gets what they gave — their outcomes, or the first error — and
+/// returns every process's outcomes on the process that merges (the others get none), or the
+/// error any process had. Every process calls `exchange` exactly once, errors included, so
+/// that none waits for one that gave up.
+struct TaskSpread {
+  std::function<bool(size_t task)> runs_here;
+  std::function<Result<std::vector<RepetitionOutcome>>(Result<std::vector<RepetitionOutcome>>)>
+      exchange;
+};
 
 struct RunOptions {
   std::optional<uint64_t> seed;  // overrides every scenario's seed
@@ -30,6 +53,8 @@ struct RunOptions {
   /// Called (from any worker thread, serialised) when a repetition finishes.
   std::function<void(uint32_t scenario, uint32_t repetition, uint32_t done, uint32_t total)>
       on_progress;
+  /// Set for a run spread over processes; unset: every task runs here.
+  const TaskSpread* spread = nullptr;
 };
 
 struct ScenarioRun {
@@ -57,8 +82,7 @@ struct SuiteRun {
 /// Runs every compiled scenario (from suite::compile_suite) of `suite` on fresh instances of
 /// the configured driver: Errc::usage for more workers than the driver runs, driver errors as
 /// they come.
-Result<SuiteRun> run_suite(const suite::Suite& suite,
-                           std::vector<suite::CompiledScenario> compiled,
+Result<SuiteRun> run_suite(const suite::Suite& suite, std::vector<suite::CompiledScenario> compiled,
                            const drv::DriverFactory& driver, const RunOptions& options);
 
 }  // namespace qb::engine

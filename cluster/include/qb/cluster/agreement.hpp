@@ -1,0 +1,32 @@
+// The decisions every rank of a job must take together, so that no rank runs, waits or exits
+// alone: whether to start (every rank loaded the same suite and is ready) and the job's exit code.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "qb/cluster/communicator.hpp"
+#include "qb/common/result.hpp"
+
+namespace qb::cluster {
+
+/// What a rank brings to the start: the error that stops it, or what it loaded.
+struct Readiness {
+  std::optional<Error> error;
+  std::string suite_hash;  // the suite file's content hash (Suite::config_hash)
+  std::string suite_name;
+  /// Set by rank 0 only: a rule the whole job breaks (e.g. the suite's hosts against the
+  /// ranks), checked once rank 0 knows every rank is ready.
+  std::optional<Error> job_error;
+};
+
+/// Rank 0 gathers every rank's readiness and decides: the first rank's error (named by rank
+/// and host, its code kept), a suite whose content differs from rank 0's (Errc::usage), the job
+/// error, or go. Every rank gets the same answer; only rank 0 should print it.
+Status agree_to_start(Communicator& comm, const Readiness& mine, const Wait& wait);
+
+/// The job's exit code on every rank: the highest of the ranks' codes (0 pass < 1 gate failed
+/// < 2 bad input < 3 run-time trouble); 3 when a rank cannot be heard from.
+int agree_exit_code(Communicator& comm, int mine, const Wait& wait);
+
+}  // namespace qb::cluster

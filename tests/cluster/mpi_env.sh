@@ -1,0 +1,14 @@
+# Sourced by the MPI tests: how they launch a job on this one machine. Open MPI refuses root
+# unless told (CI runs as root); --oversubscribe: more ranks than cores; shared memory between
+# the ranks (vader) without the single-copy mechanism, which containers often forbid (ptrace).
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_rmaps_base_oversubscribe=1
+# No network interfaces are needed between ranks on one host: keep the OOB off odd ones.
+export OMPI_MCA_oob_tcp_if_include=lo
+
+mpi_skip_unless_usable() {  # $1: qosbench
+  command -v mpirun >/dev/null || skip "mpirun not found (openmpi-bin, scripts/setup.sh)"
+  "$1" drivers | grep -q "^mpi .*built with" || skip "this qosbench is built without MPI"
+  mpirun -np 1 true >/dev/null 2>&1 || skip "mpirun cannot start a job here: $(mpirun -np 1 true 2>&1 | head -3)"
+}

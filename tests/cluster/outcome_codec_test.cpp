@@ -1,0 +1,135 @@
+// The bytes one rank sends another: every field back bit for bit, and anything else refused.
+#include "qb/engine/outcome_codec.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace qb::engine {
+namespace {
+
+void expect_same(const Histogram& a, const Histogram& b) {
+  const Histogram::State x = a.state();
+  const Histogram::State y = b.state();
+  EXPECT_EQ(x.highest_trackable, y.highest_trackable);
+  EXPECT_EQ(x.significant_digits, y.significant_digits);
+  EXPECT_EQ(x.counts, y.counts);
+  EXPECT_EQ(x.total_count, y.total_count);
+  EXPECT_EQ(x.clamped_count, y.clamped_count);
+  EXPECT_EQ(x.min, y.min);
+  EXPECT_EQ(x.max, y.max);
+  EXPECT_EQ(x.exact_sum, y.exact_sum);
+  EXPECT_EQ(std::bit_cast<uint64_t>(x.sum), std::bit_cast<uint64_t>(y.sum));
+}
+
+RepetitionOutcome sample_outcome() {
+  RepetitionOutcome outcome;
+  outcome.scenario = 2;
+  outcome.repetition = 5;
+  outcome.workers = 3;
+  outcome.clock = "virtual";
+  RepetitionMeasurement& m = outcome.measurement;
+  for (uint64_t f = 0; f < 3; ++f) {
+    FlowCounters c;
+    c.messages = 10 + f;
+    c.packets = 100 + f;
+    c.payload_bytes = 1'000'000 + f;
+    c.wire_bytes = 1'100'000 + f;
+    c.drops = f;
+    c.posted_messages = 12 + f;
+    c.late_posts = f * 2;
+    c.series_wire_bytes = {f, f + 1, 0, 123456789012ULL};
+    m.flows.push_back(c);
+    m.flow_latency.push_back(RepetitionLatency{c.messages, 1, 2, 3, 4});
+  }
+  m.group_latency.push_back(RepetitionLatency{7, 10, 20, 30, 40});
+  m.driver_stats = {{"sim_steps", 12345.0}, {"ratio", 0.1 + 0.2}};
+  m.wall_seconds = 1.0 / 3.0;
+  m.ran = true;
+  m.complete = false;
+  m.measured_ns = 987'654'321;
+
+  std::mt19937_64 rng(1);
+  std::lognormal_distribution<double> latency_ns(9.0, 2.0);
+  outcome.latency.resize(3);
+  for (auto& l : outcome.latency) {
+    for (int i = 0; i < 5000; ++i) {
+      l.from_scheduled_ns.record(static_cast<int64_t>(latency_ns(rng)));
+      l.from_sent_ns.record(static_cast<int64_t>(latency_ns(rng)) - 5);  // some clamp at 0
+    }
+  }
+  // Past 2^53 the sum is kept as a double: that state must travel too.
+  outcome.latency[1].from_scheduled_ns.record_n(20'000'000'000, 1'000'000);
+  return outcome;
+}
+
+TEST(OutcomeCodec, RoundTripsEveryFieldExactly) {
+  const RepetitionOutcome sent = sample_outcome();
+  auto got = decode_outcome(encode_outcome(sent));
+  ASSERT_TRUE(got) << got.error().to_string();
+  EXPECT_EQ(got->scenario, sent.scenario);
+  EXPECT_EQ(got->repetition, sent.repetition);
+  EXPECT_EQ(got->workers, sent.workers);
+  EXPECT_EQ(got->clock, sent.clock);
+  const auto& a = sent.measurement;
+  const auto& b = got->measurement;
+  ASSERT_EQ(a.flows.size(), b.flows.size());
+  for (size_t f = 0; f < a.flows.size(); ++f) {
+    EXPECT_EQ(a.flows[f].messages, b.flows[f].messages);
+    EXPECT_EQ(a.flows[f].packets, b.flows[f].packets);
+    EXPECT_EQ(a.flows[f].payload_bytes, b.flows[f].payload_bytes);
+    EXPECT_EQ(a.flows[f].wire_bytes, b.flows[f].wire_bytes);
+    EXPECT_EQ(a.flows[f].drops, b.flows[f].drops);
+    EXPECT_EQ(a.flows[f].posted_messages, b.flows[f].posted_messages);
+    EXPECT_EQ(a.flows[f].late_posts, b.flows[f].late_posts);
+    EXPECT_EQ(a.flows[f].series_wire_bytes, b.flows[f].series_wire_bytes);
+    EXPECT_EQ(a.flow_latency[f].p99_ns, b.flow_latency[f].p99_ns);
+  }
+  ASSERT_EQ(b.group_latency.size(), 1u);
+  EXPECT_EQ(b.group_latency[0].p999_ns, 40);
+  EXPECT_EQ(a.driver_stats, b.driver_stats);
+  EXPECT_EQ(std::bit_cast<uint64_t>(a.wall_seconds), std::bit_cast<uint64_t>(b.wall_seconds));
+  EXPECT_EQ(a.ran, b.ran);
+  EXPECT_EQ(a.complete, b.complete);
+  EXPECT_EQ(a.measured_ns, b.measured_ns);
+  ASSERT_EQ(got->latency.size(), sent.latency.size());
+  for (size_t f = 0; f < sent.latency.size(); ++f) {
+    expect_same(sent.latency[f].from_scheduled_ns, got->latency[f].from_scheduled_ns);
+    expect_same(sent.latency[f].from_sent_ns, got->latency[f].from_sent_ns);
+  }
+  // The restored histogram answers as the original does.
+  EXPECT_EQ(got->latency[0].from_sent_ns.value_at_percentile(99.9),
+            sent.latency[0].from_sent_ns.value_at_percentile(99.9));
+  EXPECT_EQ(got->latency[1].from_scheduled_ns.mean(), sent.latency[1].from_scheduled_ns.mean());
+}
+
+TEST(OutcomeCodec, RefusesEveryTruncation) {
+  const std::string bytes = encode_outcome(sample_outcome());
+  for (size_t size = 0; size < bytes.size(); size += 1 + size / 64) {
+    EXPECT_FALSE(decode_outcome(std::string_view(bytes).substr(0, size))) << size << " bytes";
+  }
+  EXPECT_FALSE(decode_outcome(bytes + "x"));
+}
+
+TEST(OutcomeCodec, RefusesAnotherFormatVersionNamingIt) {
+  std::string bytes = encode_outcome(sample_outcome());
+  bytes[0] = static_cast<char>(bytes[0] + 1);
+  auto got = decode_outcome(bytes);
+  ASSERT_FALSE(got);
+  EXPECT_NE(got.error().message.find("one qosbench build on every host"), std::string::npos);
+}
+
+TEST(OutcomeCodec, RefusesAHistogramNoHistogramCanBe) {
+  Histogram::State state = Histogram().state();
+  state.counts = {{0xFFFFFFu, 1}};  // beyond the layout
+  state.total_count = 1;
+  EXPECT_FALSE(Histogram::from_state(state));
+  state.counts = {{5, 2}};
+  state.total_count = 3;  // counts do not add up
+  EXPECT_FALSE(Histogram::from_state(state));
+  state.total_count = 2;
+  EXPECT_TRUE(Histogram::from_state(state));
+}
+
+}  // namespace
+}  // namespace qb::engine
