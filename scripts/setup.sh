@@ -8,7 +8,7 @@
 # the build tools and libraries the simulator needs (what scripts/quickstart.sh uses): no DPDK,
 # rdma-core, OpenSM, ibsim, infiniband-diags, tshark, clang or Chromium. Switches override the
 # profile one by one (1 = install): QB_SETUP_FUZZ, QB_SETUP_BROWSER, QB_SETUP_DPDK,
-# QB_SETUP_OPENSM, QB_SETUP_VERBS.
+# QB_SETUP_OPENSM, QB_SETUP_VERBS, QB_SETUP_MPI.
 #
 # OpenSM: Debian's opensm package enables and starts a subnet manager on every port, which on an
 # InfiniBand host puts a new SM on the fabric. When this script installs opensm itself, it denies
@@ -44,6 +44,10 @@ fi
 # rdma-core's own package (udev rules, rdma-ndd) is not asked for here.
 if [[ "${QB_SETUP_VERBS:-$default_switch}" == 1 ]]; then
   packages+=(libibverbs-dev ibverbs-providers)
+fi
+# Multi-host jobs (cluster/, docs/multi-host.md): Open MPI's headers and mpirun. No daemon.
+if [[ "${QB_SETUP_MPI:-$default_switch}" == 1 ]]; then
+  packages+=(libopenmpi-dev openmpi-bin)
 fi
 # The OpenSM conformance tests: the ibsim fabric simulator (with libumad2sim), OpenSM itself,
 # and smpquery/saquery to read back what OpenSM programmed.

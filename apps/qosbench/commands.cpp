@@ -338,8 +338,9 @@ int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicat
   engine::RunOptions& options = prepared.options;
   const bool reporting = comm == nullptr || comm->rank() == 0;
   std::optional<engine::TaskSpread> spread;
+  std::string spread_problem;
   if (comm != nullptr) {
-    spread = cluster::sweep_spread(*comm, job_wait());
+    spread = cluster::sweep_spread(*comm, job_wait(), spread_problem);
     options.spread = &*spread;
   }
   std::optional<ProgressLine> progress;
@@ -362,6 +363,10 @@ int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicat
   auto run =
       engine::run_suite(*suite, std::move(prepared.loaded.compiled), prepared.driver, options);
   if (progress) progress->finish();
+  if (!spread_problem.empty()) {
+    fmt::print(std::cerr, "warning: {}; the results hold this rank's repetitions only\n",
+               spread_problem);
+  }
   if (!reporting) {
     // Rank 0 reports, errors of this rank included (they travelled with the outcomes).
     return run ? 0 : exit_code_for(run.error().code);

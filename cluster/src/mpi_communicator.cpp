@@ -157,7 +157,8 @@ class MpiCommunicator final : public Communicator {
         return make_error(
             Errc::runtime,
             fmt::format("rank {} ({}) gave up waiting for {}{}", rank_, host_, waiting_for,
-                        stop_seen_ ? " after the run was stopped" : " (a rank died or hangs)"));
+                        stop_seen_ ? " after the run was stopped (mpirun names a rank that died)"
+                                   : " (a rank died or hangs)"));
       }
       if (!spin) std::this_thread::sleep_for(std::chrono::microseconds(200));
     }

@@ -50,13 +50,16 @@ Status unpack(std::string_view bytes, uint32_t rank, std::vector<engine::Repetit
 
 }  // namespace
 
-engine::TaskSpread sweep_spread(Communicator& comm, Wait wait) {
+engine::TaskSpread sweep_spread(Communicator& comm, Wait wait, std::string& problem) {
   engine::TaskSpread spread;
   spread.runs_here = [&comm](size_t task) { return task % comm.size() == comm.rank(); };
-  spread.exchange = [&comm, wait](Result<std::vector<engine::RepetitionOutcome>> mine)
+  spread.exchange = [&comm, wait, &problem](Result<std::vector<engine::RepetitionOutcome>> mine)
       -> Result<std::vector<engine::RepetitionOutcome>> {
     auto gathered = comm.gather(pack(mine), 0, wait);
-    if (!gathered) return std::move(gathered).error();
+    if (!gathered) {
+      problem = gathered.error().message;
+      return mine;  // partial: this rank's own repetitions (or its own error)
+    }
     std::vector<engine::RepetitionOutcome> all;
     for (uint32_t rank = 0; rank < gathered->size(); ++rank) {
       if (auto s = unpack((*gathered)[rank], rank, all); !s) return std::move(s).error();

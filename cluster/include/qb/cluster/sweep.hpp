@@ -9,7 +9,10 @@
 
 namespace qb::cluster {
 
-/// The engine's TaskSpread over `comm` (which must outlive it); rank 0 merges.
-engine::TaskSpread sweep_spread(Communicator& comm, Wait wait);
+/// The engine's TaskSpread over `comm` (which must outlive it, as must `problem`); rank 0
+/// merges. A rank that cannot be heard from (it died, or the wait ended on a signal) does not
+/// fail the run: rank 0 keeps what it has — the missing repetitions did not run, so the run is
+/// incomplete — and `problem` says what happened.
+engine::TaskSpread sweep_spread(Communicator& comm, Wait wait, std::string& problem);
 
 }  // namespace qb::cluster
