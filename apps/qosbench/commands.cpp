@@ -12,6 +12,7 @@
 #include "output_flags.hpp"
 #include "progress.hpp"
 #include "qb/cluster/agreement.hpp"
+#include "qb/cluster/host_roles.hpp"
 #include "qb/cluster/job.hpp"
 #include "qb/cluster/sweep.hpp"
 #include "qb/common/exit_cleanup.hpp"
@@ -239,6 +240,20 @@ cluster::Wait job_wait() {
   return wait;
 }
 
+// Ping-pongs per rank for the clock offsets: the smallest round trip of these is kept.
+constexpr uint32_t kClockSamples = 200;
+
+// Rank 0 says who does what and how well the clocks compare (one-way latency between hosts
+// is only as good as the offset's bound).
+void print_job_roles(const cluster::JobRoles& roles,
+                     const std::vector<cluster::ClockOffset>& offsets) {
+  for (const cluster::ClockOffset& offset : offsets) {
+    fmt::print(std::cerr, "rank {} on {}: {}, clock offset to rank 0 {} ns +- {} ns\n", offset.rank,
+               terminal_safe(offset.host), cluster::role_of(roles, offset.rank), offset.offset_ns,
+               offset.error_bound_ns);
+  }
+}
+
 // What a run needs before it starts, every input checked: the suite (compiled), its driver,
 // the baseline and the engine's options.
 struct PreparedRun {
@@ -311,6 +326,21 @@ Result<PreparedRun> prepare_run(const RunArgs& args) {
                      compare_options,    std::move(options), virtual_time};
 }
 
+// On real devices each rank is one of the suite's hosts: every scenario must have as many.
+Result<cluster::JobRoles> job_roles(const PreparedRun& prepared, cluster::Communicator& comm) {
+  const uint32_t hosts = prepared.loaded.compiled.front().plan.host_count();
+  for (const auto& compiled : prepared.loaded.compiled) {
+    if (compiled.plan.host_count() != hosts) {
+      return make_error(Errc::usage,
+                        fmt::format("scenario '{}' has {} hosts where the first has {}: a job "
+                                    "runs one rank per host, the same hosts in every scenario",
+                                    compiled.scenario->name, compiled.plan.host_count(), hosts),
+                        "fabric.hosts");
+    }
+  }
+  return cluster::assign_roles(hosts, comm.size());
+}
+
 // Every rank of a job must reach the same collectives: a rank's own error goes to rank 0 in
 // the start agreement instead of ending that rank alone.
 Status agree_in_job(cluster::Communicator& comm, const Result<PreparedRun>& prepared) {
@@ -321,12 +351,7 @@ Status agree_in_job(cluster::Communicator& comm, const Result<PreparedRun>& prep
     ready.suite_hash = prepared->loaded.suite.config_hash;
     ready.suite_name = prepared->loaded.suite.name;
     if (!prepared->virtual_time && comm.rank() == 0) {
-      ready.job_error = make_error(
-          Errc::usage,
-          fmt::format("driver '{}' runs on real devices: a job of one rank per host needs "
-                      "the suite's hosts mapped to ranks, which this build does not do yet; "
-                      "under mpirun only the simulator's sweeps are spread",
-                      prepared->driver.name()));
+      if (auto roles = job_roles(*prepared, comm); !roles) ready.job_error = roles.error();
     }
   }
   return cluster::agree_to_start(comm, ready, job_wait());
@@ -339,10 +364,23 @@ int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicat
   const bool reporting = comm == nullptr || comm->rank() == 0;
   std::optional<engine::TaskSpread> spread;
   std::string spread_problem;
-  if (comm != nullptr) {
+  std::optional<engine::HostRole> host_role;
+  std::vector<cluster::ClockOffset> clock_offsets;
+  if (comm != nullptr && prepared.virtual_time) {
     spread = cluster::sweep_spread(*comm, job_wait(), spread_problem);
-    options.spread = &*spread;
+  } else if (comm != nullptr) {
+    // One rank per host: clocks compared first, then every repetition starts together.
+    auto roles = job_roles(prepared, *comm);
+    if (!roles) return g_quiet_rank ? exit_code_for(roles.error().code) : fail(roles.error());
+    auto offsets = cluster::estimate_clock_offsets(*comm, kClockSamples, job_wait());
+    if (!offsets) return fail(offsets.error());
+    clock_offsets = std::move(*offsets);
+    if (reporting) print_job_roles(*roles, clock_offsets);
+    host_role = cluster::host_role(*comm, *roles, job_wait());
+    options.host_role = &*host_role;
+    spread = cluster::role_spread(*comm, *roles, job_wait(), clock_offsets, spread_problem);
   }
+  if (spread) options.spread = &*spread;
   std::optional<ProgressLine> progress;
   if (reporting && progress_wanted(args.quiet) && !suite->scenarios.empty()) {
     std::vector<std::string> names;
@@ -372,6 +410,8 @@ int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicat
     return run ? 0 : exit_code_for(run.error().code);
   }
   if (!run) return fail(run.error());
+  // A job's rank 0 holds the receiver's measurement, whatever its own driver's role.
+  if (host_role) run->sender_only = false;
   if (run->sender_only) return report_sender_only(*suite, *run, args);
 
   const engine::SuiteMeasurement measured = engine::measure(*run);
@@ -418,6 +458,9 @@ int run_command(const RunArgs& args) {
   if (!prepared) return fail(prepared.error());
   const int code = run_prepared(args, *prepared, comm);
   if (comm == nullptr) return code;
+  // mpirun may kill this rank as soon as another exits with an error: nothing of a driver's
+  // (DPDK runtime files) may be left for exit handlers by then.
+  drv::release_driver_processes();
   return cluster::agree_exit_code(*comm, code, job_wait());
 }
 

@@ -10,6 +10,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -58,6 +59,16 @@ class ReceiveOnlyQueue final : public Queue, public Clock {
 // minimum), so its mbufs get the default data room at least.
 bool queue_pairs_only(const std::string& driver_name) {
   return driver_name == "net_af_xdp";
+}
+
+// The smallest mbuf data room the PMD takes: net_af_xdp's UMEM chunks (above); net_af_packet
+// refuses an Rx queue whose mbufs cannot hold a whole Ethernet frame (ENOMEM) even when every
+// frame of the suite is small.
+uint32_t min_data_room(const std::string& driver_name) {
+  if (driver_name == "net_af_xdp" || driver_name == "net_af_packet") {
+    return RTE_MBUF_DEFAULT_BUF_SIZE;
+  }
+  return 0;
 }
 
 class DpdkDriver final : public DriverBackend {
@@ -138,7 +149,8 @@ class DpdkDriver final : public DriverBackend {
                                              dpdk::kIcrcBytes
                                        : static_cast<uint32_t>(topology.wire.max_message_bytes());
     uint32_t data_room = RTE_PKTMBUF_HEADROOM + largest_frame;
-    if (pairs) data_room = std::max<uint32_t>(data_room, RTE_MBUF_DEFAULT_BUF_SIZE);
+    data_room = std::max({data_room, min_data_room(ops_->driver_name(tx_port_)),
+                          min_data_room(ops_->driver_name(rx_port_))});
     const uint32_t mbufs = config_.mbufs != 0
                                ? config_.mbufs
                                : dpdk::pool_mbufs_for(tx_queues, config_.tx_descriptors, rx_queues,
@@ -452,6 +464,7 @@ DpdkConfig parse_dpdk_config(const ConfigTable& table) {
 DriverEntry dpdk_driver_entry() {
   DriverEntry entry;
   entry.available = true;
+  entry.release_process = dpdk::release_eal;
   entry.aliases = {OptionAlias{"--eal", "eal",
                                "DPDK EAL arguments, e.g. \"--no-huge -m 512 --no-pci -l 0 --vdev "
                                "net_ring0\" (replaces [driver.dpdk] eal)",

@@ -41,8 +41,15 @@ std::string join(const std::vector<std::string>& args) {
 
 class EalOwner {
  public:
-  ~EalOwner() {
+  ~EalOwner() { release(); }
+
+  /// Closes the ports and the EAL and removes our runtime directory; idempotent (a released
+  /// EAL cannot be initialised again in this process: ensure() then fails).
+  void release() {
+    std::lock_guard<std::mutex> lock(mutex_);
     if (!initialised_) return;
+    initialised_ = false;
+    failure_ = make_error(Errc::runtime, "dpdk: the EAL of this process was released");
     // rte_eal_cleanup (DPDK 22.11) does not close ethdev ports: close ours so that each PMD
     // frees what it holds (net_af_xdp's UMEM from libxdp was leaked at exit; LeakSanitizer).
     // The driver stopped them already (stopping twice logs "already stopped").
@@ -55,6 +62,7 @@ class EalOwner {
     if (owns_runtime_dir_ && !runtime_dir_.empty()) {
       std::error_code ignored;
       std::filesystem::remove_all(runtime_dir_, ignored);
+      unregister_exit_cleanup_dir(runtime_dir_.c_str());
     }
   }
 
@@ -155,6 +163,10 @@ EalOwner& owner() {
 }
 
 }  // namespace
+
+void release_eal() {
+  owner().release();
+}
 
 std::vector<std::string> effective_eal_args(const std::vector<std::string>& args, int pid) {
   std::vector<std::string> out = args;

@@ -25,6 +25,9 @@ std::string eal_failure_hint(int err, bool root);
 /// to the first call's; Errc::runtime otherwise (one EAL per process). A failed init is
 /// remembered: every later call returns the same error.
 Status ensure_eal(const std::vector<std::string>& args);
+/// Closes the ports and the EAL of this process and removes its runtime directory now rather
+/// than at exit (DriverEntry::release_process); the EAL cannot be initialised again after.
+void release_eal();
 
 /// The EAL's runtime directory (/var/run/dpdk/<prefix>), empty before initialisation. When
 /// qosbench chose the prefix, the directory is removed at process exit.

@@ -16,7 +16,7 @@ std::string known_names() {
 }
 
 Result<std::shared_ptr<const DriverOptions>> parse_options(const DriverEntry& entry,
-                                                          const ConfigTable& table) {
+                                                           const ConfigTable& table) {
   try {
     return std::shared_ptr<const DriverOptions>(entry.parse_options(table));
   } catch (ConfigError& error) {
@@ -60,8 +60,8 @@ Result<DriverFactory> configure_driver(std::string_view name, ConfigTable table,
                                        const std::vector<ConfigOverride>& overrides) {
   const DriverEntry* entry = find_driver(name);
   if (entry == nullptr) {
-    return make_error(Errc::usage, fmt::format("unknown driver '{}' (known drivers: {})", name,
-                                               known_names()));
+    return make_error(Errc::usage,
+                      fmt::format("unknown driver '{}' (known drivers: {})", name, known_names()));
   }
   if (!entry->available || !entry->create || !entry->parse_options) {
     return make_error(Errc::unavailable, fmt::format("driver '{}' is unavailable: {}", entry->name,
@@ -106,6 +106,12 @@ Result<ConfigOverride> parse_driver_option(std::string_view text) {
   }
   return ConfigOverride{std::string(text.substr(0, equals)), std::string(text.substr(equals + 1)),
                         "--driver-option", false};
+}
+
+void release_driver_processes() {
+  for (const DriverEntry& entry : driver_registry()) {
+    if (entry.release_process) entry.release_process();
+  }
 }
 
 }  // namespace qb::drv

@@ -92,7 +92,7 @@ FlowWorker::FlowWorker(const suite::CompiledScenario& compiled, uint64_t seed, W
     state.start_offset_ns = compiled.plan.flows[f].start_ns;
     flows_.push_back(std::move(state));
   }
-  if (owned_.empty()) {
+  if (owned_.empty() && !window.owned_exactly) {
     for (uint32_t f = 0; f < flow_count; ++f) owned_.push_back(f);
   }
 }

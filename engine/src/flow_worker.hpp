@@ -27,6 +27,9 @@ struct WorkerWindow {
   /// Real-time drivers: most wall time past warmup + duration before the loop gives up on a
   /// driver whose clock stalls (the run is then incomplete). Bounds every run's end.
   int64_t drain_bound_ns = 100'000'000;
+  /// `owned` lists exactly the flows to drive, none included (a multi-host rank whose host
+  /// has no flow on this worker); false: an empty `owned` means every flow.
+  bool owned_exactly = false;
 };
 
 /// How a worker's run ended and how much of the measured window it covered.
@@ -77,8 +80,8 @@ class FlowWorker {
     uint32_t outstanding = 0;  // posted, tx_done not yet seen
     uint32_t fixed_bytes = 0;  // fixed-size flows: the size (the sampler draws nothing)
     bool saturating = false;
-    bool queued = false;  // in ready_ (saturating) or due_ (scheduled)
-    int64_t next_ns = 0;  // scheduled time of the next message (scheduled flows)
+    bool queued = false;          // in ready_ (saturating) or due_ (scheduled)
+    int64_t next_ns = 0;          // scheduled time of the next message (scheduled flows)
     int64_t start_offset_ns = 0;  // the flow's `start`: its first message, after time zero
     uint64_t next_sequence = 0;
     // Copied into FlowCounters when run() returns: counted here, on the flow's hot line.

@@ -88,9 +88,20 @@ void merge_counters(std::vector<FlowCounters>& into, const std::vector<FlowCount
 // One repetition of one scenario on a fresh driver instance, with `workers` FlowWorkers: each
 // owns every workers-th flow, its own driver queue and clock, and its own counters, merged
 // after the run (no locks on the hot path).
+// A multi-host rank's driver drives one host's NIC: the plan as that host sees it.
+policy::QosPlan one_host_view(const policy::QosPlan& plan) {
+  policy::QosPlan view = plan;
+  view.hosts = 1;
+  view.switched = false;
+  view.switch_qos = {};
+  view.congestion = {};
+  for (policy::FlowPlan& flow : view.flows) flow.host = 0;
+  return view;
+}
+
 Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repetition,
                                   const drv::DriverFactory& factory, uint32_t workers,
-                                  const std::atomic<bool>* interrupted) {
+                                  const std::atomic<bool>* interrupted, const HostRole* role) {
   const auto wall_start = std::chrono::steady_clock::now();
   // A step that fails after a signal asked the run to stop (a wait it gave up, or anything
   // the stop cut short) is the interruption, not an error: the repetition did not run.
@@ -101,8 +112,16 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
     not_run.measurement.complete = false;
     return not_run;
   };
+  // A rank of a job tells the others how its start went on every path, failures included.
+  const auto started = [role](Status status) -> Status {
+    if (role == nullptr || !role->at_start) return status;
+    return role->at_start(status);
+  };
   auto driver = factory.create();
-  if (!driver) return std::move(driver).error();
+  if (!driver) {
+    Status failed = std::move(driver).error();
+    return started(std::move(failed)).error();
+  }
   drv::Driver& d = **driver;
 
   const suite::CompiledScenario& compiled = scenario_run.compiled;
@@ -124,11 +143,13 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
     Error error = std::move(s).error();
     // A driver refusing the port's transport: point at it in the suite.
     if (error.where == "port.transport" && error.loc.line == 0) error.loc = port.transport_loc;
-    return interrupted_error(std::move(error));
+    return interrupted_error(started(std::move(error)));
   }
-  if (auto s = check(d.apply(compiled.plan), "apply"); !s) {
+  const policy::QosPlan driver_plan =
+      role != nullptr ? one_host_view(compiled.plan) : policy::QosPlan{};
+  if (auto s = check(d.apply(role != nullptr ? driver_plan : compiled.plan), "apply"); !s) {
     d.close();
-    return interrupted_error(std::move(s));
+    return interrupted_error(started(std::move(s)));
   }
 
   WorkerWindow window;
@@ -137,12 +158,16 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
   window.bin_ns = scenario_run.bin_ns;
   window.max_outstanding = d.capabilities().max_outstanding_per_flow;
   window.virtual_time = d.capabilities().virtual_time;
+  window.owned_exactly = role != nullptr;
   const uint64_t seed = derive_seed(scenario_run.seed, repetition);
   std::vector<std::unique_ptr<FlowWorker>> flow_workers;
   for (uint32_t w = 0; w < workers; ++w) {
     std::vector<uint32_t> owned;
     for (uint32_t f = 0; f < flow_count; ++f) {
-      if (drv::worker_of_flow(f, workers) == w) owned.push_back(f);
+      const bool drives_host =
+          role == nullptr ||
+          (role->drive_host.has_value() && compiled.plan.flows[f].host == *role->drive_host);
+      if (drv::worker_of_flow(f, workers) == w && drives_host) owned.push_back(f);
     }
     flow_workers.push_back(std::make_unique<FlowWorker>(compiled, seed, window, std::move(owned)));
   }
@@ -155,7 +180,8 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
   std::vector<std::vector<FlowLatency>> latency(workers);
   for (auto& l : latency) l.resize(flow_count);
   std::vector<WorkerOutcome> outcomes(workers);
-  if (auto s = check(d.start(), "start"); !s) {
+  if (auto s = started(check(d.start(), "start")); !s) {
+    (void)d.stop();  // started here but not on another rank: nothing to report of the stop
     d.close();
     return interrupted_error(std::move(s));
   }
@@ -284,8 +310,8 @@ Result<SuiteRun> run_suite(const suite::Suite& suite, std::vector<suite::Compile
       const auto flows = static_cast<uint32_t>(scenario_run.compiled.plan.flows.size());
       const uint32_t workers =
           std::max(1U, std::min(options.workers != 0 ? options.workers : caps.max_workers, flows));
-      auto result =
-          run_repetition(scenario_run, task.repetition, driver, workers, options.interrupted);
+      auto result = run_repetition(scenario_run, task.repetition, driver, workers,
+                                   options.interrupted, options.host_role);
       std::lock_guard lock(merge_mutex);
       if (!result) {
         if (!first_error) first_error = std::move(result).error();

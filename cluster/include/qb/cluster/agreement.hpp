@@ -25,6 +25,10 @@ struct Readiness {
 /// error, or go. Every rank gets the same answer; only rank 0 should print it.
 Status agree_to_start(Communicator& comm, const Readiness& mine, const Wait& wait);
 
+/// Every rank's `mine` to rank 0, which answers for all: ok, or the first rank's error (named by
+/// rank and host, its code kept). The same answer on every rank.
+Status agree_status(Communicator& comm, const Status& mine, const Wait& wait);
+
 /// The job's exit code on every rank: the highest of the ranks' codes (0 pass < 1 gate failed
 /// < 2 bad input < 3 run-time trouble); 3 when a rank cannot be heard from.
 int agree_exit_code(Communicator& comm, int mine, const Wait& wait);

@@ -51,7 +51,15 @@ struct DriverEntry {
   std::function<std::string()> machine_status;
   /// A fresh backend; null when not built.
   std::function<Result<std::unique_ptr<DriverBackend>>(const DriverOptions& options)> create;
+  /// Gives back what the driver holds for the whole process (DPDK: the EAL, its runtime files
+  /// and hugepages) before the process ends; the driver cannot run again afterwards. Null:
+  /// nothing held. Why: a rank of an MPI job can be killed by mpirun the moment another rank
+  /// exits with an error, before its exit handlers run.
+  std::function<void()> release_process;
 };
+
+/// Calls every built driver's release_process.
+void release_driver_processes();
 
 /// Every driver of this build, built or not, in the order the build lists them.
 const std::vector<DriverEntry>& driver_registry();

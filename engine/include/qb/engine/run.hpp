@@ -41,6 +41,18 @@ struct TaskSpread {
       exchange;
 };
 
+/// A rank of a multi-host job on real devices (cluster/): its driver sees the plan as one
+/// host's (every flow on host 0, no switch: the fabric is real), it drives only the flows of
+/// `drive_host` (unset: none — a receiver), and `at_start` lines its windows up with the
+/// other ranks'.
+struct HostRole {
+  std::optional<uint32_t> drive_host;
+  /// Called once per repetition with how this rank's driver start went (open, apply, start),
+  /// before any flow is driven; returns the job's answer: an error when any rank failed (the
+  /// repetition then does not run here either). Must be called by every rank alike.
+  std::function<Status(const Status& mine)> at_start;
+};
+
 struct RunOptions {
   std::optional<uint64_t> seed;  // overrides every scenario's seed
   std::optional<uint32_t> repetitions;
@@ -55,6 +67,8 @@ struct RunOptions {
       on_progress;
   /// Set for a run spread over processes; unset: every task runs here.
   const TaskSpread* spread = nullptr;
+  /// Set for a rank of a multi-host job on real devices.
+  const HostRole* host_role = nullptr;
 };
 
 struct ScenarioRun {

@@ -1,0 +1,138 @@
+#include "qb/cluster/host_roles.hpp"
+
+#include <fmt/format.h>
+#include <time.h>  // NOLINT: clock_gettime
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+#include "qb/cluster/agreement.hpp"
+#include "sweep_wire.hpp"
+
+namespace qb::cluster {
+namespace {
+
+int64_t steady_now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+}  // namespace
+
+Result<JobRoles> assign_roles(uint32_t hosts, uint32_t ranks) {
+  if (ranks != hosts + 1) {
+    return make_error(Errc::usage,
+                      fmt::format("the suite has {} sending host{} and one receiver: run it on "
+                                  "{} ranks (mpirun -np {}), one per host, not {}",
+                                  hosts, hosts == 1 ? "" : "s", hosts + 1, hosts + 1, ranks),
+                      "fabric.hosts");
+  }
+  return JobRoles{hosts, hosts};
+}
+
+std::string role_of(const JobRoles& roles, uint32_t rank) {
+  if (rank == roles.receiver_rank) return "receiver";
+  return fmt::format("host {} (sender)", rank);
+}
+
+Result<std::vector<ClockOffset>> estimate_clock_offsets(Communicator& comm, uint32_t samples,
+                                                        const Wait& wait) {
+  auto hosts = comm.gather(comm.host_name(), 0, wait);
+  if (!hosts) return std::move(hosts).error();
+  std::vector<ClockOffset> out;
+  if (comm.rank() == 0) out.push_back(ClockOffset{0, (*hosts)[0], 0, 0, 0});
+  for (uint32_t peer = 1; peer < comm.size(); ++peer) {
+    ClockOffset best{peer, comm.rank() == 0 ? (*hosts)[peer] : "", 0, 0,
+                     std::numeric_limits<int64_t>::max()};
+    for (uint32_t i = 0; i < samples; ++i) {
+      auto sample = comm.ping_pong(peer, steady_now_ns, wait);
+      if (!sample) return std::move(sample).error();
+      if (comm.rank() != 0) continue;
+      const int64_t rtt_ns = sample->received_ns - sample->sent_ns;
+      if (rtt_ns < best.min_rtt_ns) {
+        best.min_rtt_ns = rtt_ns;
+        // The peer read its clock somewhere inside the round trip: the middle is the estimate,
+        // half the round trip the most it can be off.
+        best.offset_ns = sample->peer_ns - (sample->sent_ns + rtt_ns / 2);
+        best.error_bound_ns = (rtt_ns + 1) / 2;
+      }
+    }
+    if (comm.rank() == 0) out.push_back(best);
+  }
+  return out;
+}
+
+engine::HostRole host_role(Communicator& comm, const JobRoles& roles, Wait wait) {
+  engine::HostRole role;
+  if (comm.rank() != roles.receiver_rank) role.drive_host = comm.rank();
+  role.at_start = [&comm, wait](const Status& mine) { return agree_status(comm, mine, wait); };
+  return role;
+}
+
+engine::TaskSpread role_spread(Communicator& comm, const JobRoles& roles, Wait wait,
+                               const std::vector<ClockOffset>& offsets, std::string& problem) {
+  engine::TaskSpread spread;
+  spread.runs_here = [](size_t) { return true; };  // every rank takes part in every run
+  spread.exchange = [&comm, roles, wait, &offsets,
+                     &problem](Result<std::vector<engine::RepetitionOutcome>> mine)
+      -> Result<std::vector<engine::RepetitionOutcome>> {
+    auto gathered = comm.gather(pack_outcomes(mine), 0, wait);
+    if (!gathered) {
+      problem = gathered.error().message;
+      // Without the receiver's outcomes there is nothing measured: no repetition ran.
+      return std::vector<engine::RepetitionOutcome>{};
+    }
+    if (comm.rank() != 0) return std::vector<engine::RepetitionOutcome>{};  // rank 0 merges
+    std::vector<std::vector<engine::RepetitionOutcome>> by_rank(gathered->size());
+    for (uint32_t rank = 0; rank < gathered->size(); ++rank) {
+      if (auto s = unpack_outcomes((*gathered)[rank], rank, by_rank[rank]); !s) {
+        return std::move(s).error();
+      }
+    }
+    // The receiver measured; every rank's driver saw its own side.
+    std::vector<engine::RepetitionOutcome> merged = std::move(by_rank[roles.receiver_rank]);
+    for (engine::RepetitionOutcome& outcome : merged) {
+      drv::DriverStats stats;
+      for (uint32_t rank = 0; rank < by_rank.size(); ++rank) {
+        const engine::RepetitionOutcome* part = &outcome;
+        if (rank != roles.receiver_rank) {
+          const auto found = std::find_if(
+              by_rank[rank].begin(), by_rank[rank].end(), [&](const engine::RepetitionOutcome& o) {
+                return o.scenario == outcome.scenario && o.repetition == outcome.repetition;
+              });
+          if (found == by_rank[rank].end()) {
+            outcome.measurement.complete = false;  // a sender's side is missing
+            continue;
+          }
+          part = &*found;
+          // What was posted is known where it was posted: the sender's counts, per flow.
+          auto& flows = outcome.measurement.flows;
+          for (size_t f = 0; f < flows.size() && f < part->measurement.flows.size(); ++f) {
+            flows[f].posted_messages += part->measurement.flows[f].posted_messages;
+            flows[f].late_posts += part->measurement.flows[f].late_posts;
+          }
+          outcome.measurement.complete = outcome.measurement.complete && part->measurement.complete;
+          outcome.measurement.wall_seconds =
+              std::max(outcome.measurement.wall_seconds, part->measurement.wall_seconds);
+        }
+        const std::string prefix = fmt::format("rank{}.", rank);
+        for (const auto& [key, value] : part->measurement.driver_stats) {
+          stats.emplace_back(prefix + key, value);
+        }
+        if (rank < offsets.size()) {
+          stats.emplace_back(prefix + "clock_offset_ns",
+                             static_cast<double>(offsets[rank].offset_ns));
+          stats.emplace_back(prefix + "clock_offset_error_ns",
+                             static_cast<double>(offsets[rank].error_bound_ns));
+        }
+      }
+      outcome.measurement.driver_stats = std::move(stats);
+    }
+    return merged;
+  };
+  return spread;
+}
+
+}  // namespace qb::cluster
