@@ -4,6 +4,7 @@
 // show, the minimum spans of the error and Jain axes, and the baseline overlay.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
 #include <vector>
@@ -116,8 +117,12 @@ TEST(PolicyFigures, IbSuiteDrawsSl2VlAndEveryVlArbEntry) {
   EXPECT_EQ(nic.sl2vl[1], 1u);
   ASSERT_FALSE(nic.vlarb_high.empty());
   ASSERT_FALSE(nic.vlarb_low.empty());
+  // opensm/doc-example.conf: qos_ca_vlarb_high 0:4, qos_ca_vlarb_low 0:0,1:64,2:128,...
   EXPECT_EQ(nic.vlarb_high[0].vl, 0u);
-  EXPECT_EQ(nic.vlarb_low[0].weight, 64u);
+  EXPECT_EQ(nic.vlarb_high[0].weight, 4u);
+  EXPECT_EQ(nic.vlarb_low[0].weight, 0u);
+  EXPECT_EQ(nic.vlarb_low[1].vl, 1u);
+  EXPECT_EQ(nic.vlarb_low[1].weight, 64u);
 
   const std::string html = render_html_report(r);
   const auto entries = tags_with_class(html, "vlarb-entry");
@@ -259,7 +264,7 @@ TEST(PolicyFigures, ErrorAndJainAxesKeepAMinimumSpan) {
   EXPECT_NE(svg_of(html, "group-bars").find(">1%<"), std::string::npos);
   EXPECT_EQ(svg_of(html, "group-bars").find("0.0001%<"), std::string::npos);
   // A Jain of 0.999999: the axis still spans 0.98..1 (a tick at 0.99, none at 0.9999).
-  EXPECT_NE(svg_of(html, "jain").find(">0.990<"), std::string::npos);
+  EXPECT_NE(svg_of(html, "jain").find(">0.99<"), std::string::npos);
   EXPECT_EQ(svg_of(html, "jain").find(">0.9999"), std::string::npos);
 }
 
