@@ -76,10 +76,10 @@ void bar_figure(Markup& m, std::string_view css_class, std::string_view label,
         "- - gate ±" + format_trimmed(*gate * 100.0, 4) + "%");
   }
   if (any_baseline) {
-    const double key_x = gate ? kWidth - 150 : kWidth - 8;
+    // On the tick row, right of the error ticks: the header row holds the titles and the gate.
     m.element(
         "text",
-        {{"class", "baseline-text"}, {"x", coord(key_x)}, {"y", "14"}, {"text-anchor", "end"}},
+        {{"class", "baseline-text"}, {"x", coord(kWidth - 8)}, {"y", "36"}, {"text-anchor", "end"}},
         "◇ baseline");
   }
   m.close();

@@ -75,7 +75,7 @@ void ets_figure(Markup& m, const ScenarioResult& s, const PortArbitrationResult&
     const double x0 = kPrioX + kPrioW, y0 = row_mid(p), x1 = kTcX, y1 = row_mid(tc);
     const double xm = (x0 + x1) / 2;
     m.empty("path",
-            {{"class", "prio-edge"},
+            {{"class", flows_of.count(p) != 0 ? "prio-edge" : "prio-edge unused"},
              {"data-priority", std::to_string(p)},
              {"data-tc", std::to_string(tc)},
              {"d", "M" + coord(x0) + "," + coord(y0) + " C" + coord(xm) + "," + coord(y0) + " " +
@@ -117,7 +117,9 @@ void ets_figure(Markup& m, const ScenarioResult& s, const PortArbitrationResult&
     const EtsTcResult& tc = port.tcs[row];
     const std::string name = "TC" + std::to_string(tc.tc);
     const ClassResult* measured = port.decides ? find_class(s, name) : nullptr;
-    const bool used = measured != nullptr || !priorities_of[row].empty();
+    // Used: a flow's priority maps here (a mapped priority without flows carries nothing).
+    bool used = measured != nullptr;
+    for (uint32_t p : priorities_of[row]) used = used || flows_of.count(p) != 0;
     std::vector<Attr> attrs = {{"class", used ? "ets-tc" : "ets-tc unused"},
                                {"data-class", name},
                                {"data-tsa", tc.tsa},
