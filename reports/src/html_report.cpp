@@ -551,7 +551,9 @@ void tree_section(Markup& m, const ScenarioResult& s) {
 // The ports that arbitrate between classes: ETS on Ethernet, SL2VL + VLArb on InfiniBand.
 void arbitration_section(Markup& m, const ScenarioResult& s) {
   for (const auto& port : s.arbitration) {
-    const std::string where = port.port == "switch" ? "the switch egress port" : "every NIC port";
+    const std::string where = port.port == "switch"     ? "the switch egress port"
+                              : s.host_trees.size() > 1 ? "every NIC port"
+                                                        : "the NIC port";
     m.open("figure", {{"class", "arbitration"},
                       {"data-port", port.port},
                       {"data-kind", port.kind},
