@@ -432,7 +432,10 @@ int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicat
     comparison = std::move(*compared);
   }
   const report::Comparison* compared = comparison ? &*comparison : nullptr;
-  if (auto failed = write_reports(*outputs, {*results, compared})) return *failed;
+  if (auto failed = write_reports(*outputs, {*results, compared, report::ReportSubject::results,
+                                             baseline ? &*baseline : nullptr})) {
+    return *failed;
+  }
 
   const bool regressed = comparison && comparison->failed();
   if (!results->complete) return 3;
@@ -468,18 +471,22 @@ int report_command(const ReportArgs& args) {
   auto results = report::read_results_file(args.results_path);
   if (!results) return fail(results.error());
   std::optional<report::Comparison> comparison;
+  std::optional<report::Results> baseline;
   if (!args.baseline_path.empty()) {
     auto options = comparison_options(args.compare);
     if (!options) return fail(options.error());
-    auto baseline = report::read_results_file(args.baseline_path);
-    if (!baseline) return fail(baseline.error());
+    auto read = report::read_results_file(args.baseline_path);
+    if (!read) return fail(read.error());
+    baseline = std::move(*read);
     auto compared =
         compare_files(*baseline, *results, *options, args.baseline_path, args.results_path);
     if (!compared) return fail(compared.error());
     comparison = std::move(*compared);
   }
   if (auto failed =
-          write_reports(report_outputs(args), {*results, comparison ? &*comparison : nullptr})) {
+          write_reports(report_outputs(args),
+                        {*results, comparison ? &*comparison : nullptr,
+                         report::ReportSubject::results, baseline ? &*baseline : nullptr})) {
     return *failed;
   }
   return 0;
@@ -496,8 +503,9 @@ int compare_command(const CompareArgs& args) {
       compare_files(*baseline, *current, *options, args.baseline_path, args.current_path);
   if (!comparison) return fail(comparison.error());
 
-  if (auto failed = write_reports(compare_outputs(args),
-                                  {*current, &*comparison, report::ReportSubject::comparison})) {
+  if (auto failed =
+          write_reports(compare_outputs(args),
+                        {*current, &*comparison, report::ReportSubject::comparison, &*baseline})) {
     return *failed;
   }
   return comparison->failed() ? 1 : 0;

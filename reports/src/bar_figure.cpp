@@ -13,15 +13,23 @@ void bar_figure(Markup& m, std::string_view css_class, std::string_view label,
   constexpr double kLabelEnd = 268, kBar0 = 284, kBar1 = 730, kErr0 = 800, kErr1 = 1060;
   const double height = kHeader + static_cast<double>(rows.size()) * kRowH + 10;
 
+  // Errors smaller than this are noise: the axis spans at least ±kMinErrorReach so that they
+  // draw as the slivers they are instead of filling the panel.
+  constexpr double kMinErrorReach = 0.01;
   double max_bps = 0.0, max_err = 0.0;
+  bool any_baseline = false;
   for (const auto& r : rows) {
     max_bps = std::max({max_bps, finite_or(r.expected_bps, 0), finite_or(r.measured_bps, 0)});
     max_err = std::max(max_err, std::fabs(finite_or(r.error, 0)));
+    if (r.baseline_error) {
+      any_baseline = true;
+      max_err = std::max(max_err, std::fabs(finite_or(*r.baseline_error, 0)));
+    }
   }
   Axis rate = rate_axis(max_bps, "rate");
   rate.scale.r0 = kBar0;
   rate.scale.r1 = kBar1;
-  const double err_reach = std::max({max_err, gate.value_or(0.0), 1e-6}) * 1.1;
+  const double err_reach = std::max({max_err, gate.value_or(0.0), kMinErrorReach}) * 1.1;
   const double err_step = nice_step(2 * err_reach, 4);
   const double err_top = std::ceil(err_reach / err_step) * err_step;
   Scale err{-err_top, err_top, kErr0, kErr1};
@@ -66,6 +74,13 @@ void bar_figure(Markup& m, std::string_view css_class, std::string_view label,
         "text",
         {{"class", "gate-text"}, {"x", coord(kWidth - 8)}, {"y", "14"}, {"text-anchor", "end"}},
         "- - gate ±" + format_trimmed(*gate * 100.0, 4) + "%");
+  }
+  if (any_baseline) {
+    // On the tick row, right of the error ticks: the header row holds the titles and the gate.
+    m.element(
+        "text",
+        {{"class", "baseline-text"}, {"x", coord(kWidth - 8)}, {"y", "36"}, {"text-anchor", "end"}},
+        "◇ baseline");
   }
   m.close();
 
@@ -119,6 +134,17 @@ void bar_figure(Markup& m, std::string_view css_class, std::string_view label,
                      {"y", coord(mid - 6)},
                      {"width", coord(std::max(std::fabs(e_x - zero_x), 1.0))},
                      {"height", "12"}});
+    if (r.baseline_error) {
+      // A hollow diamond at the baseline's error: how far this row moved since.
+      const double bx = err_x(finite_or(*r.baseline_error, 0));
+      m.open("path", {{"class", "baseline-marker"},
+                      {"data-baseline-error", json_number(*r.baseline_error)},
+                      {"d", "M" + coord(bx) + "," + coord(mid - 6) + " L" + coord(bx + 5) + "," +
+                                coord(mid) + " L" + coord(bx) + "," + coord(mid + 6) + " L" +
+                                coord(bx - 5) + "," + coord(mid) + " Z"}});
+      m.element("title", {}, "baseline error " + format_percent(*r.baseline_error));
+      m.close();
+    }
     m.element("text",
               {{"class", beyond_gate ? "value beyond" : "value"},
                {"x", coord(kWidth - 8)},

@@ -96,4 +96,47 @@ void legend_item(Markup& m, const std::string& colour, bool dashed, const std::s
   m.close();
 }
 
+const ClassResult* find_class(const ScenarioResult& s, const std::string& name) {
+  for (const auto& c : s.classes) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+void class_share_bar(Markup& m, double x, double y, double width, const ClassResult& c,
+                     double capacity_bps, std::optional<double> cap_bps) {
+  auto share = [&](double bps) {
+    return capacity_bps > 0 ? std::clamp(finite_or(bps, 0) / capacity_bps, 0.0, 1.0) : 0.0;
+  };
+  constexpr double kBarH = 10;
+  m.empty("rect", {{"class", "track"},
+                   {"x", coord(x)},
+                   {"y", coord(y - kBarH / 2)},
+                   {"width", coord(width)},
+                   {"height", coord(kBarH)},
+                   {"rx", "2"}});
+  m.empty("rect", {{"class", "fill"},
+                   {"x", coord(x)},
+                   {"y", coord(y - kBarH / 2)},
+                   {"width", coord(width * share(c.measured_bps))},
+                   {"height", coord(kBarH)},
+                   {"rx", "2"}});
+  const double tick_x = x + width * share(c.expected_bps);
+  m.empty("line", {{"class", "expected-tick"},
+                   {"x1", coord(tick_x)},
+                   {"x2", coord(tick_x)},
+                   {"y1", coord(y - kBarH / 2 - 3)},
+                   {"y2", coord(y + kBarH / 2 + 3)}});
+  if (cap_bps && *cap_bps < capacity_bps) {
+    const double cap_x = x + width * share(*cap_bps);
+    m.empty("line", {{"class", "cap-tick"},
+                     {"x1", coord(cap_x)},
+                     {"x2", coord(cap_x)},
+                     {"y1", coord(y - kBarH / 2 - 4)},
+                     {"y2", coord(y + kBarH / 2 + 4)}});
+  }
+  m.element("text", {{"class", "small"}, {"x", coord(x + width + 12)}, {"y", coord(y + 4)}},
+            rate_pair(c.measured_bps, c.expected_bps) + " · " + format_percent(c.error));
+}
+
 }  // namespace qb::report::html

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -37,5 +38,14 @@ std::vector<std::pair<double, double>> series_points(const std::vector<double>& 
                                                      int64_t bin_ns);
 
 void legend_item(Markup& m, const std::string& colour, bool dashed, const std::string& label);
+
+/// The class result named `name` ("TC5", "VL1"), or null.
+const ClassResult* find_class(const ScenarioResult& s, const std::string& name);
+
+/// One class's row of the arbitration figures: measured share of the port as a bar, the
+/// expected share as a black tick, a cap as a vermillion tick, and "measured of expected ·
+/// error" right of it. Shares are of `capacity_bps`.
+void class_share_bar(Markup& m, double x, double y, double width, const ClassResult& c,
+                     double capacity_bps, std::optional<double> cap_bps);
 
 }  // namespace qb::report::html

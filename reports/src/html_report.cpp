@@ -113,7 +113,23 @@ svg .error-bar{fill:#6e7781}
 svg .error-bar.beyond{fill:var(--fail)}
 svg .value{font-size:12px;font-variant-numeric:tabular-nums}
 svg .value.beyond{fill:var(--fail);font-weight:650}
+svg .baseline-series{fill:none;stroke-width:1.4;stroke-dasharray:2 3;opacity:.6}
+svg .baseline-marker{fill:#fff;stroke:var(--fg);stroke-width:1.4}
+svg .baseline-text{fill:var(--fg);font-size:11.5px}
+svg .prio-box{fill:var(--soft);stroke:#c4ccd4;stroke-width:1}
+svg .class-box{fill:#fff;stroke:#9aa5b1;stroke-width:1.2}
+svg .class-box.strict{stroke:var(--accent);stroke-width:1.8}
+svg .unused{opacity:.45}
+svg .prio-edge{fill:none;stroke:#aab3bd;stroke-width:1.4}
+svg .table-cell{fill:#fff;stroke:#9aa5b1;stroke-width:1}
+svg .table-cell.skipped{fill:var(--soft);stroke-dasharray:3 2}
+svg .table-cell.used{fill:#e3effa;stroke:var(--accent)}
+svg .table-cell.drop{fill:#ffe5e3;stroke:var(--fail)}
+svg .section-title{font-weight:650;font-size:12.5px}
 .cap-key{color:#9a3a00;font-weight:600}
+.baseline-key{font-weight:600}
+.host-trees{display:grid;grid-template-columns:repeat(auto-fill,minmax(520px,1fr));gap:6px 22px}
+.host-trees figcaption{font-size:13.5px;font-weight:600}
 .legend{display:flex;flex-wrap:wrap;gap:4px 18px;list-style:none;padding:0;margin:4px 0 2px;font-size:13px}
 .legend li{white-space:nowrap}
 .swatch{display:inline-block;width:16px;height:3px;vertical-align:middle;margin-right:6px;border-radius:1px}
@@ -489,8 +505,72 @@ void card(Markup& m, std::string_view key, std::string_view value, std::string_v
   m.close();
 }
 
-void scenario_section(Markup& m, const ScenarioResult& s, size_t index,
-                      const HtmlOptions& options) {
+const ScenarioResult* find_scenario(const Results* results, const std::string& name) {
+  if (results == nullptr) return nullptr;
+  for (const auto& s : results->scenarios) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+template <class Row>
+std::optional<double> baseline_error(const std::vector<Row>& rows, const std::string& name) {
+  for (const auto& row : rows) {
+    if (row.name == name) return row.error;
+  }
+  return std::nullopt;
+}
+
+// The trees: one per host when several hosts send (each NIC runs the tree over its flows).
+void tree_section(Markup& m, const ScenarioResult& s) {
+  if (s.host_trees.empty()) {
+    m.element("h3", {}, "Policy: the scheduling tree");
+    html::tree_figure(m, s, s.tree, std::nullopt);
+    html::tree_note(m);
+    return;
+  }
+  m.element("h3", {}, "Policy: the scheduling tree of each host");
+  m.element("p", {{"class", "note"}},
+            "Every sending host's NIC runs the suite's tree over its own flows: " +
+                plural(s.host_trees.size(), "host", "hosts") + ", each at " +
+                format_bps(s.capacity_bps) + ".");
+  m.open("div", {{"class", "host-trees"}});
+  for (const auto& host : s.host_trees) {
+    size_t flows = 0;
+    for (const auto& f : s.flows) flows += f.host == host.host ? 1 : 0;
+    m.open("figure", {{"class", "host-tree"}, {"data-host", std::to_string(host.host)}});
+    m.element("figcaption", {},
+              "Host " + std::to_string(host.host) + " · " + plural(flows, "flow", "flows"));
+    html::tree_figure(m, s, host.tree, host.host);
+    m.close();
+  }
+  m.close();
+  html::tree_note(m);
+}
+
+// The ports that arbitrate between classes: ETS on Ethernet, SL2VL + VLArb on InfiniBand.
+void arbitration_section(Markup& m, const ScenarioResult& s) {
+  for (const auto& port : s.arbitration) {
+    const std::string where = port.port == "switch"     ? "the switch egress port"
+                              : s.host_trees.size() > 1 ? "every NIC port"
+                                                        : "the NIC port";
+    m.open("figure", {{"class", "arbitration"},
+                      {"data-port", port.port},
+                      {"data-kind", port.kind},
+                      {"data-decides", bool_text(port.decides)}});
+    if (port.kind == "ets") {
+      m.element("h3", {}, "Policy: ETS at " + where);
+      html::ets_figure(m, s, port);
+    } else {
+      m.element("h3", {}, "Policy: SL to VL and VL arbitration at " + where);
+      html::vlarb_figure(m, s, port);
+    }
+    m.close();
+  }
+}
+
+void scenario_section(Markup& m, const ScenarioResult& s, size_t index, const HtmlOptions& options,
+                      const ScenarioResult* baseline) {
   m.open("section", {{"class", "scenario"},
                      {"id", "scenario-" + std::to_string(index + 1)},
                      {"data-scenario", s.name},
@@ -542,8 +622,8 @@ void scenario_section(Markup& m, const ScenarioResult& s, size_t index,
   m.element("h3", {}, "Gates");
   gates_table(m, s);
 
-  m.element("h3", {}, "Policy: the scheduling tree");
-  html::tree_figure(m, s);
+  tree_section(m, s);
+  arbitration_section(m, s);
 
   m.element("h3", {}, "Groups: expected vs measured");
   std::vector<html::BarRow> group_rows;
@@ -555,6 +635,7 @@ void scenario_section(Markup& m, const ScenarioResult& s, size_t index,
                           g.expected_bps,
                           g.measured_bps,
                           g.error,
+                          baseline ? baseline_error(baseline->groups, g.name) : std::nullopt,
                           {{"class", "group-bar"},
                            {"data-group", g.name},
                            {"data-expected-bps", json_number(g.expected_bps)},
@@ -591,6 +672,7 @@ void scenario_section(Markup& m, const ScenarioResult& s, size_t index,
                          f.expected_bps,
                          f.measured_bps,
                          f.error,
+                         baseline ? baseline_error(baseline->flows, f.name) : std::nullopt,
                          {{"class", "flow-bar"},
                           {"data-flow", f.name},
                           {"data-group", f.group},
@@ -603,7 +685,7 @@ void scenario_section(Markup& m, const ScenarioResult& s, size_t index,
   flows_table(m, s, order);
 
   m.element("h3", {}, "Throughput over time");
-  html::throughput_figure(m, s, order);
+  html::throughput_figure(m, s, order, baseline);
 
   m.element("h3", {}, "Latency percentile spectrum per group");
   html::latency_figure(m, s);
@@ -759,7 +841,7 @@ void comparison_section(Markup& m, const Comparison& c, size_t scenarios) {
 }  // namespace
 
 std::string render_html_report(const Results& results, const Comparison* comparison,
-                               const HtmlOptions& options) {
+                               const HtmlOptions& options, const Results* baseline) {
   Markup m;
   m.str().reserve(256 * 1024);
   m.raw("<!DOCTYPE html>\n");
@@ -807,7 +889,8 @@ std::string render_html_report(const Results& results, const Comparison* compari
   }
   if (comparison != nullptr) comparison_section(m, *comparison, results.scenarios.size());
   for (size_t i = 0; i < results.scenarios.size(); ++i) {
-    scenario_section(m, results.scenarios[i], i, options);
+    scenario_section(m, results.scenarios[i], i, options,
+                     find_scenario(baseline, results.scenarios[i].name));
   }
   m.open("footer");
   m.text("Generated by qosbench " + results.tool_version + " from the results of " +

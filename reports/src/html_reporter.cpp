@@ -11,7 +11,7 @@ class HtmlReporter final : public Reporter {
 
   // The page is about the results either way; a comparison adds its section and verdict.
   Result<std::string> render(const ReportInput& input) const override {
-    return render_html_report(input.results, input.comparison, options_);
+    return render_html_report(input.results, input.comparison, options_, input.baseline);
   }
 
  private:

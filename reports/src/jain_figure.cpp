@@ -17,15 +17,17 @@ void jain_figure(Markup& m, const ScenarioResult& s, std::optional<double> gate)
   // the gate against it) so a bursty flow's dipping bins do not read as a failed gate.
   const double whole = s.fairness.jain;
   if (std::isfinite(whole)) lo = std::min(lo, whole);
-  double span = 1.0 - lo;
-  lo = span < 1e-6 ? 0.999 : lo - span * 0.08;
-  span = 1.0 - lo;
+  if (gate && std::isfinite(*gate)) lo = std::min(lo, *gate);
+  // The axis spans at least kMinSpan below 1: a fair run's 0.9999 then reads as the flat line
+  // it is, not as a swing across the whole plot.
+  constexpr double kMinSpan = 0.02;
+  lo = std::min(lo - (1.0 - lo) * 0.08, 1.0 - kMinSpan);
+  const double span = 1.0 - lo;
   const double step = nice_step(span, 4);
   lo = std::max(0.0, std::floor(lo / step) * step);
 
   Plot plot;
   plot.height = 230;
-  plot.left = 72;
   plot.x = time_axis(series.size(), s.bin_ns);
   plot.y.scale = {lo, 1.0, 0, 1, false};
   plot.y.ticks = nice_ticks(lo, 1.0, 4);

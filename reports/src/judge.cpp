@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "convergence.hpp"
+#include "policy_results.hpp"
 #include "qb/common/units.hpp"
 #include "qb/engine/measure.hpp"
 
@@ -251,6 +252,8 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run,
     result.measured_bps = measured.element_bps[e];
     out.tree.push_back(std::move(result));
   }
+  out.host_trees = host_tree_results(compiled, out.flows);
+  out.arbitration = arbitration_results(compiled.plan);
 
   // Fairness.
   std::vector<double> ratios;

@@ -186,6 +186,16 @@ struct Codec<std::vector<int64_t>> : Value {
 };
 
 template <>
+struct Codec<std::vector<uint32_t>> : Value {
+  static Json write(const std::vector<uint32_t>& values) { return values; }
+  static std::vector<uint32_t> read(const JsonNode& node) {
+    std::vector<uint32_t> out;
+    node.each([&](const JsonNode& item) { out.push_back(item.integer<uint32_t>()); });
+    return out;
+  }
+};
+
+template <>
 struct Codec<std::vector<std::string>> : Value {
   static Json write(const std::vector<std::string>& values) { return values; }
   static std::vector<std::string> read(const JsonNode& node) {
@@ -388,6 +398,67 @@ const RecordSchema<ElementResult>& schema_of<ElementResult>() {
   return schema;
 }
 
+const Field<HostTreeResult> kHostTreeFields[] = {
+    member<&HostTreeResult::host>("host"),
+    member<&HostTreeResult::tree>("tree"),
+};
+template <>
+const RecordSchema<HostTreeResult>& schema_of<HostTreeResult>() {
+  static const RecordSchema<HostTreeResult> schema{kHostTreeFields};
+  return schema;
+}
+
+const Field<EtsTcResult> kEtsTcFields[] = {
+    member<&EtsTcResult::tc>("tc"),
+    member<&EtsTcResult::tsa>("tsa"),
+    member<&EtsTcResult::ets_percent>("ets_percent"),
+    member<&EtsTcResult::max_rate_bps>("max_rate_bps"),
+    member<&EtsTcResult::group>("group"),
+};
+template <>
+const RecordSchema<EtsTcResult>& schema_of<EtsTcResult>() {
+  static const RecordSchema<EtsTcResult> schema{kEtsTcFields};
+  return schema;
+}
+
+const Field<VlArbEntryResult> kVlArbEntryFields[] = {
+    member<&VlArbEntryResult::vl>("vl"),
+    member<&VlArbEntryResult::weight>("weight"),
+};
+template <>
+const RecordSchema<VlArbEntryResult>& schema_of<VlArbEntryResult>() {
+  static const RecordSchema<VlArbEntryResult> schema{kVlArbEntryFields};
+  return schema;
+}
+
+bool is_ets(const PortArbitrationResult& port) {
+  return port.kind == "ets";
+}
+bool is_vlarb(const PortArbitrationResult& port) {
+  return port.kind == "vlarb";
+}
+
+// A port carries the fields of its kind only.
+const Field<PortArbitrationResult> kPortArbitrationFields[] = {
+    member<&PortArbitrationResult::port>("port"),
+    member<&PortArbitrationResult::kind>("kind"),
+    member<&PortArbitrationResult::decides>("decides"),
+    member<&PortArbitrationResult::capacity_bps>("capacity_bps"),
+    member<&PortArbitrationResult::trust>("trust", Presence::optional, is_ets),
+    member<&PortArbitrationResult::prio_tc>("prio_tc", Presence::optional, is_ets),
+    member<&PortArbitrationResult::tcs>("tcs", Presence::optional, is_ets),
+    member<&PortArbitrationResult::sl2vl>("sl2vl", Presence::optional, is_vlarb),
+    member<&PortArbitrationResult::vlarb_high>("vlarb_high", Presence::optional, is_vlarb),
+    member<&PortArbitrationResult::vlarb_low>("vlarb_low", Presence::optional, is_vlarb),
+    member<&PortArbitrationResult::high_limit>("high_limit", Presence::optional, is_vlarb),
+    member<&PortArbitrationResult::op_vls>("op_vls", Presence::optional, is_vlarb),
+};
+template <>
+const RecordSchema<PortArbitrationResult>& schema_of<PortArbitrationResult>() {
+  static const RecordSchema<PortArbitrationResult> schema{kPortArbitrationFields};
+  return schema;
+}
+
 const Field<GateResult> kGateFields[] = {
     member<&GateResult::name>("name"),   member<&GateResult::passed>("passed"),
     member<&GateResult::value>("value"), member<&GateResult::threshold>("threshold"),
@@ -443,13 +514,14 @@ const Field<Convergence> kConvergenceFields[] = {
 };
 template <>
 const RecordSchema<Convergence>& schema_of<Convergence>() {
-  static const RecordSchema<Convergence> schema{kConvergenceFields, [](Convergence& convergence) {
-                                                  convergence.present = true;
-                                                }};
+  static const RecordSchema<Convergence> schema{
+      kConvergenceFields, [](Convergence& convergence) { convergence.present = true; }};
   return schema;
 }
 
-bool has_convergence(const ScenarioResult& scenario) { return scenario.convergence.present; }
+bool has_convergence(const ScenarioResult& scenario) {
+  return scenario.convergence.present;
+}
 
 // Flows carry their class fields only in scenarios with classes.
 struct ScenarioFlows {
@@ -488,6 +560,13 @@ bool has_classes_or_notes(const ScenarioResult& scenario) {
   return !scenario.classes.empty() || !scenario.oracle_notes.empty();
 }
 
+bool has_host_trees(const ScenarioResult& scenario) {
+  return !scenario.host_trees.empty();
+}
+bool has_arbitration(const ScenarioResult& scenario) {
+  return !scenario.arbitration.empty();
+}
+
 const Field<ScenarioResult> kScenarioFields[] = {
     member<&ScenarioResult::name>("name"),
     member<&ScenarioResult::passed>("passed"),
@@ -522,10 +601,14 @@ const Field<ScenarioResult> kScenarioFields[] = {
     {"flows", Presence::required, ScenarioFlows::write, ScenarioFlows::read,
      ScenarioFlows::describe},
     member<&ScenarioResult::tree>("tree"),
+    // Only with several hosts: the tree of each host's NIC ("tree" sums them).
+    member<&ScenarioResult::host_trees>("host_trees", Presence::optional, has_host_trees),
     member<&ScenarioResult::driver_stats>("driver_stats"),
     // Only with classes or oracle notes: other results stay as before classes existed.
     member<&ScenarioResult::classes>("classes", Presence::optional, has_classes_or_notes),
     member<&ScenarioResult::oracle_notes>("oracle_notes", Presence::optional, has_classes_or_notes),
+    // Only when a port arbitrates between classes (ETS or VLArb).
+    member<&ScenarioResult::arbitration>("arbitration", Presence::optional, has_arbitration),
 };
 template <>
 const RecordSchema<ScenarioResult>& schema_of<ScenarioResult>() {

@@ -1,5 +1,6 @@
 #include "svg_charts.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace qb::report::html {
@@ -15,8 +16,34 @@ void begin_svg(Markup& m, double width, double height, std::string_view css_clas
                  {"aria-label", std::string(label)}});
 }
 
+namespace {
+
+// Tick labels are digits, signs and a few unit letters at 11.5px: about 7px a character.
+constexpr double kTickCharPx = 7.0;
+constexpr double kTickGapPx = 8.0;    // axis line to the end of a tick label
+constexpr double kTitleGapPx = 10.0;  // tick labels to the rotated y-axis title's baseline side
+constexpr double kTitleHalfPx = 8.0;  // half the title's line height
+
+double widest_label_px(const std::vector<std::string>& labels) {
+  size_t widest = 0;
+  for (const auto& label : labels) {
+    // Characters, not bytes: "−" and "µ" are one glyph each.
+    size_t chars = 0;
+    for (unsigned char c : label) chars += (c & 0xC0) != 0x80 ? 1 : 0;
+    widest = std::max(widest, chars);
+  }
+  return static_cast<double>(widest) * kTickCharPx;
+}
+
+}  // namespace
+
 void begin_plot(Markup& m, Plot& plot, std::string_view css_class, std::string_view label,
                 std::vector<Attr> extra_attrs) {
+  // The y-axis title sits left of the widest tick label; widen the margin when it would not fit.
+  const double label_px = widest_label_px(plot.y.labels);
+  const double title_room = plot.y.title.empty() ? 0.0 : kTitleGapPx + 2 * kTitleHalfPx + 2;
+  plot.left = std::max(plot.left, kTickGapPx + label_px + title_room);
+  const double title_x = plot.x0() - kTickGapPx - label_px - kTitleGapPx - kTitleHalfPx;
   plot.x.scale.r0 = plot.x0();
   plot.x.scale.r1 = plot.x1();
   plot.y.scale.r0 = plot.y0();
@@ -77,10 +104,11 @@ void begin_plot(Markup& m, Plot& plot, std::string_view css_class, std::string_v
     const double cy = (plot.y0() + plot.y1()) / 2;
     m.element("text",
               {{"class", "axis-title"},
-               {"x", "14"},
+               {"x", coord(title_x)},
                {"y", coord(cy)},
                {"text-anchor", "middle"},
-               {"transform", "rotate(-90 14 " + coord(cy) + ")"}},
+               {"dominant-baseline", "central"},
+               {"transform", "rotate(-90 " + coord(title_x) + " " + coord(cy) + ")"}},
               plot.y.title);
   }
   m.close();

@@ -34,15 +34,48 @@ void convergence_markers(Markup& m, const ScenarioResult& s, const Plot& plot) {
   }
 }
 
+template <class Row>
+const Row* named(const std::vector<Row>& rows, const std::string& name) {
+  for (const auto& row : rows) {
+    if (row.name == name) return &row;
+  }
+  return nullptr;
+}
+
+double series_max(const std::vector<double>& series) {
+  double top = 0.0;
+  for (double v : series) top = std::max(top, finite_or(v, 0));
+  return top;
+}
+
+// The baseline's series of the same subject, behind the current one: only the bins inside the
+// current window (a longer baseline would run off the axis).
+void baseline_series(Markup& m, const Plot& plot, const std::vector<double>& series, int64_t bin_ns,
+                     const char* kind, const std::string& subject, const std::string& colour) {
+  auto points = series_points(series, bin_ns);
+  std::erase_if(points, [&](const auto& p) { return p.first > plot.x.scale.d1; });
+  m.open("path", {{"class", "baseline-series"},
+                  {"data-kind", kind},
+                  {"data-subject", subject},
+                  {"data-points", json_array(series)},
+                  {"d", line_path(points, plot.x.scale, plot.y.scale)},
+                  {"stroke", colour}});
+  m.element("title", {}, subject + ": baseline");
+  m.close();
+}
+
 }  // namespace
 
-void throughput_figure(Markup& m, const ScenarioResult& s, const std::vector<size_t>& flows) {
+void throughput_figure(Markup& m, const ScenarioResult& s, const std::vector<size_t>& flows,
+                       const ScenarioResult* baseline) {
   size_t bins = 0;
   double max_bps = 0.0;
   for (const auto& g : s.groups) {
     bins = std::max(bins, g.series_bps.size());
-    max_bps = std::max(max_bps, finite_or(g.expected_bps, 0));
-    for (double v : g.series_bps) max_bps = std::max(max_bps, finite_or(v, 0));
+    max_bps = std::max({max_bps, finite_or(g.expected_bps, 0), series_max(g.series_bps)});
+    if (const GroupResult* b = baseline ? named(baseline->groups, g.name) : nullptr) {
+      max_bps = std::max(max_bps, series_max(b->series_bps));
+    }
   }
   m.element("h4", {}, "Per group");
   m.open("ul", {{"class", "legend"}});
@@ -53,6 +86,12 @@ void throughput_figure(Markup& m, const ScenarioResult& s, const std::vector<siz
   m.element("span", {{"class", "swatch expected-key"}}, "");
   m.text("thin dotted: expected");
   m.close();
+  if (baseline != nullptr) {
+    m.open("li", {{"class", "muted baseline-key"}});
+    m.element("span", {{"class", "swatch dashed"}, {"style", "border-color:#8c959f"}}, "");
+    m.text("faint dashed: baseline");
+    m.close();
+  }
   m.close();
 
   Plot plot;
@@ -69,6 +108,13 @@ void throughput_figure(Markup& m, const ScenarioResult& s, const std::vector<siz
                      {"y1", y},
                      {"y2", y},
                      {"stroke", group_colour(gi)}});
+  }
+  if (baseline != nullptr) {
+    for (size_t gi = 0; gi < s.groups.size(); ++gi) {
+      const GroupResult* b = named(baseline->groups, s.groups[gi].name);
+      if (b == nullptr) continue;
+      baseline_series(m, plot, b->series_bps, baseline->bin_ns, "group", b->name, group_colour(gi));
+    }
   }
   for (size_t gi = 0; gi < s.groups.size(); ++gi) {
     const auto& g = s.groups[gi];
@@ -95,8 +141,10 @@ void throughput_figure(Markup& m, const ScenarioResult& s, const std::vector<siz
   for (size_t fi : flows) {
     const auto& f = s.flows[fi];
     flow_bins = std::max(flow_bins, f.series_bps.size());
-    flow_max = std::max(flow_max, finite_or(f.expected_bps, 0));
-    for (double v : f.series_bps) flow_max = std::max(flow_max, finite_or(v, 0));
+    flow_max = std::max({flow_max, finite_or(f.expected_bps, 0), series_max(f.series_bps)});
+    if (const FlowResult* b = baseline ? named(baseline->flows, f.name) : nullptr) {
+      flow_max = std::max(flow_max, series_max(b->series_bps));
+    }
   }
   m.element("h4", {},
             flows.size() == s.flows.size()
@@ -106,6 +154,14 @@ void throughput_figure(Markup& m, const ScenarioResult& s, const std::vector<siz
   flow_plot.x = time_axis(flow_bins, s.bin_ns);
   flow_plot.y = rate_axis(flow_max, "throughput");
   begin_plot(m, flow_plot, "throughput flows", "Throughput over time of the flows shown");
+  if (baseline != nullptr) {
+    for (size_t fi : flows) {
+      const FlowResult* b = named(baseline->flows, s.flows[fi].name);
+      if (b == nullptr) continue;
+      baseline_series(m, flow_plot, b->series_bps, baseline->bin_ns, "flow", b->name,
+                      group_colour(group_index(s, s.flows[fi].group)));
+    }
+  }
   for (size_t fi : flows) {
     const auto& f = s.flows[fi];
     const size_t gi = group_index(s, f.group);

@@ -9,8 +9,8 @@
 
 namespace qb::report::html {
 
-void tree_figure(Markup& m, const ScenarioResult& s) {
-  const auto& tree = s.tree;
+void tree_figure(Markup& m, const ScenarioResult& s, const std::vector<ElementResult>& tree,
+                 std::optional<uint32_t> host) {
   const size_t n = tree.size();
   if (n == 0) {
     m.element("p", {{"class", "note"}}, "The results carry no scheduling tree.");
@@ -31,7 +31,9 @@ void tree_figure(Markup& m, const ScenarioResult& s) {
     }
   }
   std::map<std::string, size_t> flows_on_leaf;
-  for (const auto& f : s.flows) ++flows_on_leaf[f.leaf];
+  for (const auto& f : s.flows) {
+    if (!host || f.host == *host) ++flows_on_leaf[f.leaf];
+  }
 
   // Tidy left-to-right layout: leaves take consecutive rows, a node sits between its first
   // and last child. `placed` guards against cycles in a hand-edited results file.
@@ -67,7 +69,10 @@ void tree_figure(Markup& m, const ScenarioResult& s) {
   auto bx = [&](size_t i) { return kPad + pos[i].depth * kCol; };
   auto by = [&](size_t i) { return kPad + kTop + pos[i].row * kRowPitch; };
 
-  begin_svg(m, width, height, "tree", "Scheduling tree: expected vs measured at every element");
+  begin_svg(m, width, height, "tree",
+            host ? "Scheduling tree of host " + std::to_string(*host) +
+                       ": expected vs measured at every element"
+                 : std::string("Scheduling tree: expected vs measured at every element"));
   m.open("g", {{"class", "edges"}});
   for (size_t i = 0; i < n; ++i) {
     for (size_t c : children[i]) {
@@ -195,6 +200,9 @@ void tree_figure(Markup& m, const ScenarioResult& s) {
     m.close();  // g.tree-node
   }
   m.close();  // svg
+}
+
+void tree_note(Markup& m) {
   m.open("p", {{"class", "note"}});
   m.text(
       "Each box: measured of expected rate and the error. Bar: measured share of the parent "

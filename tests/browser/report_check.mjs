@@ -259,6 +259,31 @@ function read_dom(hostile) {
     return count;
   };
   const all = (root, selector) => [...root.querySelectorAll(selector)].map(data);
+  const box = (el) => {
+    const r = el.getBoundingClientRect();
+    return { left: r.left, right: r.right, top: r.top, bottom: r.bottom, width: r.width, height: r.height };
+  };
+  // Pairs of axis texts (titles, tick labels, keys) of one chart whose boxes overlap: measured
+  // on the rendered page, so a rotated title running into its tick labels shows here.
+  const kOverlapPx = 0.5;
+  const axis_overlaps = (root) => {
+    const found = [];
+    for (const svg of root.querySelectorAll('svg.chart')) {
+      const texts = [...svg.querySelectorAll('g.axis text')].filter((t) => t.textContent.trim() !== '');
+      const boxes = texts.map(box);
+      for (let i = 0; i < texts.length; ++i) {
+        for (let j = i + 1; j < texts.length; ++j) {
+          const a = boxes[i], b = boxes[j];
+          const x = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+          const y = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+          if (x > kOverlapPx && y > kOverlapPx) {
+            found.push(`${svg.getAttribute('class')}: '${texts[i].textContent}' and '${texts[j].textContent}'`);
+          }
+        }
+      }
+    }
+    return found;
+  };
   const verdict = document.querySelector('#verdict');
   const metadata = document.querySelector('#metadata');
   return {
@@ -283,6 +308,28 @@ function read_dom(hostile) {
       series: all(s, 'svg.throughput path.series'),
       spectra: all(s, 'svg.latency-spectrum path.spectrum'),
       jain: all(s, 'svg.jain path.jain-series'),
+      host_trees: [...s.querySelectorAll('figure.host-tree')].map((f) => ({
+        attrs: data(f), nodes: all(f, 'svg.tree g.tree-node'),
+      })),
+      arbitration: [...s.querySelectorAll('figure.arbitration')].map((f) => {
+        const svg = f.querySelector('svg.chart');
+        return {
+          attrs: data(f),
+          svg_box: svg ? box(svg) : null,
+          tcs: all(f, 'svg.ets g.ets-tc'),
+          priorities: all(f, 'svg.ets g.ets-priority'),
+          prio_edges: all(f, 'svg.ets path.prio-edge'),
+          sl2vl: all(f, 'svg.vlarb g.sl2vl-entry'),
+          entries: all(f, 'svg.vlarb g.vlarb-entry'),
+          vls: all(f, 'svg.vlarb g.vl-class'),
+          // Each class row and VLArb entry drawn with a size (not collapsed or hidden).
+          unrendered: [...f.querySelectorAll('g.ets-tc, g.vlarb-entry, g.vl-class, g.sl2vl-entry')]
+            .filter((g) => { const b = box(g); return !(b.width > 0 && b.height > 0); }).length,
+        };
+      }),
+      baseline_series: all(s, 'svg.throughput path.baseline-series'),
+      baseline_markers: all(s, 'svg.group-bars path.baseline-marker, svg.flow-bars path.baseline-marker'),
+      axis_overlaps: axis_overlaps(s),
       // The same classes anywhere in the section, to catch elements outside their svg.
       loose: {
         flow_bars: s.querySelectorAll('g.flow-bar').length,
@@ -310,19 +357,38 @@ function check_scenario(c, dom, sc) {
     c.number(row, 'threshold', gate.threshold, `gate '${gate.name}'`);
   }
 
-  // Tree: one node per tree element.
-  c.expect(dom.tree_nodes.length === sc.tree.length,
-           `${where}: ${dom.tree_nodes.length} g.tree-node, the tree has ${sc.tree.length} elements`);
-  for (const node of sc.tree) {
-    const el = dom.tree_nodes.find((n) => n.name === node.name);
-    if (!c.expect(el, `${where}: no g.tree-node for '${node.name}'`)) continue;
-    const what = `tree node '${node.name}'`;
-    c.expect(el.kind === node.kind, `${what}: data-kind = ${el.kind}, the results say ${node.kind}`);
-    c.number(el, 'expected-bps', node.expected_bps, what);
-    c.number(el, 'measured-bps', node.measured_bps, what);
-    if (node.cap_bps !== null && node.cap_bps !== undefined) c.number(el, 'cap-bps', node.cap_bps, what);
-    else c.expect(!('cap-bps' in el), `${what}: has data-cap-bps but is not capped`);
+  // Tree: one node per tree element; with several hosts, one tree per host instead.
+  const check_tree = (nodes, tree, label) => {
+    c.expect(nodes.length === tree.length,
+             `${where}: ${nodes.length} g.tree-node${label}, the tree has ${tree.length} elements`);
+    for (const node of tree) {
+      const el = nodes.find((n) => n.name === node.name);
+      if (!c.expect(el, `${where}: no g.tree-node for '${node.name}'${label}`)) continue;
+      const what = `tree node '${node.name}'${label}`;
+      c.expect(el.kind === node.kind, `${what}: data-kind = ${el.kind}, the results say ${node.kind}`);
+      c.number(el, 'expected-bps', node.expected_bps, what);
+      c.number(el, 'measured-bps', node.measured_bps, what);
+      if (node.cap_bps !== null && node.cap_bps !== undefined) c.number(el, 'cap-bps', node.cap_bps, what);
+      else c.expect(!('cap-bps' in el), `${what}: has data-cap-bps but is not capped`);
+    }
+  };
+  const host_trees = sc.host_trees ?? [];
+  c.expect(dom.host_trees.length === host_trees.length,
+           `${where}: ${dom.host_trees.length} figure.host-tree, the results have ${host_trees.length} host trees`);
+  if (host_trees.length === 0) {
+    check_tree(dom.tree_nodes, sc.tree, '');
+  } else {
+    c.expect(dom.tree_nodes.length === host_trees.length * sc.tree.length,
+             `${where}: ${dom.tree_nodes.length} g.tree-node, expected ${sc.tree.length} per host`);
+    for (const ht of host_trees) {
+      const fig = dom.host_trees.find((f) => f.attrs.host === String(ht.host));
+      if (c.expect(fig, `${where}: no figure.host-tree for host ${ht.host}`)) {
+        check_tree(fig.nodes, ht.tree, ` of host ${ht.host}`);
+      }
+    }
   }
+
+  check_arbitration(c, dom, sc, where);
 
   // Flow bars: the top min(flows, 20) by |error|, sorted.
   const shown = Math.min(sc.flows.length, kTopFlows);
@@ -389,10 +455,87 @@ function check_scenario(c, dom, sc) {
     c.series(dom.jain[0], sc.fairness.jain_series, `${where}: Jain series`);
   }
 
+  // Axis titles, tick labels and keys of every chart clear of each other (DOM boxes).
+  c.expect(dom.axis_overlaps.length === 0, `${where}: overlapping axis texts: ${dom.axis_overlaps.slice(0, 4).join('; ')}`);
+
   // Nothing with the contract's classes outside its chart.
   for (const [key, count] of Object.entries(dom.loose)) {
     c.expect(count === dom[key].length, `${where}: ${count - dom[key].length} ${key} elements outside their svg`);
   }
+}
+
+// The ports' arbitration: one figure per port of the results, one row per TC (ETS) with its
+// TSA, ETS share and cap, one edge per priority, one cell per SL and per VLArb entry in
+// programmed order, and at the port that decides the shares one row per class with its figures.
+function check_arbitration(c, dom, sc, where) {
+  const ports = sc.arbitration ?? [];
+  c.expect(dom.arbitration.length === ports.length,
+           `${where}: ${dom.arbitration.length} figure.arbitration, the results have ${ports.length} arbitrating ports`);
+  ports.forEach((port, i) => {
+    const fig = dom.arbitration[i];
+    if (!fig) return;
+    const what = `${where}: ${port.port} ${port.kind}`;
+    c.expect(fig.attrs.port === port.port && fig.attrs.kind === port.kind,
+             `${what}: figure ${i} is ${fig.attrs.port} ${fig.attrs.kind}`);
+    c.bool(fig.attrs, 'decides', port.decides, what);
+    c.expect(fig.svg_box && fig.svg_box.width > 100 && fig.svg_box.height > 50,
+             `${what}: its svg is not rendered with a size (${JSON.stringify(fig.svg_box)})`);
+    c.expect(fig.unrendered === 0, `${what}: ${fig.unrendered} class rows or table entries have no size on the page`);
+    let rows = [];
+    if (port.kind === 'ets') {
+      rows = fig.tcs;
+      c.expect(fig.tcs.length === port.tcs.length, `${what}: ${fig.tcs.length} g.ets-tc, the port has ${port.tcs.length} TCs`);
+      for (const tc of port.tcs) {
+        const row = fig.tcs.find((r) => r.class === `TC${tc.tc}`);
+        if (!c.expect(row, `${what}: no g.ets-tc for TC${tc.tc}`)) continue;
+        c.expect(row.tsa === tc.tsa, `${what} TC${tc.tc}: data-tsa = ${row.tsa}, the results say ${tc.tsa}`);
+        c.number(row, 'ets-percent', tc.ets_percent, `${what} TC${tc.tc}`);
+        if (tc.max_rate_bps !== null) c.number(row, 'max-rate-bps', tc.max_rate_bps, `${what} TC${tc.tc}`);
+        else c.expect(!('max-rate-bps' in row), `${what} TC${tc.tc}: has a cap the results do not`);
+      }
+      c.expect(fig.priorities.length === port.prio_tc.length && fig.prio_edges.length === port.prio_tc.length,
+               `${what}: ${fig.priorities.length} priorities and ${fig.prio_edges.length} edges, prio_tc has ${port.prio_tc.length}`);
+      port.prio_tc.forEach((tc, p) => {
+        const edge = fig.prio_edges.find((e) => e.priority === String(p));
+        c.expect(edge && edge.tc === String(tc), `${what}: priority ${p} is not drawn to TC${tc}`);
+      });
+    } else {
+      rows = fig.vls;
+      c.expect(fig.sl2vl.length === port.sl2vl.length, `${what}: ${fig.sl2vl.length} g.sl2vl-entry, sl2vl has ${port.sl2vl.length}`);
+      port.sl2vl.forEach((vl, sl) => {
+        const cell = fig.sl2vl.find((e) => e.sl === String(sl));
+        c.expect(cell && cell.vl === String(vl), `${what}: SL${sl} is not drawn to VL${vl}`);
+      });
+      for (const [table, entries] of [['high', port.vlarb_high], ['low', port.vlarb_low]]) {
+        const drawn = fig.entries.filter((e) => e.table === table);
+        c.expect(drawn.length === entries.length, `${what}: ${drawn.length} ${table} g.vlarb-entry, the table has ${entries.length}`);
+        entries.forEach((e, k) => {
+          const cell = drawn.find((d) => d.index === String(k));
+          c.expect(cell && cell.vl === String(e.vl) && cell.weight === String(e.weight),
+                   `${what}: ${table} entry ${k} is not VL${e.vl} weight ${e.weight}`);
+        });
+      }
+    }
+    if (!port.decides) return;
+    for (const cls of sc.classes ?? []) {
+      const drawn = rows.filter((r) => r.class === cls.name);
+      if (!c.expect(drawn.length === 1, `${what}: ${drawn.length} rows for class ${cls.name}, expected 1`)) continue;
+      c.number(drawn[0], 'expected-bps', cls.expected_bps, `${what} ${cls.name}`);
+      c.number(drawn[0], 'measured-bps', cls.measured_bps, `${what} ${cls.name}`);
+    }
+  });
+}
+
+// With a baseline: its series behind every group and every flow shown, and a marker at its
+// error on every group and flow bar; without one, none of them.
+function check_baseline_overlay(c, dom, sc, has_baseline) {
+  const where = `scenario '${sc.name}'`;
+  const shown = Math.min(sc.flows.length, kTopFlows);
+  const want = has_baseline ? sc.groups.length + shown : 0;
+  c.expect(dom.baseline_series.length === want,
+           `${where}: ${dom.baseline_series.length} path.baseline-series, expected ${want}`);
+  c.expect(dom.baseline_markers.length === want,
+           `${where}: ${dom.baseline_markers.length} path.baseline-marker, expected ${want}`);
 }
 
 // Every compared metric is a row with the figures of `compare --json`, and the planted
@@ -468,7 +611,10 @@ async function check_report(context, report, artifacts) {
            `${dom.scenarios.length} section.scenario, the results have ${results.scenarios.length}`);
   for (const sc of results.scenarios) {
     const section = dom.scenarios.find((s) => s.attrs.scenario === sc.name);
-    if (c.expect(section, `no section.scenario for '${sc.name}'`)) check_scenario(c, section, sc);
+    if (c.expect(section, `no section.scenario for '${sc.name}'`)) {
+      check_scenario(c, section, sc);
+      check_baseline_overlay(c, section, sc, Boolean(report.comparison));
+    }
   }
   if (comparison) check_comparison(c, dom.comparison, comparison);
   else c.expect(dom.comparison === null, 'a section#comparison without a baseline');

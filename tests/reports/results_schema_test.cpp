@@ -16,7 +16,8 @@
 namespace qb::report {
 namespace {
 
-// A results value that uses every optional field too (classes, flow class fields, notes).
+// A results value that uses every optional field too (classes, flow class fields, notes, host
+// trees, both kinds of arbitration).
 Results every_field() {
   Results r = testing::sample_results();
   ScenarioResult& s = r.scenarios.front();
@@ -45,6 +46,26 @@ Results every_field() {
   s.convergence.converged = true;
   s.convergence.worst_time_ns = 1000;
   s.convergence.worst_flow_settled = "g1-qp#0";
+  s.host_trees = {{0, s.tree}, {1, s.tree}};  // several hosts
+  // Both kinds of arbitrating port: each writes the fields of its kind.
+  PortArbitrationResult ets;
+  ets.port = "nic";
+  ets.kind = "ets";
+  ets.capacity_bps = 100e9;
+  ets.trust = "dscp";
+  ets.prio_tc = {0, 1, 2, 3, 4, 5, 6, 7};
+  ets.tcs = {{5, "strict", 0, 10e9, 2}, {0, "ets", 100, std::nullopt, 0}};
+  PortArbitrationResult ib;
+  ib.port = "switch";
+  ib.kind = "vlarb";
+  ib.decides = true;
+  ib.capacity_bps = 100e9;
+  ib.sl2vl.assign(16, 0);
+  ib.vlarb_high = {{0, 255}};
+  ib.vlarb_low = {{1, 64}, {2, 128}};
+  ib.high_limit = 6;
+  ib.op_vls = 4;
+  s.arbitration = {ets, ib};
   return r;
 }
 
@@ -114,8 +135,22 @@ TEST(ResultsSchema, TheReaderNeedsEveryRequiredFieldAndNoOptionalOne) {
         node->erase(key);
         break;
       }
-      node = array ? &(*node)[key][0] : &(*node)[key];
       rest = rest.substr(dot + 1);
+      if (array) {
+        // The first element that has the next key (a port carries the fields of its kind only).
+        std::string next = rest.substr(0, rest.find('.'));
+        if (next.ends_with("[]")) next.resize(next.size() - 2);
+        nlohmann::ordered_json* items = &(*node)[key];
+        node = &(*items)[0];
+        for (auto& item : *items) {
+          if (item.contains(next)) {
+            node = &item;
+            break;
+          }
+        }
+      } else {
+        node = &(*node)[key];
+      }
     }
     auto read = results_from_json(doc.dump(), "r.json");
     if (field.path == "schema") {

@@ -18,8 +18,10 @@ struct HtmlOptions {
 };
 
 /// One self-contained HTML page (inline CSS + inline SVG; no scripts needed to read it).
-/// With a comparison, the page also shows the baseline comparison and its verdict counts.
+/// With a comparison, the page also shows the baseline comparison and its verdict counts; with
+/// the `baseline` results, their series and errors are overlaid on the throughput and error
+/// charts of the scenarios of the same name.
 std::string render_html_report(const Results& results, const Comparison* comparison = nullptr,
-                               const HtmlOptions& options = {});
+                               const HtmlOptions& options = {}, const Results* baseline = nullptr);
 
 }  // namespace qb::report

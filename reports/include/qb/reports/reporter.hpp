@@ -26,6 +26,8 @@ struct ReportInput {
   const Results& results;
   const Comparison* comparison = nullptr;  // required for ReportSubject::comparison
   ReportSubject subject = ReportSubject::results;
+  /// The baseline results the comparison was made from (HTML overlays them); may be null.
+  const Results* baseline = nullptr;
 };
 
 class Reporter {

@@ -34,8 +34,8 @@ struct FlowResult {
   LatencySummary latency_from_sent;  // from actual send time
   LatencyReps latency_reps;          // per repetition
   std::vector<double> series_bps;    // per bin, mean over repetitions
-  // Traffic class and arbitration (Ethernet TC, InfiniBand SL/VL). Written to JSON only when the scenario has classes
-  // (ScenarioResult::classes not empty); absent in older results.
+  // Traffic class and arbitration (Ethernet TC, InfiniBand SL/VL). Written to JSON only when the
+  // scenario has classes (ScenarioResult::classes not empty); absent in older results.
   uint32_t host = 0;      // sending host
   std::string tclass;     // tx traffic class after inheritance: "best_effort", "dscp:46", ...
   uint32_t dscp = 0;      // IP DSCP on the wire
@@ -82,6 +82,48 @@ struct ElementResult {
   double demand_bps = 0.0;  // +inf is written as null (saturating subtree)
   double expected_bps = 0.0;
   double measured_bps = 0.0;
+};
+
+/// The scheduling tree of one sending host's NIC (multi-host runs: every NIC runs the suite's
+/// tree over its own flows). Figures are that host's flows only; ScenarioResult::tree sums them.
+struct HostTreeResult {
+  uint32_t host = 0;
+  std::vector<ElementResult> tree;
+};
+
+/// One Ethernet traffic class as the port's ETS (IEEE 802.1Qaz, mlx5 dcbnl) programs it.
+struct EtsTcResult {
+  uint32_t tc = 0;
+  std::string tsa;                     // "strict", "ets" or "vendor"
+  uint32_t ets_percent = 0;            // DWRR share among the ETS TCs (0 for strict and vendor)
+  std::optional<double> max_rate_bps;  // the TC cap as the hardware stores it; empty: none
+  uint32_t group = 0;                  // mlx5 arbitration group: a higher group is served first
+};
+
+/// One VLArb table entry, in programmed order.
+struct VlArbEntryResult {
+  uint32_t vl = 0;
+  uint32_t weight = 0;  // 64-byte credits; 0: the entry is skipped
+};
+
+/// What one port arbitrates by, as the plan programmed it: Ethernet ETS or InfiniBand
+/// SL2VL + VLArb. Only the fields of its kind are set.
+struct PortArbitrationResult {
+  std::string port;           // "nic" (every sending NIC) or "switch" (the switch egress port)
+  std::string kind;           // "ets" or "vlarb"
+  bool decides = false;       // the port whose classes ScenarioResult::classes reports
+  double capacity_bps = 0.0;  // one such port's line rate (wire bit/s)
+  // ets
+  std::string trust;              // "pcp" or "dscp": what picks a packet's priority
+  std::vector<uint32_t> prio_tc;  // priority -> TC, 8 entries
+  std::vector<EtsTcResult> tcs;   // TC0..TC7
+  // vlarb
+  std::vector<uint32_t> sl2vl;  // SL -> VL, 16 entries (15: dropped)
+  std::vector<VlArbEntryResult> vlarb_high;
+  std::vector<VlArbEntryResult> vlarb_low;
+  uint32_t high_limit = 0;  // high-table bytes before a low entry must get a turn, in 4 KB units
+                            // (255: unlimited)
+  uint32_t op_vls = 0;      // IBA encoding: 1 = VL0, 2 = VL0-1, 3 = VL0-3, 4 = VL0-7, 5 = VL0-14
 };
 
 /// What a gate's figure is: it decides how reporters write the value and the threshold.
@@ -161,7 +203,11 @@ struct ScenarioResult {
   double wall_seconds = 0.0;  // sum over repetitions
   std::vector<FlowResult> flows;
   std::vector<GroupResult> groups;
-  std::vector<ElementResult> tree;
+  std::vector<ElementResult> tree;  // summed over hosts
+  /// Per sending host when there are several (empty otherwise and in older results).
+  std::vector<HostTreeResult> host_trees;
+  /// The ports that arbitrate between classes (empty when none does, and in older results).
+  std::vector<PortArbitrationResult> arbitration;
   /// Per arbitration class, in class order; empty when the port has no classes and one host.
   std::vector<ClassResult> classes;
   std::vector<std::string> oracle_notes;  // e.g. "VLArb credit rule (low table): ..."
