@@ -433,7 +433,7 @@ int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicat
   }
   const report::Comparison* compared = comparison ? &*comparison : nullptr;
   if (auto failed = write_reports(*outputs, {*results, compared, report::ReportSubject::results,
-                                             baseline ? &*baseline : nullptr})) {
+                                             prepared.baseline ? &*prepared.baseline : nullptr})) {
     return *failed;
   }
 
