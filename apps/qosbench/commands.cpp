@@ -415,8 +415,15 @@ int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicat
   if (run->sender_only) return report_sender_only(*suite, *run, args);
 
   const engine::SuiteMeasurement measured = engine::measure(*run);
-  auto results = report::judge(*suite, *run, measured,
-                               report::current_run_metadata(prepared.loaded.compile_warnings));
+  std::vector<Warning> warnings = prepared.loaded.compile_warnings;
+  if (host_role) {
+    if (auto note = cluster::cross_host_latency_note(clock_offsets)) {
+      warnings.push_back(Warning{std::move(*note), "fabric.hosts", {}});
+      print_warning(warnings.back());
+    }
+  }
+  auto results =
+      report::judge(*suite, *run, measured, report::current_run_metadata(std::move(warnings)));
   if (!results) return fail(results.error());
 
   auto outputs = run_outputs(args);

@@ -64,6 +64,23 @@ Result<std::vector<ClockOffset>> estimate_clock_offsets(Communicator& comm, uint
   return out;
 }
 
+std::optional<std::string> cross_host_latency_note(const std::vector<ClockOffset>& offsets) {
+  if (offsets.empty()) return std::nullopt;
+  const ClockOffset& receiver = offsets.back();
+  std::string senders;
+  for (const ClockOffset& sender : offsets) {
+    if (sender.rank == receiver.rank || sender.host == receiver.host) continue;
+    senders += fmt::format("{}rank {} on {}: {} ns +- {} ns", senders.empty() ? "" : "; ",
+                           sender.rank, sender.host, sender.offset_ns - receiver.offset_ns,
+                           sender.error_bound_ns + receiver.error_bound_ns);
+  }
+  if (senders.empty()) return std::nullopt;
+  return fmt::format(
+      "one-way latency from senders on other hosts than the receiver ({}) "
+      "compares different clocks and is off by their offset (not corrected): {}",
+      receiver.host, senders);
+}
+
 engine::HostRole host_role(Communicator& comm, const JobRoles& roles, Wait wait) {
   engine::HostRole role;
   if (comm.rank() != roles.receiver_rank) role.drive_host = comm.rank();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,12 @@ struct ClockOffset {
 /// On rank 0: one entry per rank (rank 0's own is 0 ± 0); empty on the others.
 Result<std::vector<ClockOffset>> estimate_clock_offsets(Communicator& comm, uint32_t samples,
                                                         const Wait& wait);
+
+/// The receiver's one-way latency compares a sender's timestamp with its own clock: across
+/// hosts that is off by the clocks' offset, measured but not corrected. A note saying so, with
+/// each such sender's offset to the receiver and its bound, when a sender runs on another host
+/// than the receiver (the last rank); nothing when all share one host (one clock).
+std::optional<std::string> cross_host_latency_note(const std::vector<ClockOffset>& offsets);
 
 /// The rank's part: the host it drives (none for the receiver), its start agreed with the
 /// others' on every repetition.
