@@ -158,8 +158,15 @@ void SimModel<Shape>::configure(const Topology& topology, const policy::QosPlan&
     lane.tx_done.reset(
         ring_entries(std::min((rx_delay + ack + max_ps) / min_ps + kRingSlack, depth_entries)));
   }
-  for (Host& host : hosts_) {
+  discard_hosts_.clear();
+  for (uint32_t h = 0; h < hosts_.size(); ++h) {
+    Host& host = hosts_[h];
     host.drop_done.reset(host.dropped_flows.size() * kSimSendQueueDepth + 1);
+    if (!host.dropped_flows.empty()) discard_hosts_.push_back(h);
+  }
+  if constexpr (kFabric) {
+    due_.assign((hosts_.size() + 63) / 64, 0);
+    host_wake_.reset(static_cast<uint32_t>(hosts_.size()));
   }
 
   paused_.assign(flows_per_buffer.size(), {});
@@ -221,6 +228,12 @@ void SimModel<Shape>::reset() noexcept {
     lane.tx_done.clear();
   }
   for (auto& paused : paused_) paused.clear();
+  if constexpr (kFabric) {
+    // Every host due once: the first step sorts them (a visit to an idle one changes nothing).
+    std::fill(due_.begin(), due_.end(), 0);
+    for (uint32_t h = 0; h < hosts_.size(); ++h) mark_due(h);
+    host_wake_.clear();
+  }
   if (switched()) switch_.start();
   if (program() != nullptr) {
     limiter_.start();
@@ -270,6 +283,7 @@ inline void SimModel<Shape>::admit(uint32_t flow) noexcept {
       return;
     }
     scheds_[info.sched].on_backlogged(info.local, now_ps_);
+    mark_due(info.host);
   } else {
     scheds_[0].on_backlogged(flow, now_ps_);  // nothing holds a flow; one scheduler, in order
   }
@@ -475,6 +489,7 @@ bool SimModel<Shape>::step() noexcept {
   if (program() != nullptr) run_wakeups();
   if (switched()) {
     switch_.return_credits(now_ps_, [this](uint32_t buffer) {
+      mark_due(switch_.host_of(buffer));  // a class held for credit may send again
       for (const uint32_t flow : paused_[buffer]) {
         info_[flow].held &= static_cast<uint8_t>(~kHeldCredit);
         admit(flow);
@@ -489,45 +504,95 @@ bool SimModel<Shape>::step() noexcept {
     if (!switch_.forward(now_ps_, lanes_[0], stats_)) return false;
   }
   bool ok = true;
-  for (uint32_t h = 0; h < host_count(); ++h) {
+  if constexpr (!kFabric) {
     // Most steps find the link busy: that test stays here, out of the call.
-    const Host& host = hosts_[h];
-    if (host.link_free_ps <= now_ps_ && class_mask(host) != 0) ok = nic_transmit(h) && ok;
-    if constexpr (kFabric) drop_messages(h);
+    const Host& host = hosts_[0];
+    if (host.link_free_ps <= now_ps_) ok = nic_transmit(0);
+    return ok;
+  }
+  while (host_wake_.top_time() <= now_ps_) {
+    mark_due(host_wake_.top_key());
+    host_wake_.pop();
+  }
+  // Due hosts in host order; one marked due during the loop is visited in this step when it
+  // comes after the host being visited, in the next step otherwise (as in a loop over all).
+  for (size_t w = 0; w < due_.size(); ++w) {
+    uint64_t visited = 0;  // this word's bits up to the last visited
+    for (uint64_t bits; (bits = due_[w] & ~visited) != 0;) {
+      const auto b = static_cast<uint32_t>(__builtin_ctzll(bits));
+      visited = b == 63 ? ~uint64_t{0} : (uint64_t{2} << b) - 1;
+      const auto h = static_cast<uint32_t>(w * 64 + b);
+      const Host& host = hosts_[h];
+      if (host.link_free_ps <= now_ps_ && class_mask(host) != 0) ok = nic_transmit(h) && ok;
+      drop_messages(h);
+      if (!stays_due(h)) due_[w] &= ~(uint64_t{1} << b);
+    }
   }
   return ok;
 }
 
 template <class Shape>
-inline int64_t SimModel<Shape>::next_event_ps() const noexcept {
+bool SimModel<Shape>::stays_due(uint32_t h) noexcept {
+  const Host& host = hosts_[h];
+  if (!host.dropped_flows.empty()) return true;
+  if (host.link_free_ps > now_ps_) {
+    host_wake_.set(h, host.link_free_ps);
+    return false;
+  }
+  if (host.held_mask != 0) return true;  // the arbiter held a ready class
+  // A class held for credit waits for its credit (mark_due on the return).
+  for (uint32_t m = class_mask(host) & ~credit_held_mask(host); m != 0; m &= m - 1) {
+    const auto c = static_cast<uint32_t>(__builtin_ctz(m));
+    if (scheds_[sched_of(host, c)].any_backlogged()) return true;
+  }
+  return false;
+}
+
+template <class Shape>
+int64_t SimModel<Shape>::host_next_event_ps(uint32_t h) const noexcept {
+  const Host& host = hosts_[h];
   int64_t next = INT64_MAX;
-  for (uint32_t h = 0; h < host_count(); ++h) {
-    const Host& host = hosts_[h];
-    if (host.link_free_ps > now_ps_) {
-      next = std::min(next, host.link_free_ps);
-    } else {
-      // Credit-held classes wait for a credit return, an event of its own.
-      for (uint32_t m = class_mask(host) & ~credit_held_mask(host); m != 0; m &= m - 1) {
-        const auto c = static_cast<uint32_t>(__builtin_ctz(m));
-        const policy::TreeScheduler& sched = scheds_[sched_of(host, c)];
-        if (sched.any_backlogged()) next = std::min(next, sched.next_eligible());
-      }
-      if constexpr (kFabric) {
-        if (host.held_mask != 0)
-          next = std::min(next, arbiters_[h].next_eligible_ps(host.held_mask));
-      }
+  if (host.link_free_ps > now_ps_) {
+    next = host.link_free_ps;
+  } else {
+    // Credit-held classes wait for a credit return, an event of its own.
+    for (uint32_t m = class_mask(host) & ~credit_held_mask(host); m != 0; m &= m - 1) {
+      const auto c = static_cast<uint32_t>(__builtin_ctz(m));
+      const policy::TreeScheduler& sched = scheds_[sched_of(host, c)];
+      if (sched.any_backlogged()) next = std::min(next, sched.next_eligible());
     }
     if constexpr (kFabric) {
-      if (host.drop_free_ps > now_ps_) {
-        for (const uint32_t flow : host.dropped_flows) {
-          if (flows_[flow].next_tx != flows_[flow].tail) {
-            next = std::min(next, host.drop_free_ps);
-            break;
-          }
+      if (host.held_mask != 0) next = std::min(next, arbiters_[h].next_eligible_ps(host.held_mask));
+    }
+  }
+  if constexpr (kFabric) {
+    if (host.drop_free_ps > now_ps_) {
+      for (const uint32_t flow : host.dropped_flows) {
+        if (flows_[flow].next_tx != flows_[flow].tail) {
+          next = std::min(next, host.drop_free_ps);
+          break;
         }
       }
-      if (!host.drop_done.empty()) next = std::min(next, host.drop_done.front().time_ps);
     }
+    if (!host.drop_done.empty()) next = std::min(next, host.drop_done.front().time_ps);
+  }
+  return next;
+}
+
+template <class Shape>
+inline int64_t SimModel<Shape>::next_event_ps() const noexcept {
+  int64_t next = INT64_MAX;
+  if constexpr (kFabric) {
+    // Hosts not due add nothing but their link's end, which host_wake_ holds.
+    next = host_wake_.top_time();
+    for (size_t w = 0; w < due_.size(); ++w) {
+      for (uint64_t bits = due_[w]; bits != 0; bits &= bits - 1) {
+        next = std::min(next,
+                        host_next_event_ps(static_cast<uint32_t>(w * 64 + __builtin_ctzll(bits))));
+      }
+    }
+  } else {
+    next = host_next_event_ps(0);
   }
   if (switched()) next = std::min(next, switch_.next_event_ps(now_ps_));
   if (program() != nullptr) next = std::min(next, wakeups_.top_time());
@@ -545,7 +610,8 @@ bool SimModel<Shape>::tx_done_due() const noexcept {
     if (!lane.tx_done.empty() && lane.tx_done.front().time_ps <= now_ps_) return true;
   }
   if constexpr (kFabric) {
-    for (const Host& host : hosts_) {
+    for (const uint32_t h : discard_hosts_) {
+      const Host& host = hosts_[h];
       if (!host.drop_done.empty() && host.drop_done.front().time_ps <= now_ps_) return true;
     }
   }

@@ -172,14 +172,15 @@ class SimModel final : public Queue, public Clock, private RateActions {
   uint32_t credit_held_mask(const Host& host) const noexcept {
     return switched() ? host.credit_held_mask : 0;
   }
-  /// Rings of tx_done events: each lane's, then (Fabric) each host's discard engine's.
+  /// Rings of tx_done events: each lane's, then (Fabric) the discard engine's of each host that
+  /// has discarded flows (the others' stay empty), in host order.
   uint32_t done_ring_count() const noexcept {
-    if constexpr (kFabric) return lane_count() + static_cast<uint32_t>(hosts_.size());
+    if constexpr (kFabric) return lane_count() + static_cast<uint32_t>(discard_hosts_.size());
     return lane_count();
   }
   RingBuffer<TxDoneEvent>& done_ring(uint32_t d) noexcept {
     if constexpr (kFabric) {
-      if (d >= lane_count()) return hosts_[d - lane_count()].drop_done;
+      if (d >= lane_count()) return hosts_[discard_hosts_[d - lane_count()]].drop_done;
     }
     return lanes_[d].tx_done;
   }
@@ -258,6 +259,22 @@ class SimModel final : public Queue, public Clock, private RateActions {
   int64_t largest_packet_bytes_ = 0;  // wire bytes of the largest packet the wire model makes
   SimSwitch switch_;
   std::vector<std::vector<uint32_t>> paused_;  // per switch buffer: flows waiting for credit
+
+  // Which hosts a step visits (Fabric). A visit to a host whose link is busy, or whose link is
+  // free with nothing it may send, changes nothing; so a step visits only the hosts marked due
+  // (a bit each, visited in host order as before): those whose link frees now (host_wake_), whose
+  // flows were admitted or whose switch credit came back, and those that stay due while their
+  // link is free and a class has work (as every host was visited on every step before: the
+  // trees' and arbiters' picks see the same instants). Hosts with discarded flows always stay due.
+  void mark_due(uint32_t h) noexcept { due_[h >> 6] |= uint64_t{1} << (h & 63); }
+  /// After visiting `h`: whether it stays due (else: due again when its link frees or when
+  /// something admits a flow of it or returns its credit).
+  bool stays_due(uint32_t h) noexcept;
+  /// The part of next_event_ps() host `h` adds (as when every host was looked at).
+  int64_t host_next_event_ps(uint32_t h) const noexcept;
+  std::vector<uint64_t> due_;            // bit per host
+  WakeupHeap host_wake_;                 // key: host, when its busy link frees
+  std::vector<uint32_t> discard_hosts_;  // hosts with discarded (VL15) flows
 
   // Rate control (Fabric, with a program).
   // kWakeProbeArrive: the flow's probe reaches the receiver; kWakeProbeBack: its answer reaches

@@ -71,6 +71,7 @@ class SimSwitch {
   uint32_t buffer_of(uint32_t host, uint32_t switch_class) const noexcept {
     return host * classes_ + switch_class;
   }
+  uint32_t host_of(uint32_t buffer) const noexcept { return buffer / classes_; }
   uint32_t buffer_count() const noexcept { return static_cast<uint32_t>(queues_.size()); }
   /// Bytes of buffer per (ingress host, switch class).
   int64_t buffer_bytes() const noexcept { return buffer_bytes_; }
