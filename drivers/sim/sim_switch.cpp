@@ -40,6 +40,7 @@ void SimSwitch::configure(const Config& config) {
     queue.reset(static_cast<size_t>(buffer_bytes_ / config.smallest_packet_bytes) + 2);
   }
   credit_used_.assign(buffers, 0);
+  queue_bytes_.assign(buffers, 0);
   const uint64_t min_ps = packet_ps(config.smallest_packet_bytes, rate_bps_);
   credits_.reset(ring_entries(static_cast<uint64_t>(nic_propagation_ps_) / min_ps + kRingSlack));
 
@@ -60,6 +61,7 @@ void SimSwitch::configure(const Config& config) {
 void SimSwitch::start() noexcept {
   for (auto& queue : queues_) queue.clear();
   std::fill(credit_used_.begin(), credit_used_.end(), 0);
+  std::fill(queue_bytes_.begin(), queue_bytes_.end(), 0);
   credits_.clear();
   rr_.fill(0);
   free_ps_ = 0;
@@ -131,16 +133,10 @@ void SimSwitch::accept(uint32_t buffer, const Packet& packet, PortStats& stats) 
     ++stats.ecn_marks;
   }
   queues_[buffer].push(queued);
+  queue_bytes_[buffer] += packet.wire_bytes;
   credit_used_[buffer] += packet.wire_bytes;
   stats.switch_buffer_high_water_bytes =
       std::max(stats.switch_buffer_high_water_bytes, static_cast<uint64_t>(credit_used_[buffer]));
-}
-
-int64_t SimSwitch::queued_bytes(uint32_t buffer) const noexcept {
-  const RingBuffer<Packet>& queue = queues_[buffer];
-  int64_t bytes = 0;
-  for (size_t i = 0; i < queue.size(); ++i) bytes += queue.at(i).wire_bytes;
-  return bytes;
 }
 
 int64_t SimSwitch::bytes_ahead_of_probe(uint32_t buffer) const noexcept {
@@ -193,6 +189,7 @@ bool SimSwitch::forward(int64_t now_ps, Lane& lane, PortStats& stats) noexcept {
   RingBuffer<Packet>& queue = queues_[buffer];
   const Packet packet = queue.front();
   queue.pop();
+  queue_bytes_[buffer] -= packet.wire_bytes;
   const int64_t end_ps =
       now_ps + serialise(packet.wire_bytes, static_cast<uint64_t>(rate_bps_), carry_);
   arbiter_->sent(c, packet.wire_bytes, now_ps);

@@ -80,11 +80,11 @@ class SimSwitch {
   bool has_room(uint32_t buffer, int64_t bytes) const noexcept {
     return credit_used_[buffer] + bytes <= buffer_bytes_;
   }
-  /// Wire bytes in `buffer` (arrived or on their way); O(packets in it).
-  int64_t queued_bytes(uint32_t buffer) const noexcept;
+  /// Wire bytes in `buffer` (arrived or on their way).
+  int64_t queued_bytes(uint32_t buffer) const noexcept { return queue_bytes_[buffer]; }
   /// Bytes the egress sends before a probe entering `buffer` now: its buffer's, and as much of
   /// every other ingress buffer of its class (served round robin with it), at most as much as
-  /// its own. Other classes are not counted. O(packets in those buffers).
+  /// its own. Other classes are not counted. O(hosts).
   int64_t bytes_ahead_of_probe(uint32_t buffer) const noexcept;
   int64_t rate_bps() const noexcept { return rate_bps_; }
   /// A NIC started `packet` towards `buffer` (it has room).
@@ -139,6 +139,7 @@ class SimSwitch {
   std::optional<policy::PortArbiter> arbiter_;
   std::vector<RingBuffer<Packet>> queues_;  // per (host, switch class)
   std::vector<int64_t> credit_used_;        // per (host, switch class): the NICs' view
+  std::vector<int64_t> queue_bytes_;        // per (host, switch class): wire bytes in queues_
   RingBuffer<CreditEvent> credits_;
   std::array<uint32_t, policy::kMaxArbClasses> rr_{};  // next ingress host per class
   int64_t free_ps_ = 0;
