@@ -77,6 +77,13 @@ void SimModel<Shape>::configure(const Topology& topology, const policy::QosPlan&
     config.cnp_interval_ps = plan.congestion.cnp_interval_ns * 1000;
     config.seed = plan.congestion.seed;
     config.queue_cnps = program() != nullptr;
+    config.lossy = plan.congestion.lossy;
+    config.lossy_buffer_bytes = plan.congestion.buffer_bytes;
+    if (plan.congestion.reports_switch_queue()) {
+      config.series_start_ps = plan.congestion.series_start_ns * 1000;
+      config.series_bin_ps = plan.congestion.series_bin_ns * 1000;
+      config.series_bins = plan.congestion.series_bins;
+    }
     switch_.configure(config);
   }
 
@@ -171,10 +178,13 @@ void SimModel<Shape>::configure(const Topology& topology, const policy::QosPlan&
 
   paused_.assign(flows_per_buffer.size(), {});
   for (size_t b = 0; b < paused_.size(); ++b) paused_[b].reserve(flows_per_buffer[b]);
-  if (program() != nullptr) {
-    limiter_.configure(flow_count, largest);
+  retransmit_timeout_ps_ = plan.congestion.retransmit_timeout_ns * 1000;
+  if (wakeups_used()) {
     program_wakeup_key_ = flow_count * kWakeKinds;
     wakeups_.reset(program_wakeup_key_ + 1);
+  }
+  if (program() != nullptr) {
+    limiter_.configure(flow_count, largest);
     probe_sent_ps_.assign(flow_count, 0);
     probe_answered_ps_.assign(flow_count, 0);
     probe_waiting_.assign(flow_count, 0);
@@ -235,9 +245,9 @@ void SimModel<Shape>::reset() noexcept {
     host_wake_.clear();
   }
   if (switched()) switch_.start();
+  if (wakeups_used()) wakeups_.clear();
   if (program() != nullptr) {
     limiter_.start();
-    wakeups_.clear();
     std::fill(probe_waiting_.begin(), probe_waiting_.end(), 0);
     std::fill(started_.begin(), started_.end(), 0);
   }
@@ -291,12 +301,18 @@ inline void SimModel<Shape>::admit(uint32_t flow) noexcept {
 
 template <class Shape>
 inline bool SimModel<Shape>::take_packet(uint32_t flow, uint32_t& payload, uint32_t& wire_bytes,
-                                         uint16_t& slot) noexcept {
+                                         uint16_t& slot, uint32_t& psn) noexcept {
   FlowQueue& fq = flows_[flow];
   SqEntry& sq = entry(flow, fq.next_tx);
   const uint32_t index = fq.next_packet;
+  psn = fq.next_psn++;
+  const bool first_time = psn >= fq.psn_end;  // else a retransmission (lossy)
+  if (first_time) fq.psn_end = psn + 1;
   if (index == 0) {
-    sq.sent_ps = now_ps_;
+    if (first_time) {
+      sq.sent_ps = now_ps_;
+      sq.first_psn = psn;
+    }
     fq.packets = wire_.packets_for_message(sq.message.bytes);
   }
   const bool last = index + 1 >= fq.packets;
@@ -314,7 +330,7 @@ inline bool SimModel<Shape>::take_packet(uint32_t flow, uint32_t& payload, uint3
   if (last) {
     ++fq.next_tx;
     fq.next_packet = 0;
-    ++stats_.messages;
+    if (first_time) ++stats_.messages;
   } else {
     ++fq.next_packet;
   }
@@ -416,7 +432,9 @@ inline bool SimModel<Shape>::nic_transmit(uint32_t h) noexcept {
   uint32_t payload = 0;
   uint32_t wire_bytes = 0;
   uint16_t slot = 0;
-  const bool last = take_packet(flow, payload, wire_bytes, slot);
+  uint32_t psn = 0;
+  const bool resend = flows_[flow].next_psn < flows_[flow].psn_end;
+  const bool last = take_packet(flow, payload, wire_bytes, slot, psn);
   const int64_t end_ps =
       now_ps_ + serialise(wire_bytes, static_cast<uint64_t>(rate_bps_), host.carry);
   if constexpr (kFabric) arbiters_[h].sent(c, wire_bytes, now_ps_);
@@ -425,10 +443,19 @@ inline bool SimModel<Shape>::nic_transmit(uint32_t h) noexcept {
   scheds_[s].on_sent(q, wire_bytes, backlogged, now_ps_);
 
   if (switched()) {
-    switch_.accept(info_[flow].buffer,
-                   SimSwitch::Packet{end_ps + nic_propagation_ps_, flow, slot, last, false, payload,
-                                     wire_bytes},
-                   stats_);
+    SimSwitch::Packet packet{
+        end_ps + nic_propagation_ps_, flow, slot, last, false, payload, wire_bytes};
+    packet.psn = psn;
+    if (lossy()) {
+      packet.epoch = flows_[flow].epoch;
+      if (resend) {
+        ++stats_.retransmitted_packets;
+        stats_.retransmitted_wire_bytes += wire_bytes;
+      }
+      // The transport timer: restarted by every packet, it fires on a silent flow.
+      wakeups_.set(flow * kWakeKinds + kWakeRetransmit, now_ps_ + retransmit_timeout_ps_);
+    }
+    switch_.accept(info_[flow].buffer, packet, now_ps_, stats_);
   } else {
     Lane& lane = lanes_[h];
     lane.rx.push(RxEvent{end_ps + propagation_ps_, flow, slot, last, payload, wire_bytes});
@@ -486,7 +513,15 @@ void SimModel<Shape>::drop_messages(uint32_t h) noexcept {
 
 template <class Shape>
 bool SimModel<Shape>::step() noexcept {
-  if (program() != nullptr) run_wakeups();
+  if (wakeups_used()) run_wakeups();
+  if (lossy()) {
+    switch_.deliver_nacks(now_ps_, [this](const SimSwitch::Nack& nack) {
+      go_back(nack.flow, nack.psn);
+      if (program() != nullptr) {
+        deliver(RateEvent{RateEvent::Kind::nack, nack.flow, nack.time_ps / 1000});
+      }
+    });
+  }
   if (switched()) {
     switch_.return_credits(now_ps_, [this](uint32_t buffer) {
       mark_due(switch_.host_of(buffer));  // a class held for credit may send again
@@ -595,7 +630,7 @@ inline int64_t SimModel<Shape>::next_event_ps() const noexcept {
     next = host_next_event_ps(0);
   }
   if (switched()) next = std::min(next, switch_.next_event_ps(now_ps_));
-  if (program() != nullptr) next = std::min(next, wakeups_.top_time());
+  if (wakeups_used()) next = std::min(next, wakeups_.top_time());
   for (uint32_t l = 0; l < lane_count(); ++l) {
     const Lane& lane = lanes_[l];
     if (!lane.tx_done.empty()) next = std::min(next, lane.tx_done.front().time_ps);
@@ -763,6 +798,9 @@ void SimModel<Shape>::run_wakeups() noexcept {
       case kWakeProbeArrive:
         probe_arrived(flow);
         break;
+      case kWakeRetransmit:
+        retransmit_timeout(flow);
+        break;
       default: {  // kWakeProbeBack
         RateEvent rtt{RateEvent::Kind::rtt, flow, at_ps / 1000};
         rtt.rtt_ns = (at_ps - probe_sent_ps_[flow]) / 1000;
@@ -869,6 +907,39 @@ void SimModel<Shape>::set_timer(uint32_t flow, int64_t delay_ns) noexcept {
   }
   const int64_t delay_ps = delay_ns >= INT64_MAX / 4000 ? INT64_MAX / 4 : delay_ns * 1000;
   wakeups_.set(key, now_ps_ + delay_ps);
+}
+
+// ---- Lossy mode ------------------------------------------------------------------------------
+
+template <class Shape>
+void SimModel<Shape>::go_back(uint32_t flow, uint32_t psn) noexcept {
+  FlowQueue& fq = flows_[flow];
+  if (psn >= fq.psn_end) return;  // nothing sent from there on
+  // The message holding `psn`: not delivered, so not completed, so at or after head.
+  uint32_t m = fq.head;
+  for (; m != fq.tail; ++m) {
+    const SqEntry& sq = entry(flow, m);
+    if (psn < sq.first_psn + wire_.packets_for_message(sq.message.bytes)) break;
+  }
+  if (m == fq.tail) return;  // cannot happen: the PSN was sent
+  const SqEntry& sq = entry(flow, m);
+  const bool was_idle = fq.next_tx == fq.tail;
+  fq.next_tx = m;
+  fq.next_packet = psn - sq.first_psn;
+  fq.packets = wire_.packets_for_message(sq.message.bytes);
+  fq.next_psn = psn;
+  ++fq.epoch;
+  if (was_idle) admit(flow);
+}
+
+template <class Shape>
+void SimModel<Shape>::retransmit_timeout(uint32_t flow) noexcept {
+  // Model choice: the sender learns what the receiver lacks without the ACK's delay (the
+  // timeout is far longer than a round trip).
+  const uint32_t expected = switch_.expected_psn(flow);
+  if (expected >= flows_[flow].psn_end) return;  // everything sent arrived
+  ++stats_.retransmit_timeouts;
+  go_back(flow, expected);
 }
 
 template class SimModel<SingleLink>;

@@ -94,14 +94,22 @@ class SimModel final : public Queue, public Clock, private RateActions {
   int64_t queue_depth_max_bytes() const noexcept {
     return switched() ? switch_.queue_depth_max_bytes() : 0;
   }
+  void queue_depth_series(uint32_t c, std::vector<double>& max_bytes,
+                          std::vector<double>& mean_bytes) const {
+    max_bytes.clear();
+    mean_bytes.clear();
+    if (switched()) switch_.depth_series(c, now_ps_, max_bytes, mean_bytes);
+  }
   /// Classes that have flows, at the NIC ports and at the switch egress.
   uint32_t nic_class_mask() const noexcept { return nic_class_mask_; }
+  bool lossy_fabric() const noexcept { return lossy(); }
   uint32_t switch_class_mask() const noexcept { return switched() ? switch_.class_mask() : 0; }
 
  private:
   struct SqEntry {
     Message message;
-    int64_t sent_ps = 0;  // start of the first packet
+    int64_t sent_ps = 0;     // start of the first packet
+    uint32_t first_psn = 0;  // its first packet's PSN (set when first sent)
   };
   struct FlowQueue {
     uint32_t head = 0;     // oldest message whose tx_done has not been polled
@@ -111,6 +119,9 @@ class SimModel final : public Queue, public Clock, private RateActions {
     uint32_t packets = 0;  // of the message at next_tx, once its first packet went
     policy::RdmaOp op = policy::RdmaOp::write;
     uint32_t middle_wire_bytes = 0;  // of a packet neither first nor last of its message
+    uint32_t next_psn = 0;           // PSN of the packet to send next
+    uint32_t psn_end = 0;            // one past the highest PSN sent (below: a retransmission)
+    uint32_t epoch = 0;              // lossy: how often the flow went back
   };
   // Why a backlogged flow is out of its class's tree (FlowInfo::held): it is never scheduled
   // while any bit is set.
@@ -230,10 +241,19 @@ class SimModel final : public Queue, public Clock, private RateActions {
   [[gnu::always_inline]] int64_t next_event_ps() const noexcept;
   bool tx_done_due() const noexcept;
   bool rx_due_high_water() const noexcept;
-  /// Takes the next packet of `flow`'s current message (payload, wire bytes, send-queue slot)
-  /// and advances the bookkeeping; returns whether it was the message's last packet.
+  /// Takes the next packet of `flow`'s current message (payload, wire bytes, send-queue slot,
+  /// PSN) and advances the bookkeeping; returns whether it was the message's last packet.
   [[gnu::always_inline]] bool take_packet(uint32_t flow, uint32_t& payload, uint32_t& wire_bytes,
-                                          uint16_t& slot) noexcept;
+                                          uint16_t& slot, uint32_t& psn) noexcept;
+  /// Lossy: whether the switch drops instead of holding back.
+  bool lossy() const noexcept { return switched() && switch_.lossy(); }
+  /// Whether the wake-up heap is in use (a program, or lossy mode's retransmission timers).
+  bool wakeups_used() const noexcept { return program() != nullptr || lossy(); }
+  /// Lossy: `flow` goes back to `psn` (a NACK, or its timeout): its next packet is that one.
+  void go_back(uint32_t flow, uint32_t psn) noexcept;
+  /// Lossy: `flow` sent nothing for retransmit_timeout_ps_; goes back when the receiver lacks
+  /// something it sent.
+  void retransmit_timeout(uint32_t flow) noexcept;
   uint32_t next_packet_wire_bytes(uint32_t flow) noexcept;
   void fill_rx(Completion& c, const RxEvent& rx) const noexcept;
   void fill_tx_done(Completion& c, const TxDoneEvent& done) noexcept;
@@ -279,13 +299,17 @@ class SimModel final : public Queue, public Clock, private RateActions {
   // Rate control (Fabric, with a program).
   // kWakeProbeArrive: the flow's probe reaches the receiver; kWakeProbeBack: its answer reaches
   // the sender.
+  // kWakeRetransmit: lossy mode's retransmission timer. (Equal times pop in key order, flow
+  // first, so a new kind keeps the order of the others.)
   enum WakeKind : uint32_t {
     kWakeRelease,
     kWakeTimer,
     kWakeProbeArrive,
     kWakeProbeBack,
+    kWakeRetransmit,
     kWakeKinds
   };
+  int64_t retransmit_timeout_ps_ = 0;
   RateControl* program_ = nullptr;
   uint32_t program_events_ = 0;  // RateControl::event_mask()
   FlowRateLimiter limiter_;

@@ -443,13 +443,29 @@ const Field<Convergence> kConvergenceFields[] = {
 };
 template <>
 const RecordSchema<Convergence>& schema_of<Convergence>() {
-  static const RecordSchema<Convergence> schema{kConvergenceFields, [](Convergence& convergence) {
-                                                  convergence.present = true;
-                                                }};
+  static const RecordSchema<Convergence> schema{
+      kConvergenceFields, [](Convergence& convergence) { convergence.present = true; }};
   return schema;
 }
 
-bool has_convergence(const ScenarioResult& scenario) { return scenario.convergence.present; }
+bool has_convergence(const ScenarioResult& scenario) {
+  return scenario.convergence.present;
+}
+
+const Field<QueueDepthSeries> kQueueDepthFields[] = {
+    member<&QueueDepthSeries::name>("name"),
+    member<&QueueDepthSeries::max_bytes>("max_bytes"),
+    member<&QueueDepthSeries::mean_bytes>("mean_bytes"),
+};
+template <>
+const RecordSchema<QueueDepthSeries>& schema_of<QueueDepthSeries>() {
+  static const RecordSchema<QueueDepthSeries> schema{kQueueDepthFields};
+  return schema;
+}
+
+bool has_queue_depth(const ScenarioResult& scenario) {
+  return !scenario.queue_depth.empty();
+}
 
 // Flows carry their class fields only in scenarios with classes.
 struct ScenarioFlows {
@@ -523,6 +539,8 @@ const Field<ScenarioResult> kScenarioFields[] = {
      ScenarioFlows::describe},
     member<&ScenarioResult::tree>("tree"),
     member<&ScenarioResult::driver_stats>("driver_stats"),
+    // Only when the driver models a switch queue (congestion suites on the simulator).
+    member<&ScenarioResult::queue_depth>("queue_depth", Presence::optional, has_queue_depth),
     // Only with classes or oracle notes: other results stay as before classes existed.
     member<&ScenarioResult::classes>("classes", Presence::optional, has_classes_or_notes),
     member<&ScenarioResult::oracle_notes>("oracle_notes", Presence::optional, has_classes_or_notes),

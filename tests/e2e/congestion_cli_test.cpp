@@ -59,13 +59,14 @@ TEST(CongestionCli, ValidateRefusesAnUnknownProgramListingTheShippedOnes) {
       << outcome.err;
 }
 
-TEST(CongestionCli, ValidateRefusesALossyFabric) {
+TEST(CongestionCli, ValidateRefusesALossyFabricWithABadBuffer) {
   std::string text = incast("");
-  text.replace(text.find("hosts = 2\n"), 10, "hosts = 2\nmode = \"lossy\"\n");
+  text.replace(text.find("hosts = 2\n"), 10, "hosts = 2\nmode = \"lossy\"\nbuffer = \"1KB\"\n");
   const std::string path = write_temp("lossy.toml", text);
   const Outcome outcome = run_qosbench({"validate", path});
   EXPECT_EQ(outcome.exit_code, 2) << outcome.err;
-  EXPECT_NE(outcome.err.find(path + ":5:8: error: fabric.mode"), std::string::npos) << outcome.err;
+  EXPECT_NE(outcome.err.find(path + ":6:10: error: fabric.buffer"), std::string::npos)
+      << outcome.err;
 }
 
 TEST(CongestionCli, ValidateAcceptsTheGoodSuite) {
