@@ -132,6 +132,7 @@ class SimDriver final : public DriverBackend {
   // keep their fields).
   void add_lossy_stats(DriverStats& stats) const {
     const sim::PortStats& s = port_.stats();
+    stats.emplace_back("lossy_buffer_bytes", static_cast<double>(port_.lossy_buffer_bytes()));
     stats.emplace_back("switch_drops", static_cast<double>(s.switch_drops));
     for (uint32_t m = port_.switch_class_mask(); m != 0; m &= m - 1) {
       const auto c = static_cast<uint32_t>(__builtin_ctz(m));

@@ -88,6 +88,9 @@ class SimModel final : public Queue, public Clock, private RateActions {
   }
   /// Bytes of switch buffer per (ingress host, switch class); 0 without a switch.
   int64_t switch_buffer_bytes() const noexcept { return switched() ? switch_.buffer_bytes() : 0; }
+  int64_t lossy_buffer_bytes() const noexcept {
+    return switched() ? switch_.lossy_buffer_bytes() : 0;
+  }
   int64_t queue_depth_percentile_bytes(double fraction) const noexcept {
     return switched() ? switch_.queue_depth_percentile_bytes(fraction) : 0;
   }

@@ -63,6 +63,10 @@ class SimPort {
     return std::visit([](const auto& m) { return m.lossy_fabric(); }, model_);
   }
   /// Bytes of switch buffer per (ingress host, switch class).
+  /// Lossy: bytes of each switch egress class's buffer.
+  int64_t lossy_buffer_bytes() const noexcept {
+    return std::visit([](const auto& m) { return m.lossy_buffer_bytes(); }, model_);
+  }
   int64_t switch_buffer_bytes() const noexcept {
     return std::visit([](const auto& m) { return m.switch_buffer_bytes(); }, model_);
   }

@@ -42,11 +42,11 @@ class SimSwitch {
     uint32_t flow = 0;
     uint16_t slot = 0;
     bool last = false;
-    bool ecn = false;    // marked Congestion Experienced
-    uint32_t psn = 0;    // the flow's packet sequence number (lossy: the receiver checks it)
-    uint32_t epoch = 0;  // lossy: how often the sender went back before sending it
+    bool ecn = false;  // marked Congestion Experienced
     uint32_t payload_bytes = 0;
     uint32_t wire_bytes = 0;
+    uint32_t psn = 0;    // the flow's packet sequence number (lossy: the receiver checks it)
+    uint32_t epoch = 0;  // lossy: how often the sender went back before sending it
   };
   struct Config {
     policy::PortQos qos;
@@ -97,6 +97,8 @@ class SimSwitch {
   uint32_t buffer_count() const noexcept { return static_cast<uint32_t>(queues_.size()); }
   /// Bytes of buffer per (ingress host, switch class).
   int64_t buffer_bytes() const noexcept { return buffer_bytes_; }
+  /// Lossy: bytes of each egress class's buffer (0 when lossless).
+  int64_t lossy_buffer_bytes() const noexcept { return lossy_ ? lossy_buffer_bytes_ : 0; }
 
   /// Whether `bytes` more fit in `buffer` as the NIC sees it (credit not yet back counts);
   /// always in lossy mode (no back-pressure).

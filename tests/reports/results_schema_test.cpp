@@ -16,7 +16,8 @@
 namespace qb::report {
 namespace {
 
-// A results value that uses every optional field too (classes, flow class fields, notes).
+// A results value that uses every optional field too (classes, flow class fields, notes,
+// the switch queue depth).
 Results every_field() {
   Results r = testing::sample_results();
   ScenarioResult& s = r.scenarios.front();
@@ -45,6 +46,7 @@ Results every_field() {
   s.convergence.converged = true;
   s.convergence.worst_time_ns = 1000;
   s.convergence.worst_flow_settled = "g1-qp#0";
+  s.queue_depth = {QueueDepthSeries{"port", {1000.0, 2000.0}, {500.0, 1500.0}}};  // a switch
   return r;
 }
 
