@@ -45,8 +45,8 @@ TEST(QueueFigure, OneSeriesPerQueueAfterTheThroughputFigure) {
   EXPECT_EQ(tags(html, "data-kind=\"max\"").size(), 2u);
   EXPECT_NE(html.find("data-points=\"[500,120000.5,2000]\""), std::string::npos);
   EXPECT_NE(html.find("data-points=\"[1000,250000,4000]\""), std::string::npos);
-  const size_t throughput = html.find("class=\"throughput");
-  const size_t queue = html.find("class=\"queue-depth");
+  const size_t throughput = html.find("class=\"chart throughput");
+  const size_t queue = html.find("class=\"chart queue-depth");
   const size_t latency = html.find("Latency percentile spectrum");
   ASSERT_NE(throughput, std::string::npos);
   ASSERT_NE(queue, std::string::npos);
@@ -60,7 +60,7 @@ TEST(QueueFigure, ResultsWithoutTheSeriesStillRender) {
   const std::string html = render_html_report(testing::sample_results());
   EXPECT_EQ(html.find("queue-series"), std::string::npos);
   EXPECT_EQ(html.find("Switch queue depth over time"), std::string::npos);
-  EXPECT_NE(html.find("class=\"throughput"), std::string::npos);
+  EXPECT_NE(html.find("class=\"chart throughput"), std::string::npos);
 }
 
 TEST(QueueFigure, TheSeriesRoundTripThroughJsonAndItsAbsenceReadsAsNone) {
