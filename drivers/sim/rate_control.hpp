@@ -8,7 +8,7 @@
 // flow per interval, see SimSwitch), an RTT probe came back (rtt), an RTT probe reached the
 // receiver (probe: only when the program asks for it, and then it must answer_probe(); else the
 // receiver's NIC answers at once), a timer the program set went off (timer), the program's own
-// wake-up (wakeup), a NACK (nack: reserved for a lossy fabric; the simulated fabric is lossless).
+// wake-up (wakeup), a NACK reached the sender (nack: lossy fabric only, see SimSwitch).
 // Actions in (RateActions, callable from on_start() and on_event()): set a flow's rate, request
 // an RTT probe, answer one, set a flow's timer or the program's wake-up; read a host's Tx
 // counter.

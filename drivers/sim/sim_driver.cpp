@@ -49,8 +49,7 @@ class SimDriver final : public DriverBackend {
     switch_qos_ = plan.switch_qos;
     // Only for plans that mark, run a program or gate on the queue: the other switched plans'
     // results keep their fields.
-    congestion_ = plan.switched && (plan.congestion.any_ecn() || plan.congestion.report_queue ||
-                                    !plan.congestion.dpa.program.empty());
+    congestion_ = plan.switched && plan.congestion.reports_switch_queue();
     return {};
   }
 
@@ -125,7 +124,26 @@ class SimDriver final : public DriverBackend {
     stats.emplace_back("switch_buffer_high_water_bytes",
                        static_cast<double>(s.switch_buffer_high_water_bytes));
     stats.emplace_back("credit_pauses", static_cast<double>(s.credit_pauses));
+    if (port_.lossy()) add_lossy_stats(stats);
     if (congestion_) add_congestion_stats(stats);
+  }
+
+  // Drops, NACKs and retransmissions of a lossy fabric (only then: the lossless plans' results
+  // keep their fields).
+  void add_lossy_stats(DriverStats& stats) const {
+    const sim::PortStats& s = port_.stats();
+    stats.emplace_back("lossy_buffer_bytes", static_cast<double>(port_.lossy_buffer_bytes()));
+    stats.emplace_back("switch_drops", static_cast<double>(s.switch_drops));
+    for (uint32_t m = port_.switch_class_mask(); m != 0; m &= m - 1) {
+      const auto c = static_cast<uint32_t>(__builtin_ctz(m));
+      stats.emplace_back("switch_class_drops." + policy::arb_class_name(switch_qos_, c),
+                         static_cast<double>(s.switch_class_drops[c]));
+    }
+    stats.emplace_back("out_of_sequence_packets", static_cast<double>(s.out_of_sequence_packets));
+    stats.emplace_back("nacks", static_cast<double>(s.nacks));
+    stats.emplace_back("retransmitted_packets", static_cast<double>(s.retransmitted_packets));
+    stats.emplace_back("retransmitted_wire_bytes", static_cast<double>(s.retransmitted_wire_bytes));
+    stats.emplace_back("retransmit_timeouts", static_cast<double>(s.retransmit_timeouts));
   }
 
   // ECN marks, CNPs and the egress queue arriving packets saw; only for a plan that marks or
@@ -140,6 +158,18 @@ class SimDriver final : public DriverBackend {
                        static_cast<double>(port_.queue_depth_percentile_bytes(0.99)));
     stats.emplace_back("switch_queue_max_bytes",
                        static_cast<double>(port_.queue_depth_max_bytes()));
+  }
+
+  std::vector<QueueDepthSeries> queue_depth_series() const override {
+    std::vector<QueueDepthSeries> out;
+    if (!congestion_) return out;
+    for (uint32_t m = port_.switch_class_mask(); m != 0; m &= m - 1) {
+      const auto c = static_cast<uint32_t>(__builtin_ctz(m));
+      QueueDepthSeries& q = out.emplace_back();
+      q.name = policy::arb_class_name(switch_qos_, c);
+      port_.queue_depth_series(c, q.max_bytes, q.mean_bytes);
+    }
+    return out;
   }
 
   void close() noexcept override { port_.stop(); }

@@ -77,6 +77,13 @@ void SimModel<Shape>::configure(const Topology& topology, const policy::QosPlan&
     config.cnp_interval_ps = plan.congestion.cnp_interval_ns * 1000;
     config.seed = plan.congestion.seed;
     config.queue_cnps = program() != nullptr;
+    config.lossy = plan.congestion.lossy;
+    config.lossy_buffer_bytes = plan.congestion.buffer_bytes;
+    if (plan.congestion.reports_switch_queue()) {
+      config.series_start_ps = plan.congestion.series_start_ns * 1000;
+      config.series_bin_ps = plan.congestion.series_bin_ns * 1000;
+      config.series_bins = plan.congestion.series_bins;
+    }
     switch_.configure(config);
   }
 
@@ -158,16 +165,26 @@ void SimModel<Shape>::configure(const Topology& topology, const policy::QosPlan&
     lane.tx_done.reset(
         ring_entries(std::min((rx_delay + ack + max_ps) / min_ps + kRingSlack, depth_entries)));
   }
-  for (Host& host : hosts_) {
+  discard_hosts_.clear();
+  for (uint32_t h = 0; h < hosts_.size(); ++h) {
+    Host& host = hosts_[h];
     host.drop_done.reset(host.dropped_flows.size() * kSimSendQueueDepth + 1);
+    if (!host.dropped_flows.empty()) discard_hosts_.push_back(h);
+  }
+  if constexpr (kFabric) {
+    due_.assign((hosts_.size() + 63) / 64, 0);
+    host_wake_.reset(static_cast<uint32_t>(hosts_.size()));
   }
 
   paused_.assign(flows_per_buffer.size(), {});
   for (size_t b = 0; b < paused_.size(); ++b) paused_[b].reserve(flows_per_buffer[b]);
-  if (program() != nullptr) {
-    limiter_.configure(flow_count, largest);
+  retransmit_timeout_ps_ = plan.congestion.retransmit_timeout_ns * 1000;
+  if (wakeups_used()) {
     program_wakeup_key_ = flow_count * kWakeKinds;
     wakeups_.reset(program_wakeup_key_ + 1);
+  }
+  if (program() != nullptr) {
+    limiter_.configure(flow_count, largest);
     probe_sent_ps_.assign(flow_count, 0);
     probe_answered_ps_.assign(flow_count, 0);
     probe_waiting_.assign(flow_count, 0);
@@ -221,10 +238,16 @@ void SimModel<Shape>::reset() noexcept {
     lane.tx_done.clear();
   }
   for (auto& paused : paused_) paused.clear();
+  if constexpr (kFabric) {
+    // Every host due once: the first step sorts them (a visit to an idle one changes nothing).
+    std::fill(due_.begin(), due_.end(), 0);
+    for (uint32_t h = 0; h < hosts_.size(); ++h) mark_due(h);
+    host_wake_.clear();
+  }
   if (switched()) switch_.start();
+  if (wakeups_used()) wakeups_.clear();
   if (program() != nullptr) {
     limiter_.start();
-    wakeups_.clear();
     std::fill(probe_waiting_.begin(), probe_waiting_.end(), 0);
     std::fill(started_.begin(), started_.end(), 0);
   }
@@ -270,6 +293,7 @@ inline void SimModel<Shape>::admit(uint32_t flow) noexcept {
       return;
     }
     scheds_[info.sched].on_backlogged(info.local, now_ps_);
+    mark_due(info.host);
   } else {
     scheds_[0].on_backlogged(flow, now_ps_);  // nothing holds a flow; one scheduler, in order
   }
@@ -277,12 +301,18 @@ inline void SimModel<Shape>::admit(uint32_t flow) noexcept {
 
 template <class Shape>
 inline bool SimModel<Shape>::take_packet(uint32_t flow, uint32_t& payload, uint32_t& wire_bytes,
-                                         uint16_t& slot) noexcept {
+                                         uint16_t& slot, uint32_t& psn) noexcept {
   FlowQueue& fq = flows_[flow];
   SqEntry& sq = entry(flow, fq.next_tx);
   const uint32_t index = fq.next_packet;
+  psn = fq.next_psn++;
+  const bool first_time = psn >= fq.psn_end;  // else a retransmission (lossy)
+  if (first_time) fq.psn_end = psn + 1;
   if (index == 0) {
-    sq.sent_ps = now_ps_;
+    if (first_time) {
+      sq.sent_ps = now_ps_;
+      sq.first_psn = psn;
+    }
     fq.packets = wire_.packets_for_message(sq.message.bytes);
   }
   const bool last = index + 1 >= fq.packets;
@@ -300,7 +330,7 @@ inline bool SimModel<Shape>::take_packet(uint32_t flow, uint32_t& payload, uint3
   if (last) {
     ++fq.next_tx;
     fq.next_packet = 0;
-    ++stats_.messages;
+    if (first_time) ++stats_.messages;
   } else {
     ++fq.next_packet;
   }
@@ -402,7 +432,9 @@ inline bool SimModel<Shape>::nic_transmit(uint32_t h) noexcept {
   uint32_t payload = 0;
   uint32_t wire_bytes = 0;
   uint16_t slot = 0;
-  const bool last = take_packet(flow, payload, wire_bytes, slot);
+  uint32_t psn = 0;
+  const bool resend = flows_[flow].next_psn < flows_[flow].psn_end;
+  const bool last = take_packet(flow, payload, wire_bytes, slot, psn);
   const int64_t end_ps =
       now_ps_ + serialise(wire_bytes, static_cast<uint64_t>(rate_bps_), host.carry);
   if constexpr (kFabric) arbiters_[h].sent(c, wire_bytes, now_ps_);
@@ -411,10 +443,19 @@ inline bool SimModel<Shape>::nic_transmit(uint32_t h) noexcept {
   scheds_[s].on_sent(q, wire_bytes, backlogged, now_ps_);
 
   if (switched()) {
-    switch_.accept(info_[flow].buffer,
-                   SimSwitch::Packet{end_ps + nic_propagation_ps_, flow, slot, last, false, payload,
-                                     wire_bytes},
-                   stats_);
+    SimSwitch::Packet packet{
+        end_ps + nic_propagation_ps_, flow, slot, last, false, payload, wire_bytes};
+    packet.psn = psn;
+    if (lossy()) {
+      packet.epoch = flows_[flow].epoch;
+      if (resend) {
+        ++stats_.retransmitted_packets;
+        stats_.retransmitted_wire_bytes += wire_bytes;
+      }
+      // The transport timer: restarted by every packet, it fires on a silent flow.
+      wakeups_.set(flow * kWakeKinds + kWakeRetransmit, now_ps_ + retransmit_timeout_ps_);
+    }
+    switch_.accept(info_[flow].buffer, packet, now_ps_, stats_);
   } else {
     Lane& lane = lanes_[h];
     lane.rx.push(RxEvent{end_ps + propagation_ps_, flow, slot, last, payload, wire_bytes});
@@ -472,9 +513,18 @@ void SimModel<Shape>::drop_messages(uint32_t h) noexcept {
 
 template <class Shape>
 bool SimModel<Shape>::step() noexcept {
-  if (program() != nullptr) run_wakeups();
+  if (wakeups_used()) run_wakeups();
+  if (lossy()) {
+    switch_.deliver_nacks(now_ps_, [this](const SimSwitch::Nack& nack) {
+      go_back(nack.flow, nack.psn);
+      if (program() != nullptr) {
+        deliver(RateEvent{RateEvent::Kind::nack, nack.flow, nack.time_ps / 1000});
+      }
+    });
+  }
   if (switched()) {
     switch_.return_credits(now_ps_, [this](uint32_t buffer) {
+      mark_due(switch_.host_of(buffer));  // a class held for credit may send again
       for (const uint32_t flow : paused_[buffer]) {
         info_[flow].held &= static_cast<uint8_t>(~kHeldCredit);
         admit(flow);
@@ -489,48 +539,98 @@ bool SimModel<Shape>::step() noexcept {
     if (!switch_.forward(now_ps_, lanes_[0], stats_)) return false;
   }
   bool ok = true;
-  for (uint32_t h = 0; h < host_count(); ++h) {
+  if constexpr (!kFabric) {
     // Most steps find the link busy: that test stays here, out of the call.
-    const Host& host = hosts_[h];
-    if (host.link_free_ps <= now_ps_ && class_mask(host) != 0) ok = nic_transmit(h) && ok;
-    if constexpr (kFabric) drop_messages(h);
+    const Host& host = hosts_[0];
+    if (host.link_free_ps <= now_ps_) ok = nic_transmit(0);
+    return ok;
+  }
+  while (host_wake_.top_time() <= now_ps_) {
+    mark_due(host_wake_.top_key());
+    host_wake_.pop();
+  }
+  // Due hosts in host order; one marked due during the loop is visited in this step when it
+  // comes after the host being visited, in the next step otherwise (as in a loop over all).
+  for (size_t w = 0; w < due_.size(); ++w) {
+    uint64_t visited = 0;  // this word's bits up to the last visited
+    for (uint64_t bits; (bits = due_[w] & ~visited) != 0;) {
+      const auto b = static_cast<uint32_t>(__builtin_ctzll(bits));
+      visited = b == 63 ? ~uint64_t{0} : (uint64_t{2} << b) - 1;
+      const auto h = static_cast<uint32_t>(w * 64 + b);
+      const Host& host = hosts_[h];
+      if (host.link_free_ps <= now_ps_ && class_mask(host) != 0) ok = nic_transmit(h) && ok;
+      drop_messages(h);
+      if (!stays_due(h)) due_[w] &= ~(uint64_t{1} << b);
+    }
   }
   return ok;
 }
 
 template <class Shape>
-inline int64_t SimModel<Shape>::next_event_ps() const noexcept {
+bool SimModel<Shape>::stays_due(uint32_t h) noexcept {
+  const Host& host = hosts_[h];
+  if (!host.dropped_flows.empty()) return true;
+  if (host.link_free_ps > now_ps_) {
+    host_wake_.set(h, host.link_free_ps);
+    return false;
+  }
+  if (host.held_mask != 0) return true;  // the arbiter held a ready class
+  // A class held for credit waits for its credit (mark_due on the return).
+  for (uint32_t m = class_mask(host) & ~credit_held_mask(host); m != 0; m &= m - 1) {
+    const auto c = static_cast<uint32_t>(__builtin_ctz(m));
+    if (scheds_[sched_of(host, c)].any_backlogged()) return true;
+  }
+  return false;
+}
+
+template <class Shape>
+int64_t SimModel<Shape>::host_next_event_ps(uint32_t h) const noexcept {
+  const Host& host = hosts_[h];
   int64_t next = INT64_MAX;
-  for (uint32_t h = 0; h < host_count(); ++h) {
-    const Host& host = hosts_[h];
-    if (host.link_free_ps > now_ps_) {
-      next = std::min(next, host.link_free_ps);
-    } else {
-      // Credit-held classes wait for a credit return, an event of its own.
-      for (uint32_t m = class_mask(host) & ~credit_held_mask(host); m != 0; m &= m - 1) {
-        const auto c = static_cast<uint32_t>(__builtin_ctz(m));
-        const policy::TreeScheduler& sched = scheds_[sched_of(host, c)];
-        if (sched.any_backlogged()) next = std::min(next, sched.next_eligible());
-      }
-      if constexpr (kFabric) {
-        if (host.held_mask != 0)
-          next = std::min(next, arbiters_[h].next_eligible_ps(host.held_mask));
-      }
+  if (host.link_free_ps > now_ps_) {
+    next = host.link_free_ps;
+  } else {
+    // Credit-held classes wait for a credit return, an event of its own.
+    for (uint32_t m = class_mask(host) & ~credit_held_mask(host); m != 0; m &= m - 1) {
+      const auto c = static_cast<uint32_t>(__builtin_ctz(m));
+      const policy::TreeScheduler& sched = scheds_[sched_of(host, c)];
+      if (sched.any_backlogged()) next = std::min(next, sched.next_eligible());
     }
     if constexpr (kFabric) {
-      if (host.drop_free_ps > now_ps_) {
-        for (const uint32_t flow : host.dropped_flows) {
-          if (flows_[flow].next_tx != flows_[flow].tail) {
-            next = std::min(next, host.drop_free_ps);
-            break;
-          }
-        }
-      }
-      if (!host.drop_done.empty()) next = std::min(next, host.drop_done.front().time_ps);
+      if (host.held_mask != 0) next = std::min(next, arbiters_[h].next_eligible_ps(host.held_mask));
     }
   }
+  if constexpr (kFabric) {
+    if (host.drop_free_ps > now_ps_) {
+      for (const uint32_t flow : host.dropped_flows) {
+        if (flows_[flow].next_tx != flows_[flow].tail) {
+          next = std::min(next, host.drop_free_ps);
+          break;
+        }
+      }
+    }
+    if (!host.drop_done.empty()) next = std::min(next, host.drop_done.front().time_ps);
+  }
+  return next;
+}
+
+template <class Shape>
+inline int64_t SimModel<Shape>::next_event_ps() const noexcept {
+  int64_t next = INT64_MAX;
+  if constexpr (kFabric) {
+    // Hosts not due add nothing but their link's end, which host_wake_ holds.
+    next = host_wake_.top_time();
+    for (size_t w = 0; w < due_.size(); ++w) {
+      for (uint64_t bits = due_[w]; bits != 0; bits &= bits - 1) {
+        next = std::min(next,
+                        host_next_event_ps(static_cast<uint32_t>(w * 64 + __builtin_ctzll(bits))));
+      }
+    }
+  } else {
+    next = host_next_event_ps(0);
+  }
   if (switched()) next = std::min(next, switch_.next_event_ps(now_ps_));
-  if (program() != nullptr) next = std::min(next, wakeups_.top_time());
+  if (wakeups_used()) next = std::min(next, wakeups_.top_time());
   for (uint32_t l = 0; l < lane_count(); ++l) {
     const Lane& lane = lanes_[l];
     if (!lane.tx_done.empty()) next = std::min(next, lane.tx_done.front().time_ps);
@@ -545,7 +645,8 @@ bool SimModel<Shape>::tx_done_due() const noexcept {
     if (!lane.tx_done.empty() && lane.tx_done.front().time_ps <= now_ps_) return true;
   }
   if constexpr (kFabric) {
-    for (const Host& host : hosts_) {
+    for (const uint32_t h : discard_hosts_) {
+      const Host& host = hosts_[h];
       if (!host.drop_done.empty() && host.drop_done.front().time_ps <= now_ps_) return true;
     }
   }
@@ -697,6 +798,9 @@ void SimModel<Shape>::run_wakeups() noexcept {
       case kWakeProbeArrive:
         probe_arrived(flow);
         break;
+      case kWakeRetransmit:
+        retransmit_timeout(flow);
+        break;
       default: {  // kWakeProbeBack
         RateEvent rtt{RateEvent::Kind::rtt, flow, at_ps / 1000};
         rtt.rtt_ns = (at_ps - probe_sent_ps_[flow]) / 1000;
@@ -803,6 +907,39 @@ void SimModel<Shape>::set_timer(uint32_t flow, int64_t delay_ns) noexcept {
   }
   const int64_t delay_ps = delay_ns >= INT64_MAX / 4000 ? INT64_MAX / 4 : delay_ns * 1000;
   wakeups_.set(key, now_ps_ + delay_ps);
+}
+
+// ---- Lossy mode ------------------------------------------------------------------------------
+
+template <class Shape>
+void SimModel<Shape>::go_back(uint32_t flow, uint32_t psn) noexcept {
+  FlowQueue& fq = flows_[flow];
+  if (psn >= fq.psn_end) return;  // nothing sent from there on
+  // The message holding `psn`: not delivered, so not completed, so at or after head.
+  uint32_t m = fq.head;
+  for (; m != fq.tail; ++m) {
+    const SqEntry& sq = entry(flow, m);
+    if (psn < sq.first_psn + wire_.packets_for_message(sq.message.bytes)) break;
+  }
+  if (m == fq.tail) return;  // cannot happen: the PSN was sent
+  const SqEntry& sq = entry(flow, m);
+  const bool was_idle = fq.next_tx == fq.tail;
+  fq.next_tx = m;
+  fq.next_packet = psn - sq.first_psn;
+  fq.packets = wire_.packets_for_message(sq.message.bytes);
+  fq.next_psn = psn;
+  ++fq.epoch;
+  if (was_idle) admit(flow);
+}
+
+template <class Shape>
+void SimModel<Shape>::retransmit_timeout(uint32_t flow) noexcept {
+  // Model choice: the sender learns what the receiver lacks without the ACK's delay (the
+  // timeout is far longer than a round trip).
+  const uint32_t expected = switch_.expected_psn(flow);
+  if (expected >= flows_[flow].psn_end) return;  // everything sent arrived
+  ++stats_.retransmit_timeouts;
+  go_back(flow, expected);
 }
 
 template class SimModel<SingleLink>;

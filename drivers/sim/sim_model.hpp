@@ -88,20 +88,31 @@ class SimModel final : public Queue, public Clock, private RateActions {
   }
   /// Bytes of switch buffer per (ingress host, switch class); 0 without a switch.
   int64_t switch_buffer_bytes() const noexcept { return switched() ? switch_.buffer_bytes() : 0; }
+  int64_t lossy_buffer_bytes() const noexcept {
+    return switched() ? switch_.lossy_buffer_bytes() : 0;
+  }
   int64_t queue_depth_percentile_bytes(double fraction) const noexcept {
     return switched() ? switch_.queue_depth_percentile_bytes(fraction) : 0;
   }
   int64_t queue_depth_max_bytes() const noexcept {
     return switched() ? switch_.queue_depth_max_bytes() : 0;
   }
+  void queue_depth_series(uint32_t c, std::vector<double>& max_bytes,
+                          std::vector<double>& mean_bytes) const {
+    max_bytes.clear();
+    mean_bytes.clear();
+    if (switched()) switch_.depth_series(c, now_ps_, max_bytes, mean_bytes);
+  }
   /// Classes that have flows, at the NIC ports and at the switch egress.
   uint32_t nic_class_mask() const noexcept { return nic_class_mask_; }
+  bool lossy_fabric() const noexcept { return lossy(); }
   uint32_t switch_class_mask() const noexcept { return switched() ? switch_.class_mask() : 0; }
 
  private:
   struct SqEntry {
     Message message;
-    int64_t sent_ps = 0;  // start of the first packet
+    int64_t sent_ps = 0;     // start of the first packet
+    uint32_t first_psn = 0;  // its first packet's PSN (set when first sent)
   };
   struct FlowQueue {
     uint32_t head = 0;     // oldest message whose tx_done has not been polled
@@ -111,6 +122,9 @@ class SimModel final : public Queue, public Clock, private RateActions {
     uint32_t packets = 0;  // of the message at next_tx, once its first packet went
     policy::RdmaOp op = policy::RdmaOp::write;
     uint32_t middle_wire_bytes = 0;  // of a packet neither first nor last of its message
+    uint32_t next_psn = 0;           // PSN of the packet to send next
+    uint32_t psn_end = 0;            // one past the highest PSN sent (below: a retransmission)
+    uint32_t epoch = 0;              // lossy: how often the flow went back
   };
   // Why a backlogged flow is out of its class's tree (FlowInfo::held): it is never scheduled
   // while any bit is set.
@@ -172,14 +186,15 @@ class SimModel final : public Queue, public Clock, private RateActions {
   uint32_t credit_held_mask(const Host& host) const noexcept {
     return switched() ? host.credit_held_mask : 0;
   }
-  /// Rings of tx_done events: each lane's, then (Fabric) each host's discard engine's.
+  /// Rings of tx_done events: each lane's, then (Fabric) the discard engine's of each host that
+  /// has discarded flows (the others' stay empty), in host order.
   uint32_t done_ring_count() const noexcept {
-    if constexpr (kFabric) return lane_count() + static_cast<uint32_t>(hosts_.size());
+    if constexpr (kFabric) return lane_count() + static_cast<uint32_t>(discard_hosts_.size());
     return lane_count();
   }
   RingBuffer<TxDoneEvent>& done_ring(uint32_t d) noexcept {
     if constexpr (kFabric) {
-      if (d >= lane_count()) return hosts_[d - lane_count()].drop_done;
+      if (d >= lane_count()) return hosts_[discard_hosts_[d - lane_count()]].drop_done;
     }
     return lanes_[d].tx_done;
   }
@@ -229,10 +244,19 @@ class SimModel final : public Queue, public Clock, private RateActions {
   [[gnu::always_inline]] int64_t next_event_ps() const noexcept;
   bool tx_done_due() const noexcept;
   bool rx_due_high_water() const noexcept;
-  /// Takes the next packet of `flow`'s current message (payload, wire bytes, send-queue slot)
-  /// and advances the bookkeeping; returns whether it was the message's last packet.
+  /// Takes the next packet of `flow`'s current message (payload, wire bytes, send-queue slot,
+  /// PSN) and advances the bookkeeping; returns whether it was the message's last packet.
   [[gnu::always_inline]] bool take_packet(uint32_t flow, uint32_t& payload, uint32_t& wire_bytes,
-                                          uint16_t& slot) noexcept;
+                                          uint16_t& slot, uint32_t& psn) noexcept;
+  /// Lossy: whether the switch drops instead of holding back.
+  bool lossy() const noexcept { return switched() && switch_.lossy(); }
+  /// Whether the wake-up heap is in use (a program, or lossy mode's retransmission timers).
+  bool wakeups_used() const noexcept { return program() != nullptr || lossy(); }
+  /// Lossy: `flow` goes back to `psn` (a NACK, or its timeout): its next packet is that one.
+  void go_back(uint32_t flow, uint32_t psn) noexcept;
+  /// Lossy: `flow` sent nothing for retransmit_timeout_ps_; goes back when the receiver lacks
+  /// something it sent.
+  void retransmit_timeout(uint32_t flow) noexcept;
   uint32_t next_packet_wire_bytes(uint32_t flow) noexcept;
   void fill_rx(Completion& c, const RxEvent& rx) const noexcept;
   void fill_tx_done(Completion& c, const TxDoneEvent& done) noexcept;
@@ -259,16 +283,36 @@ class SimModel final : public Queue, public Clock, private RateActions {
   SimSwitch switch_;
   std::vector<std::vector<uint32_t>> paused_;  // per switch buffer: flows waiting for credit
 
+  // Which hosts a step visits (Fabric). A visit to a host whose link is busy, or whose link is
+  // free with nothing it may send, changes nothing; so a step visits only the hosts marked due
+  // (a bit each, visited in host order as before): those whose link frees now (host_wake_), whose
+  // flows were admitted or whose switch credit came back, and those that stay due while their
+  // link is free and a class has work (as every host was visited on every step before: the
+  // trees' and arbiters' picks see the same instants). Hosts with discarded flows always stay due.
+  void mark_due(uint32_t h) noexcept { due_[h >> 6] |= uint64_t{1} << (h & 63); }
+  /// After visiting `h`: whether it stays due (else: due again when its link frees or when
+  /// something admits a flow of it or returns its credit).
+  bool stays_due(uint32_t h) noexcept;
+  /// The part of next_event_ps() host `h` adds (as when every host was looked at).
+  int64_t host_next_event_ps(uint32_t h) const noexcept;
+  std::vector<uint64_t> due_;            // bit per host
+  WakeupHeap host_wake_;                 // key: host, when its busy link frees
+  std::vector<uint32_t> discard_hosts_;  // hosts with discarded (VL15) flows
+
   // Rate control (Fabric, with a program).
   // kWakeProbeArrive: the flow's probe reaches the receiver; kWakeProbeBack: its answer reaches
   // the sender.
+  // kWakeRetransmit: lossy mode's retransmission timer. (Equal times pop in key order, flow
+  // first, so a new kind keeps the order of the others.)
   enum WakeKind : uint32_t {
     kWakeRelease,
     kWakeTimer,
     kWakeProbeArrive,
     kWakeProbeBack,
+    kWakeRetransmit,
     kWakeKinds
   };
+  int64_t retransmit_timeout_ps_ = 0;
   RateControl* program_ = nullptr;
   uint32_t program_events_ = 0;  // RateControl::event_mask()
   FlowRateLimiter limiter_;

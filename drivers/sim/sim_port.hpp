@@ -58,7 +58,15 @@ class SimPort {
   bool switched() const noexcept {
     return std::visit([](const auto& m) { return m.switched(); }, model_);
   }
+  /// Whether the switch drops (lossy mode) instead of holding the NICs back.
+  bool lossy() const noexcept {
+    return std::visit([](const auto& m) { return m.lossy_fabric(); }, model_);
+  }
   /// Bytes of switch buffer per (ingress host, switch class).
+  /// Lossy: bytes of each switch egress class's buffer.
+  int64_t lossy_buffer_bytes() const noexcept {
+    return std::visit([](const auto& m) { return m.lossy_buffer_bytes(); }, model_);
+  }
   int64_t switch_buffer_bytes() const noexcept {
     return std::visit([](const auto& m) { return m.switch_buffer_bytes(); }, model_);
   }
@@ -73,6 +81,11 @@ class SimPort {
   int64_t queue_depth_percentile_bytes(double fraction) const noexcept {
     return std::visit(
         [fraction](const auto& m) { return m.queue_depth_percentile_bytes(fraction); }, model_);
+  }
+  /// Switch egress class `c`'s depth per bin of the measured window, up to now.
+  void queue_depth_series(uint32_t c, std::vector<double>& max_bytes,
+                          std::vector<double>& mean_bytes) const {
+    std::visit([&](const auto& m) { m.queue_depth_series(c, max_bytes, mean_bytes); }, model_);
   }
   int64_t queue_depth_max_bytes() const noexcept {
     return std::visit([](const auto& m) { return m.queue_depth_max_bytes(); }, model_);

@@ -27,10 +27,18 @@ struct PortStats {
   uint64_t switch_busy_ps = 0;    // switch egress link serialising
   uint64_t credit_pauses = 0;     // a flow held because its switch buffer had no room
   uint64_t switch_buffer_high_water_bytes = 0;  // most credit in use on one (ingress, class)
-  uint64_t ecn_marks = 0;          // packets marked CE entering the switch
-  uint64_t cnps = 0;               // CNPs the receiver sent
+  uint64_t ecn_marks = 0;                       // packets marked CE entering the switch
+  uint64_t cnps = 0;                            // CNPs the receiver sent
   uint64_t cnp_ring_overflows = 0;  // CNPs lost because too many were in flight (never with
                                     // the ring sized for the fabric; counted to be sure)
+  // Lossy mode.
+  uint64_t switch_drops = 0;             // packets tail-dropped at the switch egress
+  uint64_t out_of_sequence_packets = 0;  // discarded by the receiver (after a gap)
+  uint64_t nacks = 0;                    // NACKs the receiver sent
+  uint64_t retransmitted_packets = 0;    // packets a NIC sent again after going back
+  uint64_t retransmitted_wire_bytes = 0;
+  uint64_t retransmit_timeouts = 0;  // go-backs after a silent flow's timeout (no NACK came)
+  std::array<uint64_t, policy::kMaxArbClasses> switch_class_drops{};
   std::array<uint64_t, policy::kMaxArbClasses> class_packets{};  // NIC classes, all hosts
   std::array<uint64_t, policy::kMaxArbClasses> class_wire_bytes{};
   std::array<uint64_t, policy::kMaxArbClasses> switch_class_packets{};

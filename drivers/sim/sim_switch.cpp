@@ -34,12 +34,17 @@ void SimSwitch::configure(const Config& config) {
   const auto loop_bytes = static_cast<int64_t>(static_cast<double>(config.nic_rate_bps) / 8.0 *
                                                loop_ps / static_cast<double>(kPsPerSecond));
   buffer_bytes_ = std::max<int64_t>(kMinBufferBytes, loop_bytes + 2 * largest);
+  lossy_ = config.lossy;
+  lossy_buffer_bytes_ = config.lossy_buffer_bytes;
+  // Lossy: one ingress buffer may hold all of its class's.
+  const int64_t most_queued_bytes = lossy_ ? lossy_buffer_bytes_ : buffer_bytes_;
   const size_t buffers = size_t{hosts_} * classes_;
   queues_.assign(buffers, RingBuffer<Packet>{});
   for (auto& queue : queues_) {
-    queue.reset(static_cast<size_t>(buffer_bytes_ / config.smallest_packet_bytes) + 2);
+    queue.reset(static_cast<size_t>(most_queued_bytes / config.smallest_packet_bytes) + 2);
   }
   credit_used_.assign(buffers, 0);
+  queue_bytes_.assign(buffers, 0);
   const uint64_t min_ps = packet_ps(config.smallest_packet_bytes, rate_bps_);
   credits_.reset(ring_entries(static_cast<uint64_t>(nic_propagation_ps_) / min_ps + kRingSlack));
 
@@ -52,14 +57,21 @@ void SimSwitch::configure(const Config& config) {
   const auto cnp_flight_ps =
       static_cast<uint64_t>(receiver_propagation_ps_ + ack_propagation_ps_) + 1;
   cnps_.reset(queue_cnps_ ? ring_entries(cnp_flight_ps / min_ps + kRingSlack) : 1);
-  depth_counts_.assign(
-      static_cast<size_t>(buffer_bytes_ * static_cast<int64_t>(hosts_) / kDepthBucketBytes) + 2, 0);
+  depth_series_.configure(classes_, config.series_start_ps, config.series_bin_ps,
+                          config.series_bins);
+  receiver_.reset(lossy_ ? config.flows : 0);
+  // One NACK per flow per sender round; a timeout may start a round while one is on its way.
+  nacks_.reset(lossy_ ? 4 * size_t{config.flows} + 4 : 1);
+  const int64_t class_bytes =
+      lossy_ ? lossy_buffer_bytes_ : buffer_bytes_ * static_cast<int64_t>(hosts_);
+  depth_counts_.assign(static_cast<size_t>(class_bytes / kDepthBucketBytes) + 2, 0);
   start();
 }
 
 void SimSwitch::start() noexcept {
   for (auto& queue : queues_) queue.clear();
   std::fill(credit_used_.begin(), credit_used_.end(), 0);
+  std::fill(queue_bytes_.begin(), queue_bytes_.end(), 0);
   credits_.clear();
   rr_.fill(0);
   free_ps_ = 0;
@@ -70,6 +82,9 @@ void SimSwitch::start() noexcept {
   random_state_ = seed_ * 0x9E3779B97F4A7C15ULL | 1;
   std::fill(last_cnp_ps_.begin(), last_cnp_ps_.end(), INT64_MIN);
   cnps_.clear();
+  receiver_.start();
+  depth_series_.start();
+  nacks_.clear();
   std::fill(depth_counts_.begin(), depth_counts_.end(), 0);
   depth_samples_ = 0;
   queue_depth_max_bytes_ = 0;
@@ -117,10 +132,17 @@ int64_t SimSwitch::queue_depth_percentile_bytes(double fraction) const noexcept 
   return queue_depth_max_bytes_;
 }
 
-void SimSwitch::accept(uint32_t buffer, const Packet& packet, PortStats& stats) noexcept {
+bool SimSwitch::accept(uint32_t buffer, const Packet& packet, int64_t now_ps,
+                       PortStats& stats) noexcept {
   const uint32_t switch_class = buffer % classes_;
   int64_t& class_bytes = class_queued_bytes_[switch_class];
+  if (lossy_ && class_bytes + packet.wire_bytes > lossy_buffer_bytes_) {
+    ++stats.switch_drops;
+    ++stats.switch_class_drops[switch_class];
+    return false;
+  }
   class_bytes += packet.wire_bytes;
+  depth_series_.change(switch_class, now_ps, class_bytes);
   queue_depth_max_bytes_ = std::max(queue_depth_max_bytes_, class_bytes);
   ++depth_counts_[std::min<size_t>(static_cast<size_t>(class_bytes / kDepthBucketBytes),
                                    depth_counts_.size() - 1)];
@@ -131,16 +153,11 @@ void SimSwitch::accept(uint32_t buffer, const Packet& packet, PortStats& stats) 
     ++stats.ecn_marks;
   }
   queues_[buffer].push(queued);
+  queue_bytes_[buffer] += packet.wire_bytes;
   credit_used_[buffer] += packet.wire_bytes;
   stats.switch_buffer_high_water_bytes =
       std::max(stats.switch_buffer_high_water_bytes, static_cast<uint64_t>(credit_used_[buffer]));
-}
-
-int64_t SimSwitch::queued_bytes(uint32_t buffer) const noexcept {
-  const RingBuffer<Packet>& queue = queues_[buffer];
-  int64_t bytes = 0;
-  for (size_t i = 0; i < queue.size(); ++i) bytes += queue.at(i).wire_bytes;
-  return bytes;
+  return true;
 }
 
 int64_t SimSwitch::bytes_ahead_of_probe(uint32_t buffer) const noexcept {
@@ -193,19 +210,31 @@ bool SimSwitch::forward(int64_t now_ps, Lane& lane, PortStats& stats) noexcept {
   RingBuffer<Packet>& queue = queues_[buffer];
   const Packet packet = queue.front();
   queue.pop();
+  queue_bytes_[buffer] -= packet.wire_bytes;
   const int64_t end_ps =
       now_ps + serialise(packet.wire_bytes, static_cast<uint64_t>(rate_bps_), carry_);
   arbiter_->sent(c, packet.wire_bytes, now_ps);
   class_queued_bytes_[c] -= packet.wire_bytes;
-  if (packet.ecn) answer_mark(packet, end_ps + receiver_propagation_ps_, stats);
-  lane.rx.push(RxEvent{end_ps + receiver_propagation_ps_, packet.flow, packet.slot, packet.last,
-                       packet.payload_bytes, packet.wire_bytes});
-  if (packet.last) {
-    lane.tx_done.push(
-        TxDoneEvent{end_ps + receiver_propagation_ps_ + ack_propagation_ps_, packet.flow});
+  depth_series_.change(c, now_ps, class_queued_bytes_[c]);
+  const int64_t rx_ps = end_ps + receiver_propagation_ps_;
+  if (packet.ecn) answer_mark(packet, rx_ps, stats);
+  const GoBackNReceiver::Verdict verdict =
+      lossy_ ? receiver_.on_arrival(packet.flow, packet.psn, packet.epoch)
+             : GoBackNReceiver::Verdict::deliver;
+  if (verdict == GoBackNReceiver::Verdict::deliver) {
+    lane.rx.push(RxEvent{rx_ps, packet.flow, packet.slot, packet.last, packet.payload_bytes,
+                         packet.wire_bytes});
+    if (packet.last) lane.tx_done.push(TxDoneEvent{rx_ps + ack_propagation_ps_, packet.flow});
+  } else {
+    ++stats.out_of_sequence_packets;
+    if (verdict == GoBackNReceiver::Verdict::discard_and_nack && !nacks_.full()) {
+      ++stats.nacks;
+      nacks_.push(
+          Nack{rx_ps + ack_propagation_ps_, packet.flow, receiver_.expected_psn(packet.flow)});
+    }
   }
   // The buffer space frees as the packet starts out; the NIC hears of it one hop later.
-  credits_.push(CreditEvent{now_ps + nic_propagation_ps_, buffer, packet.wire_bytes});
+  if (!lossy_) credits_.push(CreditEvent{now_ps + nic_propagation_ps_, buffer, packet.wire_bytes});
   free_ps_ = end_ps;
   stats.switch_busy_ps += static_cast<uint64_t>(end_ps - now_ps);
   ++stats.switch_class_packets[c];
@@ -227,6 +256,7 @@ int64_t SimSwitch::next_event_ps(int64_t now_ps) const noexcept {
   }
   if (!credits_.empty()) next = std::min(next, credits_.front().time_ps);
   if (!cnps_.empty()) next = std::min(next, cnps_.front().time_ps);
+  if (!nacks_.empty()) next = std::min(next, nacks_.front().time_ps);
   return next;
 }
 

@@ -97,6 +97,11 @@ Status Driver::apply(const policy::QosPlan& plan) {
     return invalid(Errc::not_supported,
                    "cannot model ECN marking at a switch (--driver sim can)", "fabric.ecn");
   }
+  if (!caps.congestion_model && plan.congestion.lossy) {
+    return invalid(Errc::not_supported,
+                   "cannot model a lossy switch (drops, NACKs, retransmission; --driver sim can)",
+                   "fabric.mode");
+  }
   if (plan.switched && !(plan.switch_rate_bps >= 0.0 && std::isfinite(plan.switch_rate_bps))) {
     return invalid(Errc::invalid_config, "the switch rate must be >= 0 bit/s",
                    "fabric.switch_rate");

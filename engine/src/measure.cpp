@@ -1,6 +1,7 @@
 #include "qb/engine/measure.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 
 namespace qb::engine {
@@ -46,6 +47,36 @@ void summarise_histograms(TrafficMeasurement& m) {
 
 }  // namespace
 
+namespace {
+
+// Per queue and bin: the deepest over the repetitions, the mean of their means (a queue or bin
+// a repetition lacks counts as empty there).
+std::vector<drv::QueueDepthSeries> merge_queue_depth(
+    const std::vector<const RepetitionMeasurement*>& reps) {
+  std::vector<drv::QueueDepthSeries> out;
+  for (const auto* rep : reps) {
+    for (const drv::QueueDepthSeries& q : rep->queue_depth) {
+      auto it = std::find_if(out.begin(), out.end(),
+                             [&](const drv::QueueDepthSeries& o) { return o.name == q.name; });
+      if (it == out.end()) {
+        out.push_back(drv::QueueDepthSeries{q.name, {}, {}});
+        it = std::prev(out.end());
+      }
+      if (it->max_bytes.size() < q.max_bytes.size()) it->max_bytes.resize(q.max_bytes.size());
+      if (it->mean_bytes.size() < q.mean_bytes.size()) it->mean_bytes.resize(q.mean_bytes.size());
+      for (size_t b = 0; b < q.max_bytes.size(); ++b) {
+        it->max_bytes[b] = std::max(it->max_bytes[b], q.max_bytes[b]);
+      }
+      for (size_t b = 0; b < q.mean_bytes.size(); ++b) {
+        it->mean_bytes[b] += q.mean_bytes[b] / static_cast<double>(reps.size());
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 ScenarioMeasurement measure(const ScenarioRun& run) {
   const suite::CompiledScenario& compiled = run.compiled;
   const policy::QosPlan& plan = compiled.plan;
@@ -76,6 +107,7 @@ ScenarioMeasurement measure(const ScenarioRun& run) {
     }
   }
   out.driver_stats.assign(stats.begin(), stats.end());
+  out.queue_depth = merge_queue_depth(reps);
 
   // Rates are over the window a repetition measured: all of it unless it was interrupted.
   auto window_ns = [&](const RepetitionMeasurement& rep) {

@@ -11,7 +11,7 @@ namespace {
 
 // Bumped whenever a field is added: processes of one job run one build, but a stale binary on
 // one host must fail loudly rather than merge garbage.
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;  // 2: the switch queue depth series
 
 class ByteWriter {
  public:
@@ -175,6 +175,11 @@ std::string encode_outcome(const RepetitionOutcome& outcome) {
     out.put(std::string_view(stat.first));
     out.put(stat.second);
   });
+  put_list(w, m.queue_depth, [](ByteWriter& out, const drv::QueueDepthSeries& series) {
+    out.put(std::string_view(series.name));
+    put_list(out, series.max_bytes, [](ByteWriter& o, double v) { o.put(v); });
+    put_list(out, series.mean_bytes, [](ByteWriter& o, double v) { o.put(v); });
+  });
   w.put(m.wall_seconds);
   w.put(m.ran);
   w.put(m.complete);
@@ -203,20 +208,26 @@ Result<RepetitionOutcome> decode_outcome(std::string_view bytes) {
                     "every host",
                     version, kFormatVersion));
   }
-  const bool ok = r.get(outcome.scenario) && r.get(outcome.repetition) && r.get(outcome.workers) &&
-                  r.get(outcome.clock) && get_list(r, m.flows, 64, get_counters) &&
-                  get_list(r, m.flow_latency, 40, get_latency) &&
-                  get_list(r, m.group_latency, 40, get_latency) &&
-                  get_list(r, m.driver_stats, 16,
-                           [](ByteReader& in, std::pair<std::string, double>& stat) {
-                             return in.get(stat.first) && in.get(stat.second);
-                           }) &&
-                  r.get(m.wall_seconds) && r.get(m.ran) && r.get(m.complete) &&
-                  r.get(m.measured_ns) &&
-                  get_list(r, outcome.latency, 2 * 60, [](ByteReader& in, FlowLatency& latency) {
-                    return get_histogram(in, latency.from_scheduled_ns) &&
-                           get_histogram(in, latency.from_sent_ns);
-                  });
+  const bool ok =
+      r.get(outcome.scenario) && r.get(outcome.repetition) && r.get(outcome.workers) &&
+      r.get(outcome.clock) && get_list(r, m.flows, 64, get_counters) &&
+      get_list(r, m.flow_latency, 40, get_latency) &&
+      get_list(r, m.group_latency, 40, get_latency) &&
+      get_list(r, m.driver_stats, 16,
+               [](ByteReader& in, std::pair<std::string, double>& stat) {
+                 return in.get(stat.first) && in.get(stat.second);
+               }) &&
+      get_list(r, m.queue_depth, 24,
+               [](ByteReader& in, drv::QueueDepthSeries& series) {
+                 const auto get_double = [](ByteReader& from, double& v) { return from.get(v); };
+                 return in.get(series.name) && get_list(in, series.max_bytes, 8, get_double) &&
+                        get_list(in, series.mean_bytes, 8, get_double);
+               }) &&
+      r.get(m.wall_seconds) && r.get(m.ran) && r.get(m.complete) && r.get(m.measured_ns) &&
+      get_list(r, outcome.latency, 2 * 60, [](ByteReader& in, FlowLatency& latency) {
+        return get_histogram(in, latency.from_scheduled_ns) &&
+               get_histogram(in, latency.from_sent_ns);
+      });
   if (!ok) return bad("truncated or corrupt");
   if (!r.done()) return bad("trailing bytes");
   return outcome;

@@ -212,6 +212,7 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
   summarise_repetition(compiled, result);
   const Status stopped = check(d.stop(), "stop");
   result.measurement.driver_stats = d.stats();
+  result.measurement.queue_depth = d.queue_depth_series();
   d.close();
   if (!stopped) return stopped.error();
   result.measurement.wall_seconds =

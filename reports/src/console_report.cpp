@@ -86,6 +86,25 @@ void print_convergence(const Convergence& c, std::ostream& out) {
   }
 }
 
+// A lossy fabric's drops and repairs (the simulator's driver stats, mean per repetition); the
+// rates above count in-order deliveries only.
+void print_lossy(const ScenarioResult& s, std::ostream& out) {
+  double drops = -1, nacks = 0, timeouts = 0, again = 0, again_bytes = 0;
+  for (const auto& [name, value] : s.driver_stats) {
+    if (name == "switch_drops") drops = value;
+    if (name == "nacks") nacks = value;
+    if (name == "retransmit_timeouts") timeouts = value;
+    if (name == "retransmitted_packets") again = value;
+    if (name == "retransmitted_wire_bytes") again_bytes = value;
+  }
+  if (drops < 0) return;  // lossless
+  fmt::print(out,
+             "  lossy fabric (per repetition): {:.0f} packets dropped at the switch, {:.0f} NACKs, "
+             "{:.0f} timer go-backs, {:.0f} packets ({:.0f} wire bytes) sent again; the rates "
+             "above are goodput\n",
+             drops, nacks, timeouts, again, again_bytes);
+}
+
 void print_classes(const ScenarioResult& s, std::ostream& out, RateUnit unit) {
   // Shares are of the port that arbitrates the classes (the switch egress when there is one).
   const RateHeader h = rate_header(unit);
@@ -155,6 +174,7 @@ void print_scenario(const ScenarioResult& s, std::ostream& out, const ConsoleOpt
              worst_error(s.groups, s.fairness.worst_group, s.fairness.worst_group_error),
              s.fairness.worst_group);
   if (s.convergence.present) print_convergence(s.convergence, out);
+  print_lossy(s, out);
   if (!s.gates.empty()) fmt::print(out, "  gates:\n");
   for (const auto& gate : s.gates) {
     fmt::print(out, "    {} {:<28} {}   {}\n", gate.passed ? "PASS" : "FAIL", gate.name,

@@ -104,11 +104,16 @@ std::vector<std::string> model_choices(const suite::CompiledScenario& compiled) 
         "groups, then ETS percentages; VLArb high table bounded by high_limit, then weights by "
         "the 64-byte credit rule); the scheduling tree then divides each class's share among "
         "its flows");
-    if (compiled.plan.hosts > 1 && compiled.plan.switched) {
+    if (compiled.plan.hosts > 1 && compiled.plan.switched && !compiled.plan.congestion.lossy) {
       out.push_back(
           "switch egress: classes first, then the hosts of a class equally (water-filled by "
           "demand); lossless back-pressure lets a host's NIC give what the switch holds back to "
           "its other flows");
+    } else if (compiled.plan.hosts > 1 && compiled.plan.switched) {
+      out.push_back(
+          "switch egress: classes first, then the hosts of a class equally (water-filled by "
+          "demand); the switch is lossy (tail drop, go-back-N): the expectation is the same, "
+          "what drops and retransmissions cost shows as measured error");
     }
   }
   for (uint32_t f = 0; f < compiled.plan.flows.size(); ++f) {

@@ -687,6 +687,15 @@ void scenario_section(Markup& m, const ScenarioResult& s, size_t index, const Ht
   m.element("h3", {}, "Throughput over time");
   html::throughput_figure(m, s, order, baseline);
 
+  if (!s.queue_depth.empty()) {
+    m.element("h3", {}, "Switch queue depth over time");
+    m.element("p", {{"class", "note"}},
+              "Bytes each switch egress class holds (queued, or on their way from the NICs), per " +
+                  format_ns(static_cast<double>(s.bin_ns)) +
+                  " bin: the time-weighted mean and the deepest, over the repetitions.");
+    html::queue_figure(m, s);
+  }
+
   m.element("h3", {}, "Latency percentile spectrum per group");
   html::latency_figure(m, s);
 

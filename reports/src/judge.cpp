@@ -178,6 +178,9 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run,
   if (measured.repetitions_partial != 0) out.measured_ns_reps = measured.measured_ns_reps;
   out.wall_seconds = measured.wall_seconds;
   out.driver_stats = measured.driver_stats;
+  for (const drv::QueueDepthSeries& q : measured.queue_depth) {
+    out.queue_depth.push_back(QueueDepthSeries{q.name, q.max_bytes, q.mean_bytes});
+  }
 
   for (size_t f = 0; f < compiled.plan.flows.size(); ++f) {
     const auto& plan = compiled.plan.flows[f];

@@ -523,6 +523,21 @@ bool has_convergence(const ScenarioResult& scenario) {
   return scenario.convergence.present;
 }
 
+const Field<QueueDepthSeries> kQueueDepthFields[] = {
+    member<&QueueDepthSeries::name>("name"),
+    member<&QueueDepthSeries::max_bytes>("max_bytes"),
+    member<&QueueDepthSeries::mean_bytes>("mean_bytes"),
+};
+template <>
+const RecordSchema<QueueDepthSeries>& schema_of<QueueDepthSeries>() {
+  static const RecordSchema<QueueDepthSeries> schema{kQueueDepthFields};
+  return schema;
+}
+
+bool has_queue_depth(const ScenarioResult& scenario) {
+  return !scenario.queue_depth.empty();
+}
+
 // Flows carry their class fields only in scenarios with classes.
 struct ScenarioFlows {
   static Json write(const ScenarioResult& scenario) {
@@ -604,6 +619,8 @@ const Field<ScenarioResult> kScenarioFields[] = {
     // Only with several hosts: the tree of each host's NIC ("tree" sums them).
     member<&ScenarioResult::host_trees>("host_trees", Presence::optional, has_host_trees),
     member<&ScenarioResult::driver_stats>("driver_stats"),
+    // Only when the driver models a switch queue (congestion suites on the simulator).
+    member<&ScenarioResult::queue_depth>("queue_depth", Presence::optional, has_queue_depth),
     // Only with classes or oracle notes: other results stay as before classes existed.
     member<&ScenarioResult::classes>("classes", Presence::optional, has_classes_or_notes),
     member<&ScenarioResult::oracle_notes>("oracle_notes", Presence::optional, has_classes_or_notes),

@@ -52,6 +52,10 @@ void throughput_figure(Markup& m, const ScenarioResult& s, const std::vector<siz
 /// Latency percentile spectra, one panel per group, both bases, on a log 1/(1-p) axis.
 void latency_figure(Markup& m, const ScenarioResult& s);
 
+/// Switch egress queue depth per time bin, one series (mean and maximum) per queue; nothing
+/// when the results have none.
+void queue_figure(Markup& m, const ScenarioResult& s);
+
 /// Normalised Jain index per time bin, with the min_jain gate when there is one.
 void jain_figure(Markup& m, const ScenarioResult& s, std::optional<double> gate);
 

@@ -125,6 +125,15 @@ policy::CongestionPlan congestion_plan(const Scenario& scenario) {
     }
   }
   congestion.cnp_interval_ns = fabric.cnp_interval_ns;
+  congestion.lossy = fabric.lossy;
+  congestion.buffer_bytes = fabric.buffer_bytes;
+  congestion.retransmit_timeout_ns = fabric.retransmit_timeout_ns;
+  if (scenario.bin_ns > 0) {
+    congestion.series_start_ns = scenario.warmup_ns;
+    congestion.series_bin_ns = scenario.bin_ns;
+    congestion.series_bins =
+        static_cast<uint32_t>((scenario.duration_ns + scenario.bin_ns - 1) / scenario.bin_ns);
+  }
   congestion.seed = scenario.seed;
   congestion.report_queue = scenario.gates.max_queue_depth_bytes.has_value();
   if (scenario.dpa.present) congestion.dpa = scenario.dpa.plan;

@@ -17,6 +17,8 @@ constexpr int64_t kMaxDpaThreads = 256;  // a BlueField-3 DPA has 256 hardware t
 constexpr int64_t kMaxQueueEvents = 1 << 20;
 constexpr int64_t kMaxEcnBytes = int64_t{1} << 40;
 constexpr int64_t kMaxArbClass = 15;
+constexpr int64_t kMinLossyBufferBytes = 8192;     // a 4096-byte MTU packet with its headers, twice
+constexpr int64_t kMinRetransmitTimeoutNs = 1000;  // longer than a packet's way, so not spinning
 
 std::string program_list() {
   std::string names;
@@ -135,12 +137,42 @@ void read_fabric_congestion(const TableReader& reader, FabricSpec& fabric) {
   if (auto interval = reader.duration_ns("cnp_interval", true)) fabric.cnp_interval_ns = *interval;
   if (auto mode = reader.string("mode")) {
     if (*mode == "lossy") {
-      reader.fail_at("mode",
-                     "mode = \"lossy\" (drops, NACKs, retransmission) is not modelled "
-                     "yet; the simulated fabric is lossless (credit back-pressure)");
+      if (!fabric.switched) {
+        reader.fail_at("mode", "mode = \"lossy\" drops at the switch: it needs switch = true");
+      }
+      fabric.lossy = true;
+    } else if (*mode != "lossless") {
+      reader.fail_at("mode", fmt::format("unknown mode '{}' (use lossless or lossy)", *mode));
     }
-    if (*mode != "lossless") {
-      reader.fail_at("mode", fmt::format("unknown mode '{}' (use lossless)", *mode));
+  }
+  // Lossless buffers are sized by the credit loop (docs/dpa.md); a lossy egress class holds
+  // `buffer` bytes and drops what does not fit.
+  if (reader.has("buffer")) {
+    if (!fabric.lossy) {
+      reader.fail_at("buffer",
+                     "buffer is the lossy switch's egress class buffer: it needs mode = \"lossy\"");
+    }
+    fabric.buffer_bytes = read_bytes(reader, "buffer", kMaxEcnBytes);
+    if (fabric.buffer_bytes < kMinLossyBufferBytes) {
+      reader.fail_at("buffer", fmt::format("buffer must hold a packet: at least {} bytes, got {}",
+                                           kMinLossyBufferBytes, fabric.buffer_bytes));
+    }
+  } else if (fabric.lossy) {
+    reader.fail_at("mode",
+                   "mode = \"lossy\" needs buffer (the switch egress class buffer, e.g. "
+                   "buffer = \"256KB\")");
+  }
+  if (reader.has("retransmit_timeout")) {
+    if (!fabric.lossy) {
+      reader.fail_at("retransmit_timeout", "retransmit_timeout needs mode = \"lossy\"");
+    }
+    fabric.retransmit_timeout_ns = *reader.duration_ns("retransmit_timeout", true);
+    if (fabric.retransmit_timeout_ns < kMinRetransmitTimeoutNs) {
+      reader.fail_at(
+          "retransmit_timeout",
+          fmt::format("retransmit_timeout must be at least {}, got {}",
+                      format_duration_ns(static_cast<double>(kMinRetransmitTimeoutNs)),
+                      format_duration_ns(static_cast<double>(fabric.retransmit_timeout_ns))));
     }
   }
   const toml::table* ecn = reader.subtable("ecn");

@@ -552,7 +552,8 @@ FabricSpec read_fabric(const Located* section) {
   FabricSpec spec;
   if (section == nullptr) return spec;
   const TableReader reader(section->table(), section->path, section->file);
-  reader.allow_only({"hosts", "switch", "switch_rate", "ecn", "cnp_interval", "mode"});
+  reader.allow_only({"hosts", "switch", "switch_rate", "ecn", "cnp_interval", "mode", "buffer",
+                     "retransmit_timeout"});
   spec.where = section->path;
   spec.loc = reader.loc();
   if (auto hosts = reader.integer("hosts", 1, kMaxHosts))

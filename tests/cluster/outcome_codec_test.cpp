@@ -44,6 +44,7 @@ RepetitionOutcome sample_outcome() {
   }
   m.group_latency.push_back(RepetitionLatency{7, 10, 20, 30, 40});
   m.driver_stats = {{"sim_steps", 12345.0}, {"ratio", 0.1 + 0.2}};
+  m.queue_depth = {{"port", {1.0, 2.5e6}, {0.5, 1.0 / 7.0}}, {"TC3", {}, {}}};
   m.wall_seconds = 1.0 / 3.0;
   m.ran = true;
   m.complete = false;
@@ -88,6 +89,11 @@ TEST(OutcomeCodec, RoundTripsEveryFieldExactly) {
   ASSERT_EQ(b.group_latency.size(), 1u);
   EXPECT_EQ(b.group_latency[0].p999_ns, 40);
   EXPECT_EQ(a.driver_stats, b.driver_stats);
+  ASSERT_EQ(b.queue_depth.size(), 2u);
+  EXPECT_EQ(b.queue_depth[0].name, "port");
+  EXPECT_EQ(b.queue_depth[0].max_bytes, a.queue_depth[0].max_bytes);
+  EXPECT_EQ(b.queue_depth[0].mean_bytes, a.queue_depth[0].mean_bytes);
+  EXPECT_EQ(b.queue_depth[1].name, "TC3");
   EXPECT_EQ(std::bit_cast<uint64_t>(a.wall_seconds), std::bit_cast<uint64_t>(b.wall_seconds));
   EXPECT_EQ(a.ran, b.ran);
   EXPECT_EQ(a.complete, b.complete);

@@ -3,6 +3,7 @@
 // DPA emulator's stats and the convergence per epoch into the results.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -59,13 +60,14 @@ TEST(CongestionCli, ValidateRefusesAnUnknownProgramListingTheShippedOnes) {
       << outcome.err;
 }
 
-TEST(CongestionCli, ValidateRefusesALossyFabric) {
+TEST(CongestionCli, ValidateRefusesALossyFabricWithABadBuffer) {
   std::string text = incast("");
-  text.replace(text.find("hosts = 2\n"), 10, "hosts = 2\nmode = \"lossy\"\n");
+  text.replace(text.find("hosts = 2\n"), 10, "hosts = 2\nmode = \"lossy\"\nbuffer = \"1KB\"\n");
   const std::string path = write_temp("lossy.toml", text);
   const Outcome outcome = run_qosbench({"validate", path});
   EXPECT_EQ(outcome.exit_code, 2) << outcome.err;
-  EXPECT_NE(outcome.err.find(path + ":5:8: error: fabric.mode"), std::string::npos) << outcome.err;
+  EXPECT_NE(outcome.err.find(path + ":6:10: error: fabric.buffer"), std::string::npos)
+      << outcome.err;
 }
 
 TEST(CongestionCli, ValidateAcceptsTheGoodSuite) {
@@ -99,6 +101,49 @@ TEST(CongestionCli, RunOnTheSimulatorWritesDpaStatsAndConvergence) {
   ASSERT_TRUE(stats.contains("rtt_samples")) << stats.dump();
   EXPECT_GT(stats["rtt_samples"].get<double>(), 0.0);
   EXPECT_FALSE(stats.contains("receiver_dpa_events"));  // no receiver program
+  EXPECT_FALSE(stats.contains("switch_drops"));         // lossless
+
+  // The switch queue over time: one egress class, one value per 100 us bin of the 2 ms; no bin
+  // deeper than the deepest the whole run saw, no mean above its bin's maximum.
+  ASSERT_TRUE(scenario.contains("queue_depth")) << scenario.dump();
+  const json& queues = scenario["queue_depth"];
+  ASSERT_EQ(queues.size(), 1u);
+  EXPECT_EQ(queues[0]["name"], "port");
+  const json& max_bytes = queues[0]["max_bytes"];
+  const json& mean_bytes = queues[0]["mean_bytes"];
+  ASSERT_EQ(max_bytes.size(), 20u);
+  ASSERT_EQ(mean_bytes.size(), 20u);
+  double deepest = 0.0;
+  for (size_t b = 0; b < max_bytes.size(); ++b) {
+    deepest = std::max(deepest, max_bytes[b].get<double>());
+    EXPECT_LE(mean_bytes[b].get<double>(), max_bytes[b].get<double>() + 1e-6) << b;
+    EXPECT_GE(mean_bytes[b].get<double>(), 0.0) << b;
+  }
+  EXPECT_GT(deepest, 0.0);
+  EXPECT_LE(deepest, stats["switch_queue_max_bytes"].get<double>());
+}
+
+TEST(CongestionCli, ALossyRunReportsItsDropsInTheJsonAndOnTheConsole) {
+  std::string text = incast("");
+  text.replace(text.find("name = \"cc\"\n"), 12,
+               "name = \"cc\"\nrepetitions = 1\nwarmup = \"0s\"\nduration = \"2ms\"\n"
+               "bin = \"100us\"\n");
+  text.replace(text.find("hosts = 2\n"), 10, "hosts = 2\nmode = \"lossy\"\nbuffer = \"16KB\"\n");
+  const std::string path = write_temp("run_lossy.toml", text);
+  const std::string json_path = ::testing::TempDir() + "/run_lossy.json";
+  std::filesystem::remove(json_path);
+  const Outcome outcome = run_qosbench({"run", path, "--json", json_path});
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.err;
+  EXPECT_NE(outcome.out.find("lossy fabric (per repetition): "), std::string::npos) << outcome.out;
+  const json results = json::parse(read_file(json_path));
+  const json& stats = results["scenarios"][0]["driver_stats"];
+  for (const char* key :
+       {"switch_drops", "nacks", "retransmitted_packets", "retransmitted_wire_bytes",
+        "out_of_sequence_packets", "retransmit_timeouts", "lossy_buffer_bytes"}) {
+    EXPECT_TRUE(stats.contains(key)) << key;
+  }
+  EXPECT_EQ(stats["lossy_buffer_bytes"].get<double>(), 16000.0);
+  EXPECT_LE(stats["switch_queue_max_bytes"].get<double>(), 16000.0);
 }
 
 }  // namespace

@@ -32,5 +32,24 @@ TEST(ConsoleReport, WorstErrorsKeepTheirSign) {
   EXPECT_EQ(text.find("+100.000%"), std::string::npos) << text;
 }
 
+TEST(ConsoleReport, ALossyFabricShowsItsDropsAndRepairs) {
+  Results results = testing::sample_results();
+  std::ostringstream plain;
+  print_console(results, plain);
+  EXPECT_EQ(plain.str().find("lossy fabric"), std::string::npos) << plain.str();
+
+  results.scenarios[0].driver_stats = {{"nacks", 7},
+                                       {"retransmit_timeouts", 1},
+                                       {"retransmitted_packets", 40},
+                                       {"retransmitted_wire_bytes", 166400},
+                                       {"switch_drops", 12.5}};
+  std::ostringstream out;
+  print_console(results, out);
+  EXPECT_NE(out.str().find("lossy fabric (per repetition): 12 packets dropped at the switch, 7 "
+                           "NACKs, 1 timer go-backs, 40 packets (166400 wire bytes) sent again"),
+            std::string::npos)
+      << out.str();
+}
+
 }  // namespace
 }  // namespace qb::report

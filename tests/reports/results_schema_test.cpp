@@ -17,7 +17,7 @@ namespace qb::report {
 namespace {
 
 // A results value that uses every optional field too (classes, flow class fields, notes, host
-// trees, both kinds of arbitration).
+// trees, both kinds of arbitration, the switch queue depth).
 Results every_field() {
   Results r = testing::sample_results();
   ScenarioResult& s = r.scenarios.front();
@@ -66,6 +66,7 @@ Results every_field() {
   ib.high_limit = 6;
   ib.op_vls = 4;
   s.arbitration = {ets, ib};
+  s.queue_depth = {QueueDepthSeries{"port", {1000.0, 2000.0}, {500.0, 1500.0}}};  // a switch
   return r;
 }
 

@@ -362,16 +362,61 @@ TEST(FabricEcnErrors, ClassesMustExistAtTheSwitch) {
                     {"fabric.ecn.classes[0]", 5, 12, ""});
 }
 
-TEST(FabricModeErrors, LossyIsNotModelled) {
+TEST(FabricLossy, LossyLoadsIntoThePlan) {
+  const auto compiled = compile(
+      "[fabric]\nhosts = 2\nmode = \"lossy\"\nbuffer = \"200KB\"\nretransmit_timeout = "
+      "\"100us\"\n" +
+      std::string(kFlow));
+  ASSERT_NE(compiled, nullptr);
+  const policy::CongestionPlan& plan = compiled->scenario.plan.congestion;
+  EXPECT_TRUE(plan.lossy);
+  EXPECT_EQ(plan.buffer_bytes, 200'000);
+  EXPECT_EQ(plan.retransmit_timeout_ns, 100'000);
+}
+
+TEST(FabricLossy, LosslessByDefault) {
+  const auto compiled = compile("[fabric]\nhosts = 2\n" + std::string(kFlow));
+  ASSERT_NE(compiled, nullptr);
+  EXPECT_FALSE(compiled->scenario.plan.congestion.lossy);
+  EXPECT_EQ(compiled->scenario.plan.congestion.retransmit_timeout_ns, 1'048'576);
+}
+
+TEST(FabricLossy, LossyNeedsABuffer) {
   expect_load_error("[fabric]\nhosts = 2\nmode = \"lossy\"\n",
-                    {"fabric.mode", 3, 8,
-                     "mode = \"lossy\" (drops, NACKs, retransmission) is not "
-                     "modelled yet"});
+                    {"fabric.mode", 3, 8, "mode = \"lossy\" needs buffer"});
+}
+
+TEST(FabricLossy, LossyNeedsASwitch) {
+  expect_load_error("[fabric]\nhosts = 2\nswitch = false\nmode = \"lossy\"\nbuffer = 100000\n",
+                    {"fabric.mode", 4, 8, "needs switch = true"});
+}
+
+TEST(FabricLossy, BufferNeedsLossy) {
+  expect_load_error("[fabric]\nhosts = 2\nbuffer = \"100KB\"\n",
+                    {"fabric.buffer", 3, 10, "needs mode = \"lossy\""});
+}
+
+TEST(FabricLossy, BufferMustHoldAPacket) {
+  expect_load_error("[fabric]\nhosts = 2\nmode = \"lossy\"\nbuffer = 4000\n",
+                    {"fabric.buffer", 4, 10, "at least 8192 bytes, got 4000"});
+}
+
+TEST(FabricLossy, BufferMustBeASize) {
+  expect_load_error("[fabric]\nhosts = 2\nmode = \"lossy\"\nbuffer = \"lots\"\n",
+                    {"fabric.buffer", 4, 10, ""});
+}
+
+TEST(FabricLossy, RetransmitTimeoutNeedsLossyAndAMicrosecond) {
+  expect_load_error("[fabric]\nhosts = 2\nretransmit_timeout = \"1ms\"\n",
+                    {"fabric.retransmit_timeout", 3, 22, "needs mode = \"lossy\""});
+  expect_load_error(
+      "[fabric]\nhosts = 2\nmode = \"lossy\"\nbuffer = 100000\nretransmit_timeout = \"10ns\"\n",
+      {"fabric.retransmit_timeout", 5, 22, "at least"});
 }
 
 TEST(FabricModeErrors, UnknownMode) {
   expect_load_error("[fabric]\nmode = \"pfc\"\n",
-                    {"fabric.mode", 2, 8, "unknown mode 'pfc' (use lossless)"});
+                    {"fabric.mode", 2, 8, "unknown mode 'pfc' (use lossless or lossy)"});
 }
 
 TEST(FabricModeErrors, BadCnpInterval) {

@@ -122,6 +122,13 @@ inline uint32_t worker_of_flow(uint32_t flow, uint32_t workers) noexcept {
 /// Counters a driver reports after a run (copied into the results).
 using DriverStats = std::vector<std::pair<std::string, double>>;
 
+/// A switch egress queue's depth over the measured window, per time bin (the simulator's).
+struct QueueDepthSeries {
+  std::string name;                // the egress class: "port", "TC3", "VL1"
+  std::vector<double> max_bytes;   // per bin: the deepest
+  std::vector<double> mean_bytes;  // per bin: time-weighted mean
+};
+
 /// The ops a driver implements. The generic Driver calls them in order (open -> apply [-> apply]
 /// -> start -> queue/clock -> stop -> stats -> close), with a topology and plan that already
 /// passed the checks of capabilities(); close() may come in any state and releases everything.
@@ -137,6 +144,8 @@ class DriverBackend {
   virtual Clock& clock(uint32_t worker) = 0;
   virtual Status stop() = 0;
   virtual DriverStats stats() const = 0;
+  /// Queue depth over time, for the drivers that model a switch; none by default.
+  virtual std::vector<QueueDepthSeries> queue_depth_series() const { return {}; }
   virtual void close() noexcept = 0;
 };
 

@@ -37,6 +37,9 @@ class Driver final {
   Clock& clock(uint32_t worker);
   Status stop();
   DriverStats stats() const { return backend_->stats(); }
+  std::vector<QueueDepthSeries> queue_depth_series() const {
+    return backend_->queue_depth_series();
+  }
   /// Idempotent; a closed driver can be opened again.
   void close() noexcept;
 

@@ -39,6 +39,9 @@ struct ScenarioMeasurement {
   /// Driver counters, mean over the repetitions (keeps counters, maxima and ratios meaningful
   /// without knowing what each one is), sorted by name.
   std::vector<std::pair<std::string, double>> driver_stats;
+  /// Switch egress queue depth per bin: the deepest over the repetitions and the mean of
+  /// their means; empty unless the driver models a switch that reports it.
+  std::vector<drv::QueueDepthSeries> queue_depth;
   size_t bins = 0;
   std::vector<TrafficMeasurement> flows;   // per flow instance, plan order
   std::vector<TrafficMeasurement> groups;  // per [[flow]] entry, suite order

@@ -37,6 +37,7 @@ struct RepetitionMeasurement {
   std::vector<RepetitionLatency> flow_latency;   // per flow instance
   std::vector<RepetitionLatency> group_latency;  // per [[flow]] entry (its instances merged)
   drv::DriverStats driver_stats;
+  std::vector<drv::QueueDepthSeries> queue_depth;  // per switch egress class, if modelled
   double wall_seconds = 0.0;
   bool ran = false;      // false: never started (the run was interrupted before it)
   bool complete = true;  // false when interrupted part-way

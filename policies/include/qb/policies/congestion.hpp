@@ -39,8 +39,23 @@ struct CongestionPlan {
   int64_t cnp_interval_ns = 0;  // the receiver sends at most one CNP per flow per interval
   uint64_t seed = 1;            // marking decisions (deterministic per seed)
   bool report_queue = false;    // a gate needs the switch queue depth (max_queue_depth)
+  // Lossy fabric ([fabric] mode = "lossy"): the switch tail-drops a packet that does not fit
+  // its egress class's buffer (no back-pressure), the receiver NACKs the first out-of-sequence
+  // packet and the sender goes back to the lost packet (RC go-back-N).
+  bool lossy = false;
+  int64_t buffer_bytes = 0;                   // lossy: per switch egress class
+  int64_t retransmit_timeout_ns = 1'048'576;  // lossy: a silent flow's transport timer
+  // The switch queue depth series: `series_bins` bins of `series_bin_ns` from
+  // `series_start_ns` (the measured window); 0 bins: none.
+  int64_t series_start_ns = 0;
+  int64_t series_bin_ns = 0;
+  uint32_t series_bins = 0;
   DpaPlan dpa;
 
+  /// Whether the switch's queue figures are reported (marking, a program, a queue gate, drops).
+  bool reports_switch_queue() const noexcept {
+    return any_ecn() || report_queue || lossy || !dpa.program.empty();
+  }
   bool any_ecn() const noexcept {
     for (const EcnMarking& e : ecn) {
       if (e.enabled) return true;

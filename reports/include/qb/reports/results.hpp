@@ -187,6 +187,13 @@ struct Convergence {
   std::string worst_flow_settled;
 };
 
+/// A switch egress queue's depth per time bin of the measured window.
+struct QueueDepthSeries {
+  std::string name;                // the egress class: "port", "TC3", "VL1"
+  std::vector<double> max_bytes;   // per bin: the deepest over the repetitions
+  std::vector<double> mean_bytes;  // per bin: time-weighted, mean over the repetitions
+};
+
 struct ScenarioResult {
   std::string name;
   std::string transport;
@@ -215,6 +222,7 @@ struct ScenarioResult {
   Convergence convergence;  // in the file only when present
   std::vector<GateResult> gates;
   std::vector<std::pair<std::string, double>> driver_stats;  // mean over repetitions
+  std::vector<QueueDepthSeries> queue_depth;  // in the file only when the driver gave it
   bool passed = true;
 };
 

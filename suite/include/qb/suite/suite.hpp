@@ -117,6 +117,9 @@ struct FabricSpec {
   std::vector<uint32_t> ecn_classes;  // empty: all
   std::vector<SourceLoc> ecn_class_locs;  // where each was written
   int64_t cnp_interval_ns = 4'000;    // mlx5 roce_np min_time_between_cnps default (4 us)
+  bool lossy = false;                 // mode = "lossy": tail drop at the switch, go-back-N
+  int64_t buffer_bytes = 0;           // lossy: `buffer`, per switch egress class
+  int64_t retransmit_timeout_ns = 1'048'576;  // lossy: 4.096 us * 2^8 (an RC QP's timeout 8)
   std::string where;
   SourceLoc loc;
 };
