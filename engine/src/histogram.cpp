@@ -166,8 +166,13 @@ std::optional<Histogram> Histogram::from_state(const State& state) {
     return std::nullopt;  // the constructor clamped: not a layout a histogram has
   }
   uint64_t total = 0;
+  int64_t previous = -1;
   for (const auto& [index, count] : state.counts) {
-    if (index >= out.counts_.size() || count == 0) return std::nullopt;
+    // As state() lists them: ascending, each counter once, none zero.
+    if (index >= out.counts_.size() || count == 0 || int64_t{index} <= previous) {
+      return std::nullopt;
+    }
+    previous = index;
     out.counts_.at(index) += count;
     total += count;
   }

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <random>
 
 namespace qb::engine {
@@ -109,6 +111,17 @@ TEST(OutcomeCodec, RoundTripsEveryFieldExactly) {
   EXPECT_EQ(got->latency[1].from_scheduled_ns.mean(), sent.latency[1].from_scheduled_ns.mean());
 }
 
+// Keeps the fuzz target's seed (tests/fuzz/corpus-outcome) in step with the format: set
+// QB_WRITE_FUZZ_SEED=1 to rewrite it after a format change.
+TEST(OutcomeCodec, WritesTheFuzzSeed) {
+  if (std::getenv("QB_WRITE_FUZZ_SEED") == nullptr) GTEST_SKIP() << "QB_WRITE_FUZZ_SEED not set";
+  RepetitionOutcome small = sample_outcome();
+  small.latency.resize(1);
+  std::ofstream(std::string(QB_SOURCE_DIR) + "/tests/fuzz/corpus-outcome/sample.bin",
+                std::ios::binary)
+      << encode_outcome(small);
+}
+
 TEST(OutcomeCodec, RefusesEveryTruncation) {
   const std::string bytes = encode_outcome(sample_outcome());
   for (size_t size = 0; size < bytes.size(); size += 1 + size / 64) {
@@ -135,6 +148,10 @@ TEST(OutcomeCodec, RefusesAHistogramNoHistogramCanBe) {
   EXPECT_FALSE(Histogram::from_state(state));
   state.total_count = 2;
   EXPECT_TRUE(Histogram::from_state(state));
+  state.counts = {{7, 1}, {5, 1}};  // out of order: not what state() writes
+  EXPECT_FALSE(Histogram::from_state(state));
+  state.counts = {{5, 1}, {5, 1}};  // one counter twice
+  EXPECT_FALSE(Histogram::from_state(state));
 }
 
 }  // namespace

@@ -93,8 +93,9 @@ class Histogram {
     double sum = 0.0;
   };
   State state() const;
-  /// Nullopt when the state is not one a histogram can have (an index outside the layout of
-  /// its range and digits, counts that do not add up to the total).
+  /// Nullopt when the state is not one state() gives (an index outside the layout of its range
+  /// and digits or out of ascending order, a zero count, counts that do not add up to the
+  /// total).
   static std::optional<Histogram> from_state(const State& state);
 
  private:
