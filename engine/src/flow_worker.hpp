@@ -10,6 +10,7 @@
 
 #include "qb/drivers/driver.hpp"
 #include "qb/engine/measurement.hpp"
+#include "qb/engine/starvation.hpp"
 #include "qb/generators/arrival_process.hpp"
 #include "qb/generators/size_distribution.hpp"
 #include "qb/suite/compile.hpp"
@@ -27,12 +28,16 @@ struct WorkerWindow {
   /// Real-time drivers: most wall time past warmup + duration before the loop gives up on a
   /// driver whose clock stalls (the run is then incomplete). Bounds every run's end.
   int64_t drain_bound_ns = 100'000'000;
+  /// Real-time drivers: the worker thread's scheduler figures, read when its loop starts and
+  /// ends (a seam for tests).
+  ThreadSchedReader read_sched = read_thread_sched;
 };
 
 /// How a worker's run ended and how much of the measured window it covered.
 struct WorkerOutcome {
-  bool complete = true;     // false: interrupted, or the driver's clock stalled
-  int64_t measured_ns = 0;  // time of the window [warmup, warmup + duration) the run covered
+  bool complete = true;         // false: interrupted, or the driver's clock stalled
+  int64_t measured_ns = 0;      // time of the window [warmup, warmup + duration) the run covered
+  WorkerStarvation starvation;  // real-time drivers: time the worker lost to others
 };
 
 /// Min-heap of (scheduled ns, flow) with replace_top(): posting the top flow's message and
@@ -77,8 +82,8 @@ class FlowWorker {
     uint32_t outstanding = 0;  // posted, tx_done not yet seen
     uint32_t fixed_bytes = 0;  // fixed-size flows: the size (the sampler draws nothing)
     bool saturating = false;
-    bool queued = false;  // in ready_ (saturating) or due_ (scheduled)
-    int64_t next_ns = 0;  // scheduled time of the next message (scheduled flows)
+    bool queued = false;          // in ready_ (saturating) or due_ (scheduled)
+    int64_t next_ns = 0;          // scheduled time of the next message (scheduled flows)
     int64_t start_offset_ns = 0;  // the flow's `start`: its first message, after time zero
     uint64_t next_sequence = 0;
     // Copied into FlowCounters when run() returns: counted here, on the flow's hot line.

@@ -118,8 +118,8 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
   topology.flow_count = flow_count;
   topology.workers = workers;
   for (const uint32_t spec : compiled.flow_spec) {
-    topology.max_message_bytes = std::max(
-        topology.max_message_bytes, compiled.scenario->flows[spec].size.largest_bytes());
+    topology.max_message_bytes =
+        std::max(topology.max_message_bytes, compiled.scenario->flows[spec].size.largest_bytes());
   }
   topology.stop = interrupted;
   if (auto s = check(d.open(topology), "open"); !s) {
@@ -181,6 +181,7 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
       absorb(result.latency[f].from_sent_ns, std::move(latency[w][f].from_sent_ns));
     }
     result.measurement.complete = result.measurement.complete && outcomes[w].complete;
+    result.measurement.starvation.keep_worse(outcomes[w].starvation);
     // Workers stop together (same flag, same deadline): the longest one is the window.
     result.measurement.measured_ns =
         std::max(result.measurement.measured_ns, outcomes[w].measured_ns);

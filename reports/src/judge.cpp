@@ -8,6 +8,7 @@
 #include "convergence.hpp"
 #include "qb/common/units.hpp"
 #include "qb/engine/measure.hpp"
+#include "qb/reports/starvation_verdict.hpp"
 
 namespace qb::report {
 namespace {
@@ -177,6 +178,7 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run,
   if (measured.repetitions_partial != 0) out.measured_ns_reps = measured.measured_ns_reps;
   out.wall_seconds = measured.wall_seconds;
   out.driver_stats = measured.driver_stats;
+  out.starvation = starvation_of(run);
 
   for (size_t f = 0; f < compiled.plan.flows.size(); ++f) {
     const auto& plan = compiled.plan.flows[f];
@@ -333,8 +335,15 @@ Result<Results> judge(const suite::Suite& suite, const engine::SuiteRun& run,
                       "no packet reached a receiver during the measured window: nothing to judge "
                       "(is the duration long enough, and does the driver carry traffic?)");
   }
+  // A starved worker's figures describe the machine, not the policy: said, and past the bound
+  // the run cannot pass (the command exits 3).
+  for (const ScenarioResult& scenario : results.scenarios) {
+    if (scenario.starvation.unreliable) {
+      results.warnings.push_back(starvation_message(scenario.name, scenario.starvation));
+    }
+  }
   // An incomplete run cannot pass: its figures cover less than the suite asked for.
-  results.passed = results.passed && results.complete;
+  results.passed = results.passed && results.complete && !starved_invalid(results);
   return results;
 }
 

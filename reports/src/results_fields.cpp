@@ -443,13 +443,37 @@ const Field<Convergence> kConvergenceFields[] = {
 };
 template <>
 const RecordSchema<Convergence>& schema_of<Convergence>() {
-  static const RecordSchema<Convergence> schema{kConvergenceFields, [](Convergence& convergence) {
-                                                  convergence.present = true;
-                                                }};
+  static const RecordSchema<Convergence> schema{
+      kConvergenceFields, [](Convergence& convergence) { convergence.present = true; }};
   return schema;
 }
 
-bool has_convergence(const ScenarioResult& scenario) { return scenario.convergence.present; }
+bool has_convergence(const ScenarioResult& scenario) {
+  return scenario.convergence.present;
+}
+
+const Field<Starvation> kStarvationFields[] = {
+    member<&Starvation::lost_ns>("lost_ns"),
+    member<&Starvation::run_ns>("run_ns"),
+    member<&Starvation::lost_fraction>("lost_fraction"),
+    member<&Starvation::run_delay_ns>("run_delay_ns"),
+    member<&Starvation::stalled_ns>("stalled_ns"),
+    member<&Starvation::longest_stall_ns>("longest_stall_ns"),
+    member<&Starvation::stalls>("stalls"),
+    member<&Starvation::involuntary_switches>("involuntary_switches"),
+    member<&Starvation::unreliable>("unreliable"),
+    member<&Starvation::invalid>("invalid"),
+};
+template <>
+const RecordSchema<Starvation>& schema_of<Starvation>() {
+  static const RecordSchema<Starvation> schema{
+      kStarvationFields, [](Starvation& starvation) { starvation.present = true; }};
+  return schema;
+}
+
+bool has_starvation(const ScenarioResult& scenario) {
+  return scenario.starvation.present;
+}
 
 // Flows carry their class fields only in scenarios with classes.
 struct ScenarioFlows {
@@ -517,6 +541,8 @@ const Field<ScenarioResult> kScenarioFields[] = {
     member<&ScenarioResult::fairness>("fairness"),
     // Only for congestion control (flows joining later, a DPA program).
     member<&ScenarioResult::convergence>("convergence", Presence::optional, has_convergence),
+    // Only from real-time drivers (older files and simulator results have none).
+    member<&ScenarioResult::starvation>("starvation", Presence::optional, has_starvation),
     member<&ScenarioResult::gates>("gates"),
     member<&ScenarioResult::groups>("groups"),
     {"flows", Presence::required, ScenarioFlows::write, ScenarioFlows::read,

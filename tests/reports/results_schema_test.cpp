@@ -45,6 +45,11 @@ Results every_field() {
   s.convergence.converged = true;
   s.convergence.worst_time_ns = 1000;
   s.convergence.worst_flow_settled = "g1-qp#0";
+  s.starvation.present = true;  // a real-time driver watched its workers
+  s.starvation.lost_ns = 2000;
+  s.starvation.run_ns = 100000;
+  s.starvation.lost_fraction = 0.02;
+  s.starvation.unreliable = true;
   return r;
 }
 
