@@ -76,6 +76,7 @@ DpdkWorker::DpdkWorker(WorkerSetup setup) : setup_(std::move(setup)) {
         setup_.wire.packet_wire_bytes(max_length_ + kFcsBytes, true, policy::RdmaOp::send) -
         (max_length_ + kFcsBytes);
     flow_capped_.assign(flow_count_, 0);
+    unpolled_.assign(flow_count_, 0);
     for (uint32_t f = 0; f < flow_count_; ++f) {
       for (uint32_t e = queue_leaf[f]; e < plan.tree.elements.size();
            e = plan.tree.elements[e].parent) {
@@ -224,6 +225,7 @@ void DpdkWorker::record_tx_done(const Message* messages, uint32_t sent, int64_t 
     }
     TxDone& done = tx_done_.at_position(entry - 1);
     done.messages = static_cast<uint16_t>(done.messages + (run_end - i));
+    if (!unpolled_.empty()) unpolled_[flow] += run_end - i;
     done.last_index = static_cast<uint16_t>(run_end - 1);
     i = run_end;
   }
@@ -272,13 +274,16 @@ uint32_t DpdkWorker::send_unshaped(std::span<const Message> messages) noexcept {
   // check before lets at most one burst past the slack), so a link that fills up starts a
   // backlog and the tree arbitrates again from there.
   const auto now = static_cast<double>(rte_rdtsc() - tsc0_);
+  const uint32_t window_left =
+      setup_.send_queue_depth > kBurst ? setup_.send_queue_depth - kBurst : 0;
   uint32_t accepted = 0;
   while (accepted < messages.size() && link_next_ <= now + link_slack_) {
     const Message* const chunk = messages.data() + accepted;
     const auto limit = static_cast<uint32_t>(std::min<size_t>(messages.size() - accepted, kBurst));
     uint32_t count = 0;
+    // Stops at a capped flow, and at a flow near its window (the whole chunk could be its).
     while (count < limit && chunk[count].flow < flow_count_ &&
-           flow_capped_[chunk[count].flow] == 0) {
+           flow_capped_[chunk[count].flow] == 0 && unpolled_[chunk[count].flow] <= window_left) {
       ++count;
     }
     if (count == 0) break;
@@ -304,7 +309,7 @@ uint32_t DpdkWorker::enqueue(std::span<const Message> messages) noexcept {
   for (const Message& m : messages) {
     if (m.flow >= flow_count_) break;
     RingBuffer<Message>& queue = send_queues_[m.flow];
-    if (queue.size() >= setup_.send_queue_depth) {
+    if (queue.size() + unpolled_[m.flow] >= setup_.send_queue_depth) {
       ++stats_.shaper_rejected;
       break;
     }
@@ -453,6 +458,7 @@ uint32_t DpdkWorker::poll(std::span<Completion> out) noexcept {
     c.scheduled_ns = done.last_scheduled_ns;
     c.sent_ns = done.sent_ns;
     c.time_ns = done.sent_ns;
+    if (!unpolled_.empty()) unpolled_[done.flow] -= done.messages;
   }
   tx_done_.drop(n);
   visible_tx_done_ -= n;

@@ -206,7 +206,10 @@ class DpdkWorker final : public Queue, public Clock {
   uint32_t held_head_ = 0;
   uint32_t held_count_ = 0;
   std::vector<uint8_t> flow_capped_;  // per flow: an element on its leaf's path has a cap
-  uint32_t eth_l1_bytes_ = 0;         // preamble and inter-frame gap per Ethernet frame
+  // Per flow: messages sent whose tx_done poll() has not handed out yet (the shaper keeps
+  // these plus its queued ones within send_queue_depth, the capability's window).
+  std::vector<uint32_t> unpolled_;
+  uint32_t eth_l1_bytes_ = 0;  // preamble and inter-frame gap per Ethernet frame
   double ticks_per_wire_byte_ = 0.0;
   double link_next_ = 0.0;  // emulated link free again at this tick (relative to tsc0_)
   double link_slack_ = 0.0;
