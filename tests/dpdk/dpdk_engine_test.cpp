@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "dpdk_driver.hpp"
 #include "dpdk_test_env.hpp"
 #include "flow_worker.hpp"
-#include "dpdk_driver.hpp"
 #include "qb/suite/compile.hpp"
 #include "qb/suite/suite_loader.hpp"
 
