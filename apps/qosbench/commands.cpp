@@ -31,6 +31,7 @@
 #include "qb/reports/run_metadata.hpp"
 #include "qb/reports/sender_results.hpp"
 #include "qb/reports/sender_summary.hpp"
+#include "qb/reports/starvation_verdict.hpp"
 #include "qb/suite/suite_loader.hpp"
 #include "terminal_safe.hpp"
 
@@ -225,12 +226,14 @@ int report_sender_only(const suite::Suite& suite, const engine::SuiteRun& run,
       return fail(written.error());
     }
   }
+  const bool starved = report::sender_starved_invalid(run);
   if (args.quiet) {
-    fmt::print(std::cout, "SENT (sender only, not judged)\n");
+    fmt::print(std::cout, "SENT (sender only, not judged){}\n",
+               starved ? "; a worker was starved of CPU: invalid measurement" : "");
   } else {
     report::print_sender_summary(run, std::cout);
   }
-  return run.complete ? 0 : 3;
+  return run.complete && !starved ? 0 : 3;
 }
 
 // A job's collectives wait until every rank is there, or a signal (then briefly for the others).
@@ -445,7 +448,7 @@ int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicat
   }
 
   const bool regressed = comparison && comparison->failed();
-  if (!results->complete) return 3;
+  if (!results->complete || report::starved_invalid(*results)) return 3;
   return results->passed && !regressed ? 0 : 1;
 }
 

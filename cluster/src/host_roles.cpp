@@ -133,6 +133,8 @@ engine::TaskSpread role_spread(Communicator& comm, const JobRoles& roles, Wait w
           outcome.measurement.complete = outcome.measurement.complete && part->measurement.complete;
           outcome.measurement.wall_seconds =
               std::max(outcome.measurement.wall_seconds, part->measurement.wall_seconds);
+          // A starved sender makes the figures as unreliable as a starved receiver.
+          outcome.measurement.starvation.keep_worse(part->measurement.starvation);
         }
         const std::string prefix = fmt::format("rank{}.", rank);
         for (const auto& [key, value] : part->measurement.driver_stats) {

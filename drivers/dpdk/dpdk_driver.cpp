@@ -319,6 +319,7 @@ class DpdkDriver final : public DriverBackend {
     add("rx_seq_gaps", static_cast<double>(s.rx_seq_gaps));
     add("rx_late", static_cast<double>(s.rx_late));
     add("shaper_rejected", static_cast<double>(s.shaper_rejected));
+    add("shaper_bypassed", static_cast<double>(s.shaper_bypassed));
     add("rx_hw_timestamps", static_cast<double>(s.rx_hw_timestamps));
     if (topology_.wire.transport == policy::Transport::rocev2) {
       add("roce_truncated_messages", static_cast<double>(s.roce_truncated));

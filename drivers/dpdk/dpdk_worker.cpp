@@ -71,6 +71,18 @@ DpdkWorker::DpdkWorker(WorkerSetup setup) : setup_(std::move(setup)) {
     // spell is 0.1 % of the cap over a second.
     config.bucket_depth_s = kShaperBucketDepthS;
     shaper_ = std::make_unique<policy::TreeScheduler>(plan.tree, queue_leaf, config);
+    // Ethernet: a frame's wire bytes are its bytes (FCS included) plus preamble and gap.
+    eth_l1_bytes_ =
+        setup_.wire.packet_wire_bytes(max_length_ + kFcsBytes, true, policy::RdmaOp::send) -
+        (max_length_ + kFcsBytes);
+    flow_capped_.assign(flow_count_, 0);
+    unpolled_.assign(flow_count_, 0);
+    for (uint32_t f = 0; f < flow_count_; ++f) {
+      for (uint32_t e = queue_leaf[f]; e < plan.tree.elements.size();
+           e = plan.tree.elements[e].parent) {
+        if (plan.tree.elements[e].max_avg_bw_bps > 0.0) flow_capped_[f] = 1;
+      }
+    }
     send_queues_.resize(flow_count_);
     for (auto& queue : send_queues_) queue.reset(std::max(1u, setup_.send_queue_depth));
     if (setup_.port_rate_bps > 0.0) {
@@ -213,6 +225,7 @@ void DpdkWorker::record_tx_done(const Message* messages, uint32_t sent, int64_t 
     }
     TxDone& done = tx_done_.at_position(entry - 1);
     done.messages = static_cast<uint16_t>(done.messages + (run_end - i));
+    if (!unpolled_.empty()) unpolled_[flow] += run_end - i;
     done.last_index = static_cast<uint16_t>(run_end - 1);
     i = run_end;
   }
@@ -253,13 +266,50 @@ uint32_t DpdkWorker::send_direct(std::span<const Message> messages) noexcept {
   return accepted;
 }
 
+uint32_t DpdkWorker::send_unshaped(std::span<const Message> messages) noexcept {
+  // A work-conserving tree with nothing queued sends what arrives at once, in any order (the
+  // frames of a burst leave at one instant): the weights only decide among backlogged queues,
+  // so the per-frame pick and charge are skipped. Capped flows still go through their token
+  // buckets, and the emulated link still counts every frame (charged per burst, after it; the
+  // check before lets at most one burst past the slack), so a link that fills up starts a
+  // backlog and the tree arbitrates again from there.
+  const auto now = static_cast<double>(rte_rdtsc() - tsc0_);
+  const uint32_t window_left =
+      setup_.send_queue_depth > kBurst ? setup_.send_queue_depth - kBurst : 0;
+  uint32_t accepted = 0;
+  while (accepted < messages.size() && link_next_ <= now + link_slack_) {
+    const Message* const chunk = messages.data() + accepted;
+    const auto limit = static_cast<uint32_t>(std::min<size_t>(messages.size() - accepted, kBurst));
+    uint32_t count = 0;
+    // Stops at a capped flow, and at a flow near its window (the whole chunk could be its).
+    while (count < limit && chunk[count].flow < flow_count_ &&
+           flow_capped_[chunk[count].flow] == 0 && unpolled_[chunk[count].flow] <= window_left) {
+      ++count;
+    }
+    if (count == 0) break;
+    const uint64_t frame_bytes_before = stats_.tx_frame_bytes;
+    const uint32_t sent = transmit(chunk, count);
+    uint64_t wire_bytes = 0;
+    if (roce_) {
+      for (uint32_t i = 0; i < sent; ++i) wire_bytes += message_wire_bytes(chunk[i]);
+    } else {
+      wire_bytes = stats_.tx_frame_bytes - frame_bytes_before + uint64_t{sent} * eth_l1_bytes_;
+    }
+    link_next_ = std::max(link_next_, now) + static_cast<double>(wire_bytes) * ticks_per_wire_byte_;
+    accepted += sent;
+    stats_.shaper_bypassed += sent;
+    if (sent < count) break;
+  }
+  return accepted;
+}
+
 uint32_t DpdkWorker::enqueue(std::span<const Message> messages) noexcept {
   const int64_t now = static_cast<int64_t>(rte_rdtsc() - tsc0_);
   uint32_t accepted = 0;
   for (const Message& m : messages) {
     if (m.flow >= flow_count_) break;
     RingBuffer<Message>& queue = send_queues_[m.flow];
-    if (queue.size() >= setup_.send_queue_depth) {
+    if (queue.size() + unpolled_[m.flow] >= setup_.send_queue_depth) {
       ++stats_.shaper_rejected;
       break;
     }
@@ -273,6 +323,10 @@ uint32_t DpdkWorker::enqueue(std::span<const Message> messages) noexcept {
 
 void DpdkWorker::service(uint64_t tsc) noexcept {
   if (!shaper_ || !running_) return;
+  if (held_count_ == 0 && !shaper_->any_backlogged()) {
+    link_busy_ = false;  // what pick() would find: nothing to send
+    return;
+  }
   const auto now = static_cast<int64_t>(tsc - tsc0_);
   for (int round = 0; round < 4; ++round) {
     if (held_count_ == 0) {
@@ -377,7 +431,9 @@ uint32_t DpdkWorker::tx_burst(std::span<const Message> messages) noexcept {
   if (!running_) return 0;
   bind_thread();
   if (!shaper_) return send_direct(messages);
-  const uint32_t accepted = enqueue(messages);
+  uint32_t accepted = 0;
+  if (held_count_ == 0 && !shaper_->any_backlogged()) accepted = send_unshaped(messages);
+  if (accepted < messages.size()) accepted += enqueue(messages.subspan(accepted));
   service(rte_rdtsc());
   return accepted;
 }
@@ -402,6 +458,7 @@ uint32_t DpdkWorker::poll(std::span<Completion> out) noexcept {
     c.scheduled_ns = done.last_scheduled_ns;
     c.sent_ns = done.sent_ns;
     c.time_ns = done.sent_ns;
+    if (!unpolled_.empty()) unpolled_[done.flow] -= done.messages;
   }
   tx_done_.drop(n);
   visible_tx_done_ -= n;

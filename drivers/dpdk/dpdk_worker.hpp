@@ -73,6 +73,7 @@ struct WorkerStats {
   uint64_t shaper_rejected = 0;   // tx_burst() stops: a flow's send queue was full
   uint64_t rx_hw_timestamps = 0;  // frames that carried an Rx hardware timestamp
   uint64_t roce_truncated = 0;    // rocev2 messages cut to kMaxRocePackets packets
+  uint64_t shaper_bypassed = 0;   // frames sent past an empty software shaper
 
   void add(const WorkerStats& o) noexcept {
     tx_packets += o.tx_packets;
@@ -87,6 +88,7 @@ struct WorkerStats {
     shaper_rejected += o.shaper_rejected;
     rx_hw_timestamps += o.rx_hw_timestamps;
     roce_truncated += o.roce_truncated;
+    shaper_bypassed += o.shaper_bypassed;
   }
 };
 
@@ -171,6 +173,9 @@ class DpdkWorker final : public Queue, public Clock {
   uint32_t message_wire_bytes(const Message& m) const noexcept;
   void stamp_send_times(const Message* messages, rte_mbuf* const* mbufs, uint32_t count) noexcept;
   uint32_t send_direct(std::span<const Message> messages) noexcept;
+  /// Shaper on, nothing backlogged in it: sends the leading messages of uncapped flows the
+  /// emulated link has room for straight to the PMD (what the tree would do at once).
+  uint32_t send_unshaped(std::span<const Message> messages) noexcept;
   uint32_t enqueue(std::span<const Message> messages) noexcept;
   void service(uint64_t tsc) noexcept;
   void fetch_rx() noexcept;
@@ -200,6 +205,11 @@ class DpdkWorker final : public Queue, public Clock {
   Message held_[kBurst];  // picked (and charged) but not yet accepted by the PMD
   uint32_t held_head_ = 0;
   uint32_t held_count_ = 0;
+  std::vector<uint8_t> flow_capped_;  // per flow: an element on its leaf's path has a cap
+  // Per flow: messages sent whose tx_done poll() has not handed out yet (the shaper keeps
+  // these plus its queued ones within send_queue_depth, the capability's window).
+  std::vector<uint32_t> unpolled_;
+  uint32_t eth_l1_bytes_ = 0;  // preamble and inter-frame gap per Ethernet frame
   double ticks_per_wire_byte_ = 0.0;
   double link_next_ = 0.0;  // emulated link free again at this tick (relative to tsc0_)
   double link_slack_ = 0.0;

@@ -342,10 +342,32 @@ WorkerOutcome FlowWorker::run(drv::Queue& queue, drv::Clock& clock,
   auto stop_requested = [interrupted] {
     return interrupted != nullptr && interrupted->load(std::memory_order_relaxed);
   };
+  // Starvation (real time): the loop's stalls, and the thread's run-queue delay.
+  const bool watch = !window_.virtual_time;
+  const ThreadSched sched_start = watch ? window_.read_sched() : ThreadSched{};
+  WorkerStarvation starvation;
+  int64_t resume_ns = start_ns;  // when the next iteration should start at the latest
   auto ended = [&](bool complete) {
     publish_post_counts(counters);
-    const int64_t covered_ns = complete ? window_.duration_ns : clock.now_ns() - window_.warmup_ns;
-    return WorkerOutcome{complete, std::clamp<int64_t>(covered_ns, 0, window_.duration_ns)};
+    const int64_t end_now_ns = clock.now_ns();
+    const int64_t covered_ns = complete ? window_.duration_ns : end_now_ns - window_.warmup_ns;
+    WorkerOutcome outcome;
+    outcome.complete = complete;
+    outcome.measured_ns = std::clamp<int64_t>(covered_ns, 0, window_.duration_ns);
+    if (watch) {
+      const ThreadSched sched_end = window_.read_sched();
+      starvation.measured = true;
+      starvation.run_ns = std::max<int64_t>(end_now_ns - start_ns, 0);
+      if (sched_start.available && sched_end.available) {
+        starvation.run_delay_ns =
+            std::max<int64_t>(sched_end.run_delay_ns - sched_start.run_delay_ns, 0);
+      }
+      starvation.involuntary_switches =
+          std::max<int64_t>(sched_end.involuntary_switches - sched_start.involuntary_switches, 0);
+      starvation.lost_ns = std::max(starvation.run_delay_ns, starvation.stalled_ns);
+      outcome.starvation = starvation;
+    }
+    return outcome;
   };
   const uint32_t max_drain_batches =
       window_.virtual_time ? std::numeric_limits<uint32_t>::max() : kMaxDrainBatches;
@@ -354,6 +376,13 @@ WorkerOutcome FlowWorker::run(drv::Queue& queue, drv::Clock& clock,
   while (true) {
     if (stop_requested()) return ended(false);
     const int64_t now_ns = clock.now_ns();
+    if (watch && now_ns - resume_ns > kStallThresholdNs) [[unlikely]] {
+      const int64_t stall_ns = now_ns - resume_ns;
+      ++starvation.stalls;
+      starvation.stalled_ns += stall_ns;
+      starvation.longest_stall_ns = std::max(starvation.longest_stall_ns, stall_ns);
+    }
+    resume_ns = now_ns;
     if (now_ns >= end_ns) break;
     if (++iteration % kWallCheckEvery == 0 && wall_now_ns() >= wall_end_ns) {
       return ended(false);  // the driver's clock stalled: give up, marked incomplete
@@ -385,6 +414,7 @@ WorkerOutcome FlowWorker::run(drv::Queue& queue, drv::Clock& clock,
     if (!ready_.empty()) continue;  // a window opened: post again before waiting
     int64_t next_due_ns = due_.empty() ? end_ns : std::min(due_.top().first, end_ns);
     if (!late_starts_.empty()) next_due_ns = std::min(next_due_ns, late_starts_.back().first);
+    resume_ns = std::max(now_ns, next_due_ns);  // a wait asked for is not a stall
     clock.wait_until(next_due_ns);
   }
   return ended(true);

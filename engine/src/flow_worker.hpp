@@ -10,6 +10,7 @@
 
 #include "qb/drivers/driver.hpp"
 #include "qb/engine/measurement.hpp"
+#include "qb/engine/starvation.hpp"
 #include "qb/generators/arrival_process.hpp"
 #include "qb/generators/size_distribution.hpp"
 #include "qb/suite/compile.hpp"
@@ -30,12 +31,16 @@ struct WorkerWindow {
   /// `owned` lists exactly the flows to drive, none included (a multi-host rank whose host
   /// has no flow on this worker); false: an empty `owned` means every flow.
   bool owned_exactly = false;
+  /// Real-time drivers: the worker thread's scheduler figures, read when its loop starts and
+  /// ends (a seam for tests).
+  ThreadSchedReader read_sched = read_thread_sched;
 };
 
 /// How a worker's run ended and how much of the measured window it covered.
 struct WorkerOutcome {
-  bool complete = true;     // false: interrupted, or the driver's clock stalled
-  int64_t measured_ns = 0;  // time of the window [warmup, warmup + duration) the run covered
+  bool complete = true;         // false: interrupted, or the driver's clock stalled
+  int64_t measured_ns = 0;      // time of the window [warmup, warmup + duration) the run covered
+  WorkerStarvation starvation;  // real-time drivers: time the worker lost to others
 };
 
 /// Min-heap of (scheduled ns, flow) with replace_top(): posting the top flow's message and

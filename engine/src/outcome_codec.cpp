@@ -11,7 +11,7 @@ namespace {
 
 // Bumped whenever a field is added: processes of one job run one build, but a stale binary on
 // one host must fail loudly rather than merge garbage.
-constexpr uint32_t kFormatVersion = 2;  // 2: the switch queue depth series
+constexpr uint32_t kFormatVersion = 3;  // 2: the switch queue depth; 3: worker starvation
 
 class ByteWriter {
  public:
@@ -184,6 +184,13 @@ std::string encode_outcome(const RepetitionOutcome& outcome) {
   w.put(m.ran);
   w.put(m.complete);
   w.put(m.measured_ns);
+  const WorkerStarvation& st = m.starvation;
+  w.put(st.measured);
+  for (const int64_t v : {st.run_ns, st.lost_ns, st.run_delay_ns, st.stalled_ns,
+                          st.longest_stall_ns, st.involuntary_switches}) {
+    w.put(v);
+  }
+  w.put(st.stalls);
   put_list(w, outcome.latency, [](ByteWriter& out, const FlowLatency& latency) {
     put_histogram(out, latency.from_scheduled_ns);
     put_histogram(out, latency.from_sent_ns);
@@ -224,6 +231,10 @@ Result<RepetitionOutcome> decode_outcome(std::string_view bytes) {
                         get_list(in, series.mean_bytes, 8, get_double);
                }) &&
       r.get(m.wall_seconds) && r.get(m.ran) && r.get(m.complete) && r.get(m.measured_ns) &&
+      r.get(m.starvation.measured) && r.get(m.starvation.run_ns) && r.get(m.starvation.lost_ns) &&
+      r.get(m.starvation.run_delay_ns) && r.get(m.starvation.stalled_ns) &&
+      r.get(m.starvation.longest_stall_ns) && r.get(m.starvation.involuntary_switches) &&
+      r.get(m.starvation.stalls) &&
       get_list(r, outcome.latency, 2 * 60, [](ByteReader& in, FlowLatency& latency) {
         return get_histogram(in, latency.from_scheduled_ns) &&
                get_histogram(in, latency.from_sent_ns);

@@ -204,6 +204,7 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
       absorb(result.latency[f].from_sent_ns, std::move(latency[w][f].from_sent_ns));
     }
     result.measurement.complete = result.measurement.complete && outcomes[w].complete;
+    result.measurement.starvation.keep_worse(outcomes[w].starvation);
     // Workers stop together (same flag, same deadline): the longest one is the window.
     result.measurement.measured_ns =
         std::max(result.measurement.measured_ns, outcomes[w].measured_ns);

@@ -10,6 +10,7 @@
 #include "console_units.hpp"
 #include "gate_format.hpp"
 #include "qb/common/units.hpp"
+#include "qb/reports/starvation_verdict.hpp"
 
 namespace qb::report {
 namespace {
@@ -194,9 +195,12 @@ void print_console(const Results& results, std::ostream& out, const ConsoleOptio
     gates += scenario.gates.size();
     for (const auto& gate : scenario.gates) failed += gate.passed ? 0 : 1;
   }
-  fmt::print(out, "\n{}: {} of {} gates passed{} ({:.2f} s)\n",
+  fmt::print(out, "\n{}: {} of {} gates passed{}{} ({:.2f} s)\n",
              results.passed ? "PASSED" : "FAILED", gates - failed, gates,
              results.complete ? "" : "; the run was interrupted, results are incomplete",
+             starved_invalid(results)
+                 ? "; a worker was starved of CPU (see the warning above): invalid measurement"
+                 : "",
              results.wall_seconds);
 }
 

@@ -1,6 +1,7 @@
 #include <sstream>
 
 #include "qb/reports/reporter.hpp"
+#include "qb/reports/starvation_verdict.hpp"
 
 namespace qb::report {
 namespace {
@@ -23,6 +24,9 @@ class ConsoleReporter final : public Reporter {
       return out.str();
     }
     if (detail_ == ConsoleDetail::verdict) {
+      if (starved_invalid(input.results)) {
+        return std::string("FAILED (invalid measurement: a worker was starved of CPU)\n");
+      }
       if (!compare_failed) return std::string(input.results.passed ? "PASSED\n" : "FAILED\n");
       return std::string(comparison->regressed() ? "FAILED (regression against the baseline)\n"
                                                  : "FAILED (inconclusive against the baseline)\n");

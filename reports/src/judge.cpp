@@ -9,6 +9,7 @@
 #include "policy_results.hpp"
 #include "qb/common/units.hpp"
 #include "qb/engine/measure.hpp"
+#include "qb/reports/starvation_verdict.hpp"
 
 namespace qb::report {
 namespace {
@@ -181,6 +182,7 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run,
   for (const drv::QueueDepthSeries& q : measured.queue_depth) {
     out.queue_depth.push_back(QueueDepthSeries{q.name, q.max_bytes, q.mean_bytes});
   }
+  out.starvation = starvation_of(run);
 
   for (size_t f = 0; f < compiled.plan.flows.size(); ++f) {
     const auto& plan = compiled.plan.flows[f];
@@ -339,8 +341,15 @@ Result<Results> judge(const suite::Suite& suite, const engine::SuiteRun& run,
                       "no packet reached a receiver during the measured window: nothing to judge "
                       "(is the duration long enough, and does the driver carry traffic?)");
   }
+  // A starved worker's figures describe the machine, not the policy: said, and past the bound
+  // the run cannot pass (the command exits 3).
+  for (const ScenarioResult& scenario : results.scenarios) {
+    if (scenario.starvation.unreliable) {
+      results.warnings.push_back(starvation_message(scenario.name, scenario.starvation));
+    }
+  }
   // An incomplete run cannot pass: its figures cover less than the suite asked for.
-  results.passed = results.passed && results.complete;
+  results.passed = results.passed && results.complete && !starved_invalid(results);
   return results;
 }
 

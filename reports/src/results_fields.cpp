@@ -538,6 +538,29 @@ bool has_queue_depth(const ScenarioResult& scenario) {
   return !scenario.queue_depth.empty();
 }
 
+const Field<Starvation> kStarvationFields[] = {
+    member<&Starvation::lost_ns>("lost_ns"),
+    member<&Starvation::run_ns>("run_ns"),
+    member<&Starvation::lost_fraction>("lost_fraction"),
+    member<&Starvation::run_delay_ns>("run_delay_ns"),
+    member<&Starvation::stalled_ns>("stalled_ns"),
+    member<&Starvation::longest_stall_ns>("longest_stall_ns"),
+    member<&Starvation::stalls>("stalls"),
+    member<&Starvation::involuntary_switches>("involuntary_switches"),
+    member<&Starvation::unreliable>("unreliable"),
+    member<&Starvation::invalid>("invalid"),
+};
+template <>
+const RecordSchema<Starvation>& schema_of<Starvation>() {
+  static const RecordSchema<Starvation> schema{
+      kStarvationFields, [](Starvation& starvation) { starvation.present = true; }};
+  return schema;
+}
+
+bool has_starvation(const ScenarioResult& scenario) {
+  return scenario.starvation.present;
+}
+
 // Flows carry their class fields only in scenarios with classes.
 struct ScenarioFlows {
   static Json write(const ScenarioResult& scenario) {
@@ -611,6 +634,8 @@ const Field<ScenarioResult> kScenarioFields[] = {
     member<&ScenarioResult::fairness>("fairness"),
     // Only for congestion control (flows joining later, a DPA program).
     member<&ScenarioResult::convergence>("convergence", Presence::optional, has_convergence),
+    // Only from real-time drivers (older files and simulator results have none).
+    member<&ScenarioResult::starvation>("starvation", Presence::optional, has_starvation),
     member<&ScenarioResult::gates>("gates"),
     member<&ScenarioResult::groups>("groups"),
     {"flows", Presence::required, ScenarioFlows::write, ScenarioFlows::read,

@@ -40,6 +40,18 @@ std::string sender_results_json(const suite::Suite& suite, const engine::SuiteRu
                        {"late_posts", flow.late_posts}});
     }
     scenario["flows"] = std::move(flows);
+    if (const Starvation& starved = totals.starvation; starved.present) {
+      scenario["starvation"] = {{"lost_ns", starved.lost_ns},
+                                {"run_ns", starved.run_ns},
+                                {"lost_fraction", starved.lost_fraction},
+                                {"run_delay_ns", starved.run_delay_ns},
+                                {"stalled_ns", starved.stalled_ns},
+                                {"longest_stall_ns", starved.longest_stall_ns},
+                                {"stalls", starved.stalls},
+                                {"involuntary_switches", starved.involuntary_switches},
+                                {"unreliable", starved.unreliable},
+                                {"invalid", starved.invalid}};
+    }
     scenarios.push_back(std::move(scenario));
   }
   root["scenarios"] = std::move(scenarios);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "qb/common/units.hpp"
+#include "qb/reports/starvation_verdict.hpp"
 
 namespace qb::report {
 namespace {
@@ -36,6 +37,7 @@ std::vector<SenderScenarioTotals> sender_totals(const engine::SuiteRun& run) {
       out.sent_seconds +=
           rep.complete ? static_cast<double>(out.repetition_ns) / 1e9 : rep.wall_seconds;
     }
+    out.starvation = starvation_of(scenario);
     out.tx_frames = driver_stat(scenario, "tx_packets");
     out.tx_bytes = driver_stat(scenario, "tx_frame_bytes");
     const auto& plan = scenario.compiled.plan;
@@ -68,7 +70,17 @@ void print_sender_summary(const engine::SuiteRun& run, std::ostream& out) {
     }
     fmt::print(out, "  driver: {:.0f} frames sent ({:.3f} Mpps), {:.0f} bytes\n",
                scenario.tx_frames, scenario.tx_mpps(), scenario.tx_bytes);
+    if (scenario.starvation.unreliable) {
+      fmt::print(out, "warning: {}\n", starvation_message(scenario.name, scenario.starvation));
+    }
   }
+}
+
+bool sender_starved_invalid(const engine::SuiteRun& run) {
+  for (const auto& scenario : run.scenarios) {
+    if (starvation_of(scenario).invalid) return true;
+  }
+  return false;
 }
 
 }  // namespace qb::report

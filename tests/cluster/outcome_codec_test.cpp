@@ -47,6 +47,7 @@ RepetitionOutcome sample_outcome() {
   m.group_latency.push_back(RepetitionLatency{7, 10, 20, 30, 40});
   m.driver_stats = {{"sim_steps", 12345.0}, {"ratio", 0.1 + 0.2}};
   m.queue_depth = {{"port", {1.0, 2.5e6}, {0.5, 1.0 / 7.0}}, {"TC3", {}, {}}};
+  m.starvation = {true, 1'000'000, 20'000, 15'000, 20'000, 5'000, 7, 3};
   m.wall_seconds = 1.0 / 3.0;
   m.ran = true;
   m.complete = false;
@@ -91,6 +92,14 @@ TEST(OutcomeCodec, RoundTripsEveryFieldExactly) {
   ASSERT_EQ(b.group_latency.size(), 1u);
   EXPECT_EQ(b.group_latency[0].p999_ns, 40);
   EXPECT_EQ(a.driver_stats, b.driver_stats);
+  EXPECT_TRUE(b.starvation.measured);
+  EXPECT_EQ(b.starvation.run_ns, a.starvation.run_ns);
+  EXPECT_EQ(b.starvation.lost_ns, a.starvation.lost_ns);
+  EXPECT_EQ(b.starvation.run_delay_ns, a.starvation.run_delay_ns);
+  EXPECT_EQ(b.starvation.stalled_ns, a.starvation.stalled_ns);
+  EXPECT_EQ(b.starvation.longest_stall_ns, a.starvation.longest_stall_ns);
+  EXPECT_EQ(b.starvation.stalls, a.starvation.stalls);
+  EXPECT_EQ(b.starvation.involuntary_switches, a.starvation.involuntary_switches);
   ASSERT_EQ(b.queue_depth.size(), 2u);
   EXPECT_EQ(b.queue_depth[0].name, "port");
   EXPECT_EQ(b.queue_depth[0].max_bytes, a.queue_depth[0].max_bytes);

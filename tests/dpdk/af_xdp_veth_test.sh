@@ -123,8 +123,13 @@ ip netns exec "$ns_tx" "$qosbench" run "$work/tx.toml" --driver dpdk \
   --duration "$sender_duration" --quiet >"$work/tx.out" 2>"$work/tx.err"
 sender_rc=$?
 sent_after=$(tx_count)
+# A worker that other processes starve is an invalid measurement (exit 3, saying so); this test
+# checks counts, which stay exact, so it accepts that end.
+starved() { grep -q "starved of CPU" "$1"; }
 # A Tx-only run judges nothing (the receiver does): it exits 0 after saying what it sent.
-if ((sender_rc != 0)); then
+if ((sender_rc == 3)) && starved "$work/tx.out"; then
+  echo "note: the sender was starved of CPU by other processes (exit 3)"
+elif ((sender_rc != 0)); then
   cat "$work/tx.err"
   af_xdp_unusable "$work/tx.err" && skip "net_af_xdp cannot create its socket here (see above)"
   fail "the sender failed (exit $sender_rc)"
@@ -136,7 +141,9 @@ kill -0 "$receiver_pid" 2>/dev/null ||
 wait "$receiver_pid"
 receiver_rc=$?
 receiver_pid=""
-if ((receiver_rc != 0 && receiver_rc != 1)); then
+if ((receiver_rc == 3)) && starved "$work/rx.out"; then
+  echo "note: the receiver was starved of CPU by other processes (exit 3)"
+elif ((receiver_rc != 0 && receiver_rc != 1)); then
   cat "$work/rx.err"
   fail "the receiver failed (exit $receiver_rc)"
 fi

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "dpdk_driver.hpp"
 #include "dpdk_test_env.hpp"
 #include "flow_worker.hpp"
-#include "dpdk_driver.hpp"
 #include "qb/suite/compile.hpp"
 #include "qb/suite/suite_loader.hpp"
 
@@ -204,6 +204,34 @@ TEST(DpdkShaper, CapHoldsABackloggedLeafBelowItsRate) {
   const double bronze_bits = static_cast<double>(done[1]) * 1538 * 8;
   EXPECT_LE(bronze_bits, kCapBps * (elapsed_s + 1e-3) + 1538 * 8);
   EXPECT_GT(done[0], done[1]);  // gold is uncapped: it takes what bronze may not
+  driver->close();
+}
+
+// An empty shaper sends an uncapped flow's frames at once (no per-frame pick: the tree has
+// nothing to arbitrate), but a flow under a cap always goes through its token bucket, and once
+// something is queued every frame waits its turn in the tree.
+TEST(DpdkShaper, UncappedFramesGoPastAnEmptyShaperCappedOnesNever) {
+  auto config = test::test_config("net_null0", "none");
+  auto driver = make_dpdk_driver(config);
+  const auto plan = two_leaf_plan(200e6);  // bronze (flow 1) capped
+  ASSERT_TRUE(driver->open(test::eth_topology(plan)).ok());
+  ASSERT_TRUE(driver->apply(plan).ok());
+  ASSERT_TRUE(driver->start().ok());
+  Queue& queue = driver->queue(0);
+  std::vector<Message> gold;
+  for (uint64_t i = 0; i < 8; ++i) gold.push_back(Message{0, 1518, 0, i});
+  EXPECT_EQ(queue.tx_burst(gold), 8u);
+  EXPECT_EQ(stat(driver->stats(), "shaper_bypassed"), 8.0);
+  EXPECT_EQ(stat(driver->stats(), "tx_packets"), 8.0);
+  // Bronze's frames go through its bucket (1 ms of 200 Mbit/s holds ~16 of them): some are
+  // held back, and gold's next frames queue behind them in the tree instead of passing.
+  std::vector<Message> bronze;
+  for (uint64_t i = 0; i < 64; ++i) bronze.push_back(Message{1, 1518, 0, i});
+  EXPECT_EQ(queue.tx_burst(bronze), 64u);
+  for (uint64_t i = 0; i < 8; ++i) gold[i].sequence = 8 + i;
+  EXPECT_EQ(queue.tx_burst(gold), 8u);
+  EXPECT_EQ(stat(driver->stats(), "shaper_bypassed"), 8.0);
+  EXPECT_LT(stat(driver->stats(), "tx_packets"), 8.0 + 64.0 + 8.0);
   driver->close();
 }
 

@@ -7,6 +7,7 @@
 
 #include "qb/drivers/driver.hpp"
 #include "qb/engine/histogram.hpp"
+#include "qb/engine/starvation.hpp"
 
 namespace qb::engine {
 
@@ -44,6 +45,8 @@ struct RepetitionMeasurement {
   /// Time of the measured window the repetition covered: the duration when complete, less when
   /// interrupted. Rates are divided by it.
   int64_t measured_ns = 0;
+  /// Real-time drivers: the worker that lost the largest fraction of its run to others.
+  WorkerStarvation starvation;
 };
 
 /// Latency of one flow instance over all repetitions, merged.

@@ -194,6 +194,22 @@ struct QueueDepthSeries {
   std::vector<double> mean_bytes;  // per bin: time-weighted, mean over the repetitions
 };
 
+/// Real-time drivers: the repetition whose worker lost the largest fraction of its run to
+/// other processes (engine/starvation.hpp, docs/dpdk.md "Starved workers").
+struct Starvation {
+  bool present = false;  // measured (real-time drivers only); not in the file otherwise
+  int64_t lost_ns = 0;   // max(run-queue delay, stalled loop time)
+  int64_t run_ns = 0;    // the worker's loop
+  double lost_fraction = 0.0;
+  int64_t run_delay_ns = 0;
+  int64_t stalled_ns = 0;
+  int64_t longest_stall_ns = 0;
+  uint64_t stalls = 0;
+  int64_t involuntary_switches = 0;
+  bool unreliable = false;  // lost_fraction above the warning bound (1 %)
+  bool invalid = false;     // above the invalid-measurement bound (10 %): exit 3
+};
+
 struct ScenarioResult {
   std::string name;
   std::string transport;
@@ -220,6 +236,7 @@ struct ScenarioResult {
   std::vector<std::string> oracle_notes;  // e.g. "VLArb credit rule (low table): ..."
   Fairness fairness;
   Convergence convergence;  // in the file only when present
+  Starvation starvation;    // in the file only when present
   std::vector<GateResult> gates;
   std::vector<std::pair<std::string, double>> driver_stats;  // mean over repetitions
   std::vector<QueueDepthSeries> queue_depth;  // in the file only when the driver gave it

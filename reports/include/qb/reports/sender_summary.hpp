@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "qb/engine/run.hpp"
+#include "qb/reports/results.hpp"
 
 namespace qb::report {
 
@@ -27,10 +28,15 @@ struct SenderScenarioTotals {
   double tx_bytes = 0.0;
   double tx_mpps() const { return sent_seconds > 0.0 ? tx_frames / sent_seconds / 1e6 : 0.0; }
   std::vector<SenderFlowTotals> flows;
+  Starvation starvation;  // the worst repetition's (starvation_verdict.hpp)
 };
 
 std::vector<SenderScenarioTotals> sender_totals(const engine::SuiteRun& run);
 
+/// Prints, per scenario, the warning of a starved sender too.
 void print_sender_summary(const engine::SuiteRun& run, std::ostream& out);
+
+/// Whether a sender's worker was starved past the invalid-measurement bound (exit 3).
+bool sender_starved_invalid(const engine::SuiteRun& run);
 
 }  // namespace qb::report
