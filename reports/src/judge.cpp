@@ -242,20 +242,8 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run,
   if (compiled.plan.has_classes()) judge_classes(compiled, measured, out);
 
   for (size_t e = 0; e < tree.elements.size(); ++e) {
-    const auto& element = tree.elements[e];
-    ElementResult result;
-    result.name = element.name;
-    if (element.parent != policy::SchedTree::kNoParent) {
-      result.parent = tree.elements[element.parent].name;
-    }
-    result.is_leaf = element.is_leaf;
-    result.bw_share = element.bw_share;
-    result.weight = element.weight;
-    if (element.max_avg_bw_bps > 0) result.cap_bps = element.max_avg_bw_bps;
-    result.demand_bps = compiled.expected.element_demand_bps[e];
-    result.expected_bps = compiled.expected.element_bps[e];
-    result.measured_bps = measured.element_bps[e];
-    out.tree.push_back(std::move(result));
+    out.tree.push_back(element_result(tree, e, compiled.expected.element_demand_bps[e],
+                                      compiled.expected.element_bps[e], measured.element_bps[e]));
   }
   out.host_trees = host_tree_results(compiled, out.flows);
   out.arbitration = arbitration_results(compiled.plan);

@@ -61,6 +61,22 @@ PortArbitrationResult port_result(const policy::PortQos& qos, const char* port, 
 
 }  // namespace
 
+ElementResult element_result(const policy::SchedTree& tree, size_t element, double demand_bps,
+                             double expected_bps, double measured_bps) {
+  const auto& e = tree.elements[element];
+  ElementResult result;
+  result.name = e.name;
+  if (e.parent != policy::SchedTree::kNoParent) result.parent = tree.elements[e.parent].name;
+  result.is_leaf = e.is_leaf;
+  result.bw_share = e.bw_share;
+  result.weight = e.weight;
+  if (e.max_avg_bw_bps > 0) result.cap_bps = e.max_avg_bw_bps;
+  result.demand_bps = demand_bps;
+  result.expected_bps = expected_bps;
+  result.measured_bps = measured_bps;
+  return result;
+}
+
 std::vector<PortArbitrationResult> arbitration_results(const policy::QosPlan& plan) {
   std::vector<PortArbitrationResult> out;
   if (plan.nic_qos.kind != policy::PortQos::Kind::none) {
@@ -108,20 +124,7 @@ std::vector<HostTreeResult> host_tree_results(const suite::CompiledScenario& com
     HostTreeResult host_tree;
     host_tree.host = host;
     for (size_t e = 0; e < n; ++e) {
-      const auto& element = tree.elements[e];
-      ElementResult result;
-      result.name = element.name;
-      if (element.parent != policy::SchedTree::kNoParent) {
-        result.parent = tree.elements[element.parent].name;
-      }
-      result.is_leaf = element.is_leaf;
-      result.bw_share = element.bw_share;
-      result.weight = element.weight;
-      if (element.max_avg_bw_bps > 0) result.cap_bps = element.max_avg_bw_bps;
-      result.demand_bps = demand[e];
-      result.expected_bps = expected[e];
-      result.measured_bps = measured[e];
-      host_tree.tree.push_back(std::move(result));
+      host_tree.tree.push_back(element_result(tree, e, demand[e], expected[e], measured[e]));
     }
     out.push_back(std::move(host_tree));
   }

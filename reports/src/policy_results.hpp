@@ -9,6 +9,10 @@
 
 namespace qb::report {
 
+/// One element of a scheduling tree as the results carry it, with its rates (wire bit/s).
+ElementResult element_result(const policy::SchedTree& tree, size_t element, double demand_bps,
+                             double expected_bps, double measured_bps);
+
 /// The NIC port and, when the fabric has a switch, its egress port, each only when it
 /// arbitrates between classes (ETS or VLArb); empty otherwise.
 std::vector<PortArbitrationResult> arbitration_results(const policy::QosPlan& plan);
