@@ -1,11 +1,15 @@
-# Sourced by the MPI tests: how they launch a job on this one machine. Open MPI refuses root
-# unless told (CI runs as root); --oversubscribe: more ranks than cores; shared memory between
-# the ranks (vader) without the single-copy mechanism, which containers often forbid (ptrace).
+# Sourced by the MPI tests: how they launch a job on this one machine, and their skip (77) and
+# fail (1) exits. Open MPI refuses root unless told (CI runs as root); --oversubscribe: more
+# ranks than cores; shared memory between the ranks (vader) without the single-copy mechanism,
+# which containers often forbid (ptrace).
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMPI_MCA_rmaps_base_oversubscribe=1
 # No network interfaces are needed between ranks on one host: keep the OOB off odd ones.
 export OMPI_MCA_oob_tcp_if_include=lo
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*"; exit 1; }
 
 mpi_skip_unless_usable() {  # $1: qosbench
   command -v mpirun >/dev/null || skip "mpirun not found (openmpi-bin, scripts/setup.sh)"

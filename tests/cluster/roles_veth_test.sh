@@ -16,8 +16,6 @@
 set -u
 qosbench=${1:?usage: roles_veth_test.sh QOSBENCH SUITE.toml}
 suite=${2:?}
-skip() { echo "SKIP: $*"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/mpi_env.sh"
 mpi_skip_unless_usable "$qosbench"

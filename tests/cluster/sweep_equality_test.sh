@@ -9,7 +9,6 @@ set -u
 qosbench=${1:?usage: sweep_equality_test.sh QOSBENCH SAME_RESULTS_DIFF SUITE...}
 differ=${2:?}
 shift 2
-skip() { echo "SKIP: $*"; exit 77; }
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/mpi_env.sh"
 mpi_skip_unless_usable "$qosbench"
