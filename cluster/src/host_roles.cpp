@@ -13,6 +13,10 @@
 namespace qb::cluster {
 namespace {
 
+// How long a rank waits at a repetition's start for the others: opening a device (a DPDK
+// EAL, an RDMA device) takes seconds, not minutes.
+constexpr std::chrono::seconds kStartWait{120};
+
 int64_t steady_now_ns() {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -84,7 +88,13 @@ std::optional<std::string> cross_host_latency_note(const std::vector<ClockOffset
 engine::HostRole host_role(Communicator& comm, const JobRoles& roles, Wait wait) {
   engine::HostRole role;
   if (comm.rank() != roles.receiver_rank) role.drive_host = comm.rank();
-  role.at_start = [&comm, wait](const Status& mine) { return agree_status(comm, mine, wait); };
+  // Bounded: a rank that never reaches the start (it hangs, or stopped alone) must not keep
+  // the others waiting for ever.
+  role.at_start = [&comm, wait](const Status& mine) {
+    Wait bounded = wait;
+    bounded.deadline = std::chrono::steady_clock::now() + kStartWait;
+    return agree_status(comm, mine, bounded);
+  };
   return role;
 }
 

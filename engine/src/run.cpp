@@ -7,6 +7,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <tuple>
 
@@ -85,9 +86,6 @@ void merge_counters(std::vector<FlowCounters>& into, const std::vector<FlowCount
   }
 }
 
-// One repetition of one scenario on a fresh driver instance, with `workers` FlowWorkers: each
-// owns every workers-th flow, its own driver queue and clock, and its own counters, merged
-// after the run (no locks on the hot path).
 // A multi-host rank's driver drives one host's NIC: the plan as that host sees it.
 policy::QosPlan one_host_view(const policy::QosPlan& plan) {
   policy::QosPlan view = plan;
@@ -99,6 +97,10 @@ policy::QosPlan one_host_view(const policy::QosPlan& plan) {
   return view;
 }
 
+// One repetition of one scenario on a fresh driver instance, with `workers` FlowWorkers: each
+// owns every workers-th flow, its own driver queue and clock, and its own counters, merged
+// after the run (no locks on the hot path). A rank of a multi-host job (`role`) drives its
+// host's flows only.
 Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repetition,
                                   const drv::DriverFactory& factory, uint32_t workers,
                                   const std::atomic<bool>* interrupted, const HostRole* role) {
@@ -145,9 +147,9 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
     if (error.where == "port.transport" && error.loc.line == 0) error.loc = port.transport_loc;
     return interrupted_error(started(std::move(error)));
   }
-  const policy::QosPlan driver_plan =
-      role != nullptr ? one_host_view(compiled.plan) : policy::QosPlan{};
-  if (auto s = check(d.apply(role != nullptr ? driver_plan : compiled.plan), "apply"); !s) {
+  const std::optional<policy::QosPlan> host_view =
+      role != nullptr ? std::optional(one_host_view(compiled.plan)) : std::nullopt;
+  if (auto s = check(d.apply(host_view ? *host_view : compiled.plan), "apply"); !s) {
     d.close();
     return interrupted_error(started(std::move(s)));
   }
