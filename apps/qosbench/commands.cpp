@@ -405,7 +405,7 @@ int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicat
       engine::run_suite(*suite, std::move(prepared.loaded.compiled), prepared.driver, options);
   if (progress) progress->finish();
   if (!spread_problem.empty()) {
-    fmt::print(std::cerr, "warning: {}; the results hold this rank's repetitions only\n",
+    fmt::print(std::cerr, "warning: {}; the results hold what reached this rank (incomplete)\n",
                spread_problem);
   }
   if (!reporting) {
