@@ -86,6 +86,8 @@ svg .reference-line{stroke:var(--muted);stroke-dasharray:5 4;stroke-width:1.2}
 svg .reference-text{fill:var(--muted);font-size:11.5px}
 svg .series{fill:none;stroke-width:2;stroke-linejoin:round}
 svg .series.thin{stroke-width:1.2;opacity:.85}
+svg .queue-line{fill:none;stroke-width:2;stroke-linejoin:round}
+svg .queue-line.thin{stroke-width:1.2;opacity:.85}
 svg line.expected{stroke-width:1.2;stroke-dasharray:1.5 3;opacity:.9}
 svg line.convergence-marker{stroke:var(--muted);stroke-width:1}
 svg line.convergence-marker.join{stroke-dasharray:4 3}

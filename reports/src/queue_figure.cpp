@@ -48,7 +48,7 @@ void queue_figure(Markup& m, const ScenarioResult& s) {
     m.open("g", {{"class", "queue-series"}, {"data-queue", q.name}});
     m.open(
         "path",
-        {{"class", "series thin"},
+        {{"class", "queue-line thin"},
          {"data-kind", "max"},
          {"data-points", json_array(q.max_bytes)},
          {"d", line_path(series_points(in_kb(q.max_bytes), s.bin_ns), plot.x.scale, plot.y.scale)},
@@ -58,7 +58,7 @@ void queue_figure(Markup& m, const ScenarioResult& s) {
     m.close();
     m.open(
         "path",
-        {{"class", "series"},
+        {{"class", "queue-line"},
          {"data-kind", "mean"},
          {"data-points", json_array(q.mean_bytes)},
          {"d", line_path(series_points(in_kb(q.mean_bytes), s.bin_ns), plot.x.scale, plot.y.scale)},
