@@ -91,6 +91,14 @@ bool get_histogram(ByteReader& r, Histogram& out) {
   uint64_t entries = 0;
   if (!r.get(s.highest_trackable) || !r.get(digits) || !r.get_count(entries, 12)) return false;
   s.significant_digits = digits;
+  // The engine's latency histograms all have the default layout (FlowLatency). Only that is
+  // accepted: a layout chosen by the bytes (5 digits up to INT64_MAX) would let a few bytes
+  // per counter make the decoder allocate a megabyte block each.
+  static const Histogram kLayout;
+  if (s.highest_trackable != kLayout.highest_trackable() ||
+      s.significant_digits != kLayout.significant_digits()) {
+    return false;
+  }
   s.counts.resize(entries);
   for (auto& [index, count] : s.counts) {
     if (!r.get(index) || !r.get(count)) return false;
