@@ -3,7 +3,6 @@
 // a well-nested document. Results are built by hand (figures checked exactly) and by running the
 // simulator on every suite in configs/ (those reports are also written to the build directory
 // as html_reports/<config>.html for a person to look at).
-#include "../support/run_and_judge.hpp"
 #include "qb/reports/html_report.hpp"
 
 #include <gtest/gtest.h>
@@ -17,40 +16,18 @@
 #include <string>
 #include <vector>
 
+#include "../support/run_and_judge.hpp"
+#include "html_scan.hpp"
 #include "qb/engine/run.hpp"
-#include "qb/suite/suite_loader.hpp"
 #include "qb/reports/judge.hpp"
+#include "qb/suite/suite_loader.hpp"
 
 namespace qb::report {
 namespace {
 
-size_t count(const std::string& text, const std::string& needle) {
-  size_t n = 0;
-  for (size_t pos = text.find(needle); pos != std::string::npos;
-       pos = text.find(needle, pos + needle.size())) {
-    ++n;
-  }
-  return n;
-}
-
-/// The opening tags (with their attributes) carrying class `cls` (as the first class).
-std::vector<std::string> tags_with_class(const std::string& html, const std::string& cls) {
-  std::vector<std::string> tags;
-  const std::regex re("<[a-z]+ class=\"" + cls + "( [^\"]*)?\"[^>]*>");
-  for (auto it = std::sregex_iterator(html.begin(), html.end(), re); it != std::sregex_iterator();
-       ++it) {
-    tags.push_back(it->str());
-  }
-  return tags;
-}
-
-std::string attr(const std::string& tag, const std::string& name) {
-  const std::string key = " " + name + "=\"";
-  const size_t pos = tag.find(key);
-  if (pos == std::string::npos) return "<missing>";
-  const size_t start = pos + key.size();
-  return tag.substr(start, tag.find('"', start) - start);
-}
+using testing::attr;
+using testing::count;
+using testing::tags_with_class;
 
 /// Every tag closed in order (a stack parser; `/>` closes itself, <!DOCTYPE> is skipped).
 ::testing::AssertionResult well_nested(const std::string& html) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../support/run_and_judge.hpp"
+#include "html_scan.hpp"
 #include "qb/engine/run.hpp"
 #include "qb/reports/html_report.hpp"
 #include "qb/reports/json_results.hpp"
@@ -20,33 +21,9 @@
 namespace qb::report {
 namespace {
 
-size_t count(const std::string& text, const std::string& needle) {
-  size_t n = 0;
-  for (size_t pos = text.find(needle); pos != std::string::npos;
-       pos = text.find(needle, pos + needle.size())) {
-    ++n;
-  }
-  return n;
-}
-
-/// Opening tags whose class attribute starts with `cls` as a whole word.
-std::vector<std::string> tags_with_class(const std::string& html, const std::string& cls) {
-  std::vector<std::string> tags;
-  const std::regex re("<[a-z]+ class=\"" + cls + "( [^\"]*)?\"[^>]*>");
-  for (auto it = std::sregex_iterator(html.begin(), html.end(), re); it != std::sregex_iterator();
-       ++it) {
-    tags.push_back(it->str());
-  }
-  return tags;
-}
-
-std::string attr(const std::string& tag, const std::string& name) {
-  const std::string key = " " + name + "=\"";
-  const size_t pos = tag.find(key);
-  if (pos == std::string::npos) return "<missing>";
-  const size_t start = pos + key.size();
-  return tag.substr(start, tag.find('"', start) - start);
-}
+using testing::attr;
+using testing::count;
+using testing::tags_with_class;
 
 /// The markup of the first <svg class="chart NAME ..."> up to its </svg>.
 std::string svg_of(const std::string& html, const std::string& name) {
