@@ -9,8 +9,8 @@
 #include <iostream>
 #include <optional>
 
+#include "live_console.hpp"
 #include "output_flags.hpp"
-#include "progress.hpp"
 #include "qb/cluster/agreement.hpp"
 #include "qb/cluster/host_roles.hpp"
 #include "qb/cluster/job.hpp"
@@ -313,6 +313,21 @@ Result<PreparedRun> prepare_run(const RunArgs& args) {
     }
     options.duration_ns = *duration;
   }
+  if (!args.interval.empty() && args.interval != "0") {
+    auto interval = parse_duration_ns(args.interval);
+    // Below a microsecond the lines would outnumber what anyone reads (and slow the run).
+    if (interval && *interval < 1'000) {
+      interval = make_error(Errc::usage,
+                            fmt::format("'{}' is below the smallest interval, 1us", args.interval));
+    }
+    if (!interval) {
+      Error error = interval.error();
+      error.code = Errc::usage;
+      error.where = "--interval";
+      return error;
+    }
+    options.live_interval_ns = *interval;
+  }
   bool virtual_time = false;
   {
     auto probe = driver->create();
@@ -342,6 +357,33 @@ Result<cluster::JobRoles> job_roles(const PreparedRun& prepared, cluster::Commun
     }
   }
   return cluster::assign_roles(hosts, comm.size());
+}
+
+// What the live console shows and how: the status line and colour on a terminal only.
+LiveConsoleOptions live_console_options(const RunArgs& args) {
+  LiveConsoleOptions console;
+  console.status_line = stderr_is_terminal();
+  console.intervals = args.interval != "0";
+  console.style.colour = console.status_line && colour_allowed();
+  console.style.unit = report::parse_rate_unit(args.units).value_or(report::RateUnit::gbit_per_s);
+  return console;
+}
+
+std::vector<LiveScenario> live_scenarios(const suite::Suite& suite,
+                                         const engine::RunOptions& options) {
+  std::vector<LiveScenario> scenarios;
+  for (const auto& scenario : suite.scenarios) {
+    LiveScenario shown;
+    shown.name = terminal_safe(scenario.name);
+    shown.repetitions = options.repetitions.value_or(scenario.repetitions);
+    shown.labels.scenario = shown.name;
+    shown.labels.repetitions = shown.repetitions;
+    for (const auto& flow : scenario.flows) shown.labels.groups.push_back(terminal_safe(flow.name));
+    shown.labels.interval_ns = options.live_interval_ns.value_or(
+        engine::default_live_interval_ns(options.duration_ns.value_or(scenario.duration_ns)));
+    scenarios.push_back(std::move(shown));
+  }
+  return scenarios;
 }
 
 // Every rank of a job must reach the same collectives: a rank's own error goes to rank 0 in
@@ -384,26 +426,26 @@ int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicat
     spread = cluster::role_spread(*comm, *roles, job_wait(), clock_offsets, spread_problem);
   }
   if (spread) options.spread = &*spread;
-  std::optional<ProgressLine> progress;
-  if (reporting && progress_wanted(args.quiet) && !suite->scenarios.empty()) {
-    std::vector<std::string> names;
-    std::vector<uint32_t> repetitions;
-    for (const auto& scenario : suite->scenarios) {
-      names.push_back(terminal_safe(scenario.name));
-      repetitions.push_back(options.repetitions.value_or(scenario.repetitions));
+  engine::RunProgress run_progress;
+  std::optional<LiveConsole> live;
+  if (reporting && live_wanted(args.quiet) && !suite->scenarios.empty()) {
+    live.emplace(stderr, live_console_options(args), live_scenarios(*suite, options),
+                 &run_progress);
+    options.progress = &run_progress;
+    if (args.interval != "0") {
+      options.on_interval = [&live](const engine::LiveInterval& interval) {
+        live->on_interval(interval);
+      };
     }
-    progress.emplace(stderr, std::move(names), std::move(repetitions));
-    options.on_progress = [&progress](uint32_t scenario, uint32_t /*repetition*/, uint32_t done,
-                                      uint32_t total) {
-      progress->on_repetition(scenario, done, total);
-    };
+    options.on_progress = [&live](uint32_t scenario, uint32_t /*repetition*/, uint32_t done,
+                                  uint32_t total) { live->on_repetition(scenario, done, total); };
   }
 
   // Ctrl-C stops the workers; the results gathered so far are written, marked incomplete.
   const InterruptHandlers handlers;
   auto run =
       engine::run_suite(*suite, std::move(prepared.loaded.compiled), prepared.driver, options);
-  if (progress) progress->finish();
+  if (live) live->finish();
   if (!spread_problem.empty()) {
     fmt::print(std::cerr, "warning: {}; the results hold what reached this rank (incomplete)\n",
                spread_problem);

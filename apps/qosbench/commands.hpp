@@ -15,7 +15,7 @@ struct CompareOptionsArgs {
   double threshold_pct = 5.0;  // relative change treated as noise, in percent
   double alpha = 0.05;         // significance level of the Mann-Whitney U test
   bool allow_config_change = false;
-  bool uncorrected = false;  // no false-discovery-rate correction over the metrics
+  bool uncorrected = false;         // no false-discovery-rate correction over the metrics
   bool allow_inconclusive = false;  // INCONCLUSIVE metrics do not fail (exit 0)
 };
 
@@ -49,6 +49,8 @@ struct RunArgs {
   std::vector<DriverAliasValue> driver_aliases;
   bool quiet = false;
   std::string units;  // --units: the console's rate unit (reports/console_report.hpp)
+  /// --interval: the live lines' interval ("0": none; empty: a tenth of the duration).
+  std::string interval;
 };
 
 struct ReportArgs {

@@ -103,7 +103,11 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--baseline", run.baseline_path,
                       "results JSON to compare against: a regression fails the run (exit 1)");
   add_comparison_options(run_cmd, run.compare);
-  run_cmd->add_flag("--quiet", run.quiet, "print only the verdict, no progress line");
+  run_cmd->add_flag("--quiet", run.quiet,
+                    "print only the verdict: no interval lines, no progress line");
+  run_cmd->add_option("--interval", run.interval,
+                      "live per-interval rates on stderr every this much of the measured window "
+                      "(like iperf3 -i), e.g. 10ms; 0: none; default: about a tenth of it");
   run_cmd->add_option("--units", run.units, kUnitsHelp)->check(rate_unit_validator());
 
   qb::cli::ReportArgs report;

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <limits>
 
+#include "live_tap.hpp"
+
 namespace qb::engine {
 namespace {
 
@@ -74,7 +76,11 @@ void DueHeap::sift_down(size_t i, Entry e) noexcept {
 
 FlowWorker::FlowWorker(const suite::CompiledScenario& compiled, uint64_t seed, WorkerWindow window,
                        std::vector<uint32_t> owned)
-    : window_(window), wire_(compiled.plan.wire), owned_(std::move(owned)) {
+    : window_(window),
+      wire_(compiled.plan.wire),
+      owned_(std::move(owned)),
+      flow_group_(&compiled.flow_spec),
+      groups_(compiled.scenario->flows.size()) {
   const suite::Scenario& scenario = *compiled.scenario;
   const size_t flow_count = compiled.plan.flows.size();
   flows_.reserve(flow_count);
@@ -303,6 +309,48 @@ void FlowWorker::publish_post_counts(std::vector<FlowCounters>& counters) const 
   }
 }
 
+void FlowWorker::show_live(WorkerLive live) {
+  live_ = live;
+  if (live_.tap != nullptr && live_.interval_ns > 0) {
+    live_next_ns_ = window_.warmup_ns + live_.interval_ns;
+    live_published_.assign(groups_, LiveGroupCounters{});
+    live_delta_.assign(groups_, LiveGroupCounters{});
+  }
+}
+
+void FlowWorker::publish_live(int64_t window_end_ns, const std::vector<FlowCounters>& counters,
+                              bool last, bool complete) {
+  // Cumulative per [[flow]] entry over every flow this worker counted (frames of another
+  // worker's flows included), minus what the last boundary published.
+  std::fill(live_delta_.begin(), live_delta_.end(), LiveGroupCounters{});
+  for (size_t f = 0; f < counters.size() && f < flow_group_->size(); ++f) {
+    LiveGroupCounters& group = live_delta_[(*flow_group_)[f]];
+    group.messages += counters[f].messages;
+    group.packets += counters[f].packets;
+    group.payload_bytes += counters[f].payload_bytes;
+    group.wire_bytes += counters[f].wire_bytes;
+  }
+  for (size_t g = 0; g < groups_; ++g) {
+    const LiveGroupCounters total = live_delta_[g];
+    live_delta_[g].messages -= live_published_[g].messages;
+    live_delta_[g].packets -= live_published_[g].packets;
+    live_delta_[g].payload_bytes -= live_published_[g].payload_bytes;
+    live_delta_[g].wire_bytes -= live_published_[g].wire_bytes;
+    live_published_[g] = total;
+  }
+  const int64_t end_ns = std::clamp<int64_t>(window_end_ns, live_start_ns_, window_.duration_ns);
+  live_.tap->publish(live_index_++, live_start_ns_, end_ns, last, complete, live_delta_);
+  live_start_ns_ = end_ns;
+  // The next boundary after this one (a virtual clock may have jumped over several).
+  live_next_ns_ = window_.warmup_ns + (end_ns / live_.interval_ns + 1) * live_.interval_ns;
+}
+
+void FlowWorker::report_progress(int64_t covered_ns) noexcept {
+  if (live_.progress == nullptr || covered_ns <= progress_reported_ns_) return;
+  live_.progress->add_covered(covered_ns - progress_reported_ns_);
+  progress_reported_ns_ = covered_ns;
+}
+
 WorkerOutcome FlowWorker::run(drv::Queue& queue, drv::Clock& clock,
                               const std::atomic<bool>* interrupted,
                               std::vector<FlowCounters>& counters,
@@ -354,6 +402,10 @@ WorkerOutcome FlowWorker::run(drv::Queue& queue, drv::Clock& clock,
     WorkerOutcome outcome;
     outcome.complete = complete;
     outcome.measured_ns = std::clamp<int64_t>(covered_ns, 0, window_.duration_ns);
+    if (live_.tap != nullptr && live_.interval_ns > 0) {
+      publish_live(outcome.measured_ns, counters, true, complete);
+    }
+    report_progress(end_ns - start_ns);  // the repetition is over, cut short or not
     if (watch) {
       const ThreadSched sched_end = window_.read_sched();
       starvation.measured = true;
@@ -384,8 +436,11 @@ WorkerOutcome FlowWorker::run(drv::Queue& queue, drv::Clock& clock,
     }
     resume_ns = now_ns;
     if (now_ns >= end_ns) break;
-    if (++iteration % kWallCheckEvery == 0 && wall_now_ns() >= wall_end_ns) {
-      return ended(false);  // the driver's clock stalled: give up, marked incomplete
+    if (++iteration % kWallCheckEvery == 0) [[unlikely]] {
+      if (wall_now_ns() >= wall_end_ns) {
+        return ended(false);  // the driver's clock stalled: give up, marked incomplete
+      }
+      report_progress(now_ns - start_ns);
     }
     // Post what is due (in bursts), then hand it to the driver.
     do {
@@ -406,6 +461,10 @@ WorkerOutcome FlowWorker::run(drv::Queue& queue, drv::Clock& clock,
       if (polled == completions.size() && stop_requested()) return ended(false);
     } while (polled == completions.size() && (++batches < max_drain_batches));
     flush(queue);
+    // The counters hold every completion up to now: an interval that ended is complete.
+    if (now_ns >= live_next_ns_) [[unlikely]] {
+      publish_live(now_ns - window_.warmup_ns, counters, false, true);
+    }
     if (polled == completions.size()) continue;  // more to drain: after the clock and the flag
     if (burst_size_ != 0) {
       clock.wait_until(now_ns + 1);  // the driver is full: let it drain

@@ -5,10 +5,12 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <utility>
 #include <vector>
 
 #include "qb/drivers/driver.hpp"
+#include "qb/engine/live.hpp"
 #include "qb/engine/measurement.hpp"
 #include "qb/engine/starvation.hpp"
 #include "qb/generators/arrival_process.hpp"
@@ -16,6 +18,17 @@
 #include "qb/suite/compile.hpp"
 
 namespace qb::engine {
+
+class LiveTap;
+
+/// What a worker shows while it runs (all optional): its counters at each interval boundary
+/// of the measured window, and the run time it has covered.
+struct WorkerLive {
+  LiveTap* tap = nullptr;
+  int64_t interval_ns = 0;
+  /// One worker per repetition reports (the others run the same window).
+  RunProgress* progress = nullptr;
+};
 
 struct WorkerWindow {
   int64_t warmup_ns = 0;
@@ -70,6 +83,10 @@ class FlowWorker {
   FlowWorker(const suite::CompiledScenario& compiled, uint64_t seed, WorkerWindow window,
              std::vector<uint32_t> owned = {});
 
+  /// Publishes intervals and progress while run() goes (read-only: what the run does and
+  /// measures is the same with or without it).
+  void show_live(WorkerLive live);
+
   /// Drives every flow until warmup + duration (or until *interrupted, checked between every
   /// batch of completions whatever the driver returns). Fills `counters` and records latency
   /// into `latency` (both sized to the flow count by the caller).
@@ -110,6 +127,12 @@ class FlowWorker {
   void on_completion(const drv::Completion& completion, drv::Queue& queue,
                      std::vector<FlowCounters>& counters, std::vector<FlowLatency>& latency);
   void publish_post_counts(std::vector<FlowCounters>& counters) const;
+  /// Hands this worker's counters since the last boundary to the live tap: the interval
+  /// [live_start_ns_, window_end_ns) of the measured window.
+  void publish_live(int64_t window_end_ns, const std::vector<FlowCounters>& counters, bool last,
+                    bool complete);
+  /// Adds the run time covered since the last report (up to `covered_ns` from the start).
+  void report_progress(int64_t covered_ns) noexcept;
 
   WorkerWindow window_;
   policy::WireModel wire_;  // counts the packets of an rx_message
@@ -125,6 +148,17 @@ class FlowWorker {
   size_t burst_sent_ = 0;    // prefix of burst_ the queue has accepted
   bool exact_order_ = true;  // post in (time, flow) order even within a burst (virtual time)
   size_t series_bins_ = 0;   // bins of a flow's throughput series in this run
+
+  // Live view (show_live): off unless attached; the boundary is checked once per loop turn.
+  WorkerLive live_;
+  const std::vector<uint32_t>* flow_group_ = nullptr;  // flow instance -> [[flow]] entry
+  size_t groups_ = 0;
+  int64_t live_next_ns_ = std::numeric_limits<int64_t>::max();  // next boundary (clock time)
+  int64_t live_start_ns_ = 0;  // start of the interval being counted (window time)
+  uint32_t live_index_ = 0;
+  std::vector<LiveGroupCounters> live_published_;  // cumulative, at the last boundary
+  std::vector<LiveGroupCounters> live_delta_;
+  int64_t progress_reported_ns_ = 0;
 };
 
 }  // namespace qb::engine

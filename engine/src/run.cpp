@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "flow_worker.hpp"
+#include "live_tap.hpp"
 #include "qb/drivers/registry.hpp"
 #include "qb/engine/run_memory.hpp"
 
@@ -101,9 +102,13 @@ policy::QosPlan one_host_view(const policy::QosPlan& plan) {
 // owns every workers-th flow, its own driver queue and clock, and its own counters, merged
 // after the run (no locks on the hot path). A rank of a multi-host job (`role`) drives its
 // host's flows only.
-Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repetition,
-                                  const drv::DriverFactory& factory, uint32_t workers,
-                                  const std::atomic<bool>* interrupted, const HostRole* role) {
+// `live`: the (serialised) interval sink, empty for none.
+Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t scenario,
+                                  uint32_t repetition, const drv::DriverFactory& factory,
+                                  uint32_t workers, const RunOptions& options,
+                                  const IntervalSink& live) {
+  const std::atomic<bool>* interrupted = options.interrupted;
+  const HostRole* role = options.host_role;
   const auto wall_start = std::chrono::steady_clock::now();
   // A step that fails after a signal asked the run to stop (a wait it gave up, or anything
   // the stop cut short) is the interruption, not an error: the repetition did not run.
@@ -173,6 +178,18 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
     }
     flow_workers.push_back(std::make_unique<FlowWorker>(compiled, seed, window, std::move(owned)));
   }
+  std::optional<LiveTap> tap;
+  if (live) tap.emplace(scenario, repetition, workers, compiled.scenario->flows.size(), live);
+  for (uint32_t w = 0; w < workers; ++w) {
+    WorkerLive shown;
+    if (tap) {
+      shown.tap = &*tap;
+      shown.interval_ns =
+          options.live_interval_ns.value_or(default_live_interval_ns(scenario_run.duration_ns));
+    }
+    if (w == 0) shown.progress = options.progress;
+    flow_workers[w]->show_live(shown);
+  }
 
   TaskResult result;
   result.measurement.ran = true;
@@ -197,6 +214,7 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t repe
     for (uint32_t w = 1; w < workers; ++w) threads.emplace_back(drive, w);
     drive(0);
   }
+  if (tap) tap->finish();
   result.measurement.complete = true;
   result.measurement.measured_ns = 0;
   for (uint32_t w = 0; w < workers; ++w) {
@@ -301,6 +319,21 @@ Result<SuiteRun> run_suite(const suite::Suite& suite, std::vector<suite::Compile
   }
   jobs = std::min<uint32_t>(jobs, std::max<size_t>(tasks.size(), 1));
   run.jobs = jobs;
+  if (options.progress != nullptr) {
+    for (const Task& task : tasks) {
+      const ScenarioRun& scenario_run = run.scenarios[task.scenario];
+      options.progress->add_planned(scenario_run.warmup_ns + scenario_run.duration_ns);
+    }
+  }
+  // Repetitions running side by side hand their intervals over one at a time.
+  std::mutex live_mutex;
+  IntervalSink live;
+  if (options.on_interval) {
+    live = [&](const LiveInterval& interval) {
+      std::lock_guard lock(live_mutex);
+      options.on_interval(interval);
+    };
+  }
   std::vector<RepetitionOutcome> local_outcomes;
   std::atomic<size_t> next_task{0};
   std::mutex merge_mutex;
@@ -314,8 +347,8 @@ Result<SuiteRun> run_suite(const suite::Suite& suite, std::vector<suite::Compile
       const auto flows = static_cast<uint32_t>(scenario_run.compiled.plan.flows.size());
       const uint32_t workers =
           std::max(1U, std::min(options.workers != 0 ? options.workers : caps.max_workers, flows));
-      auto result = run_repetition(scenario_run, task.repetition, driver, workers,
-                                   options.interrupted, options.host_role);
+      auto result = run_repetition(scenario_run, task.scenario, task.repetition, driver, workers,
+                                   options, live);
       std::lock_guard lock(merge_mutex);
       if (!result) {
         if (!first_error) first_error = std::move(result).error();

@@ -12,6 +12,7 @@
 
 #include "qb/common/result.hpp"
 #include "qb/drivers/registry.hpp"
+#include "qb/engine/live.hpp"
 #include "qb/engine/measurement.hpp"
 #include "qb/suite/compile.hpp"
 #include "qb/suite/suite.hpp"
@@ -65,6 +66,12 @@ struct RunOptions {
   /// Called (from any worker thread, serialised) when a repetition finishes.
   std::function<void(uint32_t scenario, uint32_t repetition, uint32_t done, uint32_t total)>
       on_progress;
+  /// Per-interval counters of each repetition while it runs (iperf3's -i lines); unset: none.
+  IntervalSink on_interval;
+  /// Their interval; unset: default_live_interval_ns(the scenario's duration).
+  std::optional<int64_t> live_interval_ns;
+  /// Run time covered against the time planned, for progress and ETA; null: not kept.
+  RunProgress* progress = nullptr;
   /// Set for a run spread over processes; unset: every task runs here.
   const TaskSpread* spread = nullptr;
   /// Set for a rank of a multi-host job on real devices.
