@@ -359,12 +359,13 @@ Result<cluster::JobRoles> job_roles(const PreparedRun& prepared, cluster::Commun
   return cluster::assign_roles(hosts, comm.size());
 }
 
-// What the live console shows and how: the status line and colour on a terminal only.
-LiveConsoleOptions live_console_options(const RunArgs& args) {
+// What the live console shows and how: the status line and colour on a terminal only, and
+// only on the process that reports; interval lines where the counters are.
+LiveConsoleOptions live_console_options(const RunArgs& args, bool reporting, bool measures_here) {
   LiveConsoleOptions console;
-  console.status_line = stderr_is_terminal();
-  console.intervals = args.interval != "0";
-  console.style.colour = console.status_line && colour_allowed();
+  console.status_line = reporting && stderr_is_terminal();
+  console.intervals = measures_here && args.interval != "0";
+  console.style.colour = stderr_is_terminal() && colour_allowed();
   console.style.unit = report::parse_rate_unit(args.units).value_or(report::RateUnit::gbit_per_s);
   return console;
 }
@@ -428,11 +429,15 @@ int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicat
   if (spread) options.spread = &*spread;
   engine::RunProgress run_progress;
   std::optional<LiveConsole> live;
-  if (reporting && live_wanted(args.quiet) && !suite->scenarios.empty()) {
-    live.emplace(stderr, live_console_options(args), live_scenarios(*suite, options),
-                 &run_progress);
+  // Interval lines come from the process that measures them (every rank of a sweep shows its
+  // own repetitions; in a multi-host job, the receiving rank); the status line from rank 0.
+  const bool measures_here = !host_role || !host_role->drive_host.has_value();
+  const LiveConsoleOptions console = live_console_options(args, reporting, measures_here);
+  if (live_wanted(args.quiet) && (console.status_line || console.intervals) &&
+      !suite->scenarios.empty()) {
+    live.emplace(stderr, console, live_scenarios(*suite, options), &run_progress);
     options.progress = &run_progress;
-    if (args.interval != "0") {
+    if (console.intervals) {
       options.on_interval = [&live](const engine::LiveInterval& interval) {
         live->on_interval(interval);
       };

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -107,6 +108,62 @@ TEST(DpdkCli, EalOnTheCommandLineReplacesTheSuites) {
       {"run", kSuite, "--driver", "dpdk", "--eal", kRingEal + " --not-an-eal-option", "--quiet"});
   EXPECT_EQ(o.exit_code, 3) << o.out << o.err;
   EXPECT_NE(o.err.find("--not-an-eal-option"), std::string::npos) << o.err;
+}
+
+// An interval line's span (ms) and goodput (Gbit/s) for `group`; false for another line.
+bool parse_interval_line(const std::string& line, const std::string& group, double& start_ms,
+                         double& end_ms, double& goodput_gbps) {
+  const size_t bracket = line.find("] ");
+  if (line.empty() || line[0] != '[' || bracket == std::string::npos) return false;
+  char name[64] = {};
+  const int read = std::sscanf(line.c_str() + bracket + 2, "%lf-%lf ms %63s goodput %lf Gbit/s",
+                               &start_ms, &end_ms, name, &goodput_gbps);
+  return read == 4 && group == name;
+}
+
+TEST(DpdkCli, LiveIntervalsOfTwoWorkersAddUpToTheResults) {
+  // Two workers (one per lcore; the software shaper is one arbiter, so it is off): each
+  // publishes its counters at the interval boundaries and the lines add both up.
+  const std::string json_path = ::testing::TempDir() + "/dpdk_live.json";
+  const Outcome o = run_qosbench({"run", kSuite, "--driver", "dpdk", "--eal",
+                                  "--no-huge -m 256 --no-pci -l 0,1 --vdev net_ring0",
+                                  "--driver-option", "software_shaper=false", "--duration",
+                                  "200ms", "--repetitions", "1", "--interval", "50ms", "--json", json_path});
+  ASSERT_TRUE(o.exit_code == 0 || o.exit_code == 1 || starved_by_others(o))
+      << o.exit_code << o.out << o.err;
+  EXPECT_EQ(o.err.find('\x1b'), std::string::npos) << "stderr is a file: no colour";
+  const auto results = read_json(json_path);
+  const auto& scenario = results["scenarios"][0];
+  const double window_ms = scenario["duration_ns"].get<double>() / 1e6;
+  for (const auto& group : scenario["groups"]) {
+    const std::string name = group["name"];
+    SCOPED_TRACE(name);
+    double payload_bits = 0.0;  // sum of goodput x span over the intervals
+    double previous_end_ms = 0.0;
+    int intervals = 0;
+    std::istringstream lines(o.err);
+    for (std::string line; std::getline(lines, line);) {
+      double start_ms = 0, end_ms = 0, goodput_gbps = 0;
+      if (!parse_interval_line(line, name, start_ms, end_ms, goodput_gbps)) continue;
+      ++intervals;
+      EXPECT_DOUBLE_EQ(start_ms, previous_end_ms) << line;  // no gap, no overlap
+      previous_end_ms = end_ms;
+      payload_bits += goodput_gbps * 1e9 * (end_ms - start_ms) / 1e3;
+    }
+    EXPECT_GE(intervals, 2) << o.err;
+    EXPECT_LE(intervals, 4) << o.err;
+    EXPECT_NEAR(previous_end_ms, window_ms, 0.01) << "the last interval ends the window";
+    double measured_payload_bps = 0.0;
+    for (const auto& flow : scenario["flows"]) {
+      if (flow["name"].get<std::string>().rfind(name + "#", 0) == 0) {
+        measured_payload_bps += flow["measured_payload_bps"].get<double>();
+      }
+    }
+    ASSERT_GT(measured_payload_bps, 0.0);
+    // The printed figures are rounded (rates to 1 Mbit/s, spans to 10 us).
+    EXPECT_NEAR(payload_bits / (measured_payload_bps * window_ms / 1e3), 1.0, 0.01);
+  }
+  EXPECT_TRUE(stale_runtime_dirs().empty());
 }
 
 // The suite with another [driver.dpdk] tx_port.
