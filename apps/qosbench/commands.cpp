@@ -344,10 +344,18 @@ Result<PreparedRun> prepare_run(const RunArgs& args) {
                      compare_options,    std::move(options), virtual_time};
 }
 
-// On real devices each rank is one of the suite's hosts: every scenario must have as many.
-Result<cluster::JobRoles> job_roles(const PreparedRun& prepared, cluster::Communicator& comm) {
+// Two placements that put the same part on the same rank (or machine).
+bool same_placement(const suite::RankPlacement& a, const suite::RankPlacement& b) {
+  return a.rank == b.rank && a.hostname == b.hostname;
+}
+
+// On real devices each rank plays one of the suite's hosts or the receiver: every scenario must
+// have as many hosts, placed on the same ranks. The fabric whose placements the job follows.
+Result<const suite::FabricSpec*> job_fabric(const PreparedRun& prepared, uint32_t ranks) {
+  const suite::Scenario& first = *prepared.loaded.compiled.front().scenario;
   const uint32_t hosts = prepared.loaded.compiled.front().plan.host_count();
   for (const auto& compiled : prepared.loaded.compiled) {
+    const suite::FabricSpec& fabric = compiled.scenario->fabric;
     if (compiled.plan.host_count() != hosts) {
       return make_error(Errc::usage,
                         fmt::format("scenario '{}' has {} hosts where the first has {}: a job "
@@ -355,8 +363,20 @@ Result<cluster::JobRoles> job_roles(const PreparedRun& prepared, cluster::Commun
                                     compiled.scenario->name, compiled.plan.host_count(), hosts),
                         "fabric.hosts");
     }
+    const bool same = std::equal(fabric.host_ranks.begin(), fabric.host_ranks.end(),
+                                 first.fabric.host_ranks.begin(), first.fabric.host_ranks.end(),
+                                 same_placement) &&
+                      same_placement(fabric.receiver_rank, first.fabric.receiver_rank);
+    if (!same) {
+      return make_error(Errc::invalid_config,
+                        fmt::format("scenario '{}' places its hosts on other ranks than the "
+                                    "first scenario: a job keeps one rank per part throughout",
+                                    compiled.scenario->name),
+                        fabric.where, fabric.loc);
+    }
   }
-  return cluster::assign_roles(hosts, comm.size());
+  if (auto fits = cluster::check_job_size(hosts, ranks); !fits) return std::move(fits).error();
+  return &first.fabric;
 }
 
 // What the live console shows and how: the status line and colour on a terminal only, and
@@ -397,7 +417,9 @@ Status agree_in_job(cluster::Communicator& comm, const Result<PreparedRun>& prep
     ready.suite_hash = prepared->loaded.suite.config_hash;
     ready.suite_name = prepared->loaded.suite.name;
     if (!prepared->virtual_time && comm.rank() == 0) {
-      if (auto roles = job_roles(*prepared, comm); !roles) ready.job_error = roles.error();
+      if (auto fabric = job_fabric(*prepared, comm.size()); !fabric) {
+        ready.job_error = fabric.error();
+      }
     }
   }
   return cluster::agree_to_start(comm, ready, job_wait());
@@ -411,13 +433,17 @@ int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicat
   std::optional<engine::TaskSpread> spread;
   std::string spread_problem;
   std::optional<engine::HostRole> host_role;
+  std::optional<cluster::JobRoles> roles;
   std::vector<cluster::ClockOffset> clock_offsets;
   if (comm != nullptr && prepared.virtual_time) {
     spread = cluster::sweep_spread(*comm, job_wait(), spread_problem);
   } else if (comm != nullptr) {
-    // One rank per host: clocks compared first, then every repetition starts together.
-    auto roles = job_roles(prepared, *comm);
-    if (!roles) return g_quiet_rank ? exit_code_for(roles.error().code) : fail(roles.error());
+    // One rank per part: placed, clocks compared, then every repetition starts together.
+    auto fabric = job_fabric(prepared, comm->size());
+    if (!fabric) return g_quiet_rank ? exit_code_for(fabric.error().code) : fail(fabric.error());
+    auto placed = cluster::agree_roles(*comm, **fabric, job_wait());
+    if (!placed) return g_quiet_rank ? exit_code_for(placed.error().code) : fail(placed.error());
+    roles = std::move(*placed);
     auto offsets = cluster::estimate_clock_offsets(*comm, kClockSamples, job_wait());
     if (!offsets) return fail(offsets.error());
     clock_offsets = std::move(*offsets);
@@ -467,7 +493,7 @@ int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicat
   const engine::SuiteMeasurement measured = engine::measure(*run);
   std::vector<Warning> warnings = prepared.loaded.compile_warnings;
   if (host_role) {
-    if (auto note = cluster::cross_host_latency_note(clock_offsets)) {
+    if (auto note = cluster::cross_host_latency_note(clock_offsets, roles->receiver_rank)) {
       warnings.push_back(Warning{std::move(*note), "fabric.hosts", {}});
       print_warning(warnings.back());
     }

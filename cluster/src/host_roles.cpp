@@ -4,9 +4,11 @@
 #include <time.h>  // NOLINT: clock_gettime
 
 #include <algorithm>
+#include <charconv>
 #include <limits>
 #include <map>
 
+#include "error_wire.hpp"
 #include "qb/cluster/agreement.hpp"
 #include "sweep_wire.hpp"
 
@@ -17,6 +19,12 @@ namespace {
 // EAL, an RDMA device) takes seconds, not minutes.
 constexpr std::chrono::seconds kStartWait{120};
 
+uint32_t to_rank(std::string_view text) {
+  uint32_t rank = 0;
+  std::from_chars(text.data(), text.data() + text.size(), rank);
+  return rank;
+}
+
 int64_t steady_now_ns() {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -25,7 +33,7 @@ int64_t steady_now_ns() {
 
 }  // namespace
 
-Result<JobRoles> assign_roles(uint32_t hosts, uint32_t ranks) {
+Status check_job_size(uint32_t hosts, uint32_t ranks) {
   if (ranks != hosts + 1) {
     return make_error(Errc::usage,
                       fmt::format("the suite has {} sending host{} and one receiver: run it on "
@@ -33,12 +41,109 @@ Result<JobRoles> assign_roles(uint32_t hosts, uint32_t ranks) {
                                   hosts, hosts == 1 ? "" : "s", hosts + 1, hosts + 1, ranks),
                       "fabric.hosts");
   }
-  return JobRoles{hosts, hosts};
+  return {};
+}
+
+std::optional<uint32_t> JobRoles::host_of(uint32_t rank) const {
+  for (uint32_t host = 0; host < host_ranks.size(); ++host) {
+    if (host_ranks[host] == rank) return host;
+  }
+  return std::nullopt;
+}
+
+Result<JobRoles> place_roles(const suite::FabricSpec& fabric,
+                             const std::vector<std::string>& rank_hosts) {
+  const auto ranks = static_cast<uint32_t>(rank_hosts.size());
+  if (auto fits = check_job_size(fabric.hosts, ranks); !fits) return std::move(fits).error();
+  // Part p < hosts is host p; part `hosts` is the receiver.
+  std::vector<const suite::RankPlacement*> placements(fabric.hosts + 1, nullptr);
+  for (uint32_t host = 0; host < fabric.host_ranks.size() && host < fabric.hosts; ++host) {
+    placements[host] = &fabric.host_ranks[host];
+  }
+  if (fabric.receiver_rank.given()) placements[fabric.hosts] = &fabric.receiver_rank;
+
+  constexpr uint32_t kUnplaced = std::numeric_limits<uint32_t>::max();
+  std::vector<uint32_t> rank_of_part(placements.size(), kUnplaced);
+  std::vector<bool> taken(ranks, false);
+  const auto refuse = [](const suite::RankPlacement& placement, const char* key,
+                         std::string message) {
+    return make_error(Errc::invalid_config, std::move(message), placement.where + "." + key,
+                      placement.loc);
+  };
+  for (size_t part = 0; part < placements.size(); ++part) {
+    const suite::RankPlacement* placement = placements[part];
+    if (placement == nullptr || !placement->rank) continue;
+    if (*placement->rank >= ranks) {
+      return refuse(*placement, "rank",
+                    fmt::format("rank {} is outside the job: its ranks are 0 to {}",
+                                *placement->rank, ranks - 1));
+    }
+    rank_of_part[part] = *placement->rank;
+    taken[*placement->rank] = true;
+  }
+  for (size_t part = 0; part < placements.size(); ++part) {
+    const suite::RankPlacement* placement = placements[part];
+    if (placement == nullptr || placement->hostname.empty()) continue;
+    uint32_t rank = 0;
+    while (rank < ranks && (taken[rank] || rank_hosts[rank] != placement->hostname)) ++rank;
+    if (rank == ranks) {
+      std::string machines;
+      for (uint32_t r = 0; r < ranks; ++r) {
+        machines += fmt::format("{}rank {} on {}", r == 0 ? "" : ", ", r, rank_hosts[r]);
+      }
+      return refuse(
+          *placement, "hostname",
+          fmt::format("no rank left on '{}' (the job's ranks: {})", placement->hostname, machines));
+    }
+    rank_of_part[part] = rank;
+    taken[rank] = true;
+  }
+  uint32_t next_free = 0;
+  for (uint32_t& rank : rank_of_part) {
+    if (rank != kUnplaced) continue;
+    while (taken[next_free]) ++next_free;  // as many parts as ranks: one is always left
+    rank = next_free;
+    taken[rank] = true;
+  }
+  JobRoles roles;
+  roles.hosts = fabric.hosts;
+  roles.receiver_rank = rank_of_part.back();
+  roles.host_ranks.assign(rank_of_part.begin(), rank_of_part.end() - 1);
+  return roles;
+}
+
+Result<JobRoles> agree_roles(Communicator& comm, const suite::FabricSpec& fabric,
+                             const Wait& wait) {
+  auto hosts = comm.gather(comm.host_name(), 0, wait);
+  if (!hosts) return std::move(hosts).error();
+  // "ok", the receiver's rank, then host h's rank for every h; or an error as the wire has it.
+  std::string decision;
+  if (comm.rank() == 0) {
+    auto placed = place_roles(fabric, *hosts);
+    if (!placed) {
+      decision = encode_error(placed.error());
+    } else {
+      decision = fmt::format("ok{}{}", kSeparator, placed->receiver_rank);
+      for (const uint32_t rank : placed->host_ranks) {
+        decision += fmt::format("{}{}", kSeparator, rank);
+      }
+    }
+  }
+  auto agreed = comm.broadcast(decision, 0, wait);
+  if (!agreed) return std::move(agreed).error();
+  if (agreed->empty() || agreed->front() == 'e') return decode_error(*agreed, 0);
+  const auto fields = split_fields(*agreed);
+  JobRoles roles;
+  roles.hosts = static_cast<uint32_t>(fields.size() - 2);
+  roles.receiver_rank = to_rank(fields[1]);
+  for (size_t f = 2; f < fields.size(); ++f) roles.host_ranks.push_back(to_rank(fields[f]));
+  return roles;
 }
 
 std::string role_of(const JobRoles& roles, uint32_t rank) {
   if (rank == roles.receiver_rank) return "receiver";
-  return fmt::format("host {} (sender)", rank);
+  if (auto host = roles.host_of(rank)) return fmt::format("host {} (sender)", *host);
+  return "no part";
 }
 
 Result<std::vector<ClockOffset>> estimate_clock_offsets(Communicator& comm, uint32_t samples,
@@ -68,9 +173,10 @@ Result<std::vector<ClockOffset>> estimate_clock_offsets(Communicator& comm, uint
   return out;
 }
 
-std::optional<std::string> cross_host_latency_note(const std::vector<ClockOffset>& offsets) {
-  if (offsets.empty()) return std::nullopt;
-  const ClockOffset& receiver = offsets.back();
+std::optional<std::string> cross_host_latency_note(const std::vector<ClockOffset>& offsets,
+                                                   uint32_t receiver_rank) {
+  if (receiver_rank >= offsets.size()) return std::nullopt;
+  const ClockOffset& receiver = offsets[receiver_rank];
   std::string senders;
   for (const ClockOffset& sender : offsets) {
     if (sender.rank == receiver.rank || sender.host == receiver.host) continue;
@@ -87,7 +193,7 @@ std::optional<std::string> cross_host_latency_note(const std::vector<ClockOffset
 
 engine::HostRole host_role(Communicator& comm, const JobRoles& roles, Wait wait) {
   engine::HostRole role;
-  if (comm.rank() != roles.receiver_rank) role.drive_host = comm.rank();
+  role.drive_host = roles.host_of(comm.rank());
   // Bounded: a rank that never reaches the start (it hangs, or stopped alone) must not keep
   // the others waiting for ever.
   role.at_start = [&comm, wait](const Status& mine) {

@@ -1,8 +1,6 @@
 // The QoS sections of a suite (see qos_loader.hpp and docs/suite-format.md).
 #include "qos_loader.hpp"
 
-#include "congestion_loader.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,6 +9,7 @@
 #include <limits>
 #include <utility>
 
+#include "congestion_loader.hpp"
 #include "qb/common/units.hpp"
 
 namespace qb::suite::detail {
@@ -507,13 +506,11 @@ IbQosSpec read_ib(const Located* section, const std::string& suite_file,
     auto conf = policy::load_opensm_conf(spec.opensm_conf_path);
     if (!conf) fail_file(std::move(conf).error(), reader, "opensm_conf");
     for (const auto& warning : conf->warnings) {
-      add_warning(warnings,
-                  Warning{warning.message, reader.key_path("opensm_conf"), warning.loc});
+      add_warning(warnings, Warning{warning.message, reader.key_path("opensm_conf"), warning.loc});
     }
     if (!conf->qos_enabled) {
-      add_warning(
-          warnings,
-          Warning{"no \"qos TRUE\": OpenSM programs these tables only when QoS is "
+      add_warning(warnings,
+                  Warning{"no \"qos TRUE\": OpenSM programs these tables only when QoS is "
                           "enabled (or with -Q); using them as if it were",
                           reader.key_path("opensm_conf"), SourceLoc{spec.opensm_conf_path, 0, 0}});
     }
@@ -548,12 +545,64 @@ IbQosSpec read_ib(const Located* section, const std::string& suite_file,
 
 // ---- [fabric] ------------------------------------------------------------------------------
 
+// Ranks above this are a typo, not a job (MPI jobs of a million ranks do not run qosbench).
+constexpr int64_t kMaxRank = 1'000'000;
+
+// One placement; a rank that `earlier` placements already took cannot play two parts.
+RankPlacement read_placement(const Located& entry, const std::vector<RankPlacement>& earlier) {
+  const TableReader reader(entry.table(), entry.path, entry.file);
+  reader.allow_only({"rank", "hostname"});
+  RankPlacement placement;
+  placement.where = entry.path;
+  placement.loc = entry.loc();
+  if (auto rank = reader.integer("rank", 0, kMaxRank)) {
+    placement.rank = static_cast<uint32_t>(*rank);
+    placement.loc = reader.value_loc("rank");
+    for (const RankPlacement& other : earlier) {
+      if (other.rank == placement.rank) {
+        reader.fail_at(
+            "rank", fmt::format("rank {} is already placed by {}", *placement.rank, other.where));
+      }
+    }
+  }
+  if (auto hostname = reader.string("hostname")) {
+    if (hostname->empty()) reader.fail_at("hostname", "hostname must not be empty");
+    if (placement.rank) {
+      reader.fail_at("hostname", "give rank or hostname, not both: rank already places it");
+    }
+    placement.hostname = *hostname;
+    placement.loc = reader.value_loc("hostname");
+  }
+  return placement;
+}
+
+void read_placements(const TableReader& reader, FabricSpec& spec) {
+  if (reader.has("host")) {
+    const Located hosts = reader.at("host");
+    const auto* array = hosts.node.as_array();
+    if (array == nullptr) hosts.fail_type("an array of tables ([[fabric.host]])");
+    if (array->size() != spec.hosts) {
+      hosts.fail_here(
+          fmt::format("{} [[fabric.host]] entr{} for hosts = {}: give one per host, "
+                      "in host order",
+                      array->size(), array->size() == 1 ? "y" : "ies", spec.hosts));
+    }
+    for (size_t i = 0; i < array->size(); ++i) {
+      const Located entry{*array->get(i), fmt::format("{}[{}]", hosts.path, i), hosts.file};
+      spec.host_ranks.push_back(read_placement(entry, spec.host_ranks));
+    }
+  }
+  if (reader.has("receiver")) {
+    spec.receiver_rank = read_placement(reader.at("receiver"), spec.host_ranks);
+  }
+}
+
 FabricSpec read_fabric(const Located* section) {
   FabricSpec spec;
   if (section == nullptr) return spec;
   const TableReader reader(section->table(), section->path, section->file);
   reader.allow_only({"hosts", "switch", "switch_rate", "ecn", "cnp_interval", "mode", "buffer",
-                     "retransmit_timeout"});
+                     "retransmit_timeout", "host", "receiver"});
   spec.where = section->path;
   spec.loc = reader.loc();
   if (auto hosts = reader.integer("hosts", 1, kMaxHosts))
@@ -576,6 +625,7 @@ FabricSpec read_fabric(const Located* section) {
     }
   }
   read_fabric_congestion(reader, spec);
+  read_placements(reader, spec);
   return spec;
 }
 

@@ -6,35 +6,116 @@
 namespace qb::cluster {
 namespace {
 
-TEST(HostRoles, OneRankPerHostPlusTheReceiver) {
-  auto roles = assign_roles(2, 3);
-  ASSERT_TRUE(roles);
+suite::FabricSpec fabric_of(uint32_t hosts) {
+  suite::FabricSpec fabric;
+  fabric.hosts = hosts;
+  return fabric;
+}
+
+suite::RankPlacement on_rank(uint32_t rank, std::string where) {
+  suite::RankPlacement placement;
+  placement.rank = rank;
+  placement.where = std::move(where);
+  placement.loc = SourceLoc{"suite.toml", 7, 8};
+  return placement;
+}
+
+suite::RankPlacement on_machine(std::string hostname, std::string where) {
+  suite::RankPlacement placement;
+  placement.hostname = std::move(hostname);
+  placement.where = std::move(where);
+  placement.loc = SourceLoc{"suite.toml", 9, 12};
+  return placement;
+}
+
+TEST(HostRoles, WithoutPlacementsRankHSendsHostHAndTheLastReceives) {
+  auto roles = place_roles(fabric_of(2), {"a", "a", "b"});
+  ASSERT_TRUE(roles) << roles.error().to_string();
   EXPECT_EQ(roles->receiver_rank, 2u);
+  EXPECT_EQ(roles->host_ranks, (std::vector<uint32_t>{0, 1}));
   EXPECT_EQ(role_of(*roles, 0), "host 0 (sender)");
   EXPECT_EQ(role_of(*roles, 2), "receiver");
+  EXPECT_FALSE(roles->host_of(2));
 }
 
 TEST(HostRoles, AnotherJobSizeNamesTheRanksTheSuiteNeeds) {
   for (const uint32_t ranks : {1u, 2u, 4u}) {
-    auto roles = assign_roles(2, ranks);
-    ASSERT_FALSE(roles) << ranks;
-    EXPECT_EQ(roles.error().code, Errc::usage);
-    EXPECT_EQ(roles.error().where, "fabric.hosts");
-    EXPECT_NE(roles.error().message.find("mpirun -np 3"), std::string::npos);
+    const Status fits = check_job_size(2, ranks);
+    ASSERT_FALSE(fits) << ranks;
+    EXPECT_EQ(fits.error().code, Errc::usage);
+    EXPECT_EQ(fits.error().where, "fabric.hosts");
+    EXPECT_NE(fits.error().message.find("mpirun -np 3"), std::string::npos);
+    EXPECT_FALSE(place_roles(fabric_of(2), std::vector<std::string>(ranks, "a")));
   }
+}
+
+TEST(HostRoles, ExplicitRanksComeFirstAndTheRestFillTheRanksLeftInOrder) {
+  suite::FabricSpec fabric = fabric_of(3);
+  fabric.host_ranks = {suite::RankPlacement{}, on_rank(0, "fabric.host[1]"),
+                       suite::RankPlacement{}};
+  fabric.receiver_rank = on_rank(2, "fabric.receiver");
+  auto roles = place_roles(fabric, {"a", "b", "c", "d"});
+  ASSERT_TRUE(roles) << roles.error().to_string();
+  // host 1 on rank 0, the receiver on rank 2; hosts 0 and 2 on ranks 1 and 3, in order.
+  EXPECT_EQ(roles->host_ranks, (std::vector<uint32_t>{1, 0, 3}));
+  EXPECT_EQ(roles->receiver_rank, 2u);
+  EXPECT_EQ(roles->host_of(0), 1u);
+  EXPECT_EQ(role_of(*roles, 3), "host 2 (sender)");
+}
+
+TEST(HostRoles, AHostnameTakesTheFirstRankOnThatMachineNotPlacedYet) {
+  suite::FabricSpec fabric = fabric_of(2);
+  // The receiver on the machine "rx"; host 1 pinned to rank 3, which also runs on "rx".
+  fabric.host_ranks = {suite::RankPlacement{}, on_rank(3, "fabric.host[1]")};
+  fabric.receiver_rank = on_machine("rx", "fabric.receiver");
+  auto roles = place_roles(fabric, {"tx", "tx", "rx"});
+  ASSERT_FALSE(roles);  // three ranks, rank 3 does not exist
+  EXPECT_EQ(roles.error().code, Errc::invalid_config);
+  EXPECT_EQ(roles.error().where, "fabric.host[1].rank");
+  EXPECT_EQ(roles.error().loc.line, 7u);
+  EXPECT_NE(roles.error().message.find("ranks are 0 to 2"), std::string::npos)
+      << roles.error().message;
+
+  fabric.host_ranks[1] = on_rank(2, "fabric.host[1]");
+  roles = place_roles(fabric, {"rx", "tx", "rx"});
+  ASSERT_TRUE(roles) << roles.error().to_string();
+  // Rank 2 is taken by host 1, so the receiver gets rank 0, the other rank on "rx".
+  EXPECT_EQ(roles->receiver_rank, 0u);
+  EXPECT_EQ(roles->host_ranks, (std::vector<uint32_t>{1, 2}));
+}
+
+TEST(HostRoles, AMachineWithNoRankLeftIsAnErrorAtItsKeyNamingTheRanks) {
+  suite::FabricSpec fabric = fabric_of(1);
+  fabric.host_ranks = {on_machine("tx", "fabric.host[0]")};
+  fabric.receiver_rank = on_machine("tx", "fabric.receiver");
+  auto roles = place_roles(fabric, {"tx", "rx"});
+  ASSERT_FALSE(roles);
+  EXPECT_EQ(roles.error().code, Errc::invalid_config);
+  EXPECT_EQ(roles.error().where, "fabric.receiver.hostname");
+  EXPECT_EQ(roles.error().loc.line, 9u);
+  EXPECT_NE(roles.error().message.find("no rank left on 'tx' (the job's ranks: rank 0 on tx, "
+                                       "rank 1 on rx)"),
+            std::string::npos)
+      << roles.error().message;
 }
 
 TEST(HostRoles, LatencyIsFlaggedOnlyAcrossHosts) {
   std::vector<ClockOffset> one_host{
       {0, "a", 0, 0, 0}, {1, "a", 50, 400, 800}, {2, "a", -20, 300, 600}};
-  EXPECT_FALSE(cross_host_latency_note(one_host));
+  EXPECT_FALSE(cross_host_latency_note(one_host, 2));
   std::vector<ClockOffset> two_hosts{
       {0, "a", 0, 0, 0}, {1, "b", 5000, 900, 1800}, {2, "b", 4000, 800, 1600}};
   // Rank 0 is on another host than the receiver (rank 2): its offset to the receiver.
-  auto note = cross_host_latency_note(two_hosts);
+  auto note = cross_host_latency_note(two_hosts, 2);
   ASSERT_TRUE(note);
   EXPECT_NE(note->find("rank 0 on a: -4000 ns +- 800 ns"), std::string::npos) << *note;
   EXPECT_EQ(note->find("rank 1"), std::string::npos) << *note;  // same host as the receiver
+
+  // The receiver placed on rank 0: the senders on "b" are the ones flagged.
+  note = cross_host_latency_note(two_hosts, 0);
+  ASSERT_TRUE(note);
+  EXPECT_NE(note->find("rank 1 on b: 5000 ns +- 900 ns"), std::string::npos) << *note;
+  EXPECT_EQ(note->find("rank 0 on"), std::string::npos) << *note;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A multi-host job on one machine with real packets: `mpirun -np 3` — ranks 0 and 1 send the
-# flows of the suite's hosts 0 and 1, rank 2 receives — each rank a DPDK process on
+# flows of the suite's hosts 0 and 1, rank 2 receives; then the same suite with its parts placed
+# on other ranks by [[fabric.host]] (a rank, and this machine's name) — each rank a DPDK process on
 # net_af_packet over its own veth, the three veths' peers joined by a Linux bridge (the switch).
 # Rank 0 writes one results JSON judged against the whole fabric's expectations
 # (two_host_veth.toml). Checked: the job ran and was judged (exit 0, 1 when a gate failed, or 3
@@ -62,33 +63,46 @@ done
 ((down == 0)) || fail "the links did not come up"
 
 eal="--no-huge -m 256 --no-pci"
-# One MPMD app context per rank: its own AF_XDP link, core and role.
-job=(mpirun)
-add_rank() {  # $1: link, $2: core, then the role's options
-  local link=$1 core=$2
-  shift 2
-  ((${#job[@]} > 1)) && job+=(:)
-  job+=(-np 1 "$qosbench" run "$suite" --eal "$eal -l $core --vdev net_af_packet0,iface=$link"
-    --driver-option software_shaper=false "$@")
-}
-add_rank "${links[0]}" 0 --driver-option tx_port=net_af_packet0 --driver-option rx_port=none \
-  --json "$work/job.json"
-add_rank "${links[1]}" 0 --driver-option tx_port=net_af_packet0 --driver-option rx_port=none
-add_rank "${links[2]}" 1 --driver-option tx_port=none --driver-option rx_port=net_af_packet0
-cd "$work" || exit 1
-timeout 300 "${job[@]}" >"$work/job.out" 2>&1
-rc=$?
-grep -v "^EAL" "$work/job.out"
-# 3 is a judged run too when a rank's worker was starved (docs/dpdk.md "Starved workers").
-starved() {
-  python3 -c 'import json, sys; sys.exit(0 if json.load(open(sys.argv[1])).get("scenarios", [{}])[0].get("starvation", {}).get("invalid") else 1)' "$work/job.json" 2>/dev/null
-}
-((rc == 0 || rc == 1)) || { ((rc == 3)) && starved; } ||
-  fail "the job exited $rc (0 or 1: run and judged; 3 only for a starved worker)"
-[[ -s $work/job.json ]] || fail "rank 0 wrote no results"
-python3 - "$work/job.json" <<'PY' || fail "the merged results do not hold what the job measured"
+# One job and its checks. $1: the suite; $2 $3: the ranks that send hosts 0 and 1; $4: the
+# receiving rank. One MPMD app context per rank: its own link, core and role; rank 0 writes.
+run_job() {
+  local job_suite=$1 rx_rank=$4
+  local -a host_rank=("$2" "$3")
+  local job=(mpirun) rank link
+  for rank in 0 1 2; do
+    link=${links[$rank]}
+    ((${#job[@]} > 1)) && job+=(:)
+    job+=(-np 1 "$qosbench" run "$job_suite" --driver-option software_shaper=false)
+    if ((rank == rx_rank)); then
+      job+=(--eal "$eal -l 1 --vdev net_af_packet0,iface=$link"
+        --driver-option tx_port=none --driver-option rx_port=net_af_packet0)
+    else
+      job+=(--eal "$eal -l 0 --vdev net_af_packet0,iface=$link"
+        --driver-option tx_port=net_af_packet0 --driver-option rx_port=none)
+    fi
+    ((rank == 0)) && job+=(--json "$work/job.json")
+  done
+  rm -f "$work/job.json"
+  (cd "$work" && timeout 300 "${job[@]}" >"$work/job.out" 2>&1)
+  local rc=$?
+  grep -v "^EAL" "$work/job.out"
+  # Rank 0 names every rank's part before the run.
+  grep -q "rank $rx_rank on .*: receiver" "$work/job.out" ||
+    fail "rank 0 did not say rank $rx_rank receives"
+  grep -q "rank ${host_rank[1]} on .*: host 1 (sender)" "$work/job.out" ||
+    fail "rank 0 did not say rank ${host_rank[1]} sends host 1"
+  # 3 is a judged run too when a rank's worker was starved (docs/dpdk.md "Starved workers").
+  starved() {
+    python3 -c 'import json, sys; sys.exit(0 if json.load(open(sys.argv[1])).get("scenarios", [{}])[0].get("starvation", {}).get("invalid") else 1)' "$work/job.json" 2>/dev/null
+  }
+  ((rc == 0 || rc == 1)) || { ((rc == 3)) && starved; } ||
+    fail "the job exited $rc (0 or 1: run and judged; 3 only for a starved worker)"
+  [[ -s $work/job.json ]] || fail "rank 0 wrote no results"
+  python3 - "$work/job.json" "${host_rank[0]}" "${host_rank[1]}" "$rx_rank" <<'PY' ||
 import json, sys
 results = json.load(open(sys.argv[1]))
+host_rank = {0: int(sys.argv[2]), 1: int(sys.argv[3])}
+rx_rank = int(sys.argv[4])
 assert results["complete"] is True, "incomplete"
 scenario = results["scenarios"][0]
 repetitions = scenario["repetitions"]
@@ -106,17 +120,36 @@ for rank in (0, 1, 2):
 # frames than its rank sent (a flow merged from the wrong rank or host would). How many arrive
 # inside the receiver's window depends on the CPU the three processes get, so it is not bounded
 # from below; but one process's CBR flows are starved alike, so their ratio holds.
-for rank, host in ((0, 0), (1, 1)):
+for host, rank in host_rank.items():
     received = sum(f["packets"] for f in flows.values() if f["host"] == host) / repetitions
     sent = stats[f"rank{rank}.tx_packets"]
     print(f"rank {rank} sent {sent:.0f} frames per repetition; host {host}'s flows got {received:.0f} in the window")
+    assert sent > 0, f"rank {rank}, host {host}'s sender, sent nothing"
     assert received <= 1.001 * sent, f"host {host}'s flows got more frames than rank {rank} sent"
+assert stats[f"rank{rx_rank}.tx_packets"] == 0, f"the receiving rank {rx_rank} sent frames"
 ratio = flows["h0-gold#0"]["packets"] / flows["h0-silver"]["packets"]
 print(f"h0-gold#0 / h0-silver frames: {ratio:.3f} (rates 6 : 3)")
 assert 1.8 <= ratio <= 2.2, "host 0's flows are not in the ratio of their rates"
-sent = stats["rank0.tx_packets"] + stats["rank1.tx_packets"]
-got = stats["rank2.rx_packets"]
+sent = sum(stats[f"rank{rank}.tx_packets"] for rank in host_rank.values())
+got = stats[f"rank{rx_rank}.rx_packets"]
 print(f"senders sent {sent:.0f} frames per repetition, the receiver got {got:.0f}")
 assert got <= sent * 1.001, "the receiver counted frames nobody sent"
 PY
+    fail "the merged results do not hold what the job measured"
+}
+
+echo "== by order: ranks 0 and 1 send hosts 0 and 1, rank 2 receives"
+run_job "$suite" 0 1 2
+# The same suite placed by the suite itself: host 0 on rank 2, host 1 on the first rank of
+# this machine not placed yet (rank 0), the receiver on the rank left over (rank 1).
+placed="$work/placed.toml"
+cp "$suite" "$placed"
+cat >>"$placed" <<EOF
+[[fabric.host]]
+rank = 2
+[[fabric.host]]
+hostname = "$(hostname)"
+EOF
+echo "== placed: rank 2 sends host 0, rank 0 host 1 (by hostname), rank 1 receives"
+run_job "$placed" 2 0 1
 echo PASS

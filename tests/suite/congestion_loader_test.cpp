@@ -1,5 +1,6 @@
 // The congestion keys of a suite (suite/src/congestion_loader.cpp, suite_loader.cpp): [dpa] with
 // its program parameters converted to the program's units, [fabric.ecn] / cnp_interval / mode,
+// the ranks of a multi-host job ([[fabric.host]], [fabric.receiver]),
 // the flow keys start / start_step, and what compile_scenario() makes of them (the congestion
 // plan, FlowPlan::start_ns, the oracle per set of active flows). Errors at their exact key path
 // and line:column.
@@ -546,6 +547,49 @@ TEST(ExpectationEpochs, NoEpochsWhenEveryFlowStartsAtOnce) {
     ASSERT_TRUE(compiled);
     EXPECT_TRUE(compiled->scenario.epochs.empty()) << start;
   }
+}
+
+// ---- [fabric]: which rank plays which part of a multi-host job --------------------------------
+
+TEST(FabricPlacement, RanksAndHostnamesLoadInHostOrder) {
+  auto suite = load(std::string(kPort) +
+                    "[fabric]\nhosts = 2\n[[fabric.host]]\nrank = 3\n[[fabric.host]]\n"
+                    "hostname = \"node-b\"\n[fabric.receiver]\nrank = 0\n" +
+                    std::string(kFlow));
+  ASSERT_TRUE(suite) << suite.error().to_string();
+  const FabricSpec& fabric = only_scenario(suite).fabric;
+  ASSERT_EQ(fabric.host_ranks.size(), 2u);
+  EXPECT_EQ(fabric.host_ranks[0].rank, 3u);
+  EXPECT_EQ(fabric.host_ranks[0].where, "fabric.host[0]");
+  EXPECT_EQ(fabric.host_ranks[0].loc.line, 8u);  // at the value, for errors found at run time
+  EXPECT_EQ(fabric.host_ranks[1].hostname, "node-b");
+  EXPECT_FALSE(fabric.host_ranks[1].rank);
+  EXPECT_EQ(fabric.receiver_rank.rank, 0u);
+  EXPECT_EQ(fabric.receiver_rank.where, "fabric.receiver");
+}
+
+TEST(FabricPlacement, NoneGivenPlacesNothing) {
+  auto suite = load(std::string(kPort) + "[fabric]\nhosts = 2\n" + std::string(kFlow));
+  ASSERT_TRUE(suite) << suite.error().to_string();
+  EXPECT_TRUE(only_scenario(suite).fabric.host_ranks.empty());
+  EXPECT_FALSE(only_scenario(suite).fabric.receiver_rank.given());
+}
+
+TEST(FabricPlacementErrors, OnePerHostARankOnceAndRankOrHostname) {
+  expect_load_error("[fabric]\nhosts = 2\n[[fabric.host]]\nrank = 1\n",
+                    {"fabric.host", 3, 1, "1 [[fabric.host]] entry for hosts = 2"});
+  expect_load_error("[fabric]\nhosts = 1\n[[fabric.host]]\nrank = 1\n[fabric.receiver]\nrank = 1\n",
+                    {"fabric.receiver.rank", 6, 8, "rank 1 is already placed by fabric.host[0]"});
+  expect_load_error("[fabric]\nhosts = 1\n[[fabric.host]]\nrank = 0\nhostname = \"a\"\n",
+                    {"fabric.host[0].hostname", 5, 12, "give rank or hostname, not both"});
+  expect_load_error("[fabric]\nhosts = 1\n[fabric.receiver]\nhostname = \"\"\n",
+                    {"fabric.receiver.hostname", 4, 12, "hostname must not be empty"});
+  expect_load_error("[fabric]\nhosts = 1\n[fabric.receiver]\nrank = -1\n",
+                    {"fabric.receiver.rank", 4, 8, "rank must be in 0..1000000"});
+  expect_load_error("[fabric]\nhosts = 1\n[fabric.receiver]\nranks = 2\n",
+                    {"fabric.receiver.ranks", 4, 1, "unknown key"});
+  expect_load_error("[fabric]\nhosts = 1\nhost = 3\n",
+                    {"fabric.host", 3, 8, "an array of tables ([[fabric.host]])"});
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
-// A suite's hosts on the ranks of a job on real devices: rank h (h < hosts) sends the flows of
-// the suite's host h, rank `hosts` receives every flow and measures, and rank 0 merges what
-// every rank saw into one run judged against the whole fabric's expectations.
+// A suite's hosts on the ranks of a job on real devices: each of the suite's hosts is played by
+// one rank that sends its flows, one more rank receives every flow and measures, and rank 0
+// merges what every rank saw into one run judged against the whole fabric's expectations.
+// Which rank plays which part: the suite's `[[fabric.host]]`/`[fabric.receiver]` placements
+// (`rank = N`, `hostname = "..."`), else rank h sends host h and the last rank receives.
 #pragma once
 
 #include <cstdint>
@@ -10,17 +12,35 @@
 
 #include "qb/cluster/communicator.hpp"
 #include "qb/engine/run.hpp"
+#include "qb/suite/suite.hpp"
 
 namespace qb::cluster {
 
 struct JobRoles {
   uint32_t hosts = 1;
-  uint32_t receiver_rank = 1;  // == hosts
+  uint32_t receiver_rank = 1;
+  std::vector<uint32_t> host_ranks;  // host h is sent by rank host_ranks[h]
+
+  /// The host `rank` sends; none for the receiver.
+  std::optional<uint32_t> host_of(uint32_t rank) const;
 };
 
 /// Errc::usage (naming the mpirun -np the suite needs) when the job does not have one rank per
 /// host plus the receiver.
-Result<JobRoles> assign_roles(uint32_t hosts, uint32_t ranks);
+Status check_job_size(uint32_t hosts, uint32_t ranks);
+
+/// The suite's parts on the job's ranks (`rank_hosts[r]`: the machine rank r runs on): the
+/// `rank = N` placements first, then the `hostname` ones (the first rank on that machine not
+/// placed yet, in rank order), then the parts left over (hosts in order, then the receiver) on
+/// the ranks left over, in rank order. Errc::invalid_config at the placement's key when a rank
+/// is outside the job or no rank is left on the machine named.
+Result<JobRoles> place_roles(const suite::FabricSpec& fabric,
+                             const std::vector<std::string>& rank_hosts);
+
+/// Rank 0 places (place_roles over every rank's host name) and every rank gets the same roles,
+/// or the same error.
+Result<JobRoles> agree_roles(Communicator& comm, const suite::FabricSpec& fabric, const Wait& wait);
+
 std::string role_of(const JobRoles& roles, uint32_t rank);  // "host 1 (sender)", "receiver"
 
 /// Another rank's steady clock minus rank 0's, from the ping-pong with the smallest round trip:
@@ -39,8 +59,9 @@ Result<std::vector<ClockOffset>> estimate_clock_offsets(Communicator& comm, uint
 /// The receiver's one-way latency compares a sender's timestamp with its own clock: across
 /// hosts that is off by the clocks' offset, measured but not corrected. A note saying so, with
 /// each such sender's offset to the receiver and its bound, when a sender runs on another host
-/// than the receiver (the last rank); nothing when all share one host (one clock).
-std::optional<std::string> cross_host_latency_note(const std::vector<ClockOffset>& offsets);
+/// than the receiver (`receiver_rank`); nothing when all share one host (one clock).
+std::optional<std::string> cross_host_latency_note(const std::vector<ClockOffset>& offsets,
+                                                   uint32_t receiver_rank);
 
 /// The rank's part: the host it drives (none for the receiver), its start agreed with the
 /// others' on every repetition.

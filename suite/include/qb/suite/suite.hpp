@@ -41,7 +41,7 @@ struct FlowSpec {
   std::string name;  // reported as name#i when count > 1, and as a group
   uint32_t count = 1;
   SourceLoc count_loc;  // the `count` value (when written)
-  std::string leaf;  // scheduling leaf; empty = the implicit default leaf
+  std::string leaf;     // scheduling leaf; empty = the implicit default leaf
   policy::RdmaOp op = policy::RdmaOp::write;
   gen::SizeSpec size;
   gen::ArrivalSpec arrival;
@@ -105,6 +105,18 @@ struct IbQosSpec {
   SourceLoc loc;
 };
 
+/// Which rank of a multi-host job (mpirun on real devices) plays a host or the receiver:
+/// `rank = N`, or `hostname = "..."` (the first rank on that machine not otherwise placed);
+/// neither: the ranks left over, in order.
+struct RankPlacement {
+  std::optional<uint32_t> rank;
+  std::string hostname;
+  std::string where;  // "fabric.host[1]", "fabric.receiver"
+  SourceLoc loc;      // of the `rank` or `hostname` value when given, else of the table
+
+  bool given() const noexcept { return rank.has_value() || !hostname.empty(); }
+};
+
 /// `[fabric]`: sending hosts and the switch between them and the receiver, and its congestion
 /// signals (`[fabric.ecn]`, `cnp_interval`).
 struct FabricSpec {
@@ -114,12 +126,16 @@ struct FabricSpec {
   /// `[fabric.ecn]`: RED marking at the switch egress (classes: every class unless listed).
   bool ecn = false;
   policy::EcnMarking ecn_marking;
-  std::vector<uint32_t> ecn_classes;  // empty: all
-  std::vector<SourceLoc> ecn_class_locs;  // where each was written
-  int64_t cnp_interval_ns = 4'000;    // mlx5 roce_np min_time_between_cnps default (4 us)
-  bool lossy = false;                 // mode = "lossy": tail drop at the switch, go-back-N
-  int64_t buffer_bytes = 0;           // lossy: `buffer`, per switch egress class
+  std::vector<uint32_t> ecn_classes;          // empty: all
+  std::vector<SourceLoc> ecn_class_locs;      // where each was written
+  int64_t cnp_interval_ns = 4'000;            // mlx5 roce_np min_time_between_cnps default (4 us)
+  bool lossy = false;                         // mode = "lossy": tail drop at the switch, go-back-N
+  int64_t buffer_bytes = 0;                   // lossy: `buffer`, per switch egress class
   int64_t retransmit_timeout_ns = 1'048'576;  // lossy: 4.096 us * 2^8 (an RC QP's timeout 8)
+  /// `[[fabric.host]]` (one per host, in host order, or none) and `[fabric.receiver]`: the
+  /// ranks of a multi-host job; unused on one machine.
+  std::vector<RankPlacement> host_ranks;
+  RankPlacement receiver_rank;
   std::string where;
   SourceLoc loc;
 };
@@ -181,8 +197,8 @@ struct Scenario {
 
 struct Suite {
   std::string name;
-  std::string description;  // [suite] description, free text
-  std::string file;         // path as given
+  std::string description;     // [suite] description, free text
+  std::string file;            // path as given
   std::string driver = "sim";  // [driver] name
   /// Every [driver.<name>] table, as written: each driver parses its own (drivers/registry.hpp).
   std::vector<ConfigTable> driver_tables;
