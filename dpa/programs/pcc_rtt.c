@@ -1,5 +1,5 @@
-/* pcc_rtt: the DOCA PCC reference RTT algorithm (docs/dpa.md, "pcc_rtt"; facts in
- * qos-semantics.md §6).
+/* pcc_rtt: NVIDIA DOCA PCC's reference RTT algorithm, with DOCA PCC's default parameters
+ * (docs/dpa.md, "pcc_rtt": the rules, the parameters and their defaults).
  *
  * One rate update per RTT sample. A new flow starts at line rate and asks for a probe. CNPs and
  * NACKs only raise flags; the next RTT sample reads and clears them:
