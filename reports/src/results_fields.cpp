@@ -1,18 +1,22 @@
 // The one description of the results JSON: per struct, a table of its fields (JSON key, the
 // member it holds, how the value is coded, required or optional). The writer, the reader and the
 // field list for the documentation all walk these tables, so a field added here is written,
-// read and checked against docs/results-schema.md together.
+// read and checked against docs/results-schema.md together. A sender-only run's document
+// (sender_results.hpp) is described here too, from the same run fields and starvation object.
 #include "results_fields.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <span>
+#include <stdexcept>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "gate_kind.hpp"
 #include "qb/reports/json_results.hpp"
+#include "qb/reports/sender_results.hpp"
 
 namespace qb::report {
 namespace {
@@ -681,6 +685,101 @@ const RecordSchema<Results>& schema_of<Results>() {
   return schema;
 }
 
+// ---------------------------------------------------------------------------------------------
+// A sender-only run's document: the run's fields are the results' own (taken from
+// kResultsFields by key), then per scenario what was sent; its starvation object is the
+// results' one (kStarvationFields).
+
+const Field<Results>& results_field(std::string_view key) {
+  const auto found = std::find_if(std::begin(kResultsFields), std::end(kResultsFields),
+                                  [&](const Field<Results>& field) { return field.key == key; });
+  if (found == std::end(kResultsFields)) {
+    throw std::logic_error("no results field \"" + std::string(key) + "\"");
+  }
+  return *found;
+}
+
+template <size_t N>
+struct FieldKey {
+  char text[N];
+  constexpr FieldKey(const char (&key)[N]) { std::copy_n(key, N, text); }
+  constexpr std::string_view view() const { return {text, N - 1}; }
+};
+
+/// The results' field `Key`, held by a sender-only document's `run`.
+template <FieldKey Key>
+Field<SenderResults> run_field() {
+  const Field<Results>& field = results_field(Key.view());
+  return {field.key, field.presence,
+          [](const SenderResults& sender) -> Json {
+            return results_field(Key.view()).write(sender.run);
+          },
+          [](const JsonNode& node, SenderResults& sender) {
+            results_field(Key.view()).read(node, sender.run);
+          },
+          nullptr};
+}
+
+const Field<SenderFlowTotals> kSenderFlowFields[] = {
+    member<&SenderFlowTotals::name>("name"),
+    member<&SenderFlowTotals::posted_messages>("posted_messages"),
+    member<&SenderFlowTotals::late_posts>("late_posts"),
+};
+template <>
+const RecordSchema<SenderFlowTotals>& schema_of<SenderFlowTotals>() {
+  static const RecordSchema<SenderFlowTotals> schema{kSenderFlowFields};
+  return schema;
+}
+
+bool sender_has_starvation(const SenderScenarioTotals& scenario) {
+  return scenario.starvation.present;
+}
+
+const Field<SenderScenarioTotals> kSenderScenarioFields[] = {
+    member<&SenderScenarioTotals::name>("name"),
+    member<&SenderScenarioTotals::repetitions_ran>("repetitions_completed"),
+    member<&SenderScenarioTotals::repetition_ns>("repetition_ns"),
+    member<&SenderScenarioTotals::sent_seconds>("sent_seconds"),
+    member<&SenderScenarioTotals::tx_frames>("tx_frames"),
+    member<&SenderScenarioTotals::tx_bytes>("tx_bytes"),
+    // tx_frames / sent_seconds / 1e6: written for readers, recomputed from the two.
+    {"tx_mpps", Presence::required,
+     [](const SenderScenarioTotals& scenario) -> Json { return number(scenario.tx_mpps()); },
+     [](const JsonNode& node, SenderScenarioTotals&) { node.number(); }, nullptr},
+    member<&SenderScenarioTotals::flows>("flows"),
+    // Only from a sender whose worker was watched (as the results' "starvation").
+    member<&SenderScenarioTotals::starvation>("starvation", Presence::optional,
+                                              sender_has_starvation),
+};
+template <>
+const RecordSchema<SenderScenarioTotals>& schema_of<SenderScenarioTotals>() {
+  static const RecordSchema<SenderScenarioTotals> schema{kSenderScenarioFields};
+  return schema;
+}
+
+const Field<SenderResults> kSenderResultsFields[] = {
+    run_field<"schema">(),
+    // What tells a reader there is nothing to judge (results_reader.cpp refuses the file).
+    {"sender_only", Presence::required, [](const SenderResults&) -> Json { return true; },
+     [](const JsonNode& node, SenderResults&) { node.boolean(); }, nullptr},
+    run_field<"complete">(),
+    run_field<"suite">(),
+    run_field<"suite_file">(),
+    run_field<"config_hash">(),
+    run_field<"tool_version">(),
+    run_field<"driver">(),
+    run_field<"clock">(),
+    run_field<"host">(),
+    run_field<"date">(),
+    run_field<"wall_seconds">(),
+    member<&SenderResults::scenarios>("scenarios"),
+};
+template <>
+const RecordSchema<SenderResults>& schema_of<SenderResults>() {
+  static const RecordSchema<SenderResults> schema{kSenderResultsFields};
+  return schema;
+}
+
 }  // namespace
 
 Json results_document(const Results& results) {
@@ -694,6 +793,16 @@ Results read_results_document(const JsonNode& root) {
 std::vector<SchemaField> results_schema_fields() {
   std::vector<SchemaField> out;
   describe_fields(schema_of<Results>().fields, "", out);
+  return out;
+}
+
+Json sender_results_document(const SenderResults& results) {
+  return write_record(results);
+}
+
+std::vector<SchemaField> sender_results_schema_fields() {
+  std::vector<SchemaField> out;
+  describe_fields(schema_of<SenderResults>().fields, "", out);
   return out;
 }
 
