@@ -23,7 +23,8 @@ namespace {
 
 enum class Presence {
   required,  // always written; a file without it is refused
-  optional,  // written when `written` says so (always when it is null); read when present
+  optional,  // written when `written` says so (always when it is null); read when present,
+             // else `absent` derives it (when it can be)
 };
 
 template <class Record>
@@ -35,6 +36,8 @@ struct Field {
   /// Appends the fields below this one (nested objects and arrays of them); null for values.
   void (*describe)(const std::string& path, std::vector<SchemaField>&);
   bool (*written)(const Record&) = nullptr;
+  /// An optional field a file lacks: what it is then (null: the member keeps its default).
+  void (*absent)(Record&) = nullptr;
 };
 
 // Per struct: its fields and, for members the JSON does not carry, how they follow from it.
@@ -61,7 +64,10 @@ Json write_record(const Record& record) {
 template <class Record>
 void read_fields(const JsonNode& node, std::span<const Field<Record>> fields, Record& record) {
   for (const Field<Record>& field : fields) {
-    if (field.presence == Presence::optional && !node.has(field.key)) continue;
+    if (field.presence == Presence::optional && !node.has(field.key)) {
+      if (field.absent != nullptr) field.absent(record);
+      continue;
+    }
     field.read(node[field.key], record);
   }
 }
@@ -280,14 +286,16 @@ struct MemberOf<Member> {
 template <auto Member, class C = Codec<typename MemberOf<Member>::Type>>
 constexpr Field<typename MemberOf<Member>::Record> member(
     std::string_view key, Presence presence = Presence::required,
-    bool (*written)(const typename MemberOf<Member>::Record&) = nullptr) {
+    bool (*written)(const typename MemberOf<Member>::Record&) = nullptr,
+    void (*absent)(typename MemberOf<Member>::Record&) = nullptr) {
   using Record = typename MemberOf<Member>::Record;
   return {key,
           presence,
           [](const Record& record) -> Json { return C::write(record.*Member); },
           [](const JsonNode& node, Record& record) { record.*Member = C::read(node); },
           C::describe,
-          written};
+          written,
+          absent};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -463,18 +471,52 @@ const RecordSchema<PortArbitrationResult>& schema_of<PortArbitrationResult>() {
   return schema;
 }
 
+// A gate's kind and bound by name ("ratio", "at_most", gate_kind.hpp).
+struct GateKindCodec : Value {
+  static Json write(GateKind kind) { return gate_kind_name(kind); }
+  static GateKind read(const JsonNode& node) {
+    const std::string name = node.str();
+    const std::optional<GateKind> kind = gate_kind_named(name);
+    if (!kind) {
+      node.fail("expected \"ratio\", \"duration\", \"index\" or \"bytes\", found \"" + name + "\"");
+    }
+    return *kind;
+  }
+};
+struct GateBoundCodec : Value {
+  static Json write(GateBound bound) { return gate_bound_name(bound); }
+  static GateBound read(const JsonNode& node) {
+    const std::string name = node.str();
+    const std::optional<GateBound> bound = gate_bound_named(name);
+    if (!bound) node.fail("expected \"at_most\" or \"at_least\", found \"" + name + "\"");
+    return *bound;
+  }
+};
+
+// Files written before kind and bound were fields have neither: both follow from the name and
+// unit judge gives the gate (read before them).
+void kind_from_name(GateResult& gate) {
+  gate.kind = gate_kind_from_name(gate.name, gate.unit);
+}
+void bound_from_name(GateResult& gate) {
+  gate.bound = gate_bound_from_name(gate.name);
+}
+
 const Field<GateResult> kGateFields[] = {
-    member<&GateResult::name>("name"),   member<&GateResult::passed>("passed"),
-    member<&GateResult::value>("value"), member<&GateResult::threshold>("threshold"),
-    member<&GateResult::unit>("unit"),   member<&GateResult::detail>("detail"),
+    member<&GateResult::name>("name"),
+    member<&GateResult::passed>("passed"),
+    member<&GateResult::value>("value"),
+    member<&GateResult::threshold>("threshold"),
+    member<&GateResult::unit>("unit"),
+    member<&GateResult::detail>("detail"),
+    // Always written; optional for the files written before they were.
+    member<&GateResult::kind, GateKindCodec>("kind", Presence::optional, nullptr, kind_from_name),
+    member<&GateResult::bound, GateBoundCodec>("bound", Presence::optional, nullptr,
+                                               bound_from_name),
 };
 template <>
 const RecordSchema<GateResult>& schema_of<GateResult>() {
-  static const RecordSchema<GateResult> schema{kGateFields, [](GateResult& gate) {
-                                                 gate.kind =
-                                                     gate_kind_from_name(gate.name, gate.unit);
-                                                 gate.bound = gate_bound_from_name(gate.name);
-                                               }};
+  static const RecordSchema<GateResult> schema{kGateFields};
   return schema;
 }
 

@@ -13,7 +13,8 @@ namespace qb::report {
 Json results_document(const Results& results);
 
 /// The Results a document describes. Throws FieldError at the first field that is missing or
-/// of the wrong type; fields the JSON does not carry (a gate's kind and bound) are derived.
+/// of the wrong type. Optional fields a file lacks are derived where they can be (a gate's kind
+/// and bound, absent in files written before they were fields, from its name and unit).
 Results read_results_document(const JsonNode& root);
 
 /// A sender-only run's document: the run's fields as in the results, "sender_only": true, and
