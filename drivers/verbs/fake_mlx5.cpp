@@ -78,7 +78,7 @@ struct QpRecord : Record {
   uint32_t dest_qp_num = 0;
   ElementRecord* leaf = nullptr;
   ElementRecord* responder_leaf = nullptr;  // schedules its READ responses
-  uint32_t sim_flow = UINT32_MAX;  // first of the QP's three simulator flows
+  uint32_t sim_flow = UINT32_MAX;           // first of the QP's three simulator flows
   // READs it answers (simulated): the requester and its request, in order.
   std::deque<std::pair<QpRecord*, InFlight>> reads_in_flight;
   uint64_t read_sequence = 0;
@@ -127,18 +127,47 @@ std::string sched_flags_text(uint32_t flags) {
   return text;
 }
 
-// ibv_port_attr speed and width encodings (ibv_query_port(3)) and their per-lane Gbit/s.
+// ibv_port_attr speed and width encodings (ibv_query_port(3)). InfiniBand: every pair, at its
+// per-lane data rate. Ethernet: the pairs the mlx5 kernel driver reports for each Ethernet
+// protocol (drivers/infiniband/hw/mlx5/main.c, translate_eth_legacy_proto_oper and
+// translate_eth_ext_proto_oper), with the link speed each stands for.
 struct SpeedCode {
   uint8_t code;
   double lane_gbps;
 };
-constexpr std::array<SpeedCode, 8> kSpeeds{{{1, 2.5}, {2, 5.0}, {4, 10.0}, {8, 10.3125},
-                                            {16, 14.0625}, {32, 25.0}, {64, 50.0}, {128, 100.0}}};
+constexpr std::array<SpeedCode, 8> kIbSpeeds{
+    {{1, 2.0}, {2, 4.0}, {4, 8.0}, {8, 10.0}, {16, 13.64}, {32, 25.0}, {64, 50.0}, {128, 100.0}}};
 struct WidthCode {
   uint8_t code;
   uint32_t lanes;
 };
 constexpr std::array<WidthCode, 5> kWidths{{{1, 1}, {16, 2}, {2, 4}, {4, 8}, {8, 12}}};
+// ibv_query_port(3)'s codes (rdma-core 44's verbs.h names none of them).
+constexpr uint8_t kSdr = 1, kDdr = 2, kQdr = 4, kFdr = 16, kEdr = 32, kHdr = 64, kNdr = 128;
+constexpr uint8_t k1x = 1, k2x = 16, k4x = 2, k8x = 4;
+struct EthernetEncoding {
+  double gbps;
+  uint8_t speed;
+  uint8_t width;
+};
+constexpr std::array<EthernetEncoding, 16> kEthernetEncodings{{
+    {1, kSdr, k1x},
+    {5, kDdr, k1x},
+    {10, kQdr, k1x},
+    {25, kEdr, k1x},
+    {40, kQdr, k4x},
+    {50, kHdr, k1x},
+    {50, kEdr, k2x},
+    {56, kFdr, k4x},
+    {100, kEdr, k4x},
+    {100, kHdr, k2x},
+    {100, kNdr, k1x},
+    {200, kHdr, k4x},
+    {200, kNdr, k2x},
+    {400, kNdr, k4x},
+    {400, kHdr, k8x},
+    {800, kNdr, k8x},
+}};
 
 }  // namespace
 
@@ -252,8 +281,7 @@ struct FakeMlx5::State {
     return q == nullptr ? nullptr : handle_of<QpHandle>(q)->record;
   }
   static ElementRecord* record_of(const void* element) {
-    return element == nullptr ? nullptr
-                              : static_cast<const ElementHandle*>(element)->record;
+    return element == nullptr ? nullptr : static_cast<const ElementHandle*>(element)->record;
   }
 
   QpRecord* qp_by_number(uint32_t number) {
@@ -316,8 +344,8 @@ struct FakeMlx5::State {
     WorkCompletion wc;
     wc.wr_id = dest->recv_wrs.front();
     dest->recv_wrs.pop_front();
-    wc.opcode = message.opcode == IBV_WR_RDMA_WRITE_WITH_IMM ? IBV_WC_RECV_RDMA_WITH_IMM
-                                                             : IBV_WC_RECV;
+    wc.opcode =
+        message.opcode == IBV_WR_RDMA_WRITE_WITH_IMM ? IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV;
     wc.byte_len = message.bytes;
     wc.timestamp = config.completion_timestamps ? static_cast<uint64_t>(time_ns) : 0;
     push_cqe(dest->recv_cq, wc, nullptr);
@@ -505,7 +533,8 @@ ibv_context* FakeMlx5::open_device(std::string_view name) {
 int FakeMlx5::close_device(ibv_context* context) {
   State& s = *state_;
   Record* record = State::record_of(context);
-  if (s.begin(fmt::format("close_device({})", record != nullptr ? record->label() : "null"))) return s.fail_error;
+  if (s.begin(fmt::format("close_device({})", record != nullptr ? record->label() : "null")))
+    return s.fail_error;
   if (!s.check_alive(record, "context")) return s.refuse(EINVAL, "not a live context");
   uint32_t left = 0;
   auto count_left = [&](const auto& records) {
@@ -534,8 +563,8 @@ int FakeMlx5::query_device(ibv_context* context, ibv_device_attr_ex* attr) {
   *attr = {};
   ibv_device_attr& a = attr->orig_attr;
   fmt::format_to_n(a.fw_ver, sizeof(a.fw_ver) - 1, "22.39.1002 (fake)");
-  a.vendor_id = 0x02c9;       // Mellanox
-  a.vendor_part_id = 4125;    // ConnectX-6 Dx
+  a.vendor_id = 0x02c9;     // Mellanox
+  a.vendor_part_id = 4125;  // ConnectX-6 Dx
   a.max_qp = 1 << 17;
   a.max_qp_wr = kMaxQpWr;
   a.max_sge = 30;
@@ -570,9 +599,20 @@ int FakeMlx5::query_port(ibv_context* context, uint8_t port, ibv_port_attr* attr
   attr->lid = p.link_layer == IBV_LINK_LAYER_INFINIBAND ? p.lid : 0;
   attr->gid_tbl_len = p.gid_count;
   attr->pkey_tbl_len = 128;
-  // The speed x width nearest the configured rate.
+  // The speed x width nearest the configured rate, as the link layer encodes it.
   double best = -1.0;
-  for (const SpeedCode& speed : kSpeeds) {
+  if (p.link_layer == IBV_LINK_LAYER_ETHERNET) {
+    for (const EthernetEncoding& e : kEthernetEncodings) {
+      const double bps = e.gbps * 1e9;
+      if (best < 0.0 || std::abs(bps - p.rate_bps) < std::abs(best - p.rate_bps)) {
+        best = bps;
+        attr->active_speed = e.speed;
+        attr->active_width = e.width;
+      }
+    }
+    return 0;
+  }
+  for (const SpeedCode& speed : kIbSpeeds) {
     for (const WidthCode& width : kWidths) {
       const double bps = speed.lane_gbps * 1e9 * width.lanes;
       if (best < 0.0 || std::abs(bps - p.rate_bps) < std::abs(best - p.rate_bps)) {
@@ -641,7 +681,8 @@ ibv_pd* FakeMlx5::alloc_pd(ibv_context* context) {
 int FakeMlx5::dealloc_pd(ibv_pd* pd) {
   State& s = *state_;
   PdRecord* record = State::record_of(pd);
-  if (s.begin(fmt::format("dealloc_pd({})", record != nullptr ? record->label() : "null"))) return s.fail_error;
+  if (s.begin(fmt::format("dealloc_pd({})", record != nullptr ? record->label() : "null")))
+    return s.fail_error;
   if (!s.check_alive(record, "pd")) return s.refuse(EINVAL, "not a live PD");
   if (record->users != 0) return s.refuse(EBUSY, "MRs or QPs still use it");
   record->alive = false;
@@ -681,7 +722,8 @@ ibv_mr* FakeMlx5::reg_mr(ibv_pd* pd, void* address, size_t length, int access) {
 int FakeMlx5::dereg_mr(ibv_mr* mr) {
   State& s = *state_;
   MrRecord* record = State::record_of(mr);
-  if (s.begin(fmt::format("dereg_mr({})", record != nullptr ? record->label() : "null"))) return s.fail_error;
+  if (s.begin(fmt::format("dereg_mr({})", record != nullptr ? record->label() : "null")))
+    return s.fail_error;
   if (!s.check_alive(record, "mr")) return s.refuse(EINVAL, "not a live MR");
   record->alive = false;
   --record->pd->users;
@@ -700,10 +742,10 @@ ibv_cq_ex* FakeMlx5::create_cq(ibv_context* context, ibv_cq_init_attr_ex* attr) 
   if (attr->cqe < 1 || attr->cqe > static_cast<uint32_t>(kMaxCqe)) {
     return s.refuse_null<ibv_cq_ex>(EINVAL, "cqe out of range");
   }
-  const uint64_t supported = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM |
-                             (s.config.completion_timestamps
-                                  ? uint64_t{IBV_WC_EX_WITH_COMPLETION_TIMESTAMP}
-                                  : uint64_t{0});
+  const uint64_t supported =
+      IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM |
+      (s.config.completion_timestamps ? uint64_t{IBV_WC_EX_WITH_COMPLETION_TIMESTAMP}
+                                      : uint64_t{0});
   if ((attr->wc_flags & ~supported) != 0) {
     return s.refuse_null<ibv_cq_ex>(EOPNOTSUPP, "wc_flags the device does not offer");
   }
@@ -722,7 +764,8 @@ ibv_cq_ex* FakeMlx5::create_cq(ibv_context* context, ibv_cq_init_attr_ex* attr) 
 int FakeMlx5::destroy_cq(ibv_cq_ex* cq) {
   State& s = *state_;
   CqRecord* record = State::record_of(cq);
-  if (s.begin(fmt::format("destroy_cq({})", record != nullptr ? record->label() : "null"))) return s.fail_error;
+  if (s.begin(fmt::format("destroy_cq({})", record != nullptr ? record->label() : "null")))
+    return s.fail_error;
   if (!s.check_alive(record, "cq")) return s.refuse(EINVAL, "not a live CQ");
   if (record->users != 0) return s.refuse(EBUSY, "QPs still use it");
   record->alive = false;
@@ -777,7 +820,8 @@ int FakeMlx5::modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask) {
   State& s = *state_;
   QpRecord* record = State::record_of(qp);
   std::string text = fmt::format("modify_qp({}", record != nullptr ? record->label() : "null");
-  if ((mask & IBV_QP_STATE) != 0) text += fmt::format(", state={}", static_cast<int>(attr->qp_state));
+  if ((mask & IBV_QP_STATE) != 0)
+    text += fmt::format(", state={}", static_cast<int>(attr->qp_state));
   if ((mask & IBV_QP_AV) != 0) {
     text += fmt::format(", sl={}, is_global={}", attr->ah_attr.sl, attr->ah_attr.is_global);
     if (attr->ah_attr.is_global != 0) {
@@ -862,7 +906,8 @@ int FakeMlx5::modify_qp_rate_limit(ibv_qp* qp, ibv_qp_rate_limit_attr* attr) {
 int FakeMlx5::destroy_qp(ibv_qp* qp) {
   State& s = *state_;
   QpRecord* record = State::record_of(qp);
-  if (s.begin(fmt::format("destroy_qp({})", record != nullptr ? record->label() : "null"))) return s.fail_error;
+  if (s.begin(fmt::format("destroy_qp({})", record != nullptr ? record->label() : "null")))
+    return s.fail_error;
   if (!s.check_alive(record, "qp")) return s.refuse(EINVAL, "not a live QP");
   if (record->leaf != nullptr) --record->leaf->attached;  // the device detaches it
   if (record->responder_leaf != nullptr) --record->responder_leaf->attached;
@@ -882,8 +927,8 @@ std::string element_label(const ElementRecord* e) {
 }  // namespace
 
 // The man page's rules for both kinds of element (EINVAL unless said otherwise).
-static int check_sched_attr(FakeMlx5::State& s, ibv_context* context,
-                            const mlx5dv_sched_attr* attr, bool leaf) {
+static int check_sched_attr(FakeMlx5::State& s, ibv_context* context, const mlx5dv_sched_attr* attr,
+                            bool leaf) {
   if (!s.config.sched_support) return s.refuse(EOPNOTSUPP, "no NIC scheduling elements");
   if (!s.check_alive(FakeMlx5::State::record_of(context), "context")) {
     return s.refuse(EINVAL, "context");
@@ -908,8 +953,8 @@ static int check_sched_attr(FakeMlx5::State& s, ibv_context* context,
   return 0;
 }
 
-static void* create_element(FakeMlx5::State& s, ibv_context* context,
-                            const mlx5dv_sched_attr* attr, bool leaf) {
+static void* create_element(FakeMlx5::State& s, ibv_context* context, const mlx5dv_sched_attr* attr,
+                            bool leaf) {
   ElementRecord* record = s.make_record(s.element_records, leaf ? "leaf" : "node");
   record->context = FakeMlx5::State::record_of(context);
   record->leaf = leaf;
@@ -1033,8 +1078,7 @@ int FakeMlx5::post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) noexc
       return EINVAL;
     }
     const bool remote = wr->opcode == IBV_WR_RDMA_WRITE ||
-                        wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM ||
-                        wr->opcode == IBV_WR_RDMA_READ;
+                        wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM || wr->opcode == IBV_WR_RDMA_READ;
     if (remote) {
       if (record->remote_mr == nullptr || !record->remote_mr->alive ||
           record->remote_key != wr->wr.rdma.rkey) {
@@ -1042,8 +1086,8 @@ int FakeMlx5::post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) noexc
         record->remote_key = wr->wr.rdma.rkey;
       }
       const MrRecord* target = record->remote_mr;
-      const int needed = wr->opcode == IBV_WR_RDMA_READ ? IBV_ACCESS_REMOTE_READ
-                                                        : IBV_ACCESS_REMOTE_WRITE;
+      const int needed =
+          wr->opcode == IBV_WR_RDMA_READ ? IBV_ACCESS_REMOTE_READ : IBV_ACCESS_REMOTE_WRITE;
       if (target == nullptr || (target->access & needed) == 0) {
         s.violations.push_back(fmt::format("{}: rkey without remote access", record->label()));
         return EINVAL;
@@ -1142,8 +1186,8 @@ FakeDeviceConfig fake_device_for_port(double rate_bps, const policy::WireModel& 
                                       int64_t propagation_delay_ns) {
   FakeDeviceConfig config;
   config.port.rate_bps = rate_bps;
-  config.port.link_layer = wire.transport == policy::Transport::ib ? IBV_LINK_LAYER_INFINIBAND
-                                                                   : IBV_LINK_LAYER_ETHERNET;
+  config.port.link_layer =
+      wire.transport == policy::Transport::ib ? IBV_LINK_LAYER_INFINIBAND : IBV_LINK_LAYER_ETHERNET;
   config.port.vlan = wire.vlan;
   config.port.ipv6 = wire.ipv6;
   config.port.ib_grh = wire.ib_grh;

@@ -7,40 +7,65 @@
 
 namespace qb::drv::verbs {
 
-double port_speed_bps(uint8_t active_speed, uint8_t active_width) noexcept {
-  // Per-lane data rates (SDR..QDR use 8b/10b: 2, 4, 8 Gbit/s of data per lane).
+double port_speed_bps(uint8_t active_speed, uint8_t active_width, bool ethernet) noexcept {
+  // InfiniBand: the per-lane data rate of each speed (SDR..QDR use 8b/10b: 2, 4, 8 Gbit/s of
+  // data per lane; FDR10 and up 64b/66b).
+  //
+  // Ethernet (RoCE): the speed and width are not the link's. The mlx5 kernel driver reads the
+  // port's Ethernet protocol (PTYS) and reports it as an IB speed x width pair
+  // (drivers/infiniband/hw/mlx5/main.c, translate_eth_legacy_proto_oper /
+  // translate_eth_ext_proto_oper): 1 GbE is SDR x1, 5 GbE DDR x1, 10 GbE QDR x1, 40 GbE QDR x4,
+  // 56 GbE FDR x4, 25 GbE EDR x1, 50 GbE EDR x2 or HDR x1, 100 GbE EDR x4, HDR x2 or NDR x1,
+  // 200 GbE HDR x4 or NDR x2, 400 GbE HDR x8 or NDR x4, 800 GbE NDR x8. So on Ethernet a lane of
+  // each speed carries 1, 5, 10, 10, 14, 25, 50, 100 Gbit/s (FDR10 is not used by mlx5 on
+  // Ethernet; the generic ib_get_eth_speed of the kernel's core maps 10 GbE to it, at 10).
+  // rdma-core 44 has no ibv_port_attr.active_speed_ex (XDR, 200 Gbit/s per lane, needs it): an
+  // XDR port reads as unknown (0) here.
+  struct Lane {
+    uint8_t speed;
+    double ib_gbps;
+    double ethernet_gbps;
+  };
+  static constexpr Lane kLanes[] = {
+      {1, 2.0, 1.0},       // SDR
+      {2, 4.0, 5.0},       // DDR
+      {4, 8.0, 10.0},      // QDR
+      {8, 10.0, 10.0},     // FDR10
+      {16, 13.64, 14.0},   // FDR
+      {32, 25.0, 25.0},    // EDR
+      {64, 50.0, 50.0},    // HDR
+      {128, 100.0, 100.0}  // NDR
+  };
+  struct Width {
+    uint8_t width;
+    uint32_t lanes;
+  };
+  static constexpr Width kWidths[] = {{1, 1}, {16, 2}, {2, 4}, {4, 8}, {8, 12}};  // 1x..12x
   double lane_gbps = 0.0;
-  switch (active_speed) {
-    case 1: lane_gbps = 2.0; break;       // SDR
-    case 2: lane_gbps = 4.0; break;       // DDR
-    case 4: lane_gbps = 8.0; break;       // QDR
-    case 8: lane_gbps = 10.0; break;      // FDR10
-    case 16: lane_gbps = 13.64; break;    // FDR
-    case 32: lane_gbps = 25.0; break;     // EDR (and 25/100 GbE)
-    case 64: lane_gbps = 50.0; break;     // HDR (and 50/200 GbE)
-    case 128: lane_gbps = 100.0; break;   // NDR
-    default: return 0.0;
+  for (const Lane& lane : kLanes) {
+    if (lane.speed == active_speed) lane_gbps = ethernet ? lane.ethernet_gbps : lane.ib_gbps;
   }
   uint32_t lanes = 0;
-  switch (active_width) {
-    case 1: lanes = 1; break;
-    case 16: lanes = 2; break;
-    case 2: lanes = 4; break;
-    case 4: lanes = 8; break;
-    case 8: lanes = 12; break;
-    default: return 0.0;
+  for (const Width& w : kWidths) {
+    if (w.width == active_width) lanes = w.lanes;
   }
   return lane_gbps * 1e9 * lanes;
 }
 
 std::optional<ibv_mtu> ib_mtu_for_bytes(uint32_t bytes) noexcept {
   switch (bytes) {
-    case 256: return IBV_MTU_256;
-    case 512: return IBV_MTU_512;
-    case 1024: return IBV_MTU_1024;
-    case 2048: return IBV_MTU_2048;
-    case 4096: return IBV_MTU_4096;
-    default: return std::nullopt;
+    case 256:
+      return IBV_MTU_256;
+    case 512:
+      return IBV_MTU_512;
+    case 1024:
+      return IBV_MTU_1024;
+    case 2048:
+      return IBV_MTU_2048;
+    case 4096:
+      return IBV_MTU_4096;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -66,10 +91,10 @@ Result<ibv_context*> open_verbs_device(VerbsOps& ops, const std::string& device,
   bool known = false;
   for (const auto& n : names) known = known || n == name;
   if (!known) {
-    return make_error(Errc::unavailable,
-                      fmt::format("verbs: no RDMA device '{}' (this host has: {})", name,
-                                  fmt::join(names, ", ")),
-                      "driver.verbs.device");
+    return make_error(
+        Errc::unavailable,
+        fmt::format("verbs: no RDMA device '{}' (this host has: {})", name, fmt::join(names, ", ")),
+        "driver.verbs.device");
   }
   errno = 0;
   ibv_context* context = ops.open_device(name);
@@ -112,13 +137,12 @@ Result<PortInfo> query_verbs_port(VerbsOps& ops, ibv_context* context, const std
     return make_error(Errc::unavailable,
                       fmt::format("verbs: {} port {} is {} (not ACTIVE): check the cable and "
                                   "`ibstat`; on InfiniBand a subnet manager must be running",
-                                  device, config.port,
-                                  ibv_port_state_str(port_attr.state)),
+                                  device, config.port, ibv_port_state_str(port_attr.state)),
                       "driver.verbs.port");
   }
   info.infiniband = port_attr.link_layer != IBV_LINK_LAYER_ETHERNET;
   info.active_mtu = port_attr.active_mtu;
-  info.speed_bps = port_speed_bps(port_attr.active_speed, port_attr.active_width);
+  info.speed_bps = port_speed_bps(port_attr.active_speed, port_attr.active_width, !info.infiniband);
   info.lid = port_attr.lid;
   info.gid_index = config.gid_index;
   if (!info.infiniband || config.gid_index != 0) {

@@ -18,7 +18,7 @@ struct PortInfo {
   uint8_t port = 1;
   bool infiniband = false;  // else Ethernet (RoCE)
   ibv_mtu active_mtu = IBV_MTU_1024;
-  double speed_bps = 0.0;  // active speed x width (data rate)
+  double speed_bps = 0.0;  // IB: active speed x width (data rate); Ethernet: the link speed
   uint16_t lid = 0;
   ibv_gid gid{};
   int gid_index = 0;
@@ -32,8 +32,10 @@ struct PortInfo {
   std::string describe() const;
 };
 
-/// Data rate of an active speed x width pair (ibv_port_attr encodings), 0 when unknown.
-double port_speed_bps(uint8_t active_speed, uint8_t active_width) noexcept;
+/// The port's rate from its active speed x width pair (ibv_port_attr encodings), 0 when unknown.
+/// InfiniBand: the data rate. Ethernet: the link speed the mlx5 driver encoded in the pair
+/// (10 GbE is QDR x1, 40 GbE QDR x4: not the IB data rates of those pairs).
+double port_speed_bps(uint8_t active_speed, uint8_t active_width, bool ethernet) noexcept;
 /// The path MTU enum for a byte count (256..4096), or nullopt.
 std::optional<ibv_mtu> ib_mtu_for_bytes(uint32_t bytes) noexcept;
 uint32_t ib_mtu_bytes(ibv_mtu mtu) noexcept;
