@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <functional>
@@ -528,21 +529,40 @@ int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicat
 }  // namespace
 
 // run: load -> compile -> configure the driver -> run -> measure -> judge -> report, each step
-// explicit. Under mpirun (a job): every rank prepares, they agree to start, the simulator's
-// (scenario, repetition) runs are spread over the ranks, and rank 0 merges, judges and reports.
+// explicit, for each suite file in turn. Under mpirun (a job): every rank prepares, they agree
+// to start, the simulator's (scenario, repetition) runs are spread over the ranks, and rank 0
+// merges, judges and reports.
 int run_command(const RunArgs& args) {
   auto job = cluster::join_job();
   if (!job) return fail(job.error());
   cluster::Communicator* comm = job->get();
   g_quiet_rank = comm != nullptr && comm->rank() != 0;
-  auto prepared = prepare_run(args);
-  if (comm != nullptr) {
-    if (auto agreed = agree_in_job(*comm, prepared); !agreed) {
-      return g_quiet_rank ? exit_code_for(agreed.error().code) : fail(agreed.error());
+  auto runs = runs_of_suites(args);
+  if (!runs) return fail(runs.error());
+  // Every suite is loaded and checked before the first one runs: a typo in the last file
+  // must not cost the time of the others (or leave half the results written).
+  std::vector<Result<PreparedRun>> prepared;
+  for (const RunArgs& run : *runs) {
+    prepared.push_back(prepare_run(run));
+    if (comm != nullptr) {
+      if (auto agreed = agree_in_job(*comm, prepared.back()); !agreed) {
+        return g_quiet_rank ? exit_code_for(agreed.error().code) : fail(agreed.error());
+      }
     }
+    if (!prepared.back()) return fail(prepared.back().error());
   }
-  if (!prepared) return fail(prepared.error());
-  const int code = run_prepared(args, *prepared, comm);
+  // The highest code wins (0 pass < 1 gate failed < 3 run-time trouble), as a job's ranks do.
+  int code = 0;
+  uint32_t passed = 0;
+  for (size_t i = 0; i < runs->size() && !g_interrupted.load(); ++i) {
+    const int suite_code = run_prepared((*runs)[i], *prepared[i], comm);
+    passed += suite_code == 0 ? 1 : 0;
+    code = std::max(code, suite_code);
+  }
+  if (runs->size() > 1 && !g_quiet_rank && !args.quiet) {
+    fmt::print(std::cout, "{} suites: {} passed, {} did not{}\n", runs->size(), passed,
+               runs->size() - passed, g_interrupted.load() ? " (interrupted)" : "");
+  }
   if (comm == nullptr) return code;
   // mpirun may kill this rank as soon as another exits with an error: nothing of a driver's
   // (DPDK runtime files) may be left for exit handlers by then.

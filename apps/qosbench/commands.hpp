@@ -30,6 +30,9 @@ struct DriverAliasValue {
 };
 
 struct RunArgs {
+  /// The suite files, run one after another; run_command gives each suite's run its own
+  /// RunArgs with `suite_path` (and, with several suites, its `json_path`) set.
+  std::vector<std::string> suite_paths;
   std::string suite_path;
   std::string driver;
   std::string out_dir;

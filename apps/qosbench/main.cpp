@@ -73,9 +73,13 @@ int main(int argc, char** argv) {
 
   qb::cli::RunArgs run;
   auto* run_cmd = app.add_subcommand("run", "run a suite and judge it against its gates");
-  run_cmd->add_option("suite", run.suite_path, "suite file (TOML)")->required();
+  run_cmd
+      ->add_option("suites", run.suite_paths,
+                   "suite files (TOML), run one after another; several need --out DIR")
+      ->required();
   run_cmd->add_option("--driver", run.driver, "driver (default: the suite's [driver] name)");
-  run_cmd->add_option("--out", run.out_dir, "directory for results.json");
+  run_cmd->add_option("--out", run.out_dir,
+                      "directory for results.json (several suites: <suite file name>.json each)");
   run_cmd->add_option("--json", run.json_path, "write the results JSON here");
   run_cmd->add_option("--seed", run.seed, "override every scenario's seed")
       ->check(unsigned_64_bit());
