@@ -2,7 +2,7 @@
 # The tests once more under sanitizers (GCC, warnings as errors; benchmarks not built):
 #   build-asan/  QB_SANITIZE=address,undefined: ctest -L 'unit|integration|e2e'
 #   build-tsan/  QB_SANITIZE=thread: the tests that run more than one thread at once (only
-#                their programs are built)
+#                their programs are built; docs/testing.md lists them and why)
 # Any report fails the test it happened in. QB_SANITIZE_ONLY=asan|tsan runs one of the two.
 # Third-party false positives only go in tests/sanitizers/*.supp, each with its reason.
 set -euo pipefail
@@ -15,8 +15,18 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:halt_on_erro
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$supp/lsan.supp:print_suppressions=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:suppressions=$supp/tsan.supp}
-# Multi-threaded tests: repetitions over --jobs workers (sim), the DPDK worker loop and CLI.
-tsan_tests=${QB_TSAN_TESTS:-'Determinism\.|DpdkEngine\.|DpdkCli\.|Cli\.Interrupt|Cli\.Run'}
+# The tests that run more than one thread at once (ctest names, anchored):
+#  - qosbench run on the simulator: repetitions side by side (--jobs, nproc by default) and the
+#    live view's printer thread (Cli, CongestionCli, ConsoleUnits, OutputCli, ReportCli,
+#    LiveCli), signals and the stop flag (InterruptCli);
+#  - the engine with jobs > 1 and its serialised interval sink (Determinism, ConfigSuite with the
+#    default jobs, LiveIntervals, LiveIntervalsInterrupted);
+#  - DPDK through the CLI: two workers on two lcores, signals during EAL init, link wait and a
+#    busy run, the starvation watch (DpdkCli, DpdkCliHangs, DpdkCliStarved, DpdkCliFault);
+#  - verbs: a receiver thread against a sender, an interrupter thread, Ctrl-C on the CLI
+#    (VerbsTwoHosts, VerbsDriver.InterruptedRun..., VerbsCli).
+# Left out, single-threaded: unit tests, DpdkEngine (one worker), ImportOpensm*, LateStartSeries.
+tsan_tests=${QB_TSAN_TESTS:-'^(Cli|CongestionCli|ConsoleUnits|OutputCli|ReportCli|LiveCli|InterruptCli|Determinism|Configs/ConfigSuite|Configs/LiveIntervals|LiveIntervalsInterrupted|DpdkCli|DpdkCliHangs|DpdkCliStarved|Faults/DpdkCliFault|VerbsTwoHosts|VerbsCli)\.|^VerbsDriver\.InterruptedRun'}
 
 configure() {  # dir sanitizers
   cmake -S "$root" -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQB_WERROR=ON \
@@ -34,10 +44,12 @@ fi
 if [[ -z "$only" || "$only" == tsan ]]; then
   start=$SECONDS
   configure "$root/build-tsan" thread
-  # Only the programs of the multi-threaded tests (the DPDK ones when DPDK is built).
+  # Only the programs of the multi-threaded tests (DPDK's and verbs' when those are built).
   targets=(qosbench qb_integration_tests qb_e2e_tests)
-  for dpdk in qb_dpdk_tests qb_dpdk_cli_tests; do
-    if cmake --build "$root/build-tsan" --target help | grep -q "^$dpdk:"; then targets+=("$dpdk"); fi
+  for optional in qb_dpdk_cli_tests qb_verbs_tests qb_verbs_cli_tests; do
+    if cmake --build "$root/build-tsan" --target help | grep -q "^$optional:"; then
+      targets+=("$optional")
+    fi
   done
   cmake --build "$root/build-tsan" -j "$jobs" --target "${targets[@]}"
   ctest --test-dir "$root/build-tsan" --output-on-failure -j "$jobs" --timeout 1800 \
