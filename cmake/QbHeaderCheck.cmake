@@ -2,24 +2,36 @@
 # on its own, so a header that compiles only because its includers happened to include something
 # first fails the build.
 #
-# One generated .cpp per header includes only that header, twice (which also catches a missing
-# #pragma once), built with qb_warnings and with the include paths and definitions of the
+# One generated source per header includes only that header, twice (which also catches a
+# missing #pragma once or include guard), built with the include paths and definitions of the
 # library the header belongs to:
-# - <folder>/include/qb/<folder>/**.hpp with qb_<folder> (a folder with public headers and no
-#   such library is a configure error: the layout says each folder is one library);
+# - every include root <folder>/include and <folder>/<part>/include (dpa/include,
+#   dpa/emulator/include, dpa/flexio/include, ...) belongs to the library qb_<folder> or
+#   qb_<folder>_<part>, or, for a header-only API, qb_<folder>_api / qb_<folder>_<part>_api (an
+#   include root with headers and no such library is a configure error: the layout says each
+#   folder is one library);
+# - its C++ headers (**.hpp) are compiled as C++ with qb_warnings; its C headers (**.h, the DPA
+#   device API and what the DPA programs share with the host) as C11 with the C subset of those
+#   warnings, and as C++ with qb_warnings too, since the host code includes them;
 # - <driver folder>/*.hpp (public to the driver's own tests) with qb_driver_<name>, for every
 #   driver this build has (drivers/sim always; drivers/dpdk when libdpdk was found).
 # Call it once every library and driver was added.
 include_guard(GLOBAL)
+# Included at file scope (enable_language may not be called inside a function).
+enable_language(C)
 
 # One OBJECT library qb_header_check_<group>: one translation unit per header in `headers`,
-# which it includes as a path relative to `include_root`.
-function(_qb_header_check_group group library include_root headers)
+# which it includes as a path relative to `include_root`; `language` is CXX or C.
+function(_qb_header_check_group group library include_root headers language)
+  set(extension cpp)
+  if(language STREQUAL "C")
+    set(extension c)
+  endif()
   set(sources "")
   foreach(header ${headers})
     file(RELATIVE_PATH include_path ${include_root} ${header})
     file(RELATIVE_PATH source_path ${PROJECT_SOURCE_DIR} ${header})
-    set(source ${PROJECT_BINARY_DIR}/header_check/${source_path}.cpp)
+    set(source ${PROJECT_BINARY_DIR}/header_check/${source_path}.${extension})
     # CONFIGURE rewrites the file only when its content changes, so re-configuring rebuilds
     # nothing.
     file(CONFIGURE OUTPUT ${source} CONTENT
@@ -30,36 +42,68 @@ function(_qb_header_check_group group library include_root headers)
     list(APPEND sources ${source})
   endforeach()
   add_library(qb_header_check_${group} OBJECT ${sources})
-  target_link_libraries(qb_header_check_${group} PRIVATE ${library} qb_warnings)
-  # A driver's private definitions (e.g. DPDK's ALLOW_EXPERIMENTAL_API) hold for its headers too.
-  target_compile_definitions(qb_header_check_${group}
-                             PRIVATE $<TARGET_PROPERTY:${library},COMPILE_DEFINITIONS>)
+  target_link_libraries(qb_header_check_${group} PRIVATE ${library})
+  if(language STREQUAL "C")
+    # qb_warnings carries C++-only flags; C gets the subset the DPA programs are built with.
+    set_target_properties(qb_header_check_${group} PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON
+                                                              C_EXTENSIONS OFF)
+    target_compile_options(qb_header_check_${group} PRIVATE -Wall -Wextra -Wpedantic -Wshadow)
+    if(QB_WERROR)
+      target_compile_options(qb_header_check_${group} PRIVATE -Werror)
+    endif()
+  else()
+    target_link_libraries(qb_header_check_${group} PRIVATE qb_warnings)
+  endif()
+  # A library's private definitions (e.g. DPDK's ALLOW_EXPERIMENTAL_API) hold for its headers too.
+  # (An INTERFACE library has no COMPILE_DEFINITIONS of its own.)
+  get_target_property(type ${library} TYPE)
+  if(NOT type STREQUAL "INTERFACE_LIBRARY")
+    target_compile_definitions(qb_header_check_${group}
+                               PRIVATE $<TARGET_PROPERTY:${library},COMPILE_DEFINITIONS>)
+  endif()
   add_dependencies(qb_header_check qb_header_check_${group})
 endfunction()
 
 function(qb_header_check)
   add_custom_target(qb_header_check ALL)
 
-  file(GLOB include_roots LIST_DIRECTORIES true ${PROJECT_SOURCE_DIR}/*/include)
+  file(GLOB include_roots LIST_DIRECTORIES true ${PROJECT_SOURCE_DIR}/*/include
+       ${PROJECT_SOURCE_DIR}/*/*/include)
   foreach(include_root ${include_roots})
-    if(NOT IS_DIRECTORY ${include_root}/qb)
+    if(NOT IS_DIRECTORY ${include_root})
       continue()
     endif()
+    # Not in this or any other build tree inside the source tree (build-asan/...).
     cmake_path(IS_PREFIX PROJECT_BINARY_DIR ${include_root} in_build_tree)
-    if(in_build_tree)
+    file(RELATIVE_PATH relative_root ${PROJECT_SOURCE_DIR} ${include_root})
+    string(REGEX REPLACE "/.*" "" top "${relative_root}")
+    if(in_build_tree OR EXISTS ${PROJECT_SOURCE_DIR}/${top}/CMakeCache.txt)
       continue()
     endif()
+    file(GLOB_RECURSE cxx_headers CONFIGURE_DEPENDS ${include_root}/*.hpp)
+    file(GLOB_RECURSE c_headers CONFIGURE_DEPENDS ${include_root}/*.h)
+    if(NOT cxx_headers AND NOT c_headers)
+      continue()
+    endif()
+    # "dpa/flexio/include" -> group dpa_flexio, library qb_dpa_flexio (or qb_dpa_flexio_api).
     cmake_path(GET include_root PARENT_PATH folder_dir)
-    cmake_path(GET folder_dir FILENAME folder)
-    file(GLOB_RECURSE headers CONFIGURE_DEPENDS ${include_root}/qb/*.hpp)
-    if(NOT headers)
-      continue()
+    file(RELATIVE_PATH folder ${PROJECT_SOURCE_DIR} ${folder_dir})
+    string(REPLACE "/" "_" group "${folder}")
+    if(TARGET qb_${group})
+      set(library qb_${group})
+    elseif(TARGET qb_${group}_api)
+      set(library qb_${group}_api)
+    else()
+      message(FATAL_ERROR "qb_header_check: ${folder}/include holds public headers but there "
+                          "is no library qb_${group} (or qb_${group}_api) to compile them with")
     endif()
-    if(NOT TARGET qb_${folder})
-      message(FATAL_ERROR "qb_header_check: ${folder}/include/qb holds public headers but there "
-                          "is no library qb_${folder} to compile them with")
+    if(cxx_headers)
+      _qb_header_check_group(${group} ${library} ${include_root} "${cxx_headers}" CXX)
     endif()
-    _qb_header_check_group(${folder} qb_${folder} ${include_root} "${headers}")
+    if(c_headers)
+      _qb_header_check_group(${group}_c ${library} ${include_root} "${c_headers}" C)
+      _qb_header_check_group(${group}_c_as_cxx ${library} ${include_root} "${c_headers}" CXX)
+    endif()
   endforeach()
 
   get_property(drivers GLOBAL PROPERTY QB_BUILT_DRIVERS)
@@ -67,7 +111,7 @@ function(qb_header_check)
     get_target_property(driver_dir qb_driver_${name} SOURCE_DIR)
     file(GLOB headers CONFIGURE_DEPENDS ${driver_dir}/*.hpp)
     if(headers)
-      _qb_header_check_group(driver_${name} qb_driver_${name} ${driver_dir} "${headers}")
+      _qb_header_check_group(driver_${name} qb_driver_${name} ${driver_dir} "${headers}" CXX)
     endif()
   endforeach()
 endfunction()
