@@ -416,7 +416,7 @@ WorkerOutcome FlowWorker::run(drv::Queue& queue, drv::Clock& clock,
       }
       starvation.involuntary_switches =
           std::max<int64_t>(sched_end.involuntary_switches - sched_start.involuntary_switches, 0);
-      starvation.lost_ns = std::max(starvation.run_delay_ns, starvation.stalled_ns);
+      starvation.lost_ns = lost_to_others(sched_start.available && sched_end.available, starvation);
       outcome.starvation = starvation;
     }
     return outcome;

@@ -3,6 +3,7 @@
 // say more about the machine than about the QoS policy (docs/dpdk.md, "Starved workers").
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 namespace qb::engine {
@@ -31,9 +32,10 @@ ThreadSched read_thread_sched() noexcept;
 struct WorkerStarvation {
   bool measured = false;
   int64_t run_ns = 0;   // the worker's loop, start to end
-  int64_t lost_ns = 0;  // max(run-queue delay, stalled loop time): a lower bound
+  int64_t lost_ns = 0;  // time lost to other processes: lost_to_others()
   int64_t run_delay_ns = 0;
-  int64_t stalled_ns = 0;  // sum of the stalls' lengths
+  int64_t stalled_ns = 0;  // sum of the stalls' lengths (information: the loop's own slow
+                           // iterations are stalls too)
   int64_t longest_stall_ns = 0;
   uint64_t stalls = 0;
   int64_t involuntary_switches = 0;
@@ -47,5 +49,19 @@ struct WorkerStarvation {
     if (!measured || other.lost_fraction() > lost_fraction()) *this = other;
   }
 };
+
+/// The time a worker lost to other processes. With the kernel's figures (`schedstat`): its
+/// run-queue delay, the time it was runnable while another task had its CPU. Stalls are not
+/// counted then: a loop whose own iterations are slow (many flows, a slow driver call) stalls
+/// without losing anything to anyone. Without them: the stalls, but no more of them than the
+/// thread had involuntary context switches (a stall caused by another process holds at least
+/// one), each at most the longest stall; none without a switch.
+inline int64_t lost_to_others(bool schedstat_available, const WorkerStarvation& s) noexcept {
+  if (schedstat_available) return s.run_delay_ns;
+  if (s.involuntary_switches <= 0 || s.stalls == 0) return 0;
+  const auto counted = std::min<uint64_t>(s.stalls, static_cast<uint64_t>(s.involuntary_switches));
+  const int64_t bound = s.longest_stall_ns * static_cast<int64_t>(counted);
+  return s.stalled_ns < bound ? s.stalled_ns : bound;
+}
 
 }  // namespace qb::engine
