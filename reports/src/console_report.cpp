@@ -34,13 +34,14 @@ std::string worst_error(const std::vector<Row>& rows, const std::string& name, d
 
 // Rates in the unit --units picks; latency from the scheduled send time (p50, p99, p99.9: it
 // includes waiting behind the flow's earlier messages) and from the actual send time (p99).
+// The fifth rate column is 11 wide: under --units mpps its basis is "wire Gbit/s".
 constexpr const char* kRowFormat =
-    "  {:<20} {:<10} {:>12} {:>12} {:>9} {:>14} {:>9} {:>10} {:>10} {:>10} {:>18}\n";
+    "  {:<20} {:<10} {:>12} {:>12} {:>9} {:>14} {:>11} {:>10} {:>10} {:>10} {:>18}\n";
 
 // Two header lines: what each column is, then its basis and unit (latency: which percentile).
 void print_header(std::ostream& out, RateUnit unit) {
   const RateHeader h = rate_header(unit);
-  fmt::print(out, "  {:<20} {:<10} {:>12} {:>12} {:>9} {:>14} {:>9} {:>32} {:>18}\n", "flow",
+  fmt::print(out, "  {:<20} {:<10} {:>12} {:>12} {:>9} {:>14} {:>11} {:>32} {:>18}\n", "flow",
              "leaf", h.expected, h.measured, "error", h.goodput, h.extra,
              "latency from scheduled send", "from actual send");
   fmt::print(out, kRowFormat, "", "", h.expected_basis, h.measured_basis, "", h.goodput_basis,

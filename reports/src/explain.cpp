@@ -47,15 +47,15 @@ void print_subtree(const suite::CompiledScenario& c, uint32_t element, int depth
 }
 
 Json flow_class_json(const suite::CompiledScenario& c, const policy::FlowPlan& flow) {
-  return Json{
-      {"host", flow.host},
-      {"tclass", policy::tc_name(flow.tx_tclass)},
-      {"dscp", flow.dscp},
-      {"sl", flow.sl},
-      {"priority", flow.priority},
-      {"arb_class", policy::arb_class_name(c.plan.deciding_port_qos(), c.plan.deciding_class_of(flow))},
-      {"dropped", flow.dropped},
-      {"class_note", flow.class_note}};
+  return Json{{"host", flow.host},
+              {"tclass", policy::tc_name(flow.tx_tclass)},
+              {"dscp", flow.dscp},
+              {"sl", flow.sl},
+              {"priority", flow.priority},
+              {"arb_class",
+               policy::arb_class_name(c.plan.deciding_port_qos(), c.plan.deciding_class_of(flow))},
+              {"dropped", flow.dropped},
+              {"class_note", flow.class_note}};
 }
 
 struct ClassExpectation {
@@ -76,6 +76,33 @@ std::vector<ClassExpectation> class_expectations(const suite::CompiledScenario& 
   std::vector<ClassExpectation> out;
   for (auto& [arb_class, entry] : by_class) out.push_back(std::move(entry));
   return out;
+}
+
+// A flow's rate in every basis: wire (what the oracle and the gates count), payload (the flow's
+// `rate` and what perftest/iperf3 report) and packets, at the flow's mean message and packet size.
+struct FlowRates {
+  double wire_bps = 0.0, payload_bps = 0.0, packets_per_s = 0.0;
+};
+
+FlowRates flow_rates(const suite::CompiledScenario& c, size_t f, double wire_bps) {
+  FlowRates r;
+  r.wire_bps = wire_bps;
+  const double wire = c.mean_wire_bytes[f];
+  const double packet = c.mean_packet_wire_bytes[f];
+  const double payload = f < c.mean_message_bytes.size() ? c.mean_message_bytes[f] : 0.0;
+  if (!std::isfinite(wire_bps)) {
+    r.payload_bps = r.packets_per_s = wire_bps;
+    return r;
+  }
+  r.payload_bps = wire > 0.0 ? wire_bps * payload / wire : 0.0;
+  r.packets_per_s = packet > 0.0 ? wire_bps / 8.0 / packet : 0.0;
+  return r;
+}
+
+std::string rates_text(const FlowRates& r) {
+  if (!std::isfinite(r.wire_bps)) return "saturating";
+  return fmt::format("{} wire ({} payload, {:.4f} Mpps)", format_rate_bps(r.wire_bps),
+                     format_rate_bps(r.payload_bps), r.packets_per_s / 1e6);
 }
 
 double share_of(double bps, double capacity_bps) {
@@ -135,13 +162,21 @@ std::string explain_json(const suite::Suite& suite,
     Json flows = Json::array();
     for (size_t f = 0; f < c.plan.flows.size(); ++f) {
       const auto& flow = c.plan.flows[f];
+      const FlowRates offered = flow_rates(c, f, c.offered_bps[f]);
+      const FlowRates expected = flow_rates(c, f, c.expected.flow_bps[f]);
       flows.push_back(Json{{"name", flow.name},
                            {"group", flow.group},
                            {"leaf", c.plan.tree.elements[flow.leaf].name},
                            {"op", policy::op_name(flow.op)},
                            {"offered_bps", number(c.offered_bps[f])},
+                           {"offered_payload_bps", number(offered.payload_bps)},
+                           {"offered_pps", number(offered.packets_per_s)},
                            {"mean_wire_bytes", c.mean_wire_bytes[f]},
-                           {"expected_bps", c.expected.flow_bps[f]}});
+                           {"mean_payload_bytes", c.mean_message_bytes[f]},
+                           {"mean_packet_wire_bytes", c.mean_packet_wire_bytes[f]},
+                           {"expected_bps", c.expected.flow_bps[f]},
+                           {"expected_payload_bps", number(expected.payload_bps)},
+                           {"expected_pps", number(expected.packets_per_s)}});
       if (has_classes) flows.back().update(flow_class_json(c, flow));
     }
     Json tree = Json::array();
@@ -156,7 +191,8 @@ std::string explain_json(const suite::Suite& suite,
           {"bw_share", element.bw_share},
           {"weight", element.weight},
           {"cap_bps", element.max_avg_bw_bps > 0 ? Json(element.max_avg_bw_bps) : Json(nullptr)},
-          {"programmed_max_avg_bw_mbps", policy::programmed_max_avg_bw_mbps(element.max_avg_bw_bps)},
+          {"programmed_max_avg_bw_mbps",
+           policy::programmed_max_avg_bw_mbps(element.max_avg_bw_bps)},
           {"demand_bps", number(c.expected.element_demand_bps[e])},
           {"expected_bps", c.expected.element_bps[e]}});
     }
@@ -196,8 +232,8 @@ std::string explain_json(const suite::Suite& suite,
   return root.dump(2) + "\n";
 }
 
-void print_explain(const suite::Suite& suite,
-                   const std::vector<suite::CompiledScenario>& compiled, std::ostream& out) {
+void print_explain(const suite::Suite& suite, const std::vector<suite::CompiledScenario>& compiled,
+                   std::ostream& out) {
   fmt::print(out, "suite \"{}\" ({})\n", suite.name, suite.file);
   for (const auto& c : compiled) {
     fmt::print(out, "\nscenario \"{}\": {} {} port, MTU {}\n", c.scenario->name,
@@ -205,13 +241,17 @@ void print_explain(const suite::Suite& suite,
                c.plan.wire.mtu_bytes);
     fmt::print(out, "scheduling tree:\n");
     print_subtree(c, c.plan.tree.root(), 0, out);
-    fmt::print(out, "flows:\n");
+    fmt::print(out,
+               "flows (wire: every byte on the link, the basis of shares, caps and gates; "
+               "payload: the flow's `rate`, what perftest and iperf3 report):\n");
     const bool has_classes = c.plan.has_classes();
     for (size_t f = 0; f < c.plan.flows.size(); ++f) {
       const auto& flow = c.plan.flows[f];
-      fmt::print(out, "  {:<20} leaf {:<10} offered {:<16} expected {}\n", flow.name,
-                 c.plan.tree.elements[flow.leaf].name, rate_or_unbounded(c.offered_bps[f]),
-                 format_rate_bps(c.expected.flow_bps[f]));
+      fmt::print(out, "  {:<20} leaf {:<10} offered  {}\n", flow.name,
+                 c.plan.tree.elements[flow.leaf].name,
+                 rates_text(flow_rates(c, f, c.offered_bps[f])));
+      fmt::print(out, "  {:<20} {:<15} expected {}\n", "", "",
+                 rates_text(flow_rates(c, f, c.expected.flow_bps[f])));
       if (!has_classes) continue;
       fmt::print(out, "  {:<20} host {} tclass {} dscp {} sl {} priority {} class {}{}\n", "",
                  flow.host, policy::tc_name(flow.tx_tclass), flow.dscp, flow.sl, flow.priority,

@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 
+#include "console_units.hpp"
 #include "figure_parts.hpp"
 #include "svg_builder.hpp"
 #include "svg_figures.hpp"
@@ -55,6 +56,7 @@ th,td{text-align:left;padding:6px 10px;border-bottom:1px solid var(--line);verti
 thead th{font-weight:600;color:var(--muted);font-size:12px;text-transform:uppercase;letter-spacing:.04em;
 border-bottom:1px solid #c4ccd4;white-space:nowrap}
 td.num,th.num{text-align:right;white-space:nowrap}
+th .basis{display:block;text-transform:none;letter-spacing:0;font-weight:500;font-size:11.5px}
 .table-wrap{overflow-x:auto}
 #metadata tbody{display:grid;grid-template-columns:repeat(auto-fill,minmax(330px,1fr));column-gap:28px}
 #metadata tr{display:flex;border-bottom:1px solid var(--line)}
@@ -391,28 +393,82 @@ std::string latency_cell(int64_t ns, uint64_t count) {
   return count == 0 ? "–" : format_ns(static_cast<double>(ns));
 }
 
+// A rate column's header: what it holds, and under it its basis and unit ("wire Gbit/s",
+// "payload Gbit/s", "Mpps"), as the console heads its columns.
+void rate_th(Markup& m, std::string_view what, std::string_view basis) {
+  m.open("th", {{"class", "num rate"}, {"data-basis", std::string(basis)}});
+  m.text(what);
+  m.element("span", {{"class", "basis"}}, basis);
+  m.close();
+}
+
+std::string gbit_cell(double bps) {
+  return std::isfinite(bps) ? format_sig(bps / 1e9, 4) : std::string("–");
+}
+std::string mpps_cell(double packets_per_s) {
+  return std::isfinite(packets_per_s) ? format_sig(packets_per_s / 1e6, 4) : std::string("–");
+}
+
+// The four rate columns of a row: expected and measured (wire), goodput (payload), packets.
+void rate_ths(Markup& m) {
+  rate_th(m, "expected", "wire Gbit/s");
+  rate_th(m, "measured", "wire Gbit/s");
+  rate_th(m, "goodput", "payload Gbit/s");
+  rate_th(m, "packets", "Mpps");
+}
+void rate_tds(Markup& m, double expected_bps, const MeasuredRates& measured) {
+  m.element("td", {{"class", "num"}}, gbit_cell(expected_bps));
+  m.element("td", {{"class", "num"}}, gbit_cell(measured.wire_bps));
+  m.element("td", {{"class", "num"}}, gbit_cell(measured.payload_bps));
+  m.element("td", {{"class", "num"}}, mpps_cell(measured.packets_per_s));
+}
+std::vector<Attr> rate_attrs(const MeasuredRates& measured) {
+  return {{"data-measured-payload-bps", json_number(measured.payload_bps)},
+          {"data-packets-per-s", json_number(measured.packets_per_s)}};
+}
+
+template <typename Pick>
+MeasuredRates member_rates(const ScenarioResult& s, Pick pick) {
+  std::vector<const FlowResult*> flows;
+  for (const auto& f : s.flows) {
+    if (pick(f)) flows.push_back(&f);
+  }
+  return sum_rates(flows);
+}
+
+constexpr const char* kRateNote =
+    "Rates: wire counts every byte on the link (headers and CRCs; on Ethernet also preamble, SFD "
+    "and inter-frame gap), the basis of shares, caps and gates; goodput counts payload only, as "
+    "a flow's rate and perftest/iperf3 do; packets in millions per second.";
+
 void groups_table(Markup& m, const ScenarioResult& s) {
   m.open("div", {{"class", "table-wrap"}});
   m.open("table", {{"class", "groups"}});
   m.open("thead").open("tr");
   for (const char* h : {"group", "leaf"}) m.element("th", {}, h);
-  for (const char* h : {"flows", "expected", "measured", "error", "p50 (sched.)", "p99 (sched.)",
-                        "p99.9 (sched.)", "max (sched.)", "p99 (sent)"}) {
+  m.element("th", {{"class", "num"}}, "flows");
+  rate_ths(m);
+  for (const char* h :
+       {"error", "p50 (sched.)", "p99 (sched.)", "p99.9 (sched.)", "max (sched.)", "p99 (sent)"}) {
     m.element("th", {{"class", "num"}}, h);
   }
   m.close().close();
   m.open("tbody");
   for (size_t gi = 0; gi < s.groups.size(); ++gi) {
     const auto& g = s.groups[gi];
-    m.open("tr");
+    MeasuredRates measured =
+        member_rates(s, [&](const FlowResult& f) { return f.group == g.name; });
+    measured.wire_bps = g.measured_bps;  // the judged figure
+    std::vector<Attr> attrs{{"data-group", g.name}};
+    for (auto& a : rate_attrs(measured)) attrs.push_back(std::move(a));
+    m.open("tr", attrs);
     m.open("td");
     m.element("span", {{"class", "swatch"}, {"style", "background:" + html::group_colour(gi)}}, "");
     m.text(g.name);
     m.close();
     m.element("td", {{"class", "muted"}}, g.leaf);
     m.element("td", {{"class", "num"}}, std::to_string(g.flows));
-    m.element("td", {{"class", "num"}}, format_bps(g.expected_bps));
-    m.element("td", {{"class", "num"}}, format_bps(g.measured_bps));
+    rate_tds(m, g.expected_bps, measured);
     m.element("td", {{"class", "num"}}, format_percent(g.error));
     m.element("td", {{"class", "num"}}, latency_cell(g.latency.p50_ns, g.latency.count));
     m.element("td", {{"class", "num"}}, latency_cell(g.latency.p99_ns, g.latency.count));
@@ -423,6 +479,7 @@ void groups_table(Markup& m, const ScenarioResult& s) {
     m.close();
   }
   m.close().close().close();
+  m.element("p", {{"class", "note"}}, kRateNote);
   // Two latencies, two bases: say which is which wherever they are shown.
   m.element("p", {{"class", "note"}},
             "Latency (sched.): from the scheduled send time, waiting behind the flow's earlier "
@@ -437,22 +494,31 @@ void classes_table(Markup& m, const ScenarioResult& s) {
   m.open("table", {{"class", "classes"}});
   m.open("thead").open("tr");
   m.element("th", {}, "class");
-  for (const char* h : {"flows", "expected share", "measured share", "expected", "measured",
-                        "error", "p50 (sched.)", "p99 (sched.)", "p99.9 (sched.)"}) {
+  for (const char* h : {"flows", "expected share", "measured share"}) {
+    m.element("th", {{"class", "num"}}, h);
+  }
+  rate_ths(m);
+  for (const char* h : {"error", "p50 (sched.)", "p99 (sched.)", "p99.9 (sched.)"}) {
     m.element("th", {{"class", "num"}}, h);
   }
   m.close().close();
   m.open("tbody");
   for (const auto& c : s.classes) {
-    m.open("tr", {{"data-class", c.name},
-                  {"data-expected-bps", json_number(c.expected_bps)},
-                  {"data-measured-bps", json_number(c.measured_bps)}});
+    // The class's own measured figure stays the one judged (the switch's view with a switch);
+    // goodput and packets come from its flows.
+    MeasuredRates measured =
+        member_rates(s, [&](const FlowResult& f) { return f.arb_class == c.name; });
+    measured.wire_bps = c.measured_bps;
+    std::vector<Attr> attrs{{"data-class", c.name},
+                            {"data-expected-bps", json_number(c.expected_bps)},
+                            {"data-measured-bps", json_number(c.measured_bps)}};
+    for (auto& a : rate_attrs(measured)) attrs.push_back(std::move(a));
+    m.open("tr", attrs);
     m.element("td", {{"class", "mono"}}, c.name);
     m.element("td", {{"class", "num"}}, std::to_string(c.flows));
     m.element("td", {{"class", "num"}}, format_percent(c.expected_share, false));
     m.element("td", {{"class", "num"}}, format_percent(c.measured_share, false));
-    m.element("td", {{"class", "num"}}, format_bps(c.expected_bps));
-    m.element("td", {{"class", "num"}}, format_bps(c.measured_bps));
+    rate_tds(m, c.expected_bps, measured);
     m.element("td", {{"class", "num"}}, format_percent(c.error));
     m.element("td", {{"class", "num"}}, latency_cell(c.latency.p50_ns, c.latency.count));
     m.element("td", {{"class", "num"}}, latency_cell(c.latency.p99_ns, c.latency.count));
@@ -473,20 +539,39 @@ void flows_table(Markup& m, const ScenarioResult& s, const std::vector<size_t>& 
   m.open("table", {{"class", "flows"}});
   m.open("thead").open("tr");
   for (const char* h : {"flow", "group"}) m.element("th", {}, h);
-  for (const char* h : {"offered", "expected", "measured", "error", "p50 (sched.)", "p99 (sched.)",
-                        "p99.9 (sched.)", "drops", "late posts"}) {
+  rate_th(m, "offered", "wire Gbit/s");
+  rate_th(m, "offered", "payload Gbit/s");
+  rate_ths(m);
+  for (const char* h :
+       {"error", "p50 (sched.)", "p99 (sched.)", "p99.9 (sched.)", "drops", "late posts"}) {
     m.element("th", {{"class", "num"}}, h);
   }
   m.close().close();
   m.open("tbody");
   for (size_t fi : shown) {
     const auto& f = s.flows[fi];
-    m.open("tr");
+    const MeasuredRates measured = measured_rates(f);
+    std::vector<Attr> attrs{{"data-flow", f.name}};
+    // The offered payload rate: the offered wire rate at the payload/wire ratio the flow's
+    // messages had (its counters); unknown when it delivered nothing.
+    std::optional<double> offered_payload;
+    if (f.offered_bps && f.wire_bytes > 0) {
+      offered_payload =
+          *f.offered_bps * static_cast<double>(f.payload_bytes) / static_cast<double>(f.wire_bytes);
+    }
+    if (f.offered_bps) attrs.push_back({"data-offered-bps", json_number(*f.offered_bps)});
+    if (offered_payload)
+      attrs.push_back({"data-offered-payload-bps", json_number(*offered_payload)});
+    for (auto& a : rate_attrs(measured)) attrs.push_back(std::move(a));
+    m.open("tr", attrs);
     m.element("td", {}, f.name);
     m.element("td", {{"class", "muted"}}, f.group);
-    m.element("td", {{"class", "num"}}, f.offered_bps ? format_bps(*f.offered_bps) : "saturate");
-    m.element("td", {{"class", "num"}}, format_bps(f.expected_bps));
-    m.element("td", {{"class", "num"}}, format_bps(f.measured_bps));
+    m.element("td", {{"class", "num"}}, f.offered_bps ? gbit_cell(*f.offered_bps) : "saturate");
+    m.element("td", {{"class", "num"}},
+              !f.offered_bps    ? std::string("saturate")
+              : offered_payload ? gbit_cell(*offered_payload)
+                                : std::string("–"));
+    rate_tds(m, f.expected_bps, measured);
     m.element("td", {{"class", "num"}}, format_percent(f.error));
     m.element("td", {{"class", "num"}}, latency_cell(f.latency.p50_ns, f.latency.count));
     m.element("td", {{"class", "num"}}, latency_cell(f.latency.p99_ns, f.latency.count));
@@ -496,6 +581,10 @@ void flows_table(Markup& m, const ScenarioResult& s, const std::vector<size_t>& 
     m.close();
   }
   m.close().close().close();
+  m.element("p", {{"class", "note"}},
+            "Offered payload: the offered wire rate at the payload-to-wire ratio of the flow's "
+            "messages. " +
+                std::string(kRateNote));
   m.close();
 }
 

@@ -22,6 +22,17 @@ double driver_stat(const engine::ScenarioRun& scenario, const std::string& key) 
   return total;
 }
 
+double at(const std::vector<double>& values, size_t i) {
+  return i < values.size() ? values[i] : 0.0;
+}
+
+std::string gbit(double bytes, double seconds) {
+  return seconds > 0.0 ? fmt::format("{:.3f}", bytes * 8.0 / seconds / 1e9) : std::string("-");
+}
+std::string mpps(double packets, double seconds) {
+  return seconds > 0.0 ? fmt::format("{:.4f}", packets / seconds / 1e6) : std::string("-");
+}
+
 }  // namespace
 
 std::vector<SenderScenarioTotals> sender_totals(const engine::SuiteRun& run) {
@@ -40,7 +51,11 @@ std::vector<SenderScenarioTotals> sender_totals(const engine::SuiteRun& run) {
     out.starvation = starvation_of(scenario);
     out.tx_frames = driver_stat(scenario, "tx_packets");
     out.tx_bytes = driver_stat(scenario, "tx_frame_bytes");
-    const auto& plan = scenario.compiled.plan;
+    const auto& compiled = scenario.compiled;
+    const auto& plan = compiled.plan;
+    if (plan.wire.transport == policy::Transport::eth) {
+      out.frame_overhead_bytes = plan.wire.per_packet_overhead_bytes();
+    }
     for (size_t f = 0; f < plan.flows.size(); ++f) {
       SenderFlowTotals flow{plan.flows[f].name, 0, 0};
       for (const auto& rep : scenario.reps) {
@@ -48,6 +63,12 @@ std::vector<SenderScenarioTotals> sender_totals(const engine::SuiteRun& run) {
         flow.posted_messages += rep.flows[f].posted_messages;
         flow.late_posts += rep.flows[f].late_posts;
       }
+      const double posted = static_cast<double>(flow.posted_messages);
+      const double wire = at(compiled.mean_wire_bytes, f);
+      const double packet = at(compiled.mean_packet_wire_bytes, f);
+      flow.posted_payload_bytes = posted * at(compiled.mean_message_bytes, f);
+      flow.posted_wire_bytes = posted * wire;
+      flow.posted_packets = packet > 0.0 ? posted * wire / packet : 0.0;
       out.flows.push_back(std::move(flow));
     }
     totals.push_back(std::move(out));
@@ -64,12 +85,27 @@ void print_sender_summary(const engine::SuiteRun& run, std::ostream& out) {
     fmt::print(out, "\nscenario \"{}\": {} repetition(s) of {} (warm-up included)\n", scenario.name,
                scenario.repetitions_ran,
                format_duration_ns(static_cast<double>(scenario.repetition_ns)));
-    fmt::print(out, "  {:<24} {:>14} {:>12}\n", "flow", "posted", "late posts");
+    // Rates of what was posted, over the time sent (warm-up included), at each flow's mean
+    // message size: what the receiver should see offered.
+    constexpr const char* kFormat = "  {:<24} {:>14} {:>12} {:>14} {:>12} {:>10}\n";
+    fmt::print(out, kFormat, "flow", "posted", "late posts", "goodput", "wire", "packets");
+    fmt::print(out, kFormat, "", "messages", "", "payload Gbit/s", "wire Gbit/s", "Mpps");
+    const double seconds = scenario.sent_seconds;
     for (const SenderFlowTotals& flow : scenario.flows) {
-      fmt::print(out, "  {:<24} {:>14} {:>12}\n", flow.name, flow.posted_messages, flow.late_posts);
+      fmt::print(out, kFormat, flow.name, flow.posted_messages, flow.late_posts,
+                 gbit(flow.posted_payload_bytes, seconds), gbit(flow.posted_wire_bytes, seconds),
+                 mpps(flow.posted_packets, seconds));
     }
-    fmt::print(out, "  driver: {:.0f} frames sent ({:.3f} Mpps), {:.0f} bytes\n",
-               scenario.tx_frames, scenario.tx_mpps(), scenario.tx_bytes);
+    const std::optional<double> wire_bps = scenario.tx_wire_bps();
+    fmt::print(out,
+               "  driver: {:.0f} frames sent ({:.4f} Mpps), {:.0f} frame bytes: goodput {:.3f} "
+               "Gbit/s (frame bytes){}\n",
+               scenario.tx_frames, scenario.tx_mpps(), scenario.tx_bytes,
+               scenario.tx_goodput_bps() / 1e9,
+               wire_bps ? fmt::format(", wire {:.3f} Gbit/s (preamble, SFD and inter-frame gap "
+                                      "included)",
+                                      *wire_bps / 1e9)
+                        : std::string());
     if (scenario.starvation.unreliable) {
       fmt::print(out, "warning: {}\n", starvation_message(scenario.name, scenario.starvation));
     }

@@ -124,6 +124,93 @@ TEST(ConsoleUnits, UnitsPickGigabytesOrPacketsOnRunAndReport) {
   EXPECT_EQ(row_of(table.out, "f"), row) << table.out;
 }
 
+// Where each cell of a row ends (one past its last character); cells are apart by two or more
+// spaces ("589 ns" is one cell).
+std::vector<size_t> cell_ends(const std::string& line) {
+  std::vector<size_t> ends;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line[i] != ' ' && (i + 1 == line.size() || line.compare(i + 1, 2, "  ") == 0)) {
+      ends.push_back(i + 1);
+    }
+  }
+  return ends;
+}
+
+std::string line_starting(const std::string& out, const std::string& first) {
+  std::istringstream lines(out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream cells(line);
+    std::string cell;
+    if (cells >> cell && cell == first) return line;
+  }
+  return {};
+}
+
+// Right-aligned columns: every header label ends where its column's figures end, whatever
+// --units picks (under mpps the fifth rate column is headed "wire Gbit/s", 11 characters).
+TEST(ConsoleUnits, HeadersStayAlignedWithTheirColumnsInEveryUnit) {
+  const std::string suite = write_temp("units_align.toml", cbr_suite("2G", "1024"));
+  for (const char* unit : {"gbit", "gbyte", "mpps"}) {
+    SCOPED_TRACE(unit);
+    const UnitsRun run = run_units(suite, {"--units", unit});
+    ASSERT_EQ(run.outcome.exit_code, 0) << run.outcome.err;
+    const std::string& out = run.outcome.out;
+    const std::string row = line_starting(out, "f");
+    const std::string names = line_starting(out, "flow");
+    // The basis line: the only one with "p99.9" on it.
+    std::string basis;
+    std::istringstream lines(out);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.find("p99.9") != std::string::npos) basis = line;
+    }
+    ASSERT_FALSE(row.empty() || names.empty() || basis.empty()) << out;
+    const std::vector<size_t> cells = cell_ends(row);
+    ASSERT_EQ(cells.size(), 11u) << row;
+    // flow leaf | expected measured error goodput extra | p50 p99 p99.9 | p99 (from sent)
+    const size_t extra_end = cells[6], p50_end = cells[7], p999_end = cells[9],
+                 sent_end = cells[10];
+    const std::string extra_basis = std::string(unit) == "mpps" ? "wire Gbit/s" : "Mpps";
+    const size_t at = basis.find(extra_basis, basis.find("payload"));
+    ASSERT_NE(at, std::string::npos) << basis;
+    EXPECT_EQ(at + extra_basis.size(), extra_end) << "\n" << basis << "\n" << row;
+    EXPECT_EQ(basis.find(" p50 ") + 4, p50_end) << "\n" << basis << "\n" << row;
+    EXPECT_EQ(basis.find("p99.9") + 5, p999_end) << "\n" << basis << "\n" << row;
+    EXPECT_EQ(basis.rfind("p99") + 3, sent_end) << "\n" << basis << "\n" << row;
+    const std::string extra_name = std::string(unit) == "mpps" ? "measured" : "packets";
+    EXPECT_EQ(names.rfind(extra_name) + extra_name.size(), extra_end) << "\n"
+                                                                      << names << "\n"
+                                                                      << row;
+    EXPECT_EQ(names.find("scheduled send") + 14, p999_end) << "\n" << names << "\n" << row;
+  }
+}
+
+// explain says which basis each rate has, and gives the payload rate a flow's `rate` names and
+// the packet rate next to the wire rate; --json keeps every figure.
+TEST(ConsoleUnits, ExplainGivesWirePayloadAndPackets) {
+  // 1024-byte messages at 2 Gbit/s of payload on RoCEv2: 2 Gbit/s / 8 / 1024 = 0.2441 Mpps.
+  const std::string suite = write_temp("units_explain.toml", cbr_suite("2Gbps", "1024"));
+  const Outcome text = run_qosbench({"explain", suite});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  const std::string offered = line_starting(text.out, "f");
+  EXPECT_NE(offered.find("offered"), std::string::npos) << text.out;
+  EXPECT_NE(offered.find(" Gbit/s wire (2.000 Gbit/s payload, 0.2441 Mpps)"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("expected"), std::string::npos);
+
+  const Outcome js = run_qosbench({"explain", suite, "--json"});
+  ASSERT_EQ(js.exit_code, 0) << js.err;
+  const json flow = json::parse(js.out)["scenarios"][0]["flows"][0];
+  EXPECT_NEAR(flow["offered_payload_bps"].get<double>(), 2e9, 1.0);
+  EXPECT_NEAR(flow["offered_pps"].get<double>(), 2e9 / 8.0 / 1024.0, 1e-3);
+  EXPECT_GT(flow["offered_bps"].get<double>(), 2e9);  // wire
+  EXPECT_NEAR(flow["offered_bps"].get<double>() / flow["offered_payload_bps"].get<double>(),
+              flow["mean_wire_bytes"].get<double>() / flow["mean_payload_bytes"].get<double>(),
+              1e-9);
+  EXPECT_NEAR(flow["expected_payload_bps"].get<double>(), 2e9, 1.0);
+  EXPECT_NEAR(flow["expected_pps"].get<double>(), 2e9 / 8.0 / 1024.0, 1e-3);
+}
+
 TEST(ConsoleUnits, UnknownUnitIsAUsageError) {
   const Outcome outcome = run_qosbench(
       {"run", write_temp("units_bad.toml", cbr_suite("2G", "64")), "--units", "furlongs"});

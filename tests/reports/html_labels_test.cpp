@@ -26,6 +26,43 @@ TEST(HtmlLabels, LatencyColumnsSayTheirBasis) {
   EXPECT_NE(html.find("from the actual send time"), std::string::npos);
 }
 
+// Every rate column says its basis, as the console does: expected and measured on the wire,
+// goodput in payload, packets in Mpps; the offered rate both ways.
+TEST(HtmlLabels, RateColumnsSayTheirBasis) {
+  const std::string html = render_html_report(testing::sample_results());
+  // groups and flows tables (the sample has no classes): expected, measured, goodput, packets
+  EXPECT_EQ(count(html, "<span class=\"basis\">wire Gbit/s</span>"), 5u) << "2 + 2 + offered";
+  EXPECT_EQ(count(html, "<span class=\"basis\">payload Gbit/s</span>"), 3u) << "2 + offered";
+  EXPECT_EQ(count(html, "<span class=\"basis\">Mpps</span>"), 2u);
+  EXPECT_EQ(html.find(">offered</th>"), std::string::npos) << "an offered column with no basis";
+  EXPECT_EQ(html.find(">expected</th>"), std::string::npos);
+  EXPECT_EQ(html.find(">measured</th>"), std::string::npos);
+  EXPECT_NE(html.find("goodput counts payload only"), std::string::npos);
+}
+
+TEST(HtmlLabels, RateCellsHoldGoodputAndPackets) {
+  Results results = testing::sample_results();
+  FlowResult& f = results.scenarios[0].flows[0];
+  f.measured_bps = 24e9;
+  f.measured_payload_bps = 23.5e9;
+  f.offered_bps = 1.16e9;
+  f.packets = 1000;
+  f.wire_bytes = 1000 * 4170;
+  f.payload_bytes = 1000 * 4096;
+  const std::string html = render_html_report(results);
+  const size_t row = html.find("<tr data-flow=\"" + f.name + "\"");
+  ASSERT_NE(row, std::string::npos);
+  const std::string tr = html.substr(row, html.find("</tr>", row) - row);
+  // offered wire, offered payload (at the flow's payload/wire ratio), expected, measured,
+  // goodput, Mpps: 24e9 / 8 / 4170 = 0.7194 Mpps
+  EXPECT_NE(tr.find(">1.160<"), std::string::npos) << tr;
+  EXPECT_NE(tr.find(">1.139<"), std::string::npos) << tr;
+  EXPECT_NE(tr.find(">24.00<"), std::string::npos) << tr;
+  EXPECT_NE(tr.find(">23.50<"), std::string::npos) << tr;
+  EXPECT_NE(tr.find(">0.7194<"), std::string::npos) << tr;
+  EXPECT_NE(tr.find("data-measured-payload-bps=\"23500000000\""), std::string::npos) << tr;
+}
+
 TEST(HtmlLabels, FailedGateSaysTheRelationThatHolds) {
   Results results = testing::sample_results();
   GateResult gate{"latency.p99[g1-qp]", false, 250000, 200000, "ns", "", GateKind::duration,

@@ -12,7 +12,9 @@ namespace qb::report {
 
 /// {"schema":"qosbench.explain/1","suite",...,"scenarios":[{"name","capacity_bps","rate_basis",
 ///   "wire":{...},"model_choices":[...],"tree":[...],"flows":[{"name","group","leaf",
-///   "offered_bps","expected_bps"}]}]}
+///   "offered_bps","offered_payload_bps","offered_pps","mean_wire_bytes","mean_payload_bytes",
+///   "mean_packet_wire_bytes","expected_bps","expected_payload_bps","expected_pps"}]}]}
+/// (*_bps without "payload": wire bit/s; *_pps: packets/s at the mean packet size)
 /// With classes (QosPlan::has_classes): per flow also "host","tclass","dscp","sl","priority",
 /// "arb_class","class_note"; per scenario "classes":[{"name","flows","expected_bps",
 /// "expected_share"}] and "oracle_notes":[...].

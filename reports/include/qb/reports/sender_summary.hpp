@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -17,6 +18,11 @@ struct SenderFlowTotals {
   std::string name;
   uint64_t posted_messages = 0;  // summed over the repetitions, warm-up included
   uint64_t late_posts = 0;
+  // What the posted messages carry at the flow's mean message size (its size distribution):
+  // payload, wire bytes (every byte on the link) and packets.
+  double posted_payload_bytes = 0.0;
+  double posted_wire_bytes = 0.0;
+  double posted_packets = 0.0;
 };
 
 struct SenderScenarioTotals {
@@ -27,6 +33,16 @@ struct SenderScenarioTotals {
   double tx_frames = 0.0;     // the driver's Tx counters, summed (0 when it reports none)
   double tx_bytes = 0.0;
   double tx_mpps() const { return sent_seconds > 0.0 ? tx_frames / sent_seconds / 1e6 : 0.0; }
+  /// Wire bytes a frame costs besides its own bytes (Ethernet: preamble, SFD and inter-frame
+  /// gap); empty when the driver's byte counter is not of frames.
+  std::optional<double> frame_overhead_bytes;
+  /// The driver's Tx rates over the time sent: frame bytes (the payload a flow's size names on
+  /// Ethernet) and wire bytes (empty when frame_overhead_bytes is).
+  double tx_goodput_bps() const { return sent_seconds > 0.0 ? tx_bytes * 8.0 / sent_seconds : 0.0; }
+  std::optional<double> tx_wire_bps() const {
+    if (!frame_overhead_bytes || sent_seconds <= 0.0) return std::nullopt;
+    return (tx_bytes + tx_frames * *frame_overhead_bytes) * 8.0 / sent_seconds;
+  }
   std::vector<SenderFlowTotals> flows;
   Starvation starvation;  // the worst repetition's (starvation_verdict.hpp)
 };
