@@ -244,6 +244,25 @@ cluster::Wait job_wait() {
   return wait;
 }
 
+// Per sending host, the smallest median one-way latency (from the actual send) of its flows
+// over every scenario: the figure a clock bound matters most to (0: none measured).
+std::vector<int64_t> median_latency_by_host(const engine::SuiteRun& run,
+                                            const engine::SuiteMeasurement& measured,
+                                            uint32_t hosts) {
+  std::vector<int64_t> median_ns(hosts, 0);
+  for (size_t s = 0; s < measured.scenarios.size() && s < run.scenarios.size(); ++s) {
+    const auto& plan_flows = run.scenarios[s].compiled.plan.flows;
+    const auto& flows = measured.scenarios[s].flows;
+    for (size_t f = 0; f < flows.size() && f < plan_flows.size(); ++f) {
+      const uint32_t host = plan_flows[f].host;
+      const int64_t p50_ns = flows[f].latency_from_sent.p50_ns;
+      if (host >= hosts || flows[f].latency_from_sent.count == 0 || p50_ns <= 0) continue;
+      if (median_ns[host] == 0 || p50_ns < median_ns[host]) median_ns[host] = p50_ns;
+    }
+  }
+  return median_ns;
+}
+
 // Ping-pongs per rank for the clock offsets: the smallest round trip of these is kept.
 constexpr uint32_t kClockSamples = 200;
 
@@ -449,7 +468,9 @@ int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicat
     if (!offsets) return fail(offsets.error());
     clock_offsets = std::move(*offsets);
     if (reporting) print_job_roles(*roles, clock_offsets);
-    host_role = cluster::host_role(*comm, *roles, job_wait());
+    auto offset = cluster::offset_to_receiver(*comm, *roles, clock_offsets, job_wait());
+    if (!offset) return fail(offset.error());
+    host_role = cluster::host_role(*comm, *roles, job_wait(), *offset);
     options.host_role = &*host_role;
     spread = cluster::role_spread(*comm, *roles, job_wait(), clock_offsets, spread_problem);
   }
@@ -494,7 +515,9 @@ int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicat
   const engine::SuiteMeasurement measured = engine::measure(*run);
   std::vector<Warning> warnings = prepared.loaded.compile_warnings;
   if (host_role) {
-    if (auto note = cluster::cross_host_latency_note(clock_offsets, roles->receiver_rank)) {
+    const auto bounds = cluster::host_clock_bounds(*roles, clock_offsets);
+    if (auto note = cluster::uncertain_latency_note(
+            bounds, median_latency_by_host(*run, measured, roles->hosts))) {
       warnings.push_back(Warning{std::move(*note), "fabric.hosts", {}});
       print_warning(warnings.back());
     }

@@ -1,7 +1,6 @@
 #include "qb/cluster/host_roles.hpp"
 
 #include <fmt/format.h>
-#include <time.h>  // NOLINT: clock_gettime
 
 #include <algorithm>
 #include <charconv>
@@ -10,6 +9,7 @@
 
 #include "error_wire.hpp"
 #include "qb/cluster/agreement.hpp"
+#include "qb/common/job_clock.hpp"
 #include "sweep_wire.hpp"
 
 namespace qb::cluster {
@@ -25,10 +25,8 @@ uint32_t to_rank(std::string_view text) {
   return rank;
 }
 
-int64_t steady_now_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+int64_t job_clock_now_ns() {
+  return job_clock_ns();
 }
 
 }  // namespace
@@ -156,7 +154,7 @@ Result<std::vector<ClockOffset>> estimate_clock_offsets(Communicator& comm, uint
     ClockOffset best{peer, comm.rank() == 0 ? (*hosts)[peer] : "", 0, 0,
                      std::numeric_limits<int64_t>::max()};
     for (uint32_t i = 0; i < samples; ++i) {
-      auto sample = comm.ping_pong(peer, steady_now_ns, wait);
+      auto sample = comm.ping_pong(peer, job_clock_now_ns, wait);
       if (!sample) return std::move(sample).error();
       if (comm.rank() != 0) continue;
       const int64_t rtt_ns = sample->received_ns - sample->sent_ns;
@@ -173,27 +171,71 @@ Result<std::vector<ClockOffset>> estimate_clock_offsets(Communicator& comm, uint
   return out;
 }
 
-std::optional<std::string> cross_host_latency_note(const std::vector<ClockOffset>& offsets,
-                                                   uint32_t receiver_rank) {
-  if (receiver_rank >= offsets.size()) return std::nullopt;
-  const ClockOffset& receiver = offsets[receiver_rank];
-  std::string senders;
-  for (const ClockOffset& sender : offsets) {
-    if (sender.rank == receiver.rank || sender.host == receiver.host) continue;
-    senders += fmt::format("{}rank {} on {}: {} ns +- {} ns", senders.empty() ? "" : "; ",
-                           sender.rank, sender.host, sender.offset_ns - receiver.offset_ns,
-                           sender.error_bound_ns + receiver.error_bound_ns);
+std::vector<HostClockBound> host_clock_bounds(const JobRoles& roles,
+                                              const std::vector<ClockOffset>& offsets) {
+  std::vector<HostClockBound> hosts;
+  if (roles.receiver_rank >= offsets.size()) return hosts;
+  const ClockOffset& receiver = offsets[roles.receiver_rank];
+  for (uint32_t host = 0; host < roles.host_ranks.size(); ++host) {
+    const uint32_t rank = roles.host_ranks[host];
+    if (rank >= offsets.size()) continue;
+    const ClockOffset& sender = offsets[rank];
+    hosts.push_back(HostClockBound{host, rank, sender.host, sender.offset_ns - receiver.offset_ns,
+                                   sender.error_bound_ns + receiver.error_bound_ns});
   }
-  if (senders.empty()) return std::nullopt;
-  return fmt::format(
-      "one-way latency from senders on other hosts than the receiver ({}) "
-      "compares different clocks and is off by their offset (not corrected): {}",
-      receiver.host, senders);
+  return hosts;
 }
 
-engine::HostRole host_role(Communicator& comm, const JobRoles& roles, Wait wait) {
+std::optional<std::string> uncertain_latency_note(const std::vector<HostClockBound>& hosts,
+                                                  const std::vector<int64_t>& median_latency_ns) {
+  std::string uncertain;
+  for (const HostClockBound& host : hosts) {
+    if (host.host >= median_latency_ns.size() || median_latency_ns[host.host] <= 0) continue;
+    const int64_t median_ns = median_latency_ns[host.host];
+    if (static_cast<double>(host.bound_ns) <= kLatencyBoundShare * static_cast<double>(median_ns)) {
+      continue;
+    }
+    uncertain += fmt::format("{}host {} (rank {} on {}): +- {} ns against a median of {} ns",
+                             uncertain.empty() ? "" : "; ", host.host, host.rank, host.machine,
+                             host.bound_ns, median_ns);
+  }
+  if (uncertain.empty()) return std::nullopt;
+  return fmt::format(
+      "one-way latency across ranks is corrected by the clocks' measured offset, and for these "
+      "hosts the offset's bound is above a tenth of their flows' latency, so those latency "
+      "figures are uncertain by that much: {}",
+      uncertain);
+}
+
+Result<int64_t> offset_to_receiver(Communicator& comm, const JobRoles& roles,
+                                   const std::vector<ClockOffset>& offsets, const Wait& wait) {
+  // Rank 0 sends every rank's offset to the receiver, in rank order.
+  std::string all;
+  if (comm.rank() == 0) {
+    for (const ClockOffset& offset : offsets) {
+      const int64_t to_receiver = offset.offset_ns - offsets[roles.receiver_rank].offset_ns;
+      all += fmt::format("{}{}", all.empty() ? "" : std::string(1, kSeparator), to_receiver);
+    }
+  }
+  auto shared = comm.broadcast(all, 0, wait);
+  if (!shared) return std::move(shared).error();
+  const auto fields = split_fields(*shared);
+  if (comm.rank() >= fields.size()) {
+    return make_error(Errc::runtime, fmt::format("rank 0 sent {} clock offsets for a job of {} "
+                                                 "ranks",
+                                                 fields.size(), comm.size()));
+  }
+  int64_t mine = 0;
+  const std::string_view text = fields[comm.rank()];
+  std::from_chars(text.data(), text.data() + text.size(), mine);
+  return mine;
+}
+
+engine::HostRole host_role(Communicator& comm, const JobRoles& roles, Wait wait,
+                           int64_t offset_to_receiver_ns) {
   engine::HostRole role;
   role.drive_host = roles.host_of(comm.rank());
+  role.clock_offset_to_receiver_ns = offset_to_receiver_ns;
   // Bounded: a rank that never reaches the start (it hangs, or stopped alone) must not keep
   // the others waiting for ever.
   role.at_start = [&comm, wait](const Status& mine) {

@@ -202,11 +202,14 @@ class DpdkDriver final : public DriverBackend {
     setup.send_queue_depth = std::max(1u, config_.send_queue_depth);
     setup.shaper_plan = config_.software_shaper && transmit_ ? &plan_ : nullptr;
     setup.port_rate_bps = topology_.port_rate_bps;
+    setup.job_clock_offset_ns = topology_.job_clock_offset_ns;
     setup.tx_ts_offset = timing_.tx_ts_offset;
     setup.tx_ts_flag = timing_.tx_ts_flag;
     setup.rx_ts_offset = timing_.rx_ts_offset;
     setup.rx_ts_flag = timing_.rx_ts_flag;
     setup.clock_name = timing_.clock;
+    // A job's frames carry the receiver's job clock (job_clock_stamps.hpp): say so.
+    if (topology_.job_clock_offset_ns) setup.clock_name += " in the job clock";
     const bool roce = topology_.wire.transport == policy::Transport::rocev2;
     if (roce) setup.udp_dst_port = dpdk::kRoceUdpPort;
     setup.templates.reserve(plan.flows.size());

@@ -103,6 +103,10 @@ DpdkWorker::~DpdkWorker() {
 
 void DpdkWorker::start() noexcept {
   tsc0_ = rte_rdtsc();
+  if (setup_.job_clock_offset_ns) {
+    job_clock_.emplace();
+    job_clock_->start(ns_per_tick_, *setup_.job_clock_offset_ns);
+  }
   visible_tx_done_ = 0;
   link_next_ = 0.0;
   link_busy_ = false;
@@ -142,15 +146,16 @@ uint32_t DpdkWorker::transmit(const Message* messages, uint32_t count) noexcept 
   // One TSC read per burst: the actual send time of every frame in it.
   const uint64_t tsc = rte_rdtsc();
   const int64_t sent_ns = ticks_to_ns(tsc);
-  const uint32_t sent = roce_ ? transmit_roce(messages, count, sent_ns, tsc)
-                              : transmit_eth(messages, count, sent_ns, tsc);
+  const auto stamp = static_cast<uint32_t>(job_clock_ ? job_clock_->ns_at(tsc) : tsc);
+  const uint32_t sent = roce_ ? transmit_roce(messages, count, sent_ns, stamp)
+                              : transmit_eth(messages, count, sent_ns, stamp);
   if (sent == 0) return 0;
   record_tx_done(messages, sent, sent_ns);
   return sent;
 }
 
 uint32_t DpdkWorker::transmit_eth(const Message* messages, uint32_t count, int64_t sent_ns,
-                                  uint64_t tsc) noexcept {
+                                  uint32_t stamp) noexcept {
   rte_mbuf* mbufs[kBurst];
   if (rte_pktmbuf_alloc_bulk(setup_.pool, mbufs, count) != 0) {
     ++stats_.mbuf_alloc_failures;
@@ -176,13 +181,11 @@ uint32_t DpdkWorker::transmit_eth(const Message* messages, uint32_t count, int64
       if (frame_template.prepared_length() != length) [[unlikely]] {
         frame_template.prepare(length, static_cast<uint16_t>(m.flow));
       }
-      frame_template.write_prepared(frame, static_cast<uint32_t>(m.sequence),
-                                    static_cast<uint32_t>(tsc), lateness_ns);
+      frame_template.write_prepared(frame, static_cast<uint32_t>(m.sequence), stamp, lateness_ns);
     } else {
-      frame_template.write(
-          frame, length,
-          PayloadHeader{static_cast<uint16_t>(m.flow), static_cast<uint32_t>(m.sequence),
-                        static_cast<uint32_t>(tsc), lateness_ns});
+      frame_template.write(frame, length,
+                           PayloadHeader{static_cast<uint16_t>(m.flow),
+                                         static_cast<uint32_t>(m.sequence), stamp, lateness_ns});
     }
     mbufs[built]->data_len = static_cast<uint16_t>(length);
     mbufs[built]->pkt_len = length;
@@ -408,7 +411,7 @@ uint32_t DpdkWorker::receive(std::span<Completion> out) noexcept {
       ++flow.late;
       ++stats_.rx_late;
     }
-    const uint64_t sent_tsc = extend_tsc(frame.header.tx_tsc, entry.tsc);
+    const int64_t arrived_ns = ticks_to_ns(entry.tsc);
     Completion& c = out[n++];
     c.kind = Completion::Kind::rx_packet;
     c.last_of_message = frame.last_of_message;
@@ -417,9 +420,16 @@ uint32_t DpdkWorker::receive(std::span<Completion> out) noexcept {
     c.payload_bytes = frame.payload_bytes;
     c.wire_bytes = frame.wire_bytes;
     c.sequence = sequence;
-    c.sent_ns = ticks_to_ns(sent_tsc);
+    c.time_ns = arrived_ns;
+    if (job_clock_) {
+      // Both times in the receiver's job clock; their difference is the one-way latency.
+      const auto arrived_job_ns = static_cast<uint64_t>(job_clock_->ns_at(entry.tsc));
+      const uint64_t sent_job_ns = extend_tsc(frame.header.tx_tsc, arrived_job_ns);
+      c.sent_ns = arrived_ns - static_cast<int64_t>(arrived_job_ns - sent_job_ns);
+    } else {
+      c.sent_ns = ticks_to_ns(extend_tsc(frame.header.tx_tsc, entry.tsc));
+    }
     c.scheduled_ns = c.sent_ns - frame.header.lateness_ns;
-    c.time_ns = ticks_to_ns(entry.tsc);
     ++stats_.rx_packets;
     stats_.rx_frame_bytes += frame_bytes;
   }

@@ -14,11 +14,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "job_clock_stamps.hpp"
 #include "packet_template.hpp"
 #include "qb/common/ring_buffer.hpp"
 #include "qb/drivers/driver.hpp"
@@ -58,6 +60,9 @@ struct WorkerSetup {
   uint64_t device_at_start = 0;  // device clock at the TSC the run starts (approximate)
   uint64_t tsc_at_device_read = 0;
   std::string clock_name = "tsc";  // named in the results
+  /// A rank of a multi-host job: frames carry the job clock (job_clock_stamps.hpp), this
+  /// host's offset to the receiver taken off; unset: the TSC.
+  std::optional<int64_t> job_clock_offset_ns;
 };
 
 struct WorkerStats {
@@ -155,13 +160,14 @@ class DpdkWorker final : public Queue, public Clock {
   }
   void bind_slow() noexcept;
   uint32_t transmit(const Message* messages, uint32_t count) noexcept;
+  // `stamp`: the low 32 bits of the send time the frames carry (TSC, or job clock ns).
   uint32_t transmit_eth(const Message* messages, uint32_t count, int64_t sent_ns,
-                        uint64_t tsc) noexcept;
+                        uint32_t stamp) noexcept;
   void record_tx_done(const Message* messages, uint32_t sent, int64_t sent_ns) noexcept;
   // rocev2 (dpdk_worker_roce.cpp): builds whole messages' packets, sends them; packets the PMD
   // did not take of a message it took in part wait in roce_backlog_ and go first next time.
   uint32_t transmit_roce(const Message* messages, uint32_t count, int64_t sent_ns,
-                         uint64_t tsc) noexcept;
+                         uint32_t stamp) noexcept;
   bool flush_roce_backlog() noexcept;
   struct RxFrame {
     PayloadHeader header;
@@ -190,6 +196,7 @@ class DpdkWorker final : public Queue, public Clock {
   double ns_per_tick_ = 0.0;
   double ticks_per_ns_ = 0.0;
   uint64_t tsc0_ = 0;
+  std::optional<JobClockStamps> job_clock_;  // a rank of a multi-host job
   bool running_ = false;
   bool bound_ = false;  // this worker's thread has its lcore (bind_worker_thread)
 

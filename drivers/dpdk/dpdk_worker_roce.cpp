@@ -51,7 +51,7 @@ bool DpdkWorker::flush_roce_backlog() noexcept {
 }
 
 uint32_t DpdkWorker::transmit_roce(const Message* messages, uint32_t count, int64_t sent_ns,
-                                   uint64_t tsc) noexcept {
+                                   uint32_t stamp) noexcept {
   // Packets a message's PMD could not take go first: frames of a flow stay in order.
   if (!flush_roce_backlog()) return 0;
   const policy::WireModel& wire = setup_.wire;
@@ -91,7 +91,7 @@ uint32_t DpdkWorker::transmit_roce(const Message* messages, uint32_t count, int6
       psn = (psn + 1) & kPsnMask;
       p.message_bytes = static_cast<uint32_t>(bytes);
       p.header = PayloadHeader{static_cast<uint16_t>(m.flow), static_cast<uint32_t>(m.sequence),
-                               static_cast<uint32_t>(tsc), lateness_ns};
+                               stamp, lateness_ns};
       rte_mbuf* mbuf = mbufs[packets + i];
       const uint32_t length = t.write(frame_data(mbuf), p);
       mbuf->data_len = static_cast<uint16_t>(length);

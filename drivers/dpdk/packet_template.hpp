@@ -6,7 +6,9 @@
 //   0  flow          u16  flow index in the plan (so at most 65536 flows per port)
 //   2  sequence      u32  per-flow sequence, low 32 bits (the receiver extends it)
 //   6  tx_tsc        u32  TSC when the frame was handed to the PMD, low 32 bits (the receiver
-//                         extends it from its own TSC: valid while latency < 2^31 ticks)
+//                         extends it from its own TSC: valid while latency < 2^31 ticks); in
+//                         a multi-host job the receiver's job clock in ns instead
+//                         (job_clock_stamps.hpp: valid while latency < 2^31 ns)
 //   10 lateness_ns   u32  send time - scheduled time in ns, saturated at 2^32-1 (4.29 s)
 // Bytes after the header are left as the mbuf had them (not part of any check).
 #pragma once

@@ -145,6 +145,7 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t scen
         std::max(topology.max_message_bytes, compiled.scenario->flows[spec].size.largest_bytes());
   }
   topology.stop = interrupted;
+  if (role != nullptr) topology.job_clock_offset_ns = role->clock_offset_to_receiver_ns;
   if (auto s = check(d.open(topology), "open"); !s) {
     d.close();
     Error error = std::move(s).error();

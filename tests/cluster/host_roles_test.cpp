@@ -99,23 +99,46 @@ TEST(HostRoles, AMachineWithNoRankLeftIsAnErrorAtItsKeyNamingTheRanks) {
       << roles.error().message;
 }
 
-TEST(HostRoles, LatencyIsFlaggedOnlyAcrossHosts) {
-  std::vector<ClockOffset> one_host{
-      {0, "a", 0, 0, 0}, {1, "a", 50, 400, 800}, {2, "a", -20, 300, 600}};
-  EXPECT_FALSE(cross_host_latency_note(one_host, 2));
-  std::vector<ClockOffset> two_hosts{
-      {0, "a", 0, 0, 0}, {1, "b", 5000, 900, 1800}, {2, "b", 4000, 800, 1600}};
-  // Rank 0 is on another host than the receiver (rank 2): its offset to the receiver.
-  auto note = cross_host_latency_note(two_hosts, 2);
-  ASSERT_TRUE(note);
-  EXPECT_NE(note->find("rank 0 on a: -4000 ns +- 800 ns"), std::string::npos) << *note;
-  EXPECT_EQ(note->find("rank 1"), std::string::npos) << *note;  // same host as the receiver
+TEST(HostRoles, EachHostsClockAgainstTheReceiversAddsBothBounds) {
+  suite::FabricSpec fabric = fabric_of(2);
+  fabric.receiver_rank = on_rank(0, "fabric.receiver");
+  auto roles = place_roles(fabric, {"rx", "a", "b"});
+  ASSERT_TRUE(roles);
+  // Offsets to rank 0 (the receiver here): rank 1 is 5000 ns ahead, rank 2 4000 ns behind.
+  const std::vector<ClockOffset> offsets{
+      {0, "rx", 0, 0, 0}, {1, "a", 5000, 900, 1800}, {2, "b", -4000, 800, 1600}};
+  const auto bounds = host_clock_bounds(*roles, offsets);
+  ASSERT_EQ(bounds.size(), 2u);
+  EXPECT_EQ(bounds[0].rank, 1u);
+  EXPECT_EQ(bounds[0].offset_ns, 5000);
+  EXPECT_EQ(bounds[0].bound_ns, 900);
+  EXPECT_EQ(bounds[1].offset_ns, -4000);
 
-  // The receiver placed on rank 0: the senders on "b" are the ones flagged.
-  note = cross_host_latency_note(two_hosts, 0);
+  // The receiver on rank 2 instead: each offset is against rank 2's clock, bounds added.
+  fabric.receiver_rank = on_rank(2, "fabric.receiver");
+  roles = place_roles(fabric, {"a", "a", "rx"});
+  ASSERT_TRUE(roles);
+  const std::vector<ClockOffset> others{
+      {0, "a", 0, 0, 0}, {1, "a", 50, 400, 800}, {2, "rx", -20, 300, 600}};
+  const auto against_rank_2 = host_clock_bounds(*roles, others);
+  ASSERT_EQ(against_rank_2.size(), 2u);
+  EXPECT_EQ(against_rank_2[0].offset_ns, 20);  // rank 0: 0 - (-20)
+  EXPECT_EQ(against_rank_2[0].bound_ns, 300);
+  EXPECT_EQ(against_rank_2[1].offset_ns, 70);
+  EXPECT_EQ(against_rank_2[1].bound_ns, 700);
+}
+
+TEST(HostRoles, LatencyIsFlaggedWhereTheClockBoundExceedsATenthOfIt) {
+  const std::vector<HostClockBound> hosts{{0, 1, "a", 5000, 900}, {1, 2, "b", -4000, 2000}};
+  // 900 ns against 10 us is within a tenth; 2000 ns against 15 us is not.
+  auto note = uncertain_latency_note(hosts, {10'000, 15'000});
   ASSERT_TRUE(note);
-  EXPECT_NE(note->find("rank 1 on b: 5000 ns +- 900 ns"), std::string::npos) << *note;
-  EXPECT_EQ(note->find("rank 0 on"), std::string::npos) << *note;
+  EXPECT_EQ(note->find("host 0"), std::string::npos) << *note;
+  EXPECT_NE(note->find("host 1 (rank 2 on b): +- 2000 ns against a median of 15000 ns"),
+            std::string::npos)
+      << *note;
+  EXPECT_FALSE(uncertain_latency_note(hosts, {10'000, 20'000}));  // exactly a tenth passes
+  EXPECT_FALSE(uncertain_latency_note(hosts, {0, 0}));            // nothing measured
 }
 
 }  // namespace

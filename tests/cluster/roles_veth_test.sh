@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # A multi-host job on one machine with real packets: `mpirun -np 3` — ranks 0 and 1 send the
 # flows of the suite's hosts 0 and 1, rank 2 receives; then the same suite with its parts placed
-# on other ranks by [[fabric.host]] (a rank, and this machine's name) — each rank a DPDK process on
+# on other ranks by [[fabric.host]] (a rank, and this machine's name); then with one sender's
+# clock made to run 50 ms ahead, which must be measured and taken off its frames' one-way
+# latency — each rank a DPDK process on
 # net_af_packet over its own veth, the three veths' peers joined by a Linux bridge (the switch).
 # Rank 0 writes one results JSON judged against the whole fabric's expectations
 # (two_host_veth.toml). Checked: the job ran and was judged (exit 0, 1 when a gate failed, or 3
@@ -64,15 +66,19 @@ done
 
 eal="--no-huge -m 256 --no-pci"
 # One job and its checks. $1: the suite; $2 $3: the ranks that send hosts 0 and 1; $4: the
-# receiving rank. One MPMD app context per rank: its own link, core and role; rank 0 writes.
+# receiving rank; $5 (optional): ns by which rank 1's clock is made to run ahead
+# (QB_TEST_CLOCK_SKEW_NS: it stands for a host whose clock disagrees). One MPMD app context per
+# rank: its own link, core and role; rank 0 writes.
 run_job() {
-  local job_suite=$1 rx_rank=$4
+  local job_suite=$1 rx_rank=$4 skew_ns=${5:-0}
   local -a host_rank=("$2" "$3")
   local job=(mpirun) rank link
   for rank in 0 1 2; do
     link=${links[$rank]}
     ((${#job[@]} > 1)) && job+=(:)
-    job+=(-np 1 "$qosbench" run "$job_suite" --driver-option software_shaper=false)
+    job+=(-np 1)
+    ((rank == 1 && skew_ns != 0)) && job+=(-x "QB_TEST_CLOCK_SKEW_NS=$skew_ns")
+    job+=("$qosbench" run "$job_suite" --driver-option software_shaper=false)
     if ((rank == rx_rank)); then
       job+=(--eal "$eal -l 1 --vdev net_af_packet0,iface=$link"
         --driver-option tx_port=none --driver-option rx_port=net_af_packet0)
@@ -98,11 +104,12 @@ run_job() {
   ((rc == 0 || rc == 1)) || { ((rc == 3)) && starved; } ||
     fail "the job exited $rc (0 or 1: run and judged; 3 only for a starved worker)"
   [[ -s $work/job.json ]] || fail "rank 0 wrote no results"
-  python3 - "$work/job.json" "${host_rank[0]}" "${host_rank[1]}" "$rx_rank" <<'PY' ||
+  python3 - "$work/job.json" "${host_rank[0]}" "${host_rank[1]}" "$rx_rank" "$skew_ns" <<'PY' ||
 import json, sys
 results = json.load(open(sys.argv[1]))
 host_rank = {0: int(sys.argv[2]), 1: int(sys.argv[3])}
 rx_rank = int(sys.argv[4])
+skew_ns = int(sys.argv[5])
 assert results["complete"] is True, "incomplete"
 scenario = results["scenarios"][0]
 repetitions = scenario["repetitions"]
@@ -134,6 +141,21 @@ sent = sum(stats[f"rank{rank}.tx_packets"] for rank in host_rank.values())
 got = stats[f"rank{rx_rank}.rx_packets"]
 print(f"senders sent {sent:.0f} frames per repetition, the receiver got {got:.0f}")
 assert got <= sent * 1.001, "the receiver counted frames nobody sent"
+# One-way latency across ranks is read in the receiver's clock: the frames carry it.
+assert results["clock"] == "tsc in the job clock", results["clock"]
+if skew_ns:
+    # Rank 1 stands for a host whose clock is skew_ns ahead: rank 0 measured that, and its
+    # frames' one-way latency came out as on one clock (uncorrected, every figure would be
+    # off by skew_ns: negative, or tens of ms).
+    offset = stats["rank1.clock_offset_ns"] - stats[f"rank{rx_rank}.clock_offset_ns"]
+    bound = stats["rank1.clock_offset_error_ns"] + stats[f"rank{rx_rank}.clock_offset_error_ns"]
+    print(f"rank 1's clock against the receiver's: {offset:.0f} ns +- {bound:.0f} ns (skew {skew_ns} ns)")
+    assert abs(offset - skew_ns) <= bound + 1000, "rank 1's skew was not measured"
+    skewed_host = [h for h, r in host_rank.items() if r == 1][0]
+    for name, flow in flows.items():
+        p50 = flow["latency_from_sent_ns"]["p50"]
+        print(f"{name}: one-way latency p50 {p50 / 1e3:.1f} us (host {flow['host']})")
+        assert 0 < p50 < skew_ns / 2, f"{name}'s latency {p50} ns was not corrected by the skew"
 PY
     fail "the merged results do not hold what the job measured"
 }
@@ -152,4 +174,6 @@ hostname = "$(hostname)"
 EOF
 echo "== placed: rank 2 sends host 0, rank 0 host 1 (by hostname), rank 1 receives"
 run_job "$placed" 2 0 1
+echo "== rank 1 (host 1's sender) with a clock 50 ms ahead: measured and taken off"
+run_job "$suite" 0 1 2 50000000
 echo PASS

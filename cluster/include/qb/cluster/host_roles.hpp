@@ -56,16 +56,38 @@ struct ClockOffset {
 Result<std::vector<ClockOffset>> estimate_clock_offsets(Communicator& comm, uint32_t samples,
                                                         const Wait& wait);
 
-/// The receiver's one-way latency compares a sender's timestamp with its own clock: across
-/// hosts that is off by the clocks' offset, measured but not corrected. A note saying so, with
-/// each such sender's offset to the receiver and its bound, when a sender runs on another host
-/// than the receiver (`receiver_rank`); nothing when all share one host (one clock).
-std::optional<std::string> cross_host_latency_note(const std::vector<ClockOffset>& offsets,
-                                                   uint32_t receiver_rank);
+/// A sending host's clock against the receiver's: what its frames' send times are corrected by
+/// (offset_ns, taken off by the sender's driver) and how far that can be off (bound_ns: the
+/// two ranks' bounds to rank 0 added).
+struct HostClockBound {
+  uint32_t host = 0;
+  uint32_t rank = 0;
+  std::string machine;
+  int64_t offset_ns = 0;
+  int64_t bound_ns = 0;
+};
+std::vector<HostClockBound> host_clock_bounds(const JobRoles& roles,
+                                              const std::vector<ClockOffset>& offsets);
 
-/// The rank's part: the host it drives (none for the receiver), its start agreed with the
-/// others' on every repetition.
-engine::HostRole host_role(Communicator& comm, const JobRoles& roles, Wait wait);
+/// One-way latency across ranks is corrected by the clocks' offset, so it is only as exact as
+/// the offset's bound. A figure is flagged when that bound exceeds a tenth of it.
+inline constexpr double kLatencyBoundShare = 0.1;
+
+/// A warning naming the hosts whose flows' one-way latency (`median_latency_ns[h]`: the
+/// smallest median, from the actual send, of host h's flows; 0: none measured) is smaller than
+/// their clock bound over kLatencyBoundShare; nothing when every bound is within that.
+std::optional<std::string> uncertain_latency_note(const std::vector<HostClockBound>& hosts,
+                                                  const std::vector<int64_t>& median_latency_ns);
+
+/// Every rank's clock minus the receiver's, from rank 0's estimate (`offsets`, empty on the
+/// other ranks): what this rank's driver takes off its send timestamps (the receiver: 0).
+Result<int64_t> offset_to_receiver(Communicator& comm, const JobRoles& roles,
+                                   const std::vector<ClockOffset>& offsets, const Wait& wait);
+
+/// The rank's part: the host it drives (none for the receiver) and its clock offset to the
+/// receiver, its start agreed with the others' on every repetition.
+engine::HostRole host_role(Communicator& comm, const JobRoles& roles, Wait wait,
+                           int64_t offset_to_receiver_ns);
 
 /// Every rank runs every repetition; rank 0 keeps the receiver's measurement and adds every
 /// rank's driver statistics (prefixed "rank<r>.") and its clock offset. A rank that cannot be

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -111,6 +112,11 @@ struct Topology {
   /// Set (by a signal handler) when the run must end: waits in open() and start(), such as a
   /// link coming up, give up with an error instead of running out their time. May be null.
   const std::atomic<bool>* stop = nullptr;
+  /// A rank of a multi-host job (cluster/): this host's job clock (qb/common/job_clock.hpp)
+  /// minus the receiver's, as rank 0 measured it. A driver whose frames carry their send time
+  /// stamps them in the job clock less this (the receiver's clock), and a receiver reads them
+  /// so; unset (one process): the driver's own timestamps, as on one host.
+  std::optional<int64_t> job_clock_offset_ns;
 };
 
 /// The worker that drives flow `flow`: the engine gives worker w every flow f with

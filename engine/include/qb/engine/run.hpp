@@ -48,6 +48,9 @@ struct TaskSpread {
 /// other ranks'.
 struct HostRole {
   std::optional<uint32_t> drive_host;
+  /// This rank's job clock minus the receiver's (the receiver's own: 0), handed to the driver
+  /// as Topology::job_clock_offset_ns.
+  int64_t clock_offset_to_receiver_ns = 0;
   /// Called once per repetition with how this rank's driver start went (open, apply, start),
   /// before any flow is driven; returns the job's answer: an error when any rank failed (the
   /// repetition then does not run here either). Must be called by every rank alike.
@@ -84,7 +87,9 @@ struct ScenarioRun {
   uint32_t repetitions = 0;
   int64_t warmup_ns = 0;
   int64_t duration_ns = 0;
-  int64_t bin_ns = 0;
+  int64_t bin_ns = 0;            // the series bin used (series_bin_ns)
+  int64_t requested_bin_ns = 0;  // the suite's `bin`; bin_ns is larger when it was coarsened
+                                 // to keep at most kMaxSeriesBins
   std::vector<RepetitionMeasurement> reps;  // in repetition order
   std::vector<FlowLatency> latency;         // per flow instance, merged over repetitions
 };
