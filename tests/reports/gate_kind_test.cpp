@@ -61,39 +61,8 @@ TEST(GateKind, RenderersFollowTheKindAndBoundNotTheName) {
       << console(low);
 }
 
-TEST(GateKind, TheReaderDerivesTheKindAndBoundOfJudgesGates) {
-  struct Case {
-    const char* name;
-    const char* unit;
-    GateKind kind;
-    GateBound bound;
-  };
-  const Case cases[] = {
-      {"max_share_error", "", GateKind::ratio, GateBound::at_most},
-      {"max_group_share_error", "", GateKind::ratio, GateBound::at_most},
-      {"max_cap_overshoot", "", GateKind::ratio, GateBound::at_most},
-      {"min_jain", "", GateKind::index, GateBound::at_least},
-      {"latency.p99[g1-qp]", "ns", GateKind::duration, GateBound::at_most},
-      {"latency.max[g1-qp,sent]", "ns", GateKind::duration, GateBound::at_most},
-  };
-  Results r = testing::sample_results();
-  r.scenarios[0].gates.clear();
-  for (const Case& c : cases) {
-    // Written with the other kind and bound: what is read back comes from the name and unit.
-    r.scenarios[0].gates.push_back(
-        {c.name, true, 1.0, 1.0, c.unit, "",
-         c.kind == GateKind::index ? GateKind::ratio : GateKind::index,
-         c.bound == GateBound::at_most ? GateBound::at_least : GateBound::at_most});
-  }
-  auto read = results_from_json(results_to_json(r), "r.json");
-  ASSERT_TRUE(read) << read.error().to_string();
-  const auto& gates = read->scenarios.at(0).gates;
-  ASSERT_EQ(gates.size(), std::size(cases));
-  for (size_t i = 0; i < gates.size(); ++i) {
-    EXPECT_EQ(gates[i].kind, cases[i].kind) << cases[i].name;
-    EXPECT_EQ(gates[i].bound, cases[i].bound) << cases[i].name;
-  }
-}
+// What the reader derives for files without "kind"/"bound" (written before them):
+// GateFields.FilesWithoutThemDeriveThemFromNameAndUnit (gate_fields_test.cpp).
 
 }  // namespace
 }  // namespace qb::report

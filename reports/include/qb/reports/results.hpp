@@ -147,7 +147,8 @@ struct GateResult {
   double threshold = 0.0;
   std::string unit;    // "", "ns"
   std::string detail;  // which flow/element decided it
-  /// Not in the results JSON: the reader derives both from the name and unit (gate_kind.hpp).
+  /// Written into the results JSON; a file written before them gets both derived from the
+  /// name and unit (gate_kind.hpp).
   GateKind kind = GateKind::ratio;
   GateBound bound = GateBound::at_most;
 };
@@ -223,6 +224,8 @@ struct ScenarioResult {
   uint32_t repetitions_partial = 0;
   std::vector<int64_t> measured_ns_reps;
   int64_t warmup_ns = 0, duration_ns = 0, bin_ns = 0;
+  /// The suite's `bin` when the series used a coarser one (bin_ns); 0 when it was used as is.
+  int64_t bin_requested_ns = 0;
   double wall_seconds = 0.0;  // sum over repetitions
   std::vector<FlowResult> flows;
   std::vector<GroupResult> groups;
