@@ -303,6 +303,7 @@ Result<SuiteRun> run_suite(const suite::Suite& suite, std::vector<suite::Compile
     // Series memory (bins x flows x workers) and the results' size stay bounded whatever the
     // duration and bin: the bin is coarsened to keep at most kMaxSeriesBins; bin_ns says which.
     scenario_run.bin_ns = series_bin_ns(scenario.bin_ns, scenario_run.duration_ns);
+    scenario_run.requested_bin_ns = scenario.bin_ns;
     scenario_run.reps.resize(scenario_run.repetitions);
     scenario_run.latency.resize(scenario_run.compiled.plan.flows.size());
     for (uint32_t r = 0; r < scenario_run.repetitions; ++r) tasks.push_back(Task{s, r});

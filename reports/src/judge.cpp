@@ -9,6 +9,7 @@
 #include "policy_results.hpp"
 #include "qb/common/units.hpp"
 #include "qb/engine/measure.hpp"
+#include "qb/engine/run_memory.hpp"
 #include "qb/reports/starvation_verdict.hpp"
 
 namespace qb::report {
@@ -174,6 +175,9 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run,
   out.warmup_ns = run.warmup_ns;
   out.duration_ns = run.duration_ns;
   out.bin_ns = run.bin_ns;
+  if (run.requested_bin_ns != 0 && run.requested_bin_ns != run.bin_ns) {
+    out.bin_requested_ns = run.requested_bin_ns;
+  }
   out.repetitions_completed = measured.repetitions_completed;
   out.repetitions_partial = measured.repetitions_partial;
   if (measured.repetitions_partial != 0) out.measured_ns_reps = measured.measured_ns_reps;
@@ -328,6 +332,16 @@ Result<Results> judge(const suite::Suite& suite, const engine::SuiteRun& run,
     return make_error(Errc::invalid_measurement,
                       "no packet reached a receiver during the measured window: nothing to judge "
                       "(is the duration long enough, and does the driver carry traffic?)");
+  }
+  // A series bin coarsened to keep at most kMaxSeriesBins bins: the suite asked for another.
+  for (const ScenarioResult& scenario : results.scenarios) {
+    if (scenario.bin_requested_ns == 0) continue;
+    results.warnings.push_back(fmt::format(
+        "scenario \"{}\": series bin {} requested, {} used (at most {} bins over the {} "
+        "duration; bin_requested_ns and bin_ns in the results)",
+        scenario.name, format_duration_ns(static_cast<double>(scenario.bin_requested_ns)),
+        format_duration_ns(static_cast<double>(scenario.bin_ns)), engine::kMaxSeriesBins,
+        format_duration_ns(static_cast<double>(scenario.duration_ns))));
   }
   // A starved worker's figures describe the machine, not the policy: said, and past the bound
   // the run cannot pass (the command exits 3).

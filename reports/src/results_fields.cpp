@@ -607,6 +607,10 @@ bool has_starvation(const ScenarioResult& scenario) {
   return scenario.starvation.present;
 }
 
+bool bin_was_coarsened(const ScenarioResult& scenario) {
+  return scenario.bin_requested_ns != 0;
+}
+
 // Flows carry their class fields only in scenarios with classes.
 struct ScenarioFlows {
   static Json write(const ScenarioResult& scenario) {
@@ -676,6 +680,9 @@ const Field<ScenarioResult> kScenarioFields[] = {
     member<&ScenarioResult::warmup_ns>("warmup_ns"),
     member<&ScenarioResult::duration_ns>("duration_ns"),
     member<&ScenarioResult::bin_ns>("bin_ns"),
+    // Only when the suite's bin was coarsened (results say which bin was asked for).
+    member<&ScenarioResult::bin_requested_ns>("bin_requested_ns", Presence::optional,
+                                              bin_was_coarsened),
     member<&ScenarioResult::wall_seconds>("wall_seconds"),
     member<&ScenarioResult::fairness>("fairness"),
     // Only for congestion control (flows joining later, a DPA program).
