@@ -203,38 +203,28 @@ Result<report::Comparison> compare_files(const report::Results& baseline,
 }
 
 // A send-only run (its receiver is another process or host): what was sent, nothing judged.
-// --json / --out get the sender's results (marked sender_only); the other outputs need a
-// measurement, so they are skipped with a note.
+// The run's outputs report it as ReportSubject::sender: --json / --out get the sender's results
+// (marked sender_only), the console its table; HTML and JUnit decline it (they need a
+// measurement), as a baseline does, each with a note.
 int report_sender_only(const suite::Suite& suite, const engine::SuiteRun& run,
                        const RunArgs& args) {
-  for (const auto& [flag, value] :
-       {std::pair{"--html", &args.html_path}, std::pair{"--junit", &args.junit_path},
-        std::pair{"--baseline", &args.baseline_path}}) {
-    if (!value->empty()) {
-      fmt::print(std::cerr,
-                 "note: {} ignored: a sender-only run measures nothing; its receiver's "
-                 "run writes and judges the results\n",
-                 flag);
-    }
-  }
   auto outputs = run_outputs(args);
   if (!outputs) return fail(outputs.error());
-  if (const std::string json_path = outputs->path_of(report::OutputFormat::json);
-      !json_path.empty()) {
-    const std::string json =
-        report::sender_results_json(suite, run, report::current_run_metadata());
-    if (auto written = report::write_output_file(json_path, json); !written) {
-      return fail(written.error());
-    }
+  const report::SenderResults sent =
+      report::sender_results(suite, run, report::current_run_metadata());
+  const report::SenderReport sender{sent, run};
+  const report::ReportInput input{sent.run, nullptr, report::ReportSubject::sender, nullptr,
+                                  &sender};
+  const report::ReporterList reporters = report::reporters_for(*outputs, std::cout);
+  // run's file flags are the reporters' names: --html, --junit.
+  for (const auto& declined : reporters.declined(input)) {
+    fmt::print(std::cerr, "note: --{} ignored: {}\n", declined.reporter, declined.reason);
   }
-  const bool starved = report::sender_starved_invalid(run);
-  if (args.quiet) {
-    fmt::print(std::cout, "SENT (sender only, not judged){}\n",
-               starved ? "; a worker was starved of CPU: invalid measurement" : "");
-  } else {
-    report::print_sender_summary(run, std::cout);
+  if (!args.baseline_path.empty()) {
+    fmt::print(std::cerr, "note: --baseline ignored: {}\n", report::kSenderOnlyMeasuresNothing);
   }
-  return run.complete && !starved ? 0 : 3;
+  if (auto written = reporters.write(input); !written) return fail(written.error());
+  return run.complete && !report::sender_starved_invalid(run) ? 0 : 3;
 }
 
 // A job's collectives wait until every rank is there, or a signal (then briefly for the others).

@@ -1,6 +1,7 @@
 #include <sstream>
 
 #include "qb/reports/reporter.hpp"
+#include "qb/reports/sender_summary.hpp"
 #include "qb/reports/starvation_verdict.hpp"
 
 namespace qb::report {
@@ -21,6 +22,18 @@ class ConsoleReporter final : public Reporter {
       if (detail_ == ConsoleDetail::verdict) return std::string(comparison->verdict()) + "\n";
       std::ostringstream out;
       print_comparison(*comparison, out);
+      return out.str();
+    }
+    if (input.subject == ReportSubject::sender) {
+      if (input.sender == nullptr) return make_error(Errc::runtime, "no sender results to report");
+      if (detail_ == ConsoleDetail::verdict) {
+        return std::string("SENT (sender only, not judged)") +
+               (sender_starved_invalid(input.sender->run)
+                    ? "; a worker was starved of CPU: invalid measurement\n"
+                    : "\n");
+      }
+      std::ostringstream out;
+      print_sender_summary(input.sender->run, out);
       return out.str();
     }
     if (detail_ == ConsoleDetail::verdict) {

@@ -11,7 +11,14 @@ class HtmlReporter final : public Reporter {
 
   // The page is about the results either way; a comparison adds its section and verdict.
   Result<std::string> render(const ReportInput& input) const override {
+    if (auto reason = declines(input)) return make_error(Errc::runtime, *reason);
     return render_html_report(input.results, input.comparison, options_, input.baseline);
+  }
+
+  // A sender-only run judges nothing: there is no report of it to give.
+  std::optional<std::string> declines(const ReportInput& input) const override {
+    if (input.subject != ReportSubject::sender) return std::nullopt;
+    return std::string(kSenderOnlyMeasuresNothing);
   }
 
  private:

@@ -1,5 +1,6 @@
 #include "qb/reports/json_results.hpp"
 #include "qb/reports/reporter.hpp"
+#include "qb/reports/sender_results.hpp"
 
 namespace qb::report {
 namespace {
@@ -10,6 +11,10 @@ class JsonReporter final : public Reporter {
 
   Result<std::string> render(const ReportInput& input) const override {
     if (input.subject == ReportSubject::results) return results_to_json(input.results);
+    if (input.subject == ReportSubject::sender) {
+      if (input.sender == nullptr) return make_error(Errc::runtime, "no sender results to report");
+      return sender_results_to_json(input.sender->results);
+    }
     if (input.comparison == nullptr) return make_error(Errc::runtime, "no comparison to report");
     return comparison_to_json(*input.comparison);
   }

@@ -12,23 +12,39 @@ void ReporterList::add_stream(std::unique_ptr<Reporter> reporter, std::ostream& 
   entries_.push_back({std::move(reporter), {}, &out});
 }
 
+std::vector<ReporterList::Declined> ReporterList::declined(const ReportInput& input) const {
+  std::vector<Declined> out;
+  for (const Entry& entry : entries_) {
+    if (auto reason = entry.reporter->declines(input)) {
+      out.push_back({std::string(entry.reporter->name()), std::move(*reason)});
+    }
+  }
+  return out;
+}
+
 Status ReporterList::write(const ReportInput& input) const {
-  std::vector<std::string> rendered;
+  // Empty: the reporter declined `input`, nothing of it is written.
+  std::vector<std::optional<std::string>> rendered;
   rendered.reserve(entries_.size());
   for (const Entry& entry : entries_) {
+    if (entry.reporter->declines(input)) {
+      rendered.emplace_back();
+      continue;
+    }
     auto output = entry.reporter->render(input);
     if (!output) return std::move(output).error();
-    rendered.push_back(std::move(*output));
+    rendered.emplace_back(std::move(*output));
   }
   for (size_t i = 0; i < entries_.size(); ++i) {
-    if (entries_[i].stream != nullptr) continue;
-    if (auto written = write_output_file(entries_[i].path, rendered[i]); !written) {
+    if (entries_[i].stream != nullptr || !rendered[i]) continue;
+    if (auto written = write_output_file(entries_[i].path, *rendered[i]); !written) {
       return written;
     }
   }
   for (size_t i = 0; i < entries_.size(); ++i) {
-    if (entries_[i].stream == nullptr) continue;
-    entries_[i].stream->write(rendered[i].data(), static_cast<std::streamsize>(rendered[i].size()));
+    if (entries_[i].stream == nullptr || !rendered[i]) continue;
+    entries_[i].stream->write(rendered[i]->data(),
+                              static_cast<std::streamsize>(rendered[i]->size()));
     entries_[i].stream->flush();
   }
   return {};

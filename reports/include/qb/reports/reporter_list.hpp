@@ -27,9 +27,18 @@ class ReporterList {
   void add_file(std::unique_ptr<Reporter> reporter, std::string path);
   void add_stream(std::unique_ptr<Reporter> reporter, std::ostream& out);
 
-  /// Renders every output; when one fails nothing is written and its error is returned. Then
-  /// writes the files in the order added (stopping at the first that cannot be written), then
-  /// the streams.
+  struct Declined {
+    std::string reporter;  // Reporter::name()
+    std::string reason;
+  };
+
+  /// The reporters that decline `input` (Reporter::declines), in the order added: write()
+  /// leaves their outputs unwritten, so a command says why (a note per flag).
+  std::vector<Declined> declined(const ReportInput& input) const;
+
+  /// Renders every output but the declined ones; when one fails nothing is written and its
+  /// error is returned. Then writes the files in the order added (stopping at the first that
+  /// cannot be written), then the streams.
   Status write(const ReportInput& input) const;
 
   const std::vector<Entry>& entries() const noexcept { return entries_; }
