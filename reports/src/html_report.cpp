@@ -56,6 +56,7 @@ th,td{text-align:left;padding:6px 10px;border-bottom:1px solid var(--line);verti
 thead th{font-weight:600;color:var(--muted);font-size:12px;text-transform:uppercase;letter-spacing:.04em;
 border-bottom:1px solid #c4ccd4;white-space:nowrap}
 td.num,th.num{text-align:right;white-space:nowrap}
+table.groups td:first-child,table.flows td:first-child,table.classes td:first-child{white-space:nowrap}
 th .basis{display:block;text-transform:none;letter-spacing:0;font-weight:500;font-size:11.5px}
 .table-wrap{overflow-x:auto}
 #metadata tbody{display:grid;grid-template-columns:repeat(auto-fill,minmax(330px,1fr));column-gap:28px}
@@ -90,7 +91,7 @@ svg .series{fill:none;stroke-width:2;stroke-linejoin:round}
 svg .series.thin{stroke-width:1.2;opacity:.85}
 svg .queue-line{fill:none;stroke-width:2;stroke-linejoin:round}
 svg .queue-line.thin{stroke-width:1.2;opacity:.85}
-svg line.expected{stroke-width:1.2;stroke-dasharray:1.5 3;opacity:.9}
+svg line.expected,svg line.expected-key-line{stroke-width:1.2;stroke-dasharray:1.5 3;opacity:.9}
 svg line.convergence-marker{stroke:var(--muted);stroke-width:1}
 svg line.convergence-marker.join{stroke-dasharray:4 3}
 svg line.convergence-marker.settled{stroke:#2e7d32}
@@ -117,7 +118,7 @@ svg .error-bar{fill:#6e7781}
 svg .error-bar.beyond{fill:var(--fail)}
 svg .value{font-size:12px;font-variant-numeric:tabular-nums}
 svg .value.beyond{fill:var(--fail);font-weight:650}
-svg .baseline-series{fill:none;stroke-width:1.4;stroke-dasharray:2 3;opacity:.6}
+svg .baseline-series,svg line.baseline-key-line{fill:none;stroke-width:3;stroke-dasharray:12 6;stroke-linecap:butt;opacity:.35}
 svg .baseline-marker{fill:#fff;stroke:var(--fg);stroke-width:1.4}
 svg .baseline-text{fill:var(--fg);font-size:11.5px}
 svg .prio-box{fill:var(--soft);stroke:#c4ccd4;stroke-width:1}
@@ -139,6 +140,7 @@ svg .section-title{font-weight:650;font-size:12.5px}
 .swatch{display:inline-block;width:16px;height:3px;vertical-align:middle;margin-right:6px;border-radius:1px}
 .swatch.dashed{height:0;border-top:3px dashed;background:none}
 .swatch.expected-key{height:0;border-top:2px dotted var(--muted)}
+svg.key{display:inline-block;vertical-align:middle;margin-right:6px;overflow:visible}
 .panels{display:grid;grid-template-columns:repeat(auto-fill,minmax(360px,1fr));gap:14px 22px}
 figure{margin:0}
 figure.panel figcaption{font-size:13.5px}
@@ -240,8 +242,10 @@ void verdict(Markup& m, const Results& r, const Comparison* c) {
     for (const auto& mc : c->metrics) {
       if (!mc.regression) continue;
       if (listed++ == 5) break;
-      m.element("li", {},
-                mc.subject + " " + mc.metric + " " + format_percent(mc.change) +
+      // A flow and a group may share a name: say which one regressed.
+      m.element("li", {{"data-kind", mc.kind}},
+                (mc.kind == "scenario" ? std::string() : mc.kind + " ") + mc.subject + " " +
+                    mc.metric + " " + format_percent(mc.change) +
                     (r.scenarios.size() > 1 ? " in " + mc.scenario : std::string()));
     }
     if (c->regressions > 5) m.element("li", {}, "… see the baseline comparison below");

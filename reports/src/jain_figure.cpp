@@ -53,6 +53,24 @@ void jain_figure(Markup& m, const ScenarioResult& s, std::optional<double> gate)
                {"text-anchor", "end"}},
               label);
   }
+  // The min_jain gate itself, where the whole-window index must stay at or above.
+  if (gate && std::isfinite(*gate)) {
+    const double gy = plot.y.scale(*gate);
+    m.empty("line", {{"class", "gate-line jain-gate"},
+                     {"data-min-jain", json_number(*gate)},
+                     {"x1", coord(plot.x0())},
+                     {"x2", coord(plot.x1())},
+                     {"y1", coord(gy)},
+                     {"y2", coord(gy)}});
+    // Below the line when it sits at the top of the axis, above it otherwise; at the left, so
+    // it never meets the whole-window label at the right.
+    const bool near_top = gy - plot.y.scale(1.0) < 16;
+    m.element("text",
+              {{"class", "gate-text"},
+               {"x", coord(plot.x0() + 6)},
+               {"y", coord(near_top ? gy + 14 : gy - 5)}},
+              "min_jain gate " + format_trimmed(*gate, 6));
+  }
   m.open("path", {{"class", "jain-series"},
                   {"data-points", json_array(series)},
                   {"d", line_path(series_points(series, s.bin_ns), plot.x.scale, plot.y.scale)}});

@@ -64,6 +64,22 @@ void baseline_series(Markup& m, const Plot& plot, const std::vector<double>& ser
   m.close();
 }
 
+// A legend key drawn with the style of the lines it names (the CSS gives `<key>-key-line` the
+// lines' rule), so key and lines cannot disagree; a CSS border cannot draw the same dashes.
+void line_key(Markup& m, const std::string& key, const std::string& label) {
+  m.open("li", {{"class", "muted line-key " + key + "-key"}});
+  m.open("svg", {{"class", "key"}, {"width", "34"}, {"height", "8"}, {"aria-hidden", "true"}});
+  m.empty("line", {{"class", key + "-key-line"},
+                   {"x1", "0"},
+                   {"x2", "34"},
+                   {"y1", "4"},
+                   {"y2", "4"},
+                   {"stroke", "#59636e"}});
+  m.close();
+  m.text(label);
+  m.close();
+}
+
 }  // namespace
 
 void throughput_figure(Markup& m, const ScenarioResult& s, const std::vector<size_t>& flows,
@@ -82,16 +98,8 @@ void throughput_figure(Markup& m, const ScenarioResult& s, const std::vector<siz
   for (size_t gi = 0; gi < s.groups.size(); ++gi) {
     legend_item(m, group_colour(gi), group_dashed(gi), s.groups[gi].name);
   }
-  m.open("li", {{"class", "muted"}});
-  m.element("span", {{"class", "swatch expected-key"}}, "");
-  m.text("thin dotted: expected");
-  m.close();
-  if (baseline != nullptr) {
-    m.open("li", {{"class", "muted baseline-key"}});
-    m.element("span", {{"class", "swatch dashed"}, {"style", "border-color:#8c959f"}}, "");
-    m.text("faint dashed: baseline");
-    m.close();
-  }
+  line_key(m, "expected", "thin dotted: expected");
+  if (baseline != nullptr) line_key(m, "baseline", "wide, faint, long dashes: baseline");
   m.close();
 
   Plot plot;

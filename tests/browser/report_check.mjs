@@ -327,6 +327,20 @@ function read_dom(hostile) {
             .filter((g) => { const b = box(g); return !(b.width > 0 && b.height > 0); }).length,
         };
       }),
+      jain_gates: all(s, 'svg.jain line.jain-gate'),
+      // How the overlay lines really render (computed style), to tell the baseline from the
+      // expected lines and to hold the legend keys to the lines they name.
+      line_styles: Object.fromEntries([
+        ['baseline', 'svg.throughput path.baseline-series'],
+        ['expected', 'svg.throughput line.expected'],
+        ['baseline_key', 'li.baseline-key line'],
+        ['expected_key', 'li.expected-key line'],
+      ].map(([key, selector]) => {
+        const el = s.querySelector(selector);
+        if (!el) return [key, null];
+        const st = getComputedStyle(el);
+        return [key, { dasharray: st.strokeDasharray, opacity: Number(st.opacity), width: parseFloat(st.strokeWidth) }];
+      })),
       baseline_series: all(s, 'svg.throughput path.baseline-series'),
       baseline_markers: all(s, 'svg.group-bars path.baseline-marker, svg.flow-bars path.baseline-marker'),
       axis_overlaps: axis_overlaps(s),
@@ -455,6 +469,14 @@ function check_scenario(c, dom, sc) {
     c.series(dom.jain[0], sc.fairness.jain_series, `${where}: Jain series`);
   }
 
+  // The min_jain gate drawn on the Jain chart at its threshold when the suite has one.
+  const min_jain = (sc.gates || []).find((g) => g.name === 'min_jain');
+  c.expect(dom.jain_gates.length === (min_jain ? 1 : 0),
+           `${where}: ${dom.jain_gates.length} line.jain-gate, expected ${min_jain ? 1 : 0}`);
+  if (min_jain && dom.jain_gates.length === 1) {
+    c.number(dom.jain_gates[0], 'min-jain', min_jain.threshold, `${where}: min_jain gate line`);
+  }
+
   // Axis titles, tick labels and keys of every chart clear of each other (DOM boxes).
   c.expect(dom.axis_overlaps.length === 0, `${where}: overlapping axis texts: ${dom.axis_overlaps.slice(0, 4).join('; ')}`);
 
@@ -536,6 +558,22 @@ function check_baseline_overlay(c, dom, sc, has_baseline) {
            `${where}: ${dom.baseline_series.length} path.baseline-series, expected ${want}`);
   c.expect(dom.baseline_markers.length === want,
            `${where}: ${dom.baseline_markers.length} path.baseline-marker, expected ${want}`);
+  if (!has_baseline) return;
+  // The baseline reads apart from the expected lines: other dashes, and fainter or wider; the
+  // legend draws each key as its lines render.
+  const st = dom.line_styles;
+  if (!c.expect(st.baseline && st.expected && st.baseline_key && st.expected_key,
+                `${where}: a baseline or expected line or legend key is missing: ${JSON.stringify(st)}`)) return;
+  c.expect(st.baseline.dasharray !== st.expected.dasharray,
+           `${where}: baseline and expected lines share the dashes ${st.baseline.dasharray}`);
+  c.expect(st.baseline.opacity < st.expected.opacity - 0.2 || st.baseline.width > 1.5 * st.expected.width,
+           `${where}: baseline line (opacity ${st.baseline.opacity}, width ${st.baseline.width}) not apart from ` +
+           `expected (opacity ${st.expected.opacity}, width ${st.expected.width})`);
+  for (const key of ['baseline', 'expected']) {
+    const line = st[key], legend = st[`${key}_key`];
+    c.expect(line.dasharray === legend.dasharray && line.opacity === legend.opacity && line.width === legend.width,
+             `${where}: the ${key} legend key (${JSON.stringify(legend)}) is not drawn as its lines (${JSON.stringify(line)})`);
+  }
 }
 
 // Every compared metric is a row with the figures of `compare --json`, and the planted

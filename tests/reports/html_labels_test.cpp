@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "qb/reports/compare.hpp"
 #include "qb/reports/html_report.hpp"
 #include "results_fixture.hpp"
 
@@ -61,6 +62,43 @@ TEST(HtmlLabels, RateCellsHoldGoodputAndPackets) {
   EXPECT_NE(tr.find(">23.50<"), std::string::npos) << tr;
   EXPECT_NE(tr.find(">0.7194<"), std::string::npos) << tr;
   EXPECT_NE(tr.find("data-measured-payload-bps=\"23500000000\""), std::string::npos) << tr;
+}
+
+// A flow and a group of the same name both regressed: the banner says which line is which.
+TEST(HtmlLabels, VerdictNamesTheKindOfEachRegression) {
+  const Results r = testing::sample_results();
+  Comparison c;
+  c.suite = r.suite;
+  for (const char* kind : {"flow", "group"}) {
+    MetricComparison m;
+    m.scenario = r.scenarios[0].name;
+    m.kind = kind;
+    m.subject = "h1-gold";
+    m.metric = "measured_bps";
+    m.change = -1.0 / 3.0;
+    m.p_value = 0.001;
+    m.significant = true;
+    m.regression = true;
+    c.metrics.push_back(m);
+  }
+  c.regressions = 2;
+  const std::string html = render_html_report(r, &c);
+  const std::string verdict = html.substr(html.find("id=\"verdict\""));
+  EXPECT_NE(verdict.find(">flow h1-gold measured_bps -33.33%<"), std::string::npos) << verdict;
+  EXPECT_NE(verdict.find(">group h1-gold measured_bps -33.33%<"), std::string::npos);
+}
+
+// The min_jain gate is a line on the Jain chart at its threshold; none without the gate.
+TEST(HtmlLabels, JainChartDrawsTheMinJainGate) {
+  Results results = testing::sample_results();
+  results.scenarios[0].gates = {
+      GateResult{"min_jain", true, 0.9999, 0.995, "", "", GateKind::index, GateBound::at_least}};
+  const std::string html = render_html_report(results);
+  EXPECT_EQ(count(html, "class=\"gate-line jain-gate\""), 1u);
+  EXPECT_NE(html.find("data-min-jain=\"0.995\""), std::string::npos);
+  EXPECT_NE(html.find(">min_jain gate 0.995<"), std::string::npos);
+  results.scenarios[0].gates.clear();
+  EXPECT_EQ(count(render_html_report(results), "jain-gate"), 0u);
 }
 
 TEST(HtmlLabels, FailedGateSaysTheRelationThatHolds) {

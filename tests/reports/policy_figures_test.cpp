@@ -261,7 +261,10 @@ TEST(PolicyFigures, BaselineOverlayOnlyWithABaseline) {
   const auto markers = tags_with_class(with, "baseline-marker");
   EXPECT_DOUBLE_EQ(std::stod(attr(markers[0], "data-baseline-error")),
                    baseline.scenarios.front().groups[0].error);
-  EXPECT_NE(with.find("faint dashed: baseline"), std::string::npos);
+  EXPECT_NE(with.find("wide, faint, long dashes: baseline"), std::string::npos);
+  // The key is drawn with the baseline lines' own style rule, apart from the expected key.
+  EXPECT_EQ(tags_with_class(with, "baseline-key-line").size(), 1u);
+  EXPECT_EQ(tags_with_class(without, "baseline-key-line").size(), 0u);
 }
 
 }  // namespace
