@@ -70,11 +70,13 @@ std::string LiveConsole::status(uint32_t scenario, uint32_t scenarios, const std
   // rest at the same pace: ETA = elapsed x (1 - covered) / covered.
   std::string eta = "-";
   if (fraction > 0.0) eta = seconds(elapsed_s * (1.0 - std::min(fraction, 1.0)) / fraction);
-  const std::string overall = scenarios > 1 ? fmt::format(" ({}/{} in all)", done, total) : "";
+  // Repetitions are counted when finished: "0 of 4 repetitions done", never "repetition 0/4".
+  const std::string overall = scenarios > 1 ? fmt::format(" ({} of {} in all)", done, total) : "";
   const auto render = [&](const std::string& shown_name) {
-    return fmt::format("scenario {}/{} \"{}\", repetition {}/{}{}, {:.0f}%, elapsed {}, ETA {}",
-                       scenario + 1, scenarios, shown_name, reps_done, reps, overall,
-                       std::clamp(fraction, 0.0, 1.0) * 100.0, seconds(elapsed_s), eta);
+    return fmt::format(
+        "scenario {}/{} \"{}\", {} of {} repetition{} done{}, {:.0f}%, elapsed {}, ETA {}",
+        scenario + 1, scenarios, shown_name, reps_done, reps, reps == 1 ? "" : "s", overall,
+        std::clamp(fraction, 0.0, 1.0) * 100.0, seconds(elapsed_s), eta);
   };
   std::string text = render(name);
   if (text.size() > max_width) {

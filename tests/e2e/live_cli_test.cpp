@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -189,7 +190,7 @@ TEST(LiveCli, ATerminalGetsColourAndAStatusLineWithProgressAndEta) {
   // The status line: redrawn with \r, progress by run time, and its ETA consistent with the
   // elapsed time and the fraction it shows (ETA = elapsed x (1 - p) / p).
   static const std::regex kStatus(
-      R"(repetition (\d)/3, (\d+)%, elapsed ([0-9.]+)s, ETA ([0-9.]+)s)");
+      R"((\d) of 3 repetitions done, (\d+)%, elapsed ([0-9.]+)s, ETA ([0-9.]+)s)");
   int statuses = 0;
   int previous_percent = -1;
   for (auto it = std::sregex_iterator(shown.begin(), shown.end(), kStatus);
@@ -211,6 +212,59 @@ TEST(LiveCli, ATerminalGetsColourAndAStatusLineWithProgressAndEta) {
   EXPECT_GT(statuses, 0) << shown;
   // The status line is erased at the end: the last thing on the terminal is the erase.
   EXPECT_EQ(shown.rfind("\r\x1b[K"), shown.size() - 4) << shown.substr(shown.size() - 200);
+}
+
+// Against the clock, not its own formula: with repetitions side by side (--jobs 2) the ETA
+// falls as the run goes, and the end it projects (elapsed + ETA) lands near the real end. The
+// real end is taken when the process exits (it includes start-up and writing the results,
+// so the projection is a little early): tolerant, this machine is shared.
+TEST(LiveCli, TheEtaOfParallelRepetitionsTracksTheRealEnd) {
+  const auto start = std::chrono::steady_clock::now();
+  const Outcome outcome =
+      run_on_terminal({"run", kTwoGroups, "--repetitions", "4", "--duration", "1s", "--jobs", "2"});
+  const double actual_end_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.err;
+  const std::string& shown = outcome.err;
+  // Finished repetitions are counted as done, not as a repetition number.
+  EXPECT_NE(shown.find("0 of 4 repetitions done"), std::string::npos) << shown;
+  EXPECT_EQ(shown.find("repetition 0/"), std::string::npos) << shown;
+  static const std::regex kStatus(
+      R"((\d) of 4 repetitions done, (\d+)%, elapsed ([0-9.]+)s, ETA ([0-9.]+)s)");
+  struct Status {
+    int done, percent;
+    double elapsed_s, eta_s;
+  };
+  std::vector<Status> statuses;
+  for (auto it = std::sregex_iterator(shown.begin(), shown.end(), kStatus);
+       it != std::sregex_iterator(); ++it) {
+    const Status s{std::stoi((*it)[1]), std::stoi((*it)[2]), std::stod((*it)[3]),
+                   std::stod((*it)[4])};
+    if (s.percent >= 10 && s.percent < 100) statuses.push_back(s);
+  }
+  ASSERT_GE(statuses.size(), 3u) << shown;
+  int previous_done = 0;
+  for (const Status& s : statuses) {
+    EXPECT_GE(s.done, previous_done) << "repetitions done never go back";
+    previous_done = s.done;
+    EXPECT_LE(s.done, 4);
+  }
+  // The ETA falls: the last one is below the first, and below the real time left at the first.
+  EXPECT_LT(statuses.back().eta_s, statuses.front().eta_s) << shown;
+  EXPECT_LT(statuses.back().eta_s, actual_end_s - statuses.front().elapsed_s);
+  // The last projection is within 50 % of the real end, and so is every one past a quarter.
+  const Status& last = statuses.back();
+  EXPECT_NEAR(last.elapsed_s + last.eta_s, actual_end_s, 0.5 * actual_end_s)
+      << "projected " << last.elapsed_s + last.eta_s << " s, ended at " << actual_end_s << " s";
+  for (const Status& s : statuses) {
+    if (s.percent < 25) continue;
+    EXPECT_LT(s.elapsed_s + s.eta_s, 1.5 * actual_end_s)
+        << s.percent << "%: projected " << s.elapsed_s + s.eta_s << " s, ended at " << actual_end_s
+        << " s";
+    EXPECT_GT(s.elapsed_s + s.eta_s, 0.5 * actual_end_s)
+        << s.percent << "%: projected " << s.elapsed_s + s.eta_s << " s, ended at " << actual_end_s
+        << " s";
+  }
 }
 
 TEST(LiveCli, NoColorKeepsTheStatusLineButDropsColour) {
