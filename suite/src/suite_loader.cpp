@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -527,19 +529,68 @@ LatencyGate read_latency_gate(const Located& entry) {
   return gate;
 }
 
-GateSpec read_gates(const Located* section) {
+// A gate's limit on a relative error (a share error, a cap overshoot, a tolerance): a percentage,
+// as a person writes one and as the console, the report and `compare --threshold` show it
+// ("1%", "0.5 %"). A bare number is the fraction the key held before (0.01 = 1 %): it keeps
+// that meaning, so existing suites judge alike, and gets a warning at its value naming the "%"
+// spelling. Returns the fraction (the results keep fractions).
+std::optional<double> read_percent_gate(const TableReader& reader, std::string_view key,
+                                        double max_fraction, std::vector<Warning>& warnings) {
+  const toml::node* node = reader.find(key);
+  if (node == nullptr) return std::nullopt;
+  const std::string limit =
+      std::isfinite(max_fraction) ? fmt::format(" at most {:g}%", max_fraction * 100.0) : "";
+  if (const auto* text = node->as_string()) {
+    std::string_view spelled = text->get();
+    const auto trim = [](std::string_view v) {
+      while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+      while (!v.empty() && v.back() == ' ') v.remove_suffix(1);
+      return v;
+    };
+    std::string_view number = trim(spelled);
+    const bool percent = !number.empty() && number.back() == '%';
+    if (percent) number = trim(number.substr(0, number.size() - 1));
+    double value = 0.0;
+    const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+    if (!percent || number.empty() || ec != std::errc() || end != number.data() + number.size() ||
+        !std::isfinite(value)) {
+      reader.fail_at(
+          key,
+          fmt::format("expected a percentage such as \"1%\" or \"0.5%\", got \"{}\"", spelled));
+    }
+    if (value < 0.0 || value / 100.0 > max_fraction) {
+      reader.fail_at(key, fmt::format("{} must be at least 0%{}, got \"{}\"", key,
+                                      limit.empty() ? "" : " and" + limit, spelled));
+    }
+    return value / 100.0;
+  }
+  const std::optional<double> fraction = reader.number(key, 0.0, max_fraction);
+  if (fraction) {
+    detail::add_warning(
+        warnings,
+        Warning{fmt::format("{} = {:g} is read as a fraction ({:g}%); write the percentage "
+                            "instead: {} = \"{:g}%\" (thresholds are percentages everywhere a "
+                            "person writes or reads one)",
+                            key, *fraction, *fraction * 100.0, key, *fraction * 100.0),
+                reader.key_path(key), reader.value_loc(key)});
+  }
+  return fraction;
+}
+
+GateSpec read_gates(const Located* section, std::vector<Warning>& warnings) {
   GateSpec gates;
   if (section == nullptr) return gates;
   const TableReader reader(section->table(), section->path, section->file);
   reader.allow_only({"max_share_error", "max_group_share_error", "min_jain", "max_cap_overshoot",
                      "convergence_time", "convergence_tolerance", "max_queue_depth", "latency"});
   constexpr double kInf = std::numeric_limits<double>::infinity();
-  gates.max_share_error = reader.number("max_share_error", 0.0, kInf);
-  gates.max_group_share_error = reader.number("max_group_share_error", 0.0, kInf);
+  gates.max_share_error = read_percent_gate(reader, "max_share_error", kInf, warnings);
+  gates.max_group_share_error = read_percent_gate(reader, "max_group_share_error", kInf, warnings);
+  // A Jain index is an index (0..1), not a percentage: it stays a number.
   gates.min_jain = reader.number("min_jain", 0.0, 1.0);
-  gates.max_cap_overshoot = reader.number("max_cap_overshoot", 0.0, kInf);
+  gates.max_cap_overshoot = read_percent_gate(reader, "max_cap_overshoot", kInf, warnings);
   gates.convergence_time_ns = reader.duration_ns("convergence_time", true);
-  if (auto tolerance = reader.number("convergence_tolerance", 0.0, 1.0)) {
+  if (auto tolerance = read_percent_gate(reader, "convergence_tolerance", 1.0, warnings)) {
     gates.convergence_tolerance = *tolerance;
   }
   if (const auto* node = reader.find("max_queue_depth")) {
@@ -608,7 +659,7 @@ Scenario build_scenario(std::string name, const Sections& sections, const RunSet
   scenario.port = read_port(ptr(sections.port));
   scenario.sched = read_sched(ptr(sections.sched));
   scenario.flows = read_flows(ptr(sections.flow), scenario.port);
-  scenario.gates = read_gates(ptr(sections.gates));
+  scenario.gates = read_gates(ptr(sections.gates), warnings);
   scenario.traffic_class = detail::read_traffic_class(ptr(sections.traffic_class));
   scenario.eth = detail::read_eth(ptr(sections.eth));
   scenario.ib = detail::read_ib(ptr(sections.ib), file, warnings);

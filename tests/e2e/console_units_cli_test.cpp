@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -209,6 +210,44 @@ TEST(ConsoleUnits, ExplainGivesWirePayloadAndPackets) {
               1e-9);
   EXPECT_NEAR(flow["expected_payload_bps"].get<double>(), 2e9, 1.0);
   EXPECT_NEAR(flow["expected_pps"].get<double>(), 2e9 / 8.0 / 1024.0, 1e-3);
+}
+
+// One convention for thresholds: a suite writes a gate's relative limit as a percentage ("1%"),
+// as --threshold 5 and every console and report line do; the results JSON keeps the fraction.
+// A bare number still means a fraction and draws a warning at file:line:col with the "%" form.
+TEST(ConsoleUnits, GateThresholdsArePercentagesAndABareFractionWarns) {
+  const std::string body = cbr_suite("2G", "1024") + "[gates]\nmax_share_error = ";
+  const uint32_t line = static_cast<uint32_t>(std::count(body.begin(), body.end(), '\n')) + 1;
+
+  const std::string percent = write_temp("units_gate_percent.toml", body + "\"1%\"\n");
+  const UnitsRun run = run_units(percent, {});
+  ASSERT_EQ(run.outcome.exit_code, 0) << run.outcome.err;
+  EXPECT_EQ(run.outcome.err.find("warning"), std::string::npos) << run.outcome.err;
+  EXPECT_NE(run.outcome.out.find("% <= 1.0000%"), std::string::npos) << run.outcome.out;
+  const std::string json_path =
+      ::testing::TempDir() + "/qb_units_" + std::to_string(::getpid()) + ".json";
+  const json gate = json::parse(read_file(json_path))["scenarios"][0]["gates"][0];
+  EXPECT_EQ(gate["name"], "max_share_error");
+  EXPECT_DOUBLE_EQ(gate["threshold"].get<double>(), 0.01);  // the JSON keeps fractions
+
+  const std::string bare = write_temp("units_gate_bare.toml", body + "0.01\n");
+  const Outcome validate = run_qosbench({"validate", bare});
+  EXPECT_EQ(validate.exit_code, 0) << validate.err;
+  EXPECT_NE(validate.err.find(fmt::format("{}:{}:19: warning: gates.max_share_error", bare, line)),
+            std::string::npos)
+      << validate.err;
+  EXPECT_NE(validate.err.find("max_share_error = \"1%\""), std::string::npos) << validate.err;
+  // Read as before: the same gate, the same threshold in the results.
+  const UnitsRun old = run_units(bare, {});
+  ASSERT_EQ(old.outcome.exit_code, 0) << old.outcome.err;
+  EXPECT_DOUBLE_EQ(
+      json::parse(read_file(json_path))["scenarios"][0]["gates"][0]["threshold"].get<double>(),
+      0.01);
+
+  const Outcome bad =
+      run_qosbench({"validate", write_temp("units_gate_bad.toml", body + "\"1\"\n")});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("expected a percentage such as \"1%\""), std::string::npos) << bad.err;
 }
 
 TEST(ConsoleUnits, UnknownUnitIsAUsageError) {
