@@ -118,6 +118,8 @@ class FlowWorker {
   /// Posts up to `limit` messages of one flow from `scheduled_ns` on, while they are due
   /// (saturating flows: all at now_ns); returns how many.
   uint32_t post_run(uint32_t flow, int64_t scheduled_ns, int64_t now_ns, uint32_t limit) noexcept;
+  /// A saturating flow's refill of `count` messages at `now_ns` (what post_run() posts for it).
+  void post_refill(FlowState& state, uint32_t flow, int64_t now_ns, uint32_t count) noexcept;
   void post_due(int64_t now_ns);
   /// Saturating flows whose `start` has come join ready_.
   void start_late_flows(int64_t now_ns);
