@@ -313,14 +313,26 @@ inline bool SimModel<Shape>::take_packet(uint32_t flow, uint32_t& payload, uint3
       sq.sent_ps = now_ps_;
       sq.first_psn = psn;
     }
-    fq.packets = wire_.packets_for_message(sq.message.bytes);
+    const uint32_t bytes = sq.message.bytes;
+    if (fq.cached_packets == 0 || fq.cached_bytes != bytes) [[unlikely]] {
+      const uint32_t packets = wire_.packets_for_message(bytes);
+      const bool only = packets <= 1;
+      // A one-packet message carries all of it.
+      const uint32_t first_payload = only ? bytes : wire_.packet_payload_bytes(bytes, 0);
+      fq.cached_bytes = bytes;
+      fq.cached_packets = packets;
+      fq.cached_first_payload = first_payload;
+      fq.cached_first_wire = wire_.packet_wire_bytes(first_payload, true, fq.op, only);
+    }
+    fq.packets = fq.cached_packets;
   }
   const bool last = index + 1 >= fq.packets;
-  if (index == 0 || last) {
-    // A one-packet message carries all of it.
-    payload =
-        index == 0 && last ? sq.message.bytes : wire_.packet_payload_bytes(sq.message.bytes, index);
-    wire_bytes = wire_.packet_wire_bytes(payload, index == 0, fq.op, last);
+  if (index == 0) {
+    payload = fq.cached_first_payload;
+    wire_bytes = fq.cached_first_wire;
+  } else if (last) {
+    payload = wire_.packet_payload_bytes(sq.message.bytes, index);
+    wire_bytes = wire_.packet_wire_bytes(payload, false, fq.op, true);
   } else {
     // A middle packet is a full MTU without first-packet headers: the same for every one.
     payload = wire_.mtu_bytes;
@@ -436,7 +448,7 @@ inline bool SimModel<Shape>::nic_transmit(uint32_t h) noexcept {
   const bool resend = flows_[flow].next_psn < flows_[flow].psn_end;
   const bool last = take_packet(flow, payload, wire_bytes, slot, psn);
   const int64_t end_ps =
-      now_ps_ + serialise(wire_bytes, static_cast<uint64_t>(rate_bps_), host.carry);
+      now_ps_ + host.serialiser.next(wire_bytes, static_cast<uint64_t>(rate_bps_), host.carry);
   if constexpr (kFabric) arbiters_[h].sent(c, wire_bytes, now_ps_);
   bool backlogged = flows_[flow].next_tx != flows_[flow].tail;
   if (program() != nullptr) backlogged = after_send(flow, wire_bytes, backlogged);
@@ -714,6 +726,26 @@ void SimModel<Shape>::fill_tx_done(Completion& c, const TxDoneEvent& done) noexc
 template <class Shape>
 uint32_t SimModel<Shape>::poll(std::span<Completion> out) noexcept {
   uint32_t count = 0;
+  if constexpr (!kFabric) {
+    // One lane, no discard engine: the same merge of its two rings (due events, earliest first,
+    // ties to the packet), as runs of packets up to the next due ACK.
+    RingBuffer<RxEvent>& rx = lanes_[0].rx;
+    RingBuffer<TxDoneEvent>& done = lanes_[0].tx_done;
+    const auto size = static_cast<uint32_t>(out.size());
+    while (count < size) {
+      const bool done_due = !done.empty() && done.front().time_ps <= now_ps_;
+      const int64_t bound = done_due ? done.front().time_ps : now_ps_;
+      while (count < size && !rx.empty() && rx.front().time_ps <= bound) {
+        fill_rx(out[count++], rx.front());
+        rx.pop();
+      }
+      if (count == size || !done_due) break;
+      fill_tx_done(out[count++], done.front());
+      done.pop();
+    }
+    stats_.completions += count;
+    return count;
+  }
   while (count < out.size()) {
     // The earliest due event over every ring (each FIFO in time); ties go to packets, then to
     // the lower ring.

@@ -36,6 +36,7 @@
 #include "sim_events.hpp"
 #include "sim_stats.hpp"
 #include "sim_switch.hpp"
+#include "sim_time.hpp"
 #include "wakeup_heap.hpp"
 
 namespace qb::drv::sim {
@@ -125,6 +126,13 @@ class SimModel final : public Queue, public Clock, private RateActions {
     uint32_t next_psn = 0;           // PSN of the packet to send next
     uint32_t psn_end = 0;            // one past the highest PSN sent (below: a retransmission)
     uint32_t epoch = 0;              // lossy: how often the flow went back
+    // The wire model's answers for the last message size this flow sent (packets == 0: none
+    // yet): its packet count and its first packet's payload and wire bytes. A flow sends runs
+    // of one size; the wire model is two calls per message otherwise.
+    uint32_t cached_bytes = 0;
+    uint32_t cached_packets = 0;
+    uint32_t cached_first_payload = 0;
+    uint32_t cached_first_wire = 0;
   };
   // Why a backlogged flow is out of its class's tree (FlowInfo::held): it is never scheduled
   // while any bit is set.
@@ -150,6 +158,7 @@ class SimModel final : public Queue, public Clock, private RateActions {
     uint32_t credit_held_mask = 0;
     int64_t link_free_ps = 0;
     uint64_t carry = 0;
+    Serialiser serialiser;       // the link's: serialise() with the last size's division kept
     uint64_t tx_wire_bytes = 0;  // started on the link (a program's Tx counter)
     std::vector<uint32_t> dropped_flows;
     uint32_t drop_cursor = 0;

@@ -29,6 +29,30 @@ inline int64_t serialise(uint32_t wire_bytes, uint64_t rate_bps, uint64_t& carry
   return static_cast<int64_t>(quotient);
 }
 
+/// serialise() for one link (a fixed rate) that keeps the quotient and remainder of the last
+/// packet size it saw: with carry < rate (serialise() keeps it so), bits * 1e12 + carry is
+/// q * rate + (r + carry), and r + carry < 2 * rate, so the same size needs no division, and the
+/// result and the carry are serialise()'s exactly. A link sends runs of one size (one MTU, or
+/// one message size), so this is the usual case.
+struct Serialiser {
+  uint32_t wire_bytes = 0;  // 0 bytes: quotient 0, remainder 0, which is right
+  uint64_t quotient = 0;
+  uint64_t remainder = 0;
+
+  int64_t next(uint32_t bytes, uint64_t rate_bps, uint64_t& carry) noexcept {
+    if (bytes != wire_bytes) [[unlikely]] {
+      uint64_t zero = 0;
+      quotient = static_cast<uint64_t>(serialise(bytes, rate_bps, zero));
+      remainder = zero;
+      wire_bytes = bytes;
+    }
+    const uint64_t sum = remainder + carry;  // < 2 * rate < 2^64 (rate < 2^63)
+    const bool wrap = sum >= rate_bps;
+    carry = wrap ? sum - rate_bps : sum;
+    return static_cast<int64_t>(quotient + (wrap ? 1 : 0));
+  }
+};
+
 /// Picoseconds `bytes` take at `rate_bps`, rounded down.
 inline int64_t bytes_ps(uint64_t bytes, uint64_t rate_bps) noexcept {
   __extension__ using Uint128 = unsigned __int128;
