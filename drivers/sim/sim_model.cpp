@@ -596,7 +596,7 @@ bool SimModel<Shape>::stays_due(uint32_t h) noexcept {
 }
 
 template <class Shape>
-int64_t SimModel<Shape>::host_next_event_ps(uint32_t h) const noexcept {
+inline int64_t SimModel<Shape>::host_next_event_ps(uint32_t h) const noexcept {
   const Host& host = hosts_[h];
   int64_t next = INT64_MAX;
   if (host.link_free_ps > now_ps_) {
@@ -692,7 +692,7 @@ void SimModel<Shape>::wait_until(int64_t deadline_ns) noexcept {
 }
 
 template <class Shape>
-void SimModel<Shape>::fill_rx(Completion& c, const RxEvent& rx) const noexcept {
+inline void SimModel<Shape>::fill_rx(Completion& c, const RxEvent& rx) const noexcept {
   const SqEntry& sq = send_queues_[static_cast<size_t>(rx.flow) * kSimSendQueueDepth + rx.slot];
   c.kind = Completion::Kind::rx_packet;
   c.last_of_message = rx.last;
@@ -707,7 +707,7 @@ void SimModel<Shape>::fill_rx(Completion& c, const RxEvent& rx) const noexcept {
 }
 
 template <class Shape>
-void SimModel<Shape>::fill_tx_done(Completion& c, const TxDoneEvent& done) noexcept {
+inline void SimModel<Shape>::fill_tx_done(Completion& c, const TxDoneEvent& done) noexcept {
   FlowQueue& flow = flows_[done.flow];
   const SqEntry& sq = entry(done.flow, flow.head);
   c.kind = Completion::Kind::tx_done;

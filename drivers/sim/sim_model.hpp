@@ -267,8 +267,8 @@ class SimModel final : public Queue, public Clock, private RateActions {
   /// something it sent.
   void retransmit_timeout(uint32_t flow) noexcept;
   uint32_t next_packet_wire_bytes(uint32_t flow) noexcept;
-  void fill_rx(Completion& c, const RxEvent& rx) const noexcept;
-  void fill_tx_done(Completion& c, const TxDoneEvent& done) noexcept;
+  [[gnu::always_inline]] void fill_rx(Completion& c, const RxEvent& rx) const noexcept;
+  [[gnu::always_inline]] void fill_tx_done(Completion& c, const TxDoneEvent& done) noexcept;
 
   policy::WireModel wire_;
   int64_t rate_bps_ = 1;
@@ -303,7 +303,7 @@ class SimModel final : public Queue, public Clock, private RateActions {
   /// something admits a flow of it or returns its credit).
   bool stays_due(uint32_t h) noexcept;
   /// The part of next_event_ps() host `h` adds (as when every host was looked at).
-  int64_t host_next_event_ps(uint32_t h) const noexcept;
+  [[gnu::always_inline]] int64_t host_next_event_ps(uint32_t h) const noexcept;
   std::vector<uint64_t> due_;            // bit per host
   WakeupHeap host_wake_;                 // key: host, when its busy link frees
   std::vector<uint32_t> discard_hosts_;  // hosts with discarded (VL15) flows

@@ -316,7 +316,14 @@ void FlowWorker::on_completion(const drv::Completion& c, drv::Queue& queue,
   if (flow.series_wire_bytes.empty()) [[unlikely]] {
     flow.series_wire_bytes.assign(series_bins_, 0);
   }
-  flow.series_wire_bytes[static_cast<size_t>(offset_ns / window_.bin_ns)] += c.wire_bytes;
+  // The bin of offset_ns: completions come in time order, so the last one's bin [start, end)
+  // usually holds it, and a division (tens of cycles) is needed only when a bin is left.
+  if (offset_ns < bin_start_ns_ || offset_ns >= bin_end_ns_) [[unlikely]] {
+    bin_index_ = static_cast<size_t>(offset_ns / window_.bin_ns);
+    bin_start_ns_ = static_cast<int64_t>(bin_index_) * window_.bin_ns;
+    bin_end_ns_ = bin_start_ns_ + window_.bin_ns;
+  }
+  flow.series_wire_bytes[bin_index_] += c.wire_bytes;
   if (c.last_of_message) {
     ++flow.messages;
     if (c.sent_ns == drv::Completion::kUntimed) return;
@@ -382,6 +389,9 @@ WorkerOutcome FlowWorker::run(drv::Queue& queue, drv::Clock& clock,
   exact_order_ = window_.virtual_time;
   const int64_t end_ns = window_.warmup_ns + window_.duration_ns;
   series_bins_ = static_cast<size_t>((window_.duration_ns + window_.bin_ns - 1) / window_.bin_ns);
+  bin_index_ = 0;
+  bin_start_ns_ = 0;
+  bin_end_ns_ = 0;  // empty: the first completion computes its bin
   // Series for the flows this worker owns only: W workers x all flows would multiply the
   // series memory by the worker count (the merge adds whatever each worker has). A flow's
   // frames received on another worker's queue get it there, once (on_completion).
@@ -468,11 +478,9 @@ WorkerOutcome FlowWorker::run(drv::Queue& queue, drv::Clock& clock,
     }
     // Post what is due (in bursts), then hand it to the driver.
     do {
-      post_due(now_ns);
+      if (anything_due(now_ns)) post_due(now_ns);
       flush(queue);
-    } while (burst_size_ == 0 &&
-             (!ready_.empty() || (!due_.empty() && due_.top().first <= now_ns) ||
-              (!late_starts_.empty() && late_starts_.back().first <= now_ns)));
+    } while (burst_size_ == 0 && anything_due(now_ns));
     // Drain completions, a bounded number of full batches at a time.
     // Virtual time drains it all (the exact order of posts depends on it).
     uint32_t polled = 0;

@@ -121,6 +121,11 @@ class FlowWorker {
   /// A saturating flow's refill of `count` messages at `now_ns` (what post_run() posts for it).
   void post_refill(FlowState& state, uint32_t flow, int64_t now_ns, uint32_t count) noexcept;
   void post_due(int64_t now_ns);
+  /// Whether post_due(now_ns) has anything to post (ready flows, due flows, late starts).
+  bool anything_due(int64_t now_ns) const noexcept {
+    return !ready_.empty() || (!due_.empty() && due_.top().first <= now_ns) ||
+           (!late_starts_.empty() && late_starts_.back().first <= now_ns);
+  }
   /// Saturating flows whose `start` has come join ready_.
   void start_late_flows(int64_t now_ns);
   void post_due_in_order(int64_t now_ns) noexcept;
@@ -150,6 +155,10 @@ class FlowWorker {
   size_t burst_sent_ = 0;    // prefix of burst_ the queue has accepted
   bool exact_order_ = true;  // post in (time, flow) order even within a burst (virtual time)
   size_t series_bins_ = 0;   // bins of a flow's throughput series in this run
+  // The series bin of the last counted completion: [bin_start_ns_, bin_end_ns_) of the window.
+  size_t bin_index_ = 0;
+  int64_t bin_start_ns_ = 0;
+  int64_t bin_end_ns_ = 0;
 
   // Live view (show_live): off unless attached; the boundary is checked once per loop turn.
   WorkerLive live_;
