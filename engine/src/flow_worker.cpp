@@ -280,9 +280,10 @@ void FlowWorker::flush(drv::Queue& queue) {
   }
 }
 
-void FlowWorker::on_completion(const drv::Completion& c, drv::Queue& queue,
-                               std::vector<FlowCounters>& counters,
-                               std::vector<FlowLatency>& latency) {
+[[gnu::always_inline]] inline void FlowWorker::on_completion(const drv::Completion& c,
+                                                             drv::Queue& queue,
+                                                             std::vector<FlowCounters>& counters,
+                                                             std::vector<FlowLatency>& latency) {
   if (c.kind == drv::Completion::Kind::tx_done) {
     FlowState& state = flows_[c.flow];
     state.outstanding -= c.messages;
