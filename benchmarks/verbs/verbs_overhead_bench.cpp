@@ -67,6 +67,7 @@ class InstantDevice final : public VerbsOps {
     return fake_.query_gid(c, p, i, g);
   }
   int get_clock_info(ibv_context*, mlx5dv_clock_info*) override { return EOPNOTSUPP; }
+  int query_mlx5_device(ibv_context*, mlx5dv_context*) override { return EOPNOTSUPP; }
   int read_device_clock(ibv_context*, uint64_t*) override { return EOPNOTSUPP; }
   ibv_pd* alloc_pd(ibv_context* c) override { return fake_.alloc_pd(c); }
   int dealloc_pd(ibv_pd* p) override { return fake_.dealloc_pd(p); }
@@ -210,11 +211,11 @@ void BM_VerbsInstantDevice(benchmark::State& state) {
   entry.name = "verbs";
   entry.available = true;
   entry_workers = workers;
-  entry.create = [](const qb::drv::DriverOptions&)
-      -> qb::Result<std::unique_ptr<qb::drv::DriverBackend>> {
+  entry.create =
+      [](const qb::drv::DriverOptions&) -> qb::Result<std::unique_ptr<qb::drv::DriverBackend>> {
     // A fresh device per repetition, for the suite's port (100 Gbit/s RoCE).
-    device = std::make_unique<InstantDevice>(fake_device_for_port(
-        100e9, qb::policy::WireModel{qb::policy::Transport::rocev2, 4096}, 0));
+    device = std::make_unique<InstantDevice>(
+        fake_device_for_port(100e9, qb::policy::WireModel{qb::policy::Transport::rocev2, 4096}, 0));
     VerbsConfig config;
     config.workers = entry_workers;
     return make_verbs_backend(config, device.get());
@@ -222,21 +223,31 @@ void BM_VerbsInstantDevice(benchmark::State& state) {
   qb::drv::DriverFactory factory(entry, std::make_shared<NoOptions>());
   run_verbs_benchmark(state, "mlx5_two_groups.toml", factory, workers);
 }
-BENCHMARK(BM_VerbsInstantDevice)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+BENCHMARK(BM_VerbsInstantDevice)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(3);
 
 void BM_VerbsFakeInstant(benchmark::State& state) {
   const auto workers = static_cast<uint32_t>(state.range(0));
-  auto driver = qb::drv::configure_driver(
-      "verbs", qb::ConfigTable("driver.verbs"),
-      {qb::ConfigOverride{"provider", "fake", "bench"},
-       qb::ConfigOverride{"fake_timing", "instant", "bench"},
-       qb::ConfigOverride{"workers", std::to_string(workers), "bench"}});
+  auto driver =
+      qb::drv::configure_driver("verbs", qb::ConfigTable("driver.verbs"),
+                                {qb::ConfigOverride{"provider", "fake", "bench"},
+                                 qb::ConfigOverride{"fake_timing", "instant", "bench"},
+                                 qb::ConfigOverride{"workers", std::to_string(workers), "bench"}});
   if (!driver) {
     state.SkipWithError(driver.error().to_string().c_str());
     return;
   }
   run_verbs_benchmark(state, "mlx5_two_groups.toml", *driver, workers);
 }
-BENCHMARK(BM_VerbsFakeInstant)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+BENCHMARK(BM_VerbsFakeInstant)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(3);
 
 }  // namespace

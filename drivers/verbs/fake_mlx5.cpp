@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <deque>
+#include <mutex>
 #include <type_traits>
 
 #include "qb/drivers/backend.hpp"
@@ -177,6 +178,7 @@ struct FakeMlx5::State {
   FakeDeviceConfig config;
   std::vector<std::string> calls;
   std::vector<std::string> violations;
+  std::mutex clock_info_mutex;  // workers read the clock info during traffic, concurrently
   uint32_t fail_at = 0;
   int fail_error = 0;
   uint64_t posted_sends = 0;
@@ -310,6 +312,13 @@ struct FakeMlx5::State {
         .count();
   }
 
+  // The device clock for the clock calls: on simulated timing, 0 until traffic starts (reading
+  // it must not build the model before the QPs exist).
+  int64_t clock_now_ns() {
+    if (config.timing == FakeTiming::simulated && !model_built) return 0;
+    return device_now_ns();
+  }
+
   void push_cqe(CqRecord* cq, const WorkCompletion& wc, QpRecord* send_owner) {
     if (cq->entries.size() >= cq->capacity) {
       violations.push_back(fmt::format("{} overrun (capacity {})", cq->label(), cq->capacity));
@@ -347,7 +356,8 @@ struct FakeMlx5::State {
     wc.opcode =
         message.opcode == IBV_WR_RDMA_WRITE_WITH_IMM ? IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV;
     wc.byte_len = message.bytes;
-    wc.timestamp = config.completion_timestamps ? static_cast<uint64_t>(time_ns) : 0;
+    wc.timestamp =
+        config.completion_timestamps ? static_cast<uint64_t>(time_ns) & config.clock_mask : 0;
     push_cqe(dest->recv_cq, wc, nullptr);
   }
 
@@ -360,7 +370,8 @@ struct FakeMlx5::State {
     wc.wr_id = message.wr_id;
     wc.opcode = send_opcode(message.opcode);
     wc.byte_len = message.bytes;
-    wc.timestamp = config.completion_timestamps ? static_cast<uint64_t>(time_ns) : 0;
+    wc.timestamp =
+        config.completion_timestamps ? static_cast<uint64_t>(time_ns) & config.clock_mask : 0;
     push_cqe(qp->send_cq, wc, qp);
   }
 
@@ -576,7 +587,7 @@ int FakeMlx5::query_device(ibv_context* context, ibv_device_attr_ex* attr) {
   a.max_qp_init_rd_atom = 16;
   a.phys_port_cnt = 1;
   if (s.config.completion_timestamps) {
-    attr->completion_timestamp_mask = (1ULL << 63) - 1;
+    attr->completion_timestamp_mask = s.config.clock_mask;
     attr->hca_core_clock = 1'000'000;  // kHz: one tick per ns
   }
   attr->packet_pacing_caps.qp_rate_limit_min = s.config.rate_limit_min_kbps;
@@ -641,13 +652,37 @@ int FakeMlx5::query_gid(ibv_context* context, uint8_t port, int index, ibv_gid* 
 
 int FakeMlx5::get_clock_info(ibv_context* context, mlx5dv_clock_info* info) {
   State& s = *state_;
+  const std::lock_guard<std::mutex> lock(s.clock_info_mutex);
   if (s.begin("get_clock_info()")) return s.fail_error;
   if (!s.check_alive(State::record_of(context), "context")) return s.refuse(EINVAL, "context");
   if (!s.config.completion_timestamps) return s.refuse(EOPNOTSUPP, "no device clock");
+  // One tick per ns; the ns and the ticks now (the clock info changes with every read).
+  const auto now_ns = static_cast<uint64_t>(s.clock_now_ns());
   *info = {};
-  info->mult = 1;  // one tick per ns: mlx5dv_ts_to_ns is the identity
+  info->nsec = now_ns;
+  info->last_cycles = now_ns & s.config.clock_mask;
+  info->mult = 1;
   info->shift = 0;
-  info->mask = ~0ULL;
+  info->mask = s.config.clock_mask;
+  return 0;
+}
+
+int FakeMlx5::query_mlx5_device(ibv_context* context, mlx5dv_context* attr) {
+  State& s = *state_;
+  if (s.begin("query_mlx5_device()")) return s.fail_error;
+  if (!s.check_alive(State::record_of(context), "context")) return s.refuse(EINVAL, "context");
+  const uint64_t requested = attr->comp_mask;
+  *attr = {};
+  attr->version = 0;
+  // The fields asked for that the fake has (the others' bits cleared, as libmlx5 does).
+  attr->comp_mask = requested & MLX5DV_CONTEXT_MASK_CLOCK_INFO_UPDATE;
+  if (s.config.completion_timestamps) {
+    attr->max_clock_info_update_nsec = s.config.max_clock_info_update_ns != 0
+                                           ? s.config.max_clock_info_update_ns
+                                           : (s.config.clock_mask >> 2) + 1;
+  } else {
+    attr->comp_mask = 0;
+  }
   return 0;
 }
 
@@ -656,7 +691,7 @@ int FakeMlx5::read_device_clock(ibv_context* context, uint64_t* ticks) {
   if (s.begin("read_device_clock()")) return s.fail_error;
   if (!s.check_alive(State::record_of(context), "context")) return s.refuse(EINVAL, "context");
   if (!s.config.completion_timestamps) return s.refuse(EOPNOTSUPP, "no device clock");
-  *ticks = static_cast<uint64_t>(s.device_now_ns());
+  *ticks = static_cast<uint64_t>(s.device_now_ns()) & s.config.clock_mask;
   return 0;
 }
 

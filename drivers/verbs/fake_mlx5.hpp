@@ -43,6 +43,12 @@ struct FakeDeviceConfig {
   FakeTiming timing = FakeTiming::simulated;
   bool sched_support = true;          // mlx5dv_sched_*: otherwise EOPNOTSUPP
   bool completion_timestamps = true;  // completion_timestamp_mask != 0, clock info
+  /// The device clock: one tick per ns, a free-running counter of these bits (it wraps), so a
+  /// clock info (mlx5dv_get_clock_info: the ns and the ticks when it was read) converts only
+  /// timestamps within half a wrap of its reading, and each read gives a new one.
+  uint64_t clock_mask = (1ULL << 63) - 1;
+  /// mlx5dv_query_device's max_clock_info_update_nsec; 0: a quarter of the wrap.
+  uint64_t max_clock_info_update_ns = 0;
   uint32_t rate_limit_min_kbps = 1'000;
   uint32_t rate_limit_max_kbps = 100'000'000;
   bool rate_limit_rc = true;  // packet_pacing_caps.supported_qpts has RC
@@ -81,6 +87,7 @@ class FakeMlx5 final : public VerbsOps {
   int query_port(ibv_context* context, uint8_t port, ibv_port_attr* attr) override;
   int query_gid(ibv_context* context, uint8_t port, int index, ibv_gid* gid) override;
   int get_clock_info(ibv_context* context, mlx5dv_clock_info* info) override;
+  int query_mlx5_device(ibv_context* context, mlx5dv_context* attr) override;
   int read_device_clock(ibv_context* context, uint64_t* ticks) override;
   ibv_pd* alloc_pd(ibv_context* context) override;
   int dealloc_pd(ibv_pd* pd) override;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -30,6 +31,7 @@ Status NicSchedTree::build(VerbsOps& ops, ibv_context* context, const policy::Sc
   ops_ = &ops;
   leaf_of_.assign(tree.elements.size(), nullptr);
   std::vector<mlx5dv_sched_node*> node_of(tree.elements.size(), nullptr);
+  std::vector<uint32_t> depth_of(tree.elements.size(), 0);
   // Depth first from the root: every parent exists before its children.
   std::vector<uint32_t> stack{tree.root()};
   while (!stack.empty()) {
@@ -40,7 +42,9 @@ Status NicSchedTree::build(VerbsOps& ops, ibv_context* context, const policy::Sc
         e.parent == policy::SchedTree::kNoParent ? nullptr : node_of[e.parent];
     const mlx5dv_sched_attr attr = sched_attr_for(tree, i, parent);
     errno = 0;
-    Created made{i, nullptr, nullptr};
+    const uint32_t depth = e.parent == policy::SchedTree::kNoParent ? 0 : depth_of[e.parent] + 1;
+    depth_of[i] = depth;
+    Created made{i, depth, nullptr, nullptr};
     if (e.is_leaf) {
       made.leaf = ops.sched_leaf_create(context, &attr);
     } else {
@@ -76,10 +80,19 @@ const mlx5dv_sched_leaf* NicSchedTree::leaf(uint32_t element) const noexcept {
 }
 
 void NicSchedTree::destroy() noexcept {
+  // All leaves first (their QPs are detached by now), then the nodes deepest first: a node goes
+  // only when nothing is left under it. Within a depth, the reverse of creation order.
+  uint32_t deepest = 0;
+  for (const Created& c : created_) deepest = std::max(deepest, c.depth);
   for (auto it = created_.rbegin(); it != created_.rend(); ++it) {
-    const int rc = it->leaf != nullptr ? ops_->sched_leaf_destroy(it->leaf)
-                                       : ops_->sched_node_destroy(it->node);
-    if (rc != 0) ++failed_destroys_;
+    if (it->leaf != nullptr && ops_->sched_leaf_destroy(it->leaf) != 0) ++failed_destroys_;
+  }
+  for (uint32_t depth = deepest + 1; depth-- > 0;) {
+    for (auto it = created_.rbegin(); it != created_.rend(); ++it) {
+      if (it->node != nullptr && it->depth == depth && ops_->sched_node_destroy(it->node) != 0) {
+        ++failed_destroys_;
+      }
+    }
   }
   created_.clear();
   leaf_of_.clear();

@@ -1,5 +1,6 @@
 // The suite's scheduling tree in the NIC: one mlx5dv_sched_node per node, one
-// mlx5dv_sched_leaf per leaf, created parents first and destroyed children first.
+// mlx5dv_sched_leaf per leaf, created parents first; destroyed leaves first, then the nodes
+// deepest first.
 #pragma once
 
 #include <cstdint>
@@ -31,14 +32,15 @@ class NicSchedTree {
   /// The leaf made for tree element `element` (nullptr: not built, or not a leaf).
   const mlx5dv_sched_leaf* leaf(uint32_t element) const noexcept;
   bool built() const noexcept { return !created_.empty(); }
-  /// Children before parents (reverse creation order). Idempotent. A destroy that fails is
-  /// counted (failed_destroys()), not retried.
+  /// Every leaf, then the nodes deepest first (children before parents). Idempotent. A destroy
+  /// that fails is counted (failed_destroys()), not retried.
   void destroy() noexcept;
   uint32_t failed_destroys() const noexcept { return failed_destroys_; }
 
  private:
   struct Created {
     uint32_t element = 0;
+    uint32_t depth = 0;  // the root's is 0
     mlx5dv_sched_node* node = nullptr;
     mlx5dv_sched_leaf* leaf = nullptr;
   };

@@ -50,6 +50,9 @@ class RdmaCoreOps final : public VerbsOps {
   int get_clock_info(ibv_context* context, mlx5dv_clock_info* info) override {
     return mlx5dv_get_clock_info(context, info);
   }
+  int query_mlx5_device(ibv_context* context, mlx5dv_context* attr) override {
+    return mlx5dv_query_device(context, attr);
+  }
   int read_device_clock(ibv_context* context, uint64_t* ticks) override {
     ibv_values_ex values{};
     values.comp_mask = IBV_VALUES_MASK_RAW_CLOCK;
@@ -70,9 +73,7 @@ class RdmaCoreOps final : public VerbsOps {
     return ibv_create_cq_ex(context, attr);
   }
   int destroy_cq(ibv_cq_ex* cq) override { return ibv_destroy_cq(ibv_cq_ex_to_cq(cq)); }
-  ibv_qp* create_qp(ibv_pd* pd, ibv_qp_init_attr* attr) override {
-    return ibv_create_qp(pd, attr);
-  }
+  ibv_qp* create_qp(ibv_pd* pd, ibv_qp_init_attr* attr) override { return ibv_create_qp(pd, attr); }
   int modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask) override {
     return ibv_modify_qp(qp, attr, mask);
   }

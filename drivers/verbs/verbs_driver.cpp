@@ -15,8 +15,8 @@
 #include "fake_mlx5.hpp"
 #include "nic_sched_tree.hpp"
 #include "peer_link.hpp"
-#include "qp_exchange.hpp"
 #include "qb/drivers/registry.hpp"
+#include "qp_exchange.hpp"
 #include "verbs_port.hpp"
 #include "verbs_worker.hpp"
 
@@ -25,6 +25,14 @@ namespace {
 
 constexpr uint32_t kRingSlots = 2 * kSendQueueDepth;  // room for a receiver a window behind
 constexpr int kAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+
+// How often a worker reads the clock info again: half the period mlx5dv_get_clock_info(3)
+// requires (mlx5dv_query_device's max_clock_info_update_nsec), at most every 0.5 s, every 0.1 s
+// when the device does not say.
+int64_t clock_info_refresh_ns(uint64_t max_update_ns) {
+  if (max_update_ns == 0) return 100'000'000;
+  return static_cast<int64_t>(std::min<uint64_t>(max_update_ns, 1'000'000'000) / 2);
+}
 
 Error verbs_error(Errc code, std::string message, std::string where = {}) {
   return make_error(code, "verbs: " + std::move(message), std::move(where));
@@ -134,14 +142,14 @@ class VerbsDriver final : public DriverBackend {
     port_ = *port;
     const bool ib_suite = topology.wire.transport == policy::Transport::ib;
     if (ib_suite != port_.infiniband) {
-      return verbs_error(Errc::invalid_config,
-                         fmt::format("{} is {}, the suite's transport is \"{}\": set transport = "
-                                     "\"{}\" (or pick another device/port)",
-                                     port_.describe(),
-                                     port_.infiniband ? "InfiniBand" : "Ethernet (RoCE)",
-                                     policy::transport_name(topology.wire.transport),
-                                     port_.infiniband ? "ib" : "rocev2"),
-                         "port.transport");
+      return verbs_error(
+          Errc::invalid_config,
+          fmt::format("{} is {}, the suite's transport is \"{}\": set transport = "
+                      "\"{}\" (or pick another device/port)",
+                      port_.describe(), port_.infiniband ? "InfiniBand" : "Ethernet (RoCE)",
+                      policy::transport_name(topology.wire.transport),
+                      port_.infiniband ? "ib" : "rocev2"),
+          "port.transport");
     }
     const auto mtu = ib_mtu_for_bytes(topology.wire.mtu_bytes);
     if (!mtu) {
@@ -153,31 +161,32 @@ class VerbsDriver final : public DriverBackend {
     }
     // Refused rather than capped: the oracle's wire accounting uses the suite's MTU.
     if (*mtu > port_.active_mtu) {
-      return verbs_error(Errc::invalid_config,
-                         fmt::format("the suite's MTU {} exceeds the active MTU of {}: set mtu = "
-                                     "{}",
-                                     topology.wire.mtu_bytes, port_.describe(),
-                                     ib_mtu_bytes(port_.active_mtu)),
-                         "port.mtu");
+      return verbs_error(
+          Errc::invalid_config,
+          fmt::format("the suite's MTU {} exceeds the active MTU of {}: set mtu = "
+                      "{}",
+                      topology.wire.mtu_bytes, port_.describe(), ib_mtu_bytes(port_.active_mtu)),
+          "port.mtu");
     }
     path_mtu_ = *mtu;
     // The oracle divides the suite's port rate: on a device it must be the port's speed. (A
     // fake made for the suite has the suite's rate by construction.)
     if (!mirror_fake_ && port_.speed_bps > 0.0 &&
         std::abs(topology.port_rate_bps - port_.speed_bps) > 0.01 * port_.speed_bps) {
-      return verbs_error(Errc::invalid_config,
-                         fmt::format("the suite's port rate is {:g} Gbit/s but {} : set rate = "
-                                     "\"{:g}Gbps\"",
-                                     topology.port_rate_bps / 1e9, port_.describe(),
-                                     port_.speed_bps / 1e9),
-                         "port.rate");
+      return verbs_error(
+          Errc::invalid_config,
+          fmt::format("the suite's port rate is {:g} Gbit/s but {} : set rate = "
+                      "\"{:g}Gbps\"",
+                      topology.port_rate_bps / 1e9, port_.describe(), port_.speed_bps / 1e9),
+          "port.rate");
     }
     errno = 0;
     pd_ = ops_->alloc_pd(context_);
     if (pd_ == nullptr) return call_failed("ibv_alloc_pd", errno, device_);
     const uint32_t workers = std::max(1U, topology.workers);
     resources_.resize(workers);
-    for (uint32_t f = 0; f < topology.flow_count; ++f) ++resources_[worker_of_flow(f, workers)].flows;
+    for (uint32_t f = 0; f < topology.flow_count; ++f)
+      ++resources_[worker_of_flow(f, workers)].flows;
     const uint32_t buffer_bytes = std::max<uint32_t>(64, topology.max_message_bytes);
     for (uint32_t w = 0; w < workers; ++w) {
       if (Status s = open_worker(resources_[w], w, buffer_bytes); !s) return s;
@@ -263,13 +272,12 @@ class VerbsDriver final : public DriverBackend {
     if (role() == Role::loopback) {
       for (uint32_t f = 0; f < plan.flows.size(); ++f) {
         const policy::FlowPlan& flow = plan.flows[f];
-        if (Status s = connect(qps_[f].responder, local_endpoint(f, qps_[f].requester), flow,
-                               false);
+        if (Status s =
+                connect(qps_[f].responder, local_endpoint(f, qps_[f].requester), flow, false);
             !s) {
           return s;
         }
-        if (Status s = connect(qps_[f].requester, local_endpoint(f, qps_[f].responder), flow,
-                               true);
+        if (Status s = connect(qps_[f].requester, local_endpoint(f, qps_[f].responder), flow, true);
             !s) {
           return s;
         }
@@ -365,6 +373,8 @@ class VerbsDriver final : public DriverBackend {
       setup.simulated_clock = simulated;
       setup.nic_timestamps = port_.completion_timestamps && port_.clock_info;
       setup.clock_info = port_.clock;
+      setup.context = context_;
+      setup.clock_info_refresh_ns = clock_info_refresh_ns(port_.clock_info_update_ns);
       workers_.push_back(std::make_unique<VerbsWorker>(std::move(setup), std::move(flows_of[w]),
                                                        static_cast<uint32_t>(plan.flows.size())));
       if (!workers_.back()->post_receives()) {
@@ -431,8 +441,8 @@ class VerbsDriver final : public DriverBackend {
     return {};
   }
 
-  Status attach(ibv_qp* qp, const mlx5dv_sched_leaf* requester,
-                const mlx5dv_sched_leaf* responder, const policy::FlowPlan& flow) {
+  Status attach(ibv_qp* qp, const mlx5dv_sched_leaf* requester, const mlx5dv_sched_leaf* responder,
+                const policy::FlowPlan& flow) {
     if (int rc = ops_->modify_qp_sched_elem(qp, requester, responder)) {
       return verbs_error(rc == EOPNOTSUPP ? Errc::unavailable : Errc::runtime,
                          fmt::format("mlx5dv_modify_qp_sched_elem for flow '{}' failed: {} "
@@ -464,18 +474,18 @@ class VerbsDriver final : public DriverBackend {
       rtr.ah_attr.grh.traffic_class = static_cast<uint8_t>(flow.dscp << 2);
     }
     const std::string what = fmt::format("flow '{}'{}", flow.name, requester ? "" : " (responder)");
-    if (int rc = ops_->modify_qp(qp, &rtr,
-                                 IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-                                     IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-                                     IBV_QP_MIN_RNR_TIMER)) {
+    if (int rc =
+            ops_->modify_qp(qp, &rtr,
+                            IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+                                IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)) {
       return call_failed("ibv_modify_qp(RTR)", rc, what);
     }
     ibv_qp_attr rts{};
     rts.qp_state = IBV_QPS_RTS;
-    rts.timeout = 14;   // 4.096 us x 2^14 = 67 ms
+    rts.timeout = 14;  // 4.096 us x 2^14 = 67 ms
     rts.retry_cnt = 7;
     rts.rnr_retry = 7;  // forever: a receiver that is behind is waited for
-    rts.sq_psn = 0;  // our PSN (the peer's rq_psn: 0 on both hosts)
+    rts.sq_psn = 0;     // our PSN (the peer's rq_psn: 0 on both hosts)
     rts.max_rd_atomic = 16;
     if (int rc = ops_->modify_qp(qp, &rts,
                                  IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
@@ -496,12 +506,12 @@ class VerbsDriver final : public DriverBackend {
     }
     const double kbps = std::ceil(flow.offered_wire_bps / 1e3);
     if (kbps < caps.qp_rate_limit_min || kbps > caps.qp_rate_limit_max) {
-      return verbs_error(Errc::invalid_config,
-                         fmt::format("flow '{}' offers {:g} kbit/s, outside the device's packet "
-                                     "pacing range [{}, {}] kbit/s",
-                                     flow.name, kbps, caps.qp_rate_limit_min,
-                                     caps.qp_rate_limit_max),
-                         "driver.verbs.hw_rate_limit");
+      return verbs_error(
+          Errc::invalid_config,
+          fmt::format("flow '{}' offers {:g} kbit/s, outside the device's packet "
+                      "pacing range [{}, {}] kbit/s",
+                      flow.name, kbps, caps.qp_rate_limit_min, caps.qp_rate_limit_max),
+          "driver.verbs.hw_rate_limit");
     }
     ibv_qp_rate_limit_attr attr{};
     attr.rate_limit = static_cast<uint32_t>(kbps);
@@ -512,18 +522,26 @@ class VerbsDriver final : public DriverBackend {
   }
 
   Status start() override {
+    // Two hosts: the sender starts when the receiver is ready, which may take up to
+    // kPeerWaitMs. The run's zero is taken after that wait: the device clock and the host
+    // clock read together (the clock info read just before, to convert the device's ticks), so
+    // NIC-timed latencies are not inflated by the wait.
+    if (role() != Role::loopback) {
+      if (Status s = exchange_ready(link_, role() == Role::receiver); !s) return s;
+    }
     int64_t device0_ns = 0;
+    mlx5dv_clock_info clock = port_.clock;
     if (port_.completion_timestamps && port_.clock_info) {
+      // A fresh one; should the read fail, the one read at open (moments ago) still converts.
+      if (ops_->get_clock_info(context_, &clock) != 0) clock = port_.clock;
       uint64_t ticks = 0;
       if (int rc = ops_->read_device_clock(context_, &ticks)) {
         return call_failed("ibv_query_rt_values_ex", rc, device_);
       }
-      device0_ns = static_cast<int64_t>(mlx5dv_ts_to_ns(&port_.clock, ticks));
+      device0_ns = static_cast<int64_t>(mlx5dv_ts_to_ns(&clock, ticks));
     }
-    if (role() != Role::loopback) {
-      if (Status s = exchange_ready(link_, role() == Role::receiver); !s) return s;
-    }
-    for (auto& worker : workers_) worker->start(device0_ns);
+    const int64_t host0_ns = workers_.empty() ? 0 : workers_.front()->host_now_ns();
+    for (auto& worker : workers_) worker->start(host0_ns, device0_ns, clock);
     return {};
   }
 
@@ -639,10 +657,10 @@ Result<double> read_port_speed_bps(const VerbsConfig& config, VerbsOps* ops) {
   ops->close_device(*context);
   if (!port) return std::move(port).error();
   if (!(port->speed_bps > 0.0)) {
-    return verbs_error(Errc::unavailable,
-                       fmt::format("{} reports no known speed: give the suite's rate",
-                                   port->describe()),
-                       "port.rate");
+    return verbs_error(
+        Errc::unavailable,
+        fmt::format("{} reports no known speed: give the suite's rate", port->describe()),
+        "port.rate");
   }
   return port->speed_bps;
 }

@@ -46,6 +46,9 @@ class VerbsOps {
   virtual int query_gid(ibv_context* context, uint8_t port, int index, ibv_gid* gid) = 0;
   /// mlx5dv_get_clock_info: converts completion timestamps to ns (mlx5dv_ts_to_ns).
   virtual int get_clock_info(ibv_context* context, mlx5dv_clock_info* info) = 0;
+  /// mlx5dv_query_device: with MLX5DV_CONTEXT_MASK_CLOCK_INFO_UPDATE in attr->comp_mask, the
+  /// max_clock_info_update_nsec within which the clock info must be read again.
+  virtual int query_mlx5_device(ibv_context* context, mlx5dv_context* attr) = 0;
   /// ibv_query_rt_values_ex: the device clock now, in ticks.
   virtual int read_device_clock(ibv_context* context, uint64_t* ticks) = 0;
 

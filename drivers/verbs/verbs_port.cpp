@@ -162,6 +162,14 @@ Result<PortInfo> query_verbs_port(VerbsOps& ops, ibv_context* context, const std
   if (info.completion_timestamps) {
     info.clock_info = ops.get_clock_info(context, &info.clock) == 0;
   }
+  if (info.clock_info) {
+    mlx5dv_context mlx5{};
+    mlx5.comp_mask = MLX5DV_CONTEXT_MASK_CLOCK_INFO_UPDATE;
+    if (ops.query_mlx5_device(context, &mlx5) == 0 &&
+        (mlx5.comp_mask & MLX5DV_CONTEXT_MASK_CLOCK_INFO_UPDATE) != 0) {
+      info.clock_info_update_ns = mlx5.max_clock_info_update_nsec;
+    }
+  }
   return info;
 }
 

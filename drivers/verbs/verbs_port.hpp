@@ -27,6 +27,9 @@ struct PortInfo {
   bool completion_timestamps = false;  // the CQs can carry them
   bool clock_info = false;             // and mlx5dv_get_clock_info converts them
   mlx5dv_clock_info clock{};
+  /// mlx5dv_get_clock_info(3): the clock info must be read again at least this often
+  /// (mlx5dv_query_device's max_clock_info_update_nsec); 0 when the device did not say.
+  uint64_t clock_info_update_ns = 0;
   ibv_packet_pacing_caps pacing{};
   /// "mlx5_0 port 1: Ethernet (RoCE), 100 Gbit/s, active MTU 4096"
   std::string describe() const;

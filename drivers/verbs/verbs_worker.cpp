@@ -1,11 +1,11 @@
 #include "verbs_worker.hpp"
 
-#include "host_clock.hpp"
-
 #include <arpa/inet.h>
 
 #include <algorithm>
 #include <bit>
+
+#include "host_clock.hpp"
 
 namespace qb::drv::verbs {
 namespace {
@@ -42,8 +42,7 @@ inline void cpu_relax() noexcept {
 
 }  // namespace
 
-VerbsWorker::VerbsWorker(WorkerSetup setup, std::vector<WorkerFlowSetup> flows,
-                         uint32_t flow_count)
+VerbsWorker::VerbsWorker(WorkerSetup setup, std::vector<WorkerFlowSetup> flows, uint32_t flow_count)
     : setup_(std::move(setup)), slot_of_flow_(flow_count, UINT32_MAX) {
   const uint32_t slots = std::bit_ceil(std::max(2U, setup_.ring_slots));
   ring_mask_ = slots - 1;
@@ -84,10 +83,28 @@ bool VerbsWorker::post_receives() noexcept {
   return true;
 }
 
-void VerbsWorker::start(int64_t device0_ns) noexcept {
-  host0_ns_ = host_now_ns();
+void VerbsWorker::start(int64_t host0_ns, int64_t device0_ns,
+                        const mlx5dv_clock_info& clock_info) noexcept {
+  host0_ns_ = host0_ns;
   device0_ns_ = device0_ns;
+  setup_.clock_info = clock_info;
+  clock_info_read_ns_ = host0_ns;
+  clock_info_countdown_ = kClockInfoCheckEvery;
   stopped_ = false;
+}
+
+void VerbsWorker::refresh_clock_info() noexcept {
+  clock_info_countdown_ = kClockInfoCheckEvery;
+  const int64_t now = host_now_ns();
+  if (now - clock_info_read_ns_ < setup_.clock_info_refresh_ns) return;
+  clock_info_read_ns_ = now;
+  mlx5dv_clock_info info{};
+  if (setup_.ops->get_clock_info(setup_.context, &info) == 0) {
+    setup_.clock_info = info;
+    ++stats_.clock_info_reads;
+  } else {
+    ++stats_.clock_info_failures;
+  }
 }
 
 int64_t VerbsWorker::host_now_ns() const noexcept {
@@ -100,10 +117,14 @@ int64_t VerbsWorker::now_ns() noexcept {
 }
 
 void VerbsWorker::wait_until(int64_t deadline_ns) noexcept {
+  // The slow path (nothing to send yet): the clock info's age is looked at every wait (after
+  // it on simulated time, which may jump far ahead).
   if (setup_.simulated_clock != nullptr) {
     setup_.simulated_clock->wait_until(deadline_ns + host0_ns_);
+    if (setup_.nic_timestamps) refresh_clock_info();
     return;
   }
+  if (setup_.nic_timestamps) refresh_clock_info();
   // Busy wait, as perftest does, returning as soon as a send completion is there (the
   // engine refills windows on them): the CQ is peeked into peeked_wcs_, which drain_send
   // hands out first. Receive completions only count, so they wait for the next poll; the
@@ -152,8 +173,8 @@ uint32_t VerbsWorker::post_chain(Flow& flow, std::span<const Message> messages) 
   const int64_t sent_ns = now_ns();
   for (size_t i = 0; i < n; ++i) {
     const Message& m = messages[i];
-    sges_[i] = ibv_sge{setup_.local_address, std::min(m.bytes, setup_.buffer_bytes),
-                       setup_.local_key};
+    sges_[i] =
+        ibv_sge{setup_.local_address, std::min(m.bytes, setup_.buffer_bytes), setup_.local_key};
     ibv_send_wr& wr = wrs_[i];
     wr = ibv_send_wr{};
     wr.wr_id = encode_wr_id(slot_of_flow_[m.flow], flow.tail + i);
@@ -171,7 +192,8 @@ uint32_t VerbsWorker::post_chain(Flow& flow, std::span<const Message> messages) 
       wr.wr.rdma.rkey = flow.setup.remote_key;
     }
     wr.imm_data = htonl(static_cast<uint32_t>(m.sequence));
-    flow.ring[(flow.tail + i) & ring_mask_] = InFlight{m.scheduled_ns, sent_ns, m.sequence, m.bytes};
+    flow.ring[(flow.tail + i) & ring_mask_] =
+        InFlight{m.scheduled_ns, sent_ns, m.sequence, m.bytes};
   }
   ibv_send_wr* bad = nullptr;
   const int rc = setup_.ops->post_send(flow.setup.requester, wrs_.data(), &bad);
@@ -194,7 +216,8 @@ uint32_t VerbsWorker::tx_burst(std::span<const Message> messages) noexcept {
     const uint32_t flow_index = messages[done].flow;
     size_t run = 1;
     while (done + run < messages.size() && messages[done + run].flow == flow_index) ++run;
-    const uint32_t slot = flow_index < slot_of_flow_.size() ? slot_of_flow_[flow_index] : UINT32_MAX;
+    const uint32_t slot =
+        flow_index < slot_of_flow_.size() ? slot_of_flow_[flow_index] : UINT32_MAX;
     if (slot == UINT32_MAX) break;  // not this worker's flow: the engine never does this
     if (flows_[slot].setup.requester == nullptr) {
       // A receiver: the sender is another host. Accepted and dropped without a completion,
@@ -223,8 +246,8 @@ Completion VerbsWorker::received(const Flow& flow, const InFlight& message,
   c.last_of_message = true;
   c.flow = flow.setup.flow;
   c.payload_bytes = message.bytes;
-  c.wire_bytes =
-      static_cast<uint32_t>(setup_.wire.wire_bytes_for_message(message.bytes, wire_op(flow.setup.op)));
+  c.wire_bytes = static_cast<uint32_t>(
+      setup_.wire.wire_bytes_for_message(message.bytes, wire_op(flow.setup.op)));
   c.sequence = message.sequence;
   c.scheduled_ns = message.scheduled_ns;
   c.sent_ns = message.sent_ns;
@@ -285,7 +308,8 @@ uint32_t VerbsWorker::drain_send(std::span<Completion> out) noexcept {
 uint32_t VerbsWorker::drain_recv(std::span<Completion> out) noexcept {
   const size_t batch = std::min(wcs_.size(), out.size());
   if (batch == 0 || setup_.recv_cq == nullptr) return 0;
-  const int polled = setup_.ops->poll_cq(setup_.recv_cq, std::span(wcs_.data(), batch), setup_.nic_timestamps);
+  const int polled =
+      setup_.ops->poll_cq(setup_.recv_cq, std::span(wcs_.data(), batch), setup_.nic_timestamps);
   if (polled <= 0) return 0;
   const int64_t polled_ns = setup_.nic_timestamps ? 0 : now_ns();
   uint32_t n = 0;
@@ -300,8 +324,7 @@ uint32_t VerbsWorker::drain_recv(std::span<Completion> out) noexcept {
     }
     if (flow.setup.requester == nullptr) {
       // Sent by another host: its times are not ours to know (counted, no latency).
-      const InFlight remote{Completion::kUntimed, Completion::kUntimed, flow.rx_head,
-                            wc.byte_len};
+      const InFlight remote{Completion::kUntimed, Completion::kUntimed, flow.rx_head, wc.byte_len};
       out[n++] = received(flow, remote, completion_ns(wc, polled_ns));
       ++flow.rx_head;
     } else if (flow.rx_head < flow.tail) {
@@ -320,6 +343,8 @@ uint32_t VerbsWorker::drain_recv(std::span<Completion> out) noexcept {
 }
 
 uint32_t VerbsWorker::poll(std::span<Completion> out) noexcept {
+  // A worker that never waits (saturated) looks at it every kClockInfoCheckEvery polls.
+  if (setup_.nic_timestamps && --clock_info_countdown_ == 0) refresh_clock_info();
   uint32_t n = drain_recv(out);
   n += drain_send(out.subspan(n));
   return n;

@@ -51,6 +51,10 @@ struct WorkerSetup {
   /// Completion timestamps in run time: ts_to_ns(ticks) - the device ns at start().
   bool nic_timestamps = false;
   mlx5dv_clock_info clock_info{};
+  /// NIC timestamps: the clock info is read again (mlx5dv_get_clock_info on `context`) once
+  /// this much host time has passed since the last read, on the worker's slow path.
+  ibv_context* context = nullptr;
+  int64_t clock_info_refresh_ns = 0;
 };
 
 struct WorkerStats {
@@ -58,8 +62,10 @@ struct WorkerStats {
   uint64_t send_completions = 0;
   uint64_t recv_completions = 0;
   uint64_t error_completions = 0;
-  uint64_t post_failures = 0;  // post_send refused (send queue full): retried by the engine
-  uint64_t ring_full = 0;      // a flow's receiver lagged a whole ring behind
+  uint64_t post_failures = 0;        // post_send refused (send queue full): retried by the engine
+  uint64_t ring_full = 0;            // a flow's receiver lagged a whole ring behind
+  uint64_t clock_info_reads = 0;     // mlx5dv_get_clock_info again during the run
+  uint64_t clock_info_failures = 0;  // ... failed (the previous one is kept)
 };
 
 class VerbsWorker final : public Queue, public Clock {
@@ -68,9 +74,11 @@ class VerbsWorker final : public Queue, public Clock {
 
   /// Posts a receive per ring slot on every responder. false: post_recv failed.
   bool post_receives() noexcept;
-  /// Time zero of the run: the host clock now, and the device clock (ns) read at the same
-  /// moment for completion timestamps.
-  void start(int64_t device0_ns) noexcept;
+  /// Time zero of the run: the host clock (host_now_ns) and the device clock (ns, converted
+  /// with `clock_info`) read together, and the clock info they were read with.
+  void start(int64_t host0_ns, int64_t device0_ns, const mlx5dv_clock_info& clock_info) noexcept;
+  /// The host clock (simulated on a simulated device), not relative to the run's zero.
+  int64_t host_now_ns() const noexcept;
   /// Posts from now on are refused.
   void stop() noexcept { stopped_ = true; }
 
@@ -108,7 +116,8 @@ class VerbsWorker final : public Queue, public Clock {
     return {static_cast<uint32_t>(wr_id & 0xffffff), wr_id >> 24};
   }
 
-  int64_t host_now_ns() const noexcept;
+  /// Reads the clock info again when clock_info_refresh_ns has passed since the last read.
+  void refresh_clock_info() noexcept;
   /// Run time of a completion: its device timestamp, else `polled_ns` (when it was polled).
   int64_t completion_ns(const WorkCompletion& wc, int64_t polled_ns) noexcept;
   uint32_t post_chain(Flow& flow, std::span<const Message> messages) noexcept;
@@ -121,19 +130,24 @@ class VerbsWorker final : public Queue, public Clock {
   WorkerSetup setup_;
   const HostClock& host_clock_ = HostClock::get();
   std::vector<Flow> flows_;
-  uint32_t slot_count_ = 0;            // flows_.size()
+  uint32_t slot_count_ = 0;             // flows_.size()
   std::vector<uint32_t> slot_of_flow_;  // plan flow -> index in flows_ (UINT32_MAX: not ours)
   uint64_t ring_mask_ = 0;
   int64_t host0_ns_ = 0;    // host clock at start()
   int64_t device0_ns_ = 0;  // device clock (ns) at start()
   bool stopped_ = false;
+  // NIC timestamps: polls and waits until the next look at the clock info's age, and the host
+  // time it was read at.
+  static constexpr uint32_t kClockInfoCheckEvery = 1024;
+  uint32_t clock_info_countdown_ = kClockInfoCheckEvery;
+  int64_t clock_info_read_ns_ = 0;
   WorkerStats stats_;
   std::array<ibv_send_wr, kMaxChain> wrs_{};
   std::array<ibv_sge, kMaxChain> sges_{};
   std::array<ibv_recv_wr, kMaxChain> recv_wrs_{};
-  std::vector<uint32_t> reposts_;    // per slot: receives consumed in this drain
-  std::vector<uint32_t> reposting_;  // slots with reposts_ != 0
-  std::array<WorkCompletion, kPollBatch> wcs_{};         // receive completions
+  std::vector<uint32_t> reposts_;                 // per slot: receives consumed in this drain
+  std::vector<uint32_t> reposting_;               // slots with reposts_ != 0
+  std::array<WorkCompletion, kPollBatch> wcs_{};  // receive completions
   std::array<WorkCompletion, kPollBatch> peeked_wcs_{};  // send completions, [used, peeked)
   size_t peeked_ = 0;
   size_t peeked_used_ = 0;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <mutex>
 #include <thread>
@@ -24,13 +25,21 @@ namespace {
 class LockedOps final : public VerbsOps {
  public:
   explicit LockedOps(FakeMlx5& fake) : fake_(fake) {}
-#define QB_LOCKED(call)                   \
+#define QB_LOCKED(call)                     \
   std::lock_guard<std::mutex> lock(mutex_); \
   return fake_.call
-  std::vector<std::string> device_names() override { QB_LOCKED(device_names()); }
-  ibv_context* open_device(std::string_view n) override { QB_LOCKED(open_device(n)); }
-  int close_device(ibv_context* c) override { QB_LOCKED(close_device(c)); }
-  int query_device(ibv_context* c, ibv_device_attr_ex* a) override { QB_LOCKED(query_device(c, a)); }
+  std::vector<std::string> device_names() override {
+    QB_LOCKED(device_names());
+  }
+  ibv_context* open_device(std::string_view n) override {
+    QB_LOCKED(open_device(n));
+  }
+  int close_device(ibv_context* c) override {
+    QB_LOCKED(close_device(c));
+  }
+  int query_device(ibv_context* c, ibv_device_attr_ex* a) override {
+    QB_LOCKED(query_device(c, a));
+  }
   int query_port(ibv_context* c, uint8_t p, ibv_port_attr* a) override {
     QB_LOCKED(query_port(c, p, a));
   }
@@ -40,30 +49,56 @@ class LockedOps final : public VerbsOps {
   int get_clock_info(ibv_context* c, mlx5dv_clock_info* i) override {
     QB_LOCKED(get_clock_info(c, i));
   }
-  int read_device_clock(ibv_context* c, uint64_t* t) override { QB_LOCKED(read_device_clock(c, t)); }
-  ibv_pd* alloc_pd(ibv_context* c) override { QB_LOCKED(alloc_pd(c)); }
-  int dealloc_pd(ibv_pd* p) override { QB_LOCKED(dealloc_pd(p)); }
-  ibv_mr* reg_mr(ibv_pd* p, void* a, size_t l, int x) override { QB_LOCKED(reg_mr(p, a, l, x)); }
-  int dereg_mr(ibv_mr* m) override { QB_LOCKED(dereg_mr(m)); }
+  int query_mlx5_device(ibv_context* c, mlx5dv_context* a) override {
+    QB_LOCKED(query_mlx5_device(c, a));
+  }
+  int read_device_clock(ibv_context* c, uint64_t* t) override {
+    QB_LOCKED(read_device_clock(c, t));
+  }
+  ibv_pd* alloc_pd(ibv_context* c) override {
+    QB_LOCKED(alloc_pd(c));
+  }
+  int dealloc_pd(ibv_pd* p) override {
+    QB_LOCKED(dealloc_pd(p));
+  }
+  ibv_mr* reg_mr(ibv_pd* p, void* a, size_t l, int x) override {
+    QB_LOCKED(reg_mr(p, a, l, x));
+  }
+  int dereg_mr(ibv_mr* m) override {
+    QB_LOCKED(dereg_mr(m));
+  }
   ibv_cq_ex* create_cq(ibv_context* c, ibv_cq_init_attr_ex* a) override {
     QB_LOCKED(create_cq(c, a));
   }
-  int destroy_cq(ibv_cq_ex* c) override { QB_LOCKED(destroy_cq(c)); }
-  ibv_qp* create_qp(ibv_pd* p, ibv_qp_init_attr* a) override { QB_LOCKED(create_qp(p, a)); }
-  int modify_qp(ibv_qp* q, ibv_qp_attr* a, int m) override { QB_LOCKED(modify_qp(q, a, m)); }
+  int destroy_cq(ibv_cq_ex* c) override {
+    QB_LOCKED(destroy_cq(c));
+  }
+  ibv_qp* create_qp(ibv_pd* p, ibv_qp_init_attr* a) override {
+    QB_LOCKED(create_qp(p, a));
+  }
+  int modify_qp(ibv_qp* q, ibv_qp_attr* a, int m) override {
+    QB_LOCKED(modify_qp(q, a, m));
+  }
   int modify_qp_rate_limit(ibv_qp* q, ibv_qp_rate_limit_attr* a) override {
     QB_LOCKED(modify_qp_rate_limit(q, a));
   }
-  int destroy_qp(ibv_qp* q) override { QB_LOCKED(destroy_qp(q)); }
+  int destroy_qp(ibv_qp* q) override {
+    QB_LOCKED(destroy_qp(q));
+  }
   mlx5dv_sched_node* sched_node_create(ibv_context* c, const mlx5dv_sched_attr* a) override {
     QB_LOCKED(sched_node_create(c, a));
   }
   mlx5dv_sched_leaf* sched_leaf_create(ibv_context* c, const mlx5dv_sched_attr* a) override {
     QB_LOCKED(sched_leaf_create(c, a));
   }
-  int sched_node_destroy(mlx5dv_sched_node* n) override { QB_LOCKED(sched_node_destroy(n)); }
-  int sched_leaf_destroy(mlx5dv_sched_leaf* l) override { QB_LOCKED(sched_leaf_destroy(l)); }
-  int modify_qp_sched_elem(ibv_qp* q, const mlx5dv_sched_leaf* r, const mlx5dv_sched_leaf* s) override {
+  int sched_node_destroy(mlx5dv_sched_node* n) override {
+    QB_LOCKED(sched_node_destroy(n));
+  }
+  int sched_leaf_destroy(mlx5dv_sched_leaf* l) override {
+    QB_LOCKED(sched_leaf_destroy(l));
+  }
+  int modify_qp_sched_elem(ibv_qp* q, const mlx5dv_sched_leaf* r,
+                           const mlx5dv_sched_leaf* s) override {
     QB_LOCKED(modify_qp_sched_elem(q, r, s));
   }
   int post_send(ibv_qp* q, ibv_send_wr* w, ibv_send_wr** b) noexcept override {
@@ -76,7 +111,9 @@ class LockedOps final : public VerbsOps {
     QB_LOCKED(poll_cq(c, o, t));
   }
 #undef QB_LOCKED
-  std::string_view provider_name() const noexcept override { return "fake"; }
+  std::string_view provider_name() const noexcept override {
+    return "fake";
+  }
 
  private:
   FakeMlx5& fake_;
@@ -201,10 +238,79 @@ TEST(VerbsTwoHosts, SenderWritesIntoTheReceiversBufferAndTheReceiverCountsIt) {
   sender->close();
   // The sender programmed the tree and attached its QPs; the receiver did neither.
   size_t attaches = 0;
-  for (const auto& call : fake.calls()) attaches += call.starts_with("modify_qp_sched_elem(") ? 1 : 0;
+  for (const auto& call : fake.calls())
+    attaches += call.starts_with("modify_qp_sched_elem(") ? 1 : 0;
   EXPECT_EQ(attaches, 2 * plan.flows.size());  // attach and detach, sender only
   EXPECT_EQ(fake.live().total(), 0u) << fake.live().describe();
   for (const auto& v : fake.violations()) ADD_FAILURE() << v;
+}
+
+// The sender's start waits for the receiver's `ready`: the run's zero (the device clock and the
+// host clock, read together) is taken after that wait, so NIC-timed completions are not late by
+// it. The receiver here is ready 600 ms after the sender starts waiting.
+TEST(VerbsTwoHosts, NicTimedLatencyDoesNotCountTheWaitForTheReceiver) {
+  FakeMlx5 fake(instant_device());
+  LockedOps ops(fake);
+  const uint16_t port = free_port();
+  const auto plan = two_group_plan(2);
+  constexpr uint64_t kMessages = 50;
+  std::atomic<bool> sender_done{false};
+  std::string receiver_error;
+  std::thread receiver_thread([&] {
+    VerbsConfig config;
+    config.listen = port;
+    auto driver = make_verbs_driver(config, &ops);
+    Status s = driver->open(topology_for(plan));
+    if (s) s = driver->apply(plan);
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    if (s) s = driver->start();
+    if (!s) receiver_error = s.error().to_string();
+    std::array<Completion, 64> batch;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (s && !sender_done && std::chrono::steady_clock::now() < deadline) {
+      (void)driver->queue(0).poll(batch);
+    }
+    (void)driver->stop();
+    driver->close();
+  });
+  VerbsConfig config;
+  config.peer = "127.0.0.1:" + std::to_string(port);
+  auto sender = make_verbs_driver(config, &ops);
+  ASSERT_TRUE(sender->open(topology_for(plan)).ok());
+  ASSERT_TRUE(sender->capabilities().hw_timestamps);
+  ASSERT_TRUE(sender->apply(plan).ok());
+  const auto waited_from = std::chrono::steady_clock::now();
+  ASSERT_TRUE(sender->start().ok());
+  EXPECT_GE(std::chrono::steady_clock::now() - waited_from, std::chrono::milliseconds(500));
+  std::vector<Message> messages;
+  for (uint64_t i = 0; i < kMessages; ++i) {
+    for (uint32_t f = 0; f < plan.flows.size(); ++f) {
+      messages.push_back(Message{f, 1024, sender->clock(0).now_ns(), i});
+    }
+  }
+  size_t posted = 0;
+  uint64_t done = 0;
+  int64_t worst_ns = 0;
+  std::array<Completion, 64> batch;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (done < messages.size() && std::chrono::steady_clock::now() < deadline) {
+    posted += sender->queue(0).tx_burst(std::span<const Message>(messages).subspan(posted));
+    const uint32_t n = sender->queue(0).poll(batch);
+    for (uint32_t i = 0; i < n; ++i) {
+      done += batch[i].messages;
+      worst_ns = std::max(worst_ns, batch[i].time_ns - batch[i].sent_ns);
+      EXPECT_GE(batch[i].time_ns, batch[i].sent_ns);
+    }
+  }
+  sender_done = true;
+  EXPECT_EQ(done, messages.size());
+  // The wait was 600 ms; the fake completes at once (a loaded machine: well under 300 ms).
+  EXPECT_LT(worst_ns, 300'000'000) << "NIC-timed latency includes the wait for the receiver";
+  ASSERT_TRUE(sender->stop().ok());
+  sender->close();
+  receiver_thread.join();
+  ASSERT_EQ(receiver_error, "");
+  EXPECT_EQ(fake.live().total(), 0u) << fake.live().describe();
 }
 
 TEST(VerbsTwoHosts, DifferentSuitesAreRefusedOnBothSides) {

@@ -4,15 +4,17 @@
 // the oracle.
 #include "verbs_driver.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <fmt/format.h>
-
 #include <algorithm>
-#include <cmath>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -36,8 +38,8 @@ struct LoadedSuite {
 
 // `file` in configs/, or a path from the source root ("tests/verbs/...").
 LoadedSuite load(const std::string& file) {
-  const std::string path = std::string(QB_SOURCE_DIR) +
-                           (file.find('/') == std::string::npos ? "/configs/" : "/") + file;
+  const std::string path =
+      std::string(QB_SOURCE_DIR) + (file.find('/') == std::string::npos ? "/configs/" : "/") + file;
   auto suite = suite::load_suite_file(path);
   EXPECT_TRUE(suite.ok()) << (suite.ok() ? "" : suite.error().to_string());
   LoadedSuite loaded{std::move(*suite), {}};
@@ -97,14 +99,6 @@ size_t index_of_first(const FakeMlx5& fake, std::string_view prefix, size_t from
   return calls.size();
 }
 
-size_t index_of_last(const FakeMlx5& fake, std::string_view prefix) {
-  const auto& calls = fake.calls();
-  for (size_t i = calls.size(); i-- > 0;) {
-    if (calls[i].starts_with(prefix)) return i;
-  }
-  return calls.size();
-}
-
 TEST(VerbsDriver, BuildsTheManPageTreeAndAttachesFourQpsToEachLeaf) {
   const auto loaded = load("mlx5_two_groups.toml");
   auto [owned_fake, driver] = applied_on_fake(loaded.compiled[0]);
@@ -138,7 +132,8 @@ TEST(VerbsDriver, BuildsTheManPageTreeAndAttachesFourQpsToEachLeaf) {
 // attach per flow, and every QP's SL and traffic class (DSCP << 2 on RoCE) from the plan.
 TEST(VerbsDriver, ProgramsEveryShippedRdmaSuite) {
   int suites = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(QB_SOURCE_DIR) + "/configs")) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(QB_SOURCE_DIR) + "/configs")) {
     if (entry.path().extension() != ".toml") continue;
     const auto loaded = load(entry.path().filename().string());
     for (const auto& compiled : loaded.compiled) {
@@ -202,6 +197,23 @@ TEST(VerbsDriver, ReadFlowsAttachTheirResponderAsResponder) {
   EXPECT_TRUE(fake.violations().empty()) << fake.violations().front();
 }
 
+// The label a fake call names its result or its argument by: "node#7", "leaf#9", "qp#12".
+std::string label_after(const std::string& call, std::string_view marker) {
+  const size_t at = call.find(marker);
+  if (at == std::string::npos) return {};
+  const size_t begin = at + marker.size();
+  size_t end = begin;
+  while (end < call.size() &&
+         (std::isalnum(static_cast<unsigned char>(call[end])) != 0 || call[end] == '#')) {
+    ++end;
+  }
+  return call.substr(begin, end - begin);
+}
+
+// docs/verbs.md: "QPs detached and destroyed, then leaves, then nodes (children before
+// parents)". The whole teardown sequence of three_level_caps is checked: every QP detached
+// before it is destroyed, every QP destroyed before the first leaf, every leaf before the first
+// node, and the nodes deepest first, each after everything that was created under it.
 TEST(VerbsDriver, TearsDownQpsThenLeavesThenNodes) {
   const auto loaded = load("three_level_caps.toml");
   auto [owned_fake, driver] = applied_on_fake(loaded.compiled[0]);
@@ -210,22 +222,63 @@ TEST(VerbsDriver, TearsDownQpsThenLeavesThenNodes) {
   ASSERT_TRUE(driver->stop().ok());
   const size_t teardown = fake.calls().size();
   driver->close();
-  // Every detach before the first destroy of its QP; QPs before leaves; leaves before nodes;
-  // children before parents (the fake refuses a node with children: no violation means so).
-  const size_t last_detach = index_of_last(fake, "modify_qp_sched_elem");
-  const size_t first_qp_destroy = index_of_first(fake, "destroy_qp", teardown);
-  const size_t last_qp_destroy = index_of_last(fake, "destroy_qp");
-  const size_t first_leaf_destroy = index_of_first(fake, "sched_leaf_destroy", teardown);
-  const size_t last_leaf_destroy = index_of_last(fake, "sched_leaf_destroy");
-  const size_t first_node_destroy = index_of_first(fake, "sched_node_destroy", teardown);
-  EXPECT_LT(last_detach, last_qp_destroy);
-  EXPECT_LT(first_qp_destroy, first_leaf_destroy);
-  EXPECT_LT(last_qp_destroy, first_leaf_destroy);
-  EXPECT_LT(last_leaf_destroy, index_of_last(fake, "sched_node_destroy"));
-  EXPECT_LT(first_leaf_destroy, first_node_destroy);
-  for (const auto& call : fake.calls()) {
-    EXPECT_EQ(call.find("->"), std::string::npos) << "a refused call: " << call;
+  const auto& calls = fake.calls();
+  // The tree as created: each element's parent and depth.
+  std::map<std::string, std::string> parent_of;
+  std::map<std::string, int> depth_of;
+  for (size_t i = 0; i < teardown; ++i) {
+    if (!calls[i].starts_with("sched_node_create") && !calls[i].starts_with("sched_leaf_create")) {
+      continue;
+    }
+    const std::string made = label_after(calls[i], " = ");
+    const std::string parent = label_after(calls[i], "parent=");
+    parent_of[made] = parent;
+    depth_of[made] = parent == "null" ? 0 : depth_of.at(parent) + 1;
   }
+  ASSERT_GE(depth_of.size(), 7u);
+  int deepest = 0;
+  for (const auto& [label, depth] : depth_of) deepest = std::max(deepest, depth);
+  ASSERT_GE(deepest, 2) << "three_level_caps has three levels under the root";
+  enum Phase { qps, leaves, nodes };
+  Phase phase = qps;
+  std::set<std::string> detached, destroyed;
+  int last_node_depth = deepest + 1;
+  size_t leaves_destroyed = 0, nodes_destroyed = 0, qps_destroyed = 0;
+  for (size_t i = teardown; i < calls.size(); ++i) {
+    const std::string& call = calls[i];
+    SCOPED_TRACE(call);
+    EXPECT_EQ(call.find("->"), std::string::npos) << "a refused call";
+    if (call.starts_with("modify_qp_sched_elem")) {
+      EXPECT_EQ(phase, qps) << "a detach after the tree's teardown began";
+      detached.insert(label_after(call, "modify_qp_sched_elem("));
+    } else if (call.starts_with("destroy_qp")) {
+      EXPECT_EQ(phase, qps) << "a QP destroyed after the tree's teardown began";
+      ++qps_destroyed;
+      destroyed.insert(label_after(call, "destroy_qp("));
+    } else if (call.starts_with("sched_leaf_destroy")) {
+      EXPECT_NE(phase, nodes) << "a leaf destroyed after a node";
+      phase = leaves;
+      ++leaves_destroyed;
+      destroyed.insert(label_after(call, "sched_leaf_destroy("));
+    } else if (call.starts_with("sched_node_destroy")) {
+      phase = nodes;
+      ++nodes_destroyed;
+      const std::string node = label_after(call, "sched_node_destroy(");
+      const int depth = depth_of.at(node);
+      EXPECT_LE(depth, last_node_depth) << "nodes deepest first";
+      last_node_depth = depth;
+      for (const auto& [child, parent] : parent_of) {
+        if (parent == node) {
+          EXPECT_TRUE(destroyed.contains(child)) << child << " outlived " << node;
+        }
+      }
+      destroyed.insert(node);
+    }
+  }
+  EXPECT_EQ(detached.size(), loaded.compiled[0].plan.flows.size());
+  for (const auto& qp : detached) EXPECT_TRUE(destroyed.contains(qp)) << qp;
+  EXPECT_EQ(qps_destroyed, 2 * loaded.compiled[0].plan.flows.size());
+  EXPECT_EQ(leaves_destroyed + nodes_destroyed, depth_of.size());
   EXPECT_EQ(fake.live().total(), 0u) << fake.live().describe();
   EXPECT_TRUE(fake.violations().empty()) << fake.violations().front();
 }
@@ -236,7 +289,8 @@ bool is_teardown_call(const std::string& call) {
     if (call.starts_with(prefix)) return true;
   }
   // A detach at teardown (responder=null, requester=null).
-  return call.starts_with("modify_qp_sched_elem") && call.find("requester=null") != std::string::npos;
+  return call.starts_with("modify_qp_sched_elem") &&
+         call.find("requester=null") != std::string::npos;
 }
 
 // Every control-path call of a whole run fails in turn: the run stops with an error (or, for a
@@ -281,10 +335,14 @@ TEST(VerbsDriver, EveryCallFailingInTurnLeavesNothingAllocated) {
       }
       continue;
     }
-    if (call.starts_with("get_clock_info")) {
+    if (call.starts_with("get_clock_info") && k - 1 == index_of_first(fake, "get_clock_info")) {
       // Optional: without the clock conversion the run goes on, timestamped on the host.
       EXPECT_FALSE(failed);
       EXPECT_FALSE(driver->capabilities().hw_timestamps);
+    } else if (call.starts_with("get_clock_info") || call.starts_with("query_mlx5_device")) {
+      // Read again at start (the one read at open stays), or how often to read it (the
+      // driver's default period then): the run goes on.
+      EXPECT_FALSE(failed);
     } else {
       EXPECT_TRUE(failed) << "call " << k << " failed and the driver went on";
     }
@@ -306,8 +364,7 @@ TEST(VerbsDriver, DeviceWithoutSchedulingElementsIsRefusedNamingTheElement) {
   EXPECT_EQ(applied.error().code, Errc::unavailable);
   EXPECT_NE(applied.error().message.find("node 'root'"), std::string::npos)
       << applied.error().message;
-  EXPECT_NE(applied.error().message.find("errno 95"), std::string::npos)
-      << applied.error().message;
+  EXPECT_NE(applied.error().message.find("errno 95"), std::string::npos) << applied.error().message;
   driver->close();
   EXPECT_EQ(fake.live().total(), 0u) << fake.live().describe();
 }
@@ -329,7 +386,9 @@ TEST(VerbsDriver, RefusesWhatCannotRunWithAnActionableError) {
        },
        Errc::invalid_config, "port.transport"},
       {"Ethernet suite",
-       [](FakeDeviceConfig&, VerbsConfig&, Topology& t) { t.wire.transport = policy::Transport::eth; },
+       [](FakeDeviceConfig&, VerbsConfig&, Topology& t) {
+         t.wire.transport = policy::Transport::eth;
+       },
        Errc::invalid_config, "port.transport"},
       {"MTU beyond the port's",
        [](FakeDeviceConfig& d, VerbsConfig&, Topology&) { d.port.active_mtu = IBV_MTU_1024; },
@@ -412,9 +471,10 @@ TEST(VerbsDriver, HardwareRateLimitForPacedFlowsOnly) {
     ASSERT_EQ(limits.size(), paced);
     const auto& first = compiled.plan.flows[0];
     ASSERT_TRUE(std::isfinite(first.offered_wire_bps));
-    EXPECT_NE(limits[0].find(fmt::format("rate_limit={} kbps",
-                                         static_cast<uint64_t>(std::ceil(first.offered_wire_bps / 1e3)))),
-              std::string::npos)
+    EXPECT_NE(
+        limits[0].find(fmt::format("rate_limit={} kbps",
+                                   static_cast<uint64_t>(std::ceil(first.offered_wire_bps / 1e3)))),
+        std::string::npos)
         << limits[0];
     driver->close();
   }
@@ -431,8 +491,8 @@ TEST(VerbsDriver, HardwareRateLimitForPacedFlowsOnly) {
 }
 
 // The registry entry with a fake the test keeps, so the engine's run can be inspected after.
-Result<engine::SuiteRun> run_on_fake(const LoadedSuite& loaded, FakeMlx5& fake,
-                                     VerbsConfig config, const engine::RunOptions& options) {
+Result<engine::SuiteRun> run_on_fake(const LoadedSuite& loaded, FakeMlx5& fake, VerbsConfig config,
+                                     const engine::RunOptions& options) {
   static DriverEntry entry;
   entry.name = "verbs";
   entry.available = true;
@@ -446,6 +506,35 @@ Result<engine::SuiteRun> run_on_fake(const LoadedSuite& loaded, FakeMlx5& fake,
   struct NoOptions final : DriverOptions {};
   DriverFactory factory(entry, std::make_shared<NoOptions>());
   return engine::run_suite(loaded.suite, loaded.compiled, factory, options);
+}
+
+// mlx5dv_get_clock_info(3): the clock info must be read again at least every
+// max_clock_info_update_nsec (mlx5dv_query_device). The fake's device clock wraps every 2^25 ns
+// (34 ms) and asks for 2^23 ns (8.4 ms): over a 300 ms run (two groups, reads and writes) every
+// completion timestamp converts to the right time only if the worker reads the clock info again in
+// time.
+TEST(VerbsDriver, ClockInfoIsReadAgainWithinItsUpdatePeriod) {
+  const auto loaded = load("tests/verbs/read_two_groups.toml");
+  FakeDeviceConfig device = device_for(loaded.compiled[0]);
+  device.clock_mask = (1ULL << 25) - 1;
+  device.max_clock_info_update_ns = 1ULL << 23;
+  FakeMlx5 fake(device);
+  engine::RunOptions options;
+  options.repetitions = 1;
+  options.duration_ns = 300'000'000;
+  auto run = run_on_fake(loaded, fake, VerbsConfig{}, options);
+  ASSERT_TRUE(run.ok()) << run.error().to_string();
+  // At open, at start, then every half period (4.2 ms) of virtual time at least.
+  const size_t reads = calls_starting(fake, "get_clock_info").size();
+  EXPECT_GE(reads, 2u + 300 / 9);
+  const auto measured = engine::measure(*run);
+  ASSERT_FALSE(measured.scenarios[0].flows.empty());
+  for (const auto& flow : measured.scenarios[0].flows) {
+    ASSERT_GT(flow.latency.count, 0u);
+    EXPECT_GE(flow.latency.min_ns, 0);
+    EXPECT_LT(flow.latency.max_ns, 10'000'000) << "a timestamp converted with a stale clock info";
+  }
+  EXPECT_TRUE(fake.violations().empty()) << fake.violations().front();
 }
 
 TEST(VerbsDriver, InterruptedRunTearsEverythingDown) {
@@ -498,8 +587,8 @@ TEST(VerbsDriver, SimulatedTimingLandsOnTheOracleForTheShippedTrees) {
     auto run = engine::run_suite(loaded.suite, loaded.compiled, *factory, options);
     ASSERT_TRUE(run.ok()) << run.error().to_string();
     EXPECT_EQ(run->scenarios[0].reps[0].driver_stats.empty(), false);
-    auto results = report::judge(loaded.suite, *run, engine::measure(*run),
-                                 report::current_run_metadata({}));
+    auto results =
+        report::judge(loaded.suite, *run, engine::measure(*run), report::current_run_metadata({}));
     ASSERT_TRUE(results.ok()) << results.error().to_string();
     for (const auto& scenario : results->scenarios) {
       for (const auto& flow : scenario.flows) {
