@@ -23,10 +23,13 @@ export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:supp
 #    default jobs, LiveIntervals, LiveIntervalsInterrupted);
 #  - DPDK through the CLI: two workers on two lcores, signals during EAL init, link wait and a
 #    busy run, the starvation watch (DpdkCli, DpdkCliHangs, DpdkCliStarved, DpdkCliFault);
-#  - verbs: a receiver thread against a sender, an interrupter thread, Ctrl-C on the CLI
-#    (VerbsTwoHosts, VerbsDriver.InterruptedRun..., VerbsCli).
-# Left out, single-threaded: unit tests, DpdkEngine (one worker), ImportOpensm*, LateStartSeries.
-tsan_tests=${QB_TSAN_TESTS:-'^(Cli|CongestionCli|ConsoleUnits|OutputCli|ReportCli|LiveCli|InterruptCli|Determinism|Configs/ConfigSuite|Configs/LiveIntervals|LiveIntervalsInterrupted|DpdkCli|DpdkCliHangs|DpdkCliStarved|Faults/DpdkCliFault|VerbsTwoHosts|VerbsCli)\.|^VerbsDriver\.InterruptedRun'}
+#  - verbs on the fake device: a receiver thread against a sender, an interrupter thread,
+#    signals on the CLI (VerbsTwoHosts, VerbsDriver.InterruptedRun..., VerbsCli.Interrupt...,
+#    VerbsCli.CtrlC...).
+# Left out, single-threaded: unit tests, DpdkEngine (one worker), ImportOpensm*, LateStartSeries,
+# the other VerbsCli tests (one worker on the fake, minutes each under TSan; the live printer
+# thread is covered by LiveCli and DpdkCli).
+tsan_tests=${QB_TSAN_TESTS:-'^(Cli|CongestionCli|ConsoleUnits|OutputCli|ReportCli|LiveCli|InterruptCli|Determinism|Configs/ConfigSuite|Configs/LiveIntervals|LiveIntervalsInterrupted|DpdkCli|DpdkCliHangs|DpdkCliStarved|Faults/DpdkCliFault|VerbsTwoHosts)\.|^VerbsDriver\.InterruptedRun|^VerbsCli\.(Interrupt|CtrlC)'}
 
 configure() {  # dir sanitizers
   cmake -S "$root" -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQB_WERROR=ON \
@@ -52,7 +55,13 @@ if [[ -z "$only" || "$only" == tsan ]]; then
     fi
   done
   cmake --build "$root/build-tsan" -j "$jobs" --target "${targets[@]}"
+  # A second signal ends qosbench at once (_exit from the handler, by design): a thread still
+  # unjoined then (the live printer, a repetition) is no leak of ours, so those tests run without
+  # thread-leak reports; races are still reported there.
+  exit_now_tests='^(InterruptCli\.ASecondSignal|DpdkCliHangs\.ASecondSignal)'
   ctest --test-dir "$root/build-tsan" --output-on-failure -j "$jobs" --timeout 1800 \
-    -R "$tsan_tests"
+    -R "$tsan_tests" -E "$exit_now_tests"
+  TSAN_OPTIONS="$TSAN_OPTIONS:report_thread_leaks=0" ctest --test-dir "$root/build-tsan" \
+    --output-on-failure -j "$jobs" --timeout 1800 -R "$exit_now_tests"
   echo "sanitize: tsan took $((SECONDS - start)) s"
 fi
