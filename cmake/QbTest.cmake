@@ -9,5 +9,18 @@ function(qb_test name)
   if(NOT ARG_LABELS)
     set(ARG_LABELS unit)
   endif()
-  gtest_discover_tests(${name} PROPERTIES LABELS "${ARG_LABELS}" DISCOVERY_TIMEOUT 60)
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60)
+  qb_label_discovered_tests(${name} "${ARG_LABELS}")
+endfunction()
+
+# qb_label_discovered_tests(<target> "<label>;<label>..."): every test gtest_discover_tests
+# found in <target> gets all the labels. (gtest_discover_tests' PROPERTIES cannot carry a list:
+# it reaches set_tests_properties split, as LABELS first-label and a property named by the
+# second.) A file CTest includes after the target's discovered tests sets them from the list
+# the discovery leaves in <target>_TESTS.
+function(qb_label_discovered_tests name labels)
+  set(file "${CMAKE_CURRENT_BINARY_DIR}/${name}_labels.cmake")
+  file(WRITE "${file}"
+       "if(${name}_TESTS)\n  set_tests_properties(\${${name}_TESTS} PROPERTIES LABELS \"${labels}\")\nendif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${file}")
 endfunction()
