@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -180,6 +181,7 @@ struct FakeMlx5::State {
   std::vector<std::string> violations;
   std::mutex clock_info_mutex;  // workers read the clock info during traffic, concurrently
   uint32_t fail_at = 0;
+  std::atomic<int> fail_next_poll{0};
   int fail_error = 0;
   uint64_t posted_sends = 0;
   uint32_t next_id = 1;
@@ -501,6 +503,10 @@ void FakeMlx5::fail_call(uint32_t call, int error) noexcept {
   state_->fail_at = call;
   state_->fail_error = error;
 }
+void FakeMlx5::fail_next_poll(int error) noexcept {
+  state_->fail_next_poll = error;
+}
+
 uint64_t FakeMlx5::posted_sends() const noexcept {
   return state_->posted_sends;
 }
@@ -1200,6 +1206,7 @@ int FakeMlx5::poll_cq(ibv_cq_ex* cq, std::span<WorkCompletion> out, bool timesta
   State& s = *state_;
   CqRecord* record = State::record_of(cq);
   if (!s.check_alive(record, "cq")) return -EINVAL;
+  if (const int error = s.fail_next_poll.exchange(0); error != 0) return -error;
   if (s.config.timing == FakeTiming::simulated) s.pump_model();
   size_t n = 0;
   while (n < out.size() && !record->entries.empty()) {

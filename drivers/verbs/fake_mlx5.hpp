@@ -78,6 +78,8 @@ class FakeMlx5 final : public VerbsOps {
   /// Control-path call number `call` (1-based, as counted in calls()) fails with `error`.
   void fail_call(uint32_t call, int error) noexcept;
   uint64_t posted_sends() const noexcept;
+  /// The next poll_cq (of any CQ) fails with -error (ibv_start_poll/ibv_next_poll failing).
+  void fail_next_poll(int error) noexcept;
 
   // VerbsOps
   std::vector<std::string> device_names() override;

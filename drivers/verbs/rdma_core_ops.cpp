@@ -109,21 +109,44 @@ class RdmaCoreOps final : public VerbsOps {
   }
   int poll_cq(ibv_cq_ex* cq, std::span<WorkCompletion> out, bool timestamps) noexcept override {
     if (out.empty()) return 0;
+    // An error ibv_next_poll gave after completions were read: reported by the next call on
+    // that CQ (the ones read are returned first; a CQ is polled by one thread).
+    thread_local ibv_cq_ex* deferred_cq = nullptr;
+    thread_local int deferred_error = 0;
+    if (deferred_cq == cq && deferred_error != 0) {
+      const int error = deferred_error;
+      deferred_cq = nullptr;
+      deferred_error = 0;
+      return -error;
+    }
     ibv_poll_cq_attr attr{};
     int rc = ibv_start_poll(cq, &attr);
     if (rc == ENOENT) return 0;
-    if (rc != 0) return -rc;
+    if (rc != 0) return -rc;  // ibv_start_poll: no ibv_end_poll after a failure
     size_t n = 0;
     while (true) {
       WorkCompletion& wc = out[n++];
       wc.wr_id = cq->wr_id;
       wc.status = cq->status;
-      wc.opcode = ibv_wc_read_opcode(cq);
-      wc.byte_len = ibv_wc_read_byte_len(cq);
-      wc.timestamp = timestamps ? ibv_wc_read_completion_ts(cq) : 0;
+      // ibv_create_cq_ex(3): on an error completion only wr_id and status are valid (and the
+      // vendor error); the other fields are not read.
+      if (wc.status == IBV_WC_SUCCESS) {
+        wc.opcode = ibv_wc_read_opcode(cq);
+        wc.byte_len = ibv_wc_read_byte_len(cq);
+        wc.timestamp = timestamps ? ibv_wc_read_completion_ts(cq) : 0;
+      } else {
+        wc.opcode = IBV_WC_SEND;
+        wc.byte_len = 0;
+        wc.timestamp = 0;
+      }
       if (n == out.size()) break;
       rc = ibv_next_poll(cq);
-      if (rc != 0) break;  // ENOENT: no more
+      if (rc == ENOENT) break;  // no more
+      if (rc != 0) {
+        deferred_cq = cq;
+        deferred_error = rc;
+        break;
+      }
     }
     ibv_end_poll(cq);
     return static_cast<int>(n);

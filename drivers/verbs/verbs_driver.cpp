@@ -563,6 +563,7 @@ class VerbsDriver final : public DriverBackend {
       sum.error_completions += s.error_completions;
       sum.post_failures += s.post_failures;
       sum.ring_full += s.ring_full;
+      sum.poll_errors += s.poll_errors;
     }
     return {
         {"posted_messages", static_cast<double>(sum.posted)},
@@ -571,6 +572,7 @@ class VerbsDriver final : public DriverBackend {
         {"error_completions", static_cast<double>(sum.error_completions)},
         {"post_retries", static_cast<double>(sum.post_failures)},
         {"ring_full", static_cast<double>(sum.ring_full)},
+        {"poll_errors", static_cast<double>(sum.poll_errors)},
         {"port_speed_bps", port_.speed_bps},
         {"nic_sched_tree", tree_.built() ? 1.0 : 0.0},
         {"teardown_failures", static_cast<double>(teardown_failures_)},

@@ -135,6 +135,7 @@ void VerbsWorker::wait_until(int64_t deadline_ns) noexcept {
     if (peeked_used_ < peeked_) return;
     if (setup_.send_cq != nullptr) {
       const int polled = setup_.ops->poll_cq(setup_.send_cq, peeked_wcs_, setup_.nic_timestamps);
+      if (polled < 0) ++stats_.poll_errors;
       if (polled > 0) {
         peeked_ = static_cast<size_t>(polled);
         peeked_used_ = 0;
@@ -262,6 +263,7 @@ uint32_t VerbsWorker::drain_send(std::span<Completion> out) noexcept {
   if (peeked_ == peeked_used_) {
     const int polled = setup_.ops->poll_cq(setup_.send_cq, std::span(peeked_wcs_.data(), batch),
                                            setup_.nic_timestamps);
+    if (polled < 0) ++stats_.poll_errors;
     if (polled <= 0) return 0;
     peeked_ = static_cast<size_t>(polled);
     peeked_used_ = 0;
@@ -310,6 +312,7 @@ uint32_t VerbsWorker::drain_recv(std::span<Completion> out) noexcept {
   if (batch == 0 || setup_.recv_cq == nullptr) return 0;
   const int polled =
       setup_.ops->poll_cq(setup_.recv_cq, std::span(wcs_.data(), batch), setup_.nic_timestamps);
+  if (polled < 0) ++stats_.poll_errors;
   if (polled <= 0) return 0;
   const int64_t polled_ns = setup_.nic_timestamps ? 0 : now_ns();
   uint32_t n = 0;

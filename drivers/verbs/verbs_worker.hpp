@@ -64,6 +64,7 @@ struct WorkerStats {
   uint64_t error_completions = 0;
   uint64_t post_failures = 0;        // post_send refused (send queue full): retried by the engine
   uint64_t ring_full = 0;            // a flow's receiver lagged a whole ring behind
+  uint64_t poll_errors = 0;          // a CQ poll failed (not "empty"): reported, the poll goes on
   uint64_t clock_info_reads = 0;     // mlx5dv_get_clock_info again during the run
   uint64_t clock_info_failures = 0;  // ... failed (the previous one is kept)
 };

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
@@ -535,6 +536,24 @@ TEST(VerbsDriver, ClockInfoIsReadAgainWithinItsUpdatePeriod) {
     EXPECT_LT(flow.latency.max_ns, 10'000'000) << "a timestamp converted with a stale clock info";
   }
   EXPECT_TRUE(fake.violations().empty()) << fake.violations().front();
+}
+
+// A CQ poll that fails (not "empty") is counted in poll_errors, not taken for an empty CQ.
+TEST(VerbsDriver, FailedCqPollIsCounted) {
+  const auto loaded = load("tests/verbs/read_two_groups.toml");
+  auto [fake, driver] = applied_on_fake(loaded.compiled[0]);
+  ASSERT_TRUE(driver->start().ok());
+  fake->fail_next_poll(EIO);
+  std::array<Completion, 64> batch;
+  EXPECT_EQ(driver->queue(0).poll(batch), 0u);
+  double poll_errors = -1;
+  for (const auto& [name, value] : driver->stats()) {
+    if (name == "poll_errors") poll_errors = value;
+  }
+  EXPECT_EQ(poll_errors, 1.0);
+  ASSERT_TRUE(driver->stop().ok());
+  driver->close();
+  EXPECT_EQ(fake->live().total(), 0u) << fake->live().describe();
 }
 
 TEST(VerbsDriver, InterruptedRunTearsEverythingDown) {
