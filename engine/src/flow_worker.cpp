@@ -269,7 +269,7 @@ void FlowWorker::post_due_batched(int64_t now_ns) noexcept {
   }
 }
 
-void FlowWorker::flush(drv::Queue& queue) {
+[[gnu::always_inline]] inline void FlowWorker::flush(drv::Queue& queue) {
   if (burst_sent_ < burst_size_) {
     burst_sent_ += queue.tx_burst(
         std::span<const drv::Message>(burst_.data() + burst_sent_, burst_size_ - burst_sent_));
