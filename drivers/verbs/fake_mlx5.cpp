@@ -991,6 +991,22 @@ static int check_sched_attr(FakeMlx5::State& s, ibv_context* context, const mlx5
   }
   if (!s.check_alive(parent, "parent")) return s.refuse(EINVAL, "the parent is not alive");
   if (parent->leaf) return s.refuse(EINVAL, "a leaf cannot be a parent");
+  // libmlx5 (rdma-core providers/mlx5, attr_supported): a flag whose QoS capability the device
+  // lacks is EOPNOTSUPP.
+  if ((attr->flags & MLX5DV_SCHED_ELEM_ATTR_FLAGS_BW_SHARE) != 0 && !s.config.nic_bw_share) {
+    return s.refuse(EOPNOTSUPP, "BW_SHARE without the nic_bw_share capability");
+  }
+  if ((attr->flags & MLX5DV_SCHED_ELEM_ATTR_FLAGS_MAX_AVG_BW) != 0 && !s.config.nic_rate_limit) {
+    return s.refuse(EOPNOTSUPP, "MAX_AVG_BW without the nic_rate_limit capability");
+  }
+  // The firmware's limits (the create command fails; libmlx5 passes its errno on).
+  if ((attr->flags & MLX5DV_SCHED_ELEM_ATTR_FLAGS_BW_SHARE) != 0 &&
+      attr->bw_share > s.config.max_bw_share) {
+    return s.refuse(EINVAL, "bw_share above max_tsar_bw_share");
+  }
+  uint32_t levels = 2;  // the parent's and the new element's
+  for (const ElementRecord* e = parent; e->parent != nullptr; e = e->parent) ++levels;
+  if (levels > s.config.max_sched_levels) return s.refuse(EINVAL, "the tree is too deep");
   return 0;
 }
 

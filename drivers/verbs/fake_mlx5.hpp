@@ -41,7 +41,15 @@ struct FakeDeviceConfig {
   std::string name = "mlx5_0";
   FakePortConfig port;  // port 1; the device has one port
   FakeTiming timing = FakeTiming::simulated;
-  bool sched_support = true;          // mlx5dv_sched_*: otherwise EOPNOTSUPP
+  bool sched_support = true;  // mlx5dv_sched_*: otherwise EOPNOTSUPP
+  /// QoS capabilities libmlx5 checks (attr_supported): without them BW_SHARE / MAX_AVG_BW are
+  /// EOPNOTSUPP.
+  bool nic_bw_share = true;
+  bool nic_rate_limit = true;
+  /// Firmware limits (EINVAL): the QoS capability max_tsar_bw_share (100 on a ConnectX-6 Dx),
+  /// and the levels of the tree, root included (2^log_nic_max_sched_depth: 4 there).
+  uint32_t max_bw_share = 100;
+  uint32_t max_sched_levels = 4;
   bool completion_timestamps = true;  // completion_timestamp_mask != 0, clock info
   /// The device clock: one tick per ns, a free-running counter of these bits (it wraps), so a
   /// clock info (mlx5dv_get_clock_info: the ns and the ticks when it was read) converts only

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <string>
 
 namespace qb::drv::verbs {
 
@@ -24,6 +25,45 @@ mlx5dv_sched_attr sched_attr_for(const policy::SchedTree& tree, uint32_t element
     attr.max_avg_bw = mbps;
   }
   return attr;
+}
+
+// What to do about a refused element. The limits are the device's: rdma-core 44 does not
+// expose them (libmlx5 reads the QoS capabilities for itself), so only the device can tell.
+// libmlx5's own checks (rdma-core providers/mlx5, attr_supported): BW_SHARE needs the
+// nic_bw_share capability, MAX_AVG_BW nic_rate_limit, else EOPNOTSUPP. The firmware's (the
+// create command fails, EINVAL): bw_share at most the QoS capability max_tsar_bw_share (100 on a
+// ConnectX-6 Dx, in the capability dump of the mlx5ctl tool's documentation), and at most
+// 2^log_nic_max_sched_depth levels (log 2 there: 4, the root included).
+static std::string advice(int error, const mlx5dv_sched_attr& attr, uint32_t depth,
+                          bool root_made) {
+  if (error == EOPNOTSUPP) {
+    if (!root_made) {
+      return ": this device or its firmware has no NIC scheduling elements; run the suite on a "
+             "ConnectX that has them, or on --driver sim";
+    }
+    std::string missing;
+    if ((attr.flags & MLX5DV_SCHED_ELEM_ATTR_FLAGS_MAX_AVG_BW) != 0) {
+      missing = "nic_rate_limit (for its max_avg_bw cap)";
+    }
+    if ((attr.flags & MLX5DV_SCHED_ELEM_ATTR_FLAGS_BW_SHARE) != 0) {
+      missing += fmt::format("{}nic_bw_share (for its bw_share)", missing.empty() ? "" : " or ");
+    }
+    return fmt::format(
+        ": the device has NIC scheduling elements (the root was made) but not the "
+        "QoS capability {}; remove that key from the suite, or run it on a "
+        "ConnectX that has it",
+        missing.empty() ? "this element needs" : missing);
+  }
+  if (error == EINVAL) {
+    return fmt::format(
+        ": the device refused the element (depth {}, the root's is 0; bw_share "
+        "{}): ConnectX firmware takes bw_share up to its max_tsar_bw_share (100 on "
+        "a ConnectX-6 Dx: scale the weights down keeping their ratios) and trees "
+        "of up to 2^log_nic_max_sched_depth levels (4 there, root included: "
+        "flatten the tree)",
+        depth, attr.bw_share);
+  }
+  return "";
 }
 
 Status NicSchedTree::build(VerbsOps& ops, ibv_context* context, const policy::SchedTree& tree) {
@@ -52,17 +92,13 @@ Status NicSchedTree::build(VerbsOps& ops, ibv_context* context, const policy::Sc
     }
     if (made.node == nullptr && made.leaf == nullptr) {
       const int error = errno != 0 ? errno : EIO;
+      const bool root_made = !created_.empty();
       destroy();
-      const bool unsupported = error == EOPNOTSUPP;
       return make_error(
-          unsupported ? Errc::unavailable : Errc::runtime,
+          error == EOPNOTSUPP ? Errc::unavailable : Errc::runtime,
           fmt::format("verbs: mlx5dv_sched_{}_create for {} '{}' failed: {} (errno {}){}",
                       e.is_leaf ? "leaf" : "node", e.is_leaf ? "leaf" : "node", e.name,
-                      std::strerror(error), error,
-                      unsupported ? ": this device or its firmware has no NIC scheduling "
-                                    "elements; run the suite on a ConnectX that has them, or "
-                                    "on --driver sim"
-                                  : ""),
+                      std::strerror(error), error, advice(error, attr, depth, root_made)),
           "sched");
     }
     created_.push_back(made);

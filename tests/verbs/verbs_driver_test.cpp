@@ -377,6 +377,56 @@ struct Refusal {
   std::string where;
 };
 
+// The device's tree limits (rdma-core providers/mlx5 attr_supported; the firmware's
+// max_tsar_bw_share and sched depth), enforced by the fake: exit 3 (unavailable / runtime)
+// naming the element and the errno, with advice; a missing nic_rate_limit capability is not
+// "no NIC scheduling elements".
+TEST(VerbsDriver, TreeBeyondTheDevicesLimitsIsRefusedNamingTheElement) {
+  const auto reads = load("tests/verbs/read_two_groups.toml");
+  const auto& two = reads.compiled[0];
+  const auto apply_on = [](const suite::CompiledScenario& compiled, FakeDeviceConfig device) {
+    FakeMlx5 fake(device);
+    auto driver = make_verbs_driver(VerbsConfig{}, &fake);
+    EXPECT_TRUE(driver->open(topology_of(compiled)).ok());
+    Status applied = driver->apply(compiled.plan);
+    driver->close();
+    EXPECT_EQ(fake.live().total(), 0u) << fake.live().describe();
+    return applied;
+  };
+  {
+    FakeDeviceConfig device = device_for(two);
+    device.nic_rate_limit = false;  // g2 has a cap
+    const Status s = apply_on(two, device);
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.error().code, Errc::unavailable);
+    EXPECT_NE(s.error().message.find("leaf 'g2'"), std::string::npos) << s.error().message;
+    EXPECT_NE(s.error().message.find("nic_rate_limit"), std::string::npos) << s.error().message;
+    EXPECT_EQ(s.error().message.find("has no NIC scheduling elements"), std::string::npos)
+        << s.error().message;
+  }
+  {
+    FakeDeviceConfig device = device_for(two);
+    device.max_bw_share = 5;  // g1 has 7
+    const Status s = apply_on(two, device);
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.error().code, Errc::runtime);
+    EXPECT_NE(s.error().message.find("leaf 'g1'"), std::string::npos) << s.error().message;
+    EXPECT_NE(s.error().message.find("errno 22"), std::string::npos) << s.error().message;
+    EXPECT_NE(s.error().message.find("max_tsar_bw_share"), std::string::npos) << s.error().message;
+  }
+  {
+    const auto caps = load("three_level_caps.toml");  // four levels, root included
+    FakeDeviceConfig device = device_for(caps.compiled[0]);
+    EXPECT_TRUE(apply_on(caps.compiled[0], device).ok());
+    device.max_sched_levels = 3;
+    const Status s = apply_on(caps.compiled[0], device);
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.error().message.find("leaf 'a_mpi'"), std::string::npos) << s.error().message;
+    EXPECT_NE(s.error().message.find("depth 3"), std::string::npos) << s.error().message;
+    EXPECT_NE(s.error().message.find("flatten the tree"), std::string::npos) << s.error().message;
+  }
+}
+
 TEST(VerbsDriver, RefusesWhatCannotRunWithAnActionableError) {
   const auto loaded = load("mlx5_two_groups.toml");
   const auto& compiled = loaded.compiled[0];
