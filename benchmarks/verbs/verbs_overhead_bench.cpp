@@ -67,6 +67,9 @@ class InstantDevice final : public VerbsOps {
     return fake_.query_gid(c, p, i, g);
   }
   int get_clock_info(ibv_context*, mlx5dv_clock_info*) override { return EOPNOTSUPP; }
+  int query_gid_ex(ibv_context* c, uint32_t p, uint32_t i, ibv_gid_entry* e) override {
+    return fake_.query_gid_ex(c, p, i, e);
+  }
   int query_mlx5_device(ibv_context*, mlx5dv_context*) override { return EOPNOTSUPP; }
   int read_device_clock(ibv_context*, uint64_t*) override { return EOPNOTSUPP; }
   ibv_pd* alloc_pd(ibv_context* c) override { return fake_.alloc_pd(c); }

@@ -656,6 +656,31 @@ int FakeMlx5::query_gid(ibv_context* context, uint8_t port, int index, ibv_gid* 
   return 0;
 }
 
+int FakeMlx5::query_gid_ex(ibv_context* context, uint32_t port, uint32_t index,
+                           ibv_gid_entry* entry) {
+  State& s = *state_;
+  if (s.begin(fmt::format("query_gid_ex({}, {})", port, index))) return s.fail_error;
+  if (!s.check_alive(State::record_of(context), "context")) return s.refuse(EINVAL, "context");
+  const FakePortConfig& p = s.config.port;
+  if (port != 1 || index >= static_cast<uint32_t>(p.gid_count)) {
+    return s.refuse(EINVAL, "no such GID index");
+  }
+  for (const int empty : p.empty_gids) {
+    if (static_cast<uint32_t>(empty) == index) return s.refuse(ENODATA, "empty GID entry");
+  }
+  *entry = {};
+  entry->gid.raw[0] = 0xfe;
+  entry->gid.raw[1] = 0x80;
+  entry->gid.raw[15] = static_cast<uint8_t>(index + 1);
+  entry->gid_index = index;
+  entry->port_num = port;
+  entry->gid_type = index < p.gid_types.size()                ? p.gid_types[index]
+                    : p.link_layer == IBV_LINK_LAYER_ETHERNET ? IBV_GID_TYPE_ROCE_V2
+                                                              : IBV_GID_TYPE_IB;
+  entry->ndev_ifindex = p.link_layer == IBV_LINK_LAYER_ETHERNET ? 2 : 0;
+  return 0;
+}
+
 int FakeMlx5::get_clock_info(ibv_context* context, mlx5dv_clock_info* info) {
   State& s = *state_;
   const std::lock_guard<std::mutex> lock(s.clock_info_mutex);

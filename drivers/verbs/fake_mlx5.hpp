@@ -29,6 +29,10 @@ struct FakePortConfig {
   double rate_bps = 100e9;  // reported as the nearest speed x width; the simulated link rate
   uint16_t lid = 1;         // IB
   int gid_count = 4;
+  /// ibv_query_gid_ex's type per GID index (beyond the list: RoCE v2 on Ethernet, IB on IB),
+  /// and indexes whose entry is empty (ENODATA).
+  std::vector<ibv_gid_type> gid_types;
+  std::vector<int> empty_gids;
   /// Simulated timing: one-way propagation, and the wire model's extras the link layer and the
   /// QP's path MTU do not give (VLAN tag, IPv6, IB GRH).
   int64_t propagation_delay_ns = 0;
@@ -96,6 +100,8 @@ class FakeMlx5 final : public VerbsOps {
   int query_device(ibv_context* context, ibv_device_attr_ex* attr) override;
   int query_port(ibv_context* context, uint8_t port, ibv_port_attr* attr) override;
   int query_gid(ibv_context* context, uint8_t port, int index, ibv_gid* gid) override;
+  int query_gid_ex(ibv_context* context, uint32_t port, uint32_t index,
+                   ibv_gid_entry* entry) override;
   int get_clock_info(ibv_context* context, mlx5dv_clock_info* info) override;
   int query_mlx5_device(ibv_context* context, mlx5dv_context* attr) override;
   int read_device_clock(ibv_context* context, uint64_t* ticks) override;

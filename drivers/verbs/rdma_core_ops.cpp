@@ -47,6 +47,10 @@ class RdmaCoreOps final : public VerbsOps {
   int query_gid(ibv_context* context, uint8_t port, int index, ibv_gid* gid) override {
     return ibv_query_gid(context, port, index, gid);
   }
+  int query_gid_ex(ibv_context* context, uint32_t port, uint32_t index,
+                   ibv_gid_entry* entry) override {
+    return ibv_query_gid_ex(context, port, index, entry, 0);
+  }
   int get_clock_info(ibv_context* context, mlx5dv_clock_info* info) override {
     return mlx5dv_get_clock_info(context, info);
   }

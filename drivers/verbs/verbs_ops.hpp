@@ -44,6 +44,10 @@ class VerbsOps {
   virtual int query_device(ibv_context* context, ibv_device_attr_ex* attr) = 0;
   virtual int query_port(ibv_context* context, uint8_t port, ibv_port_attr* attr) = 0;
   virtual int query_gid(ibv_context* context, uint8_t port, int index, ibv_gid* gid) = 0;
+  /// ibv_query_gid_ex (flags 0): the GID and its type (RoCE v1 / v2, IB); ENODATA for an empty
+  /// entry.
+  virtual int query_gid_ex(ibv_context* context, uint32_t port, uint32_t index,
+                           ibv_gid_entry* entry) = 0;
   /// mlx5dv_get_clock_info: converts completion timestamps to ns (mlx5dv_ts_to_ns).
   virtual int get_clock_info(ibv_context* context, mlx5dv_clock_info* info) = 0;
   /// mlx5dv_query_device: with MLX5DV_CONTEXT_MASK_CLOCK_INFO_UPDATE in attr->comp_mask, the

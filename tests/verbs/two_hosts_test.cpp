@@ -49,6 +49,9 @@ class LockedOps final : public VerbsOps {
   int get_clock_info(ibv_context* c, mlx5dv_clock_info* i) override {
     QB_LOCKED(get_clock_info(c, i));
   }
+  int query_gid_ex(ibv_context* c, uint32_t p, uint32_t i, ibv_gid_entry* e) override {
+    QB_LOCKED(query_gid_ex(c, p, i, e));
+  }
   int query_mlx5_device(ibv_context* c, mlx5dv_context* a) override {
     QB_LOCKED(query_mlx5_device(c, a));
   }
