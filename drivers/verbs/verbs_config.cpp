@@ -4,7 +4,7 @@ namespace qb::drv::verbs {
 
 VerbsConfig parse_verbs_config(const ConfigTable& table) {
   table.allow_only({"provider", "device", "port", "gid_index", "workers", "hw_rate_limit",
-                    "peer", "listen", "fake_timing", "fake_sched_support"});
+                    "hw_pacing", "peer", "listen", "fake_timing", "fake_sched_support"});
   VerbsConfig config;
   if (auto provider = table.string("provider")) {
     if (*provider == "rdma-core") {
@@ -12,8 +12,9 @@ VerbsConfig parse_verbs_config(const ConfigTable& table) {
     } else if (*provider == "fake") {
       config.provider = Provider::fake;
     } else {
-      table.fail_at("provider", "must be \"rdma-core\" (a device) or \"fake\" (the fake ConnectX "
-                                "of the tests, on simulated timing)");
+      table.fail_at("provider",
+                    "must be \"rdma-core\" (a device) or \"fake\" (the fake ConnectX "
+                    "of the tests, on simulated timing)");
     }
   }
   config.device = table.string("device").value_or("");
@@ -22,6 +23,10 @@ VerbsConfig parse_verbs_config(const ConfigTable& table) {
   config.gid_index = static_cast<int>(table.integer("gid_index", 0, 65535).value_or(0));
   config.workers = static_cast<uint32_t>(table.integer("workers", 1, 64).value_or(1));
   config.hw_rate_limit = table.boolean("hw_rate_limit").value_or(false);
+  config.hw_pacing = table.string_list("hw_pacing").value_or(std::vector<std::string>{});
+  for (const auto& name : config.hw_pacing) {
+    if (name.empty()) table.fail_at("hw_pacing", "a flow name cannot be empty");
+  }
   config.peer = table.string("peer").value_or("");
   config.listen = static_cast<uint16_t>(table.integer("listen", 1, 65535).value_or(0));
   if (!config.peer.empty() && config.listen != 0) {

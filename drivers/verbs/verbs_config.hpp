@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "qb/common/config_table.hpp"
 
@@ -23,6 +24,10 @@ struct VerbsConfig {
   /// Per-QP hardware pacing (IBV_QP_RATE_LIMIT) at each paced flow's mean rate, on top of the
   /// engine's own pacing; needs packet_pacing_caps for RC QPs.
   bool hw_rate_limit = false;
+  /// Per flow: the [[flow]] entries (or flow instances, "name#i") that ask for hardware pacing,
+  /// whatever hw_rate_limit says; each must be paced (a finite rate). Empty: hw_rate_limit
+  /// decides for every paced flow.
+  std::vector<std::string> hw_pacing;
   /// Two hosts: the sender connects to the receiver's "HOST:PORT" (TCP, to exchange QP
   /// numbers); the receiver listens on a TCP port. Neither: loopback on one port.
   std::string peer;

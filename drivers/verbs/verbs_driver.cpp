@@ -287,10 +287,12 @@ class VerbsDriver final : public DriverBackend {
       if (!exchanged) return std::move(exchanged).error();
       remote = std::move(*exchanged);
     }
+    if (Status s = check_hw_pacing(plan); !s) return s;
     for (uint32_t f = 0; f < plan.flows.size(); ++f) {
-      if (config_.hw_rate_limit && qps_[f].requester != nullptr &&
-          std::isfinite(plan.flows[f].offered_wire_bps)) {
-        if (Status s = rate_limit(qps_[f].requester, plan.flows[f]); !s) return s;
+      const policy::FlowPlan& flow = plan.flows[f];
+      const bool asked = config_.hw_rate_limit || asks_hw_pacing(flow);
+      if (asked && qps_[f].requester != nullptr && std::isfinite(flow.offered_wire_bps)) {
+        if (Status s = rate_limit(qps_[f].requester, flow); !s) return s;
       }
     }
     return make_workers(plan, remote);
@@ -495,14 +497,50 @@ class VerbsDriver final : public DriverBackend {
     return {};
   }
 
+  // hw_pacing names a [[flow]] entry or a flow instance.
+  bool asks_hw_pacing(const policy::FlowPlan& flow) const {
+    for (const auto& name : config_.hw_pacing) {
+      if (name == flow.group || name == flow.name) return true;
+    }
+    return false;
+  }
+
+  // Every name in hw_pacing is a flow of the plan, and a paced one.
+  Status check_hw_pacing(const policy::QosPlan& plan) const {
+    for (const auto& name : config_.hw_pacing) {
+      bool found = false;
+      for (const policy::FlowPlan& flow : plan.flows) {
+        if (name != flow.group && name != flow.name) continue;
+        found = true;
+        if (!std::isfinite(flow.offered_wire_bps)) {
+          return verbs_error(Errc::invalid_config,
+                             fmt::format("flow '{}' asks for hardware pacing but has no rate to "
+                                         "pace at (it saturates): give it a rate, or remove it "
+                                         "from hw_pacing",
+                                         flow.name),
+                             "driver.verbs.hw_pacing");
+        }
+      }
+      if (!found) {
+        return verbs_error(
+            Errc::invalid_config,
+            fmt::format("hw_pacing names '{}', which is no [[flow]] of the suite", name),
+            "driver.verbs.hw_pacing");
+      }
+    }
+    return {};
+  }
+
   Status rate_limit(ibv_qp* qp, const policy::FlowPlan& flow) {
+    const char* key =
+        config_.hw_rate_limit ? "driver.verbs.hw_rate_limit" : "driver.verbs.hw_pacing";
     const ibv_packet_pacing_caps& caps = port_.pacing;
     if ((caps.supported_qpts & (1U << IBV_QPT_RC)) == 0) {
       return verbs_error(Errc::unavailable,
                          fmt::format("{} has no packet pacing for RC QPs (packet_pacing_caps): "
-                                     "set hw_rate_limit = false",
+                                     "set hw_rate_limit = false and hw_pacing = []",
                                      device_),
-                         "driver.verbs.hw_rate_limit");
+                         key);
     }
     const double kbps = std::ceil(flow.offered_wire_bps / 1e3);
     if (kbps < caps.qp_rate_limit_min || kbps > caps.qp_rate_limit_max) {
@@ -511,7 +549,7 @@ class VerbsDriver final : public DriverBackend {
           fmt::format("flow '{}' offers {:g} kbit/s, outside the device's packet "
                       "pacing range [{}, {}] kbit/s",
                       flow.name, kbps, caps.qp_rate_limit_min, caps.qp_rate_limit_max),
-          "driver.verbs.hw_rate_limit");
+          key);
     }
     ibv_qp_rate_limit_attr attr{};
     attr.rate_limit = static_cast<uint32_t>(kbps);

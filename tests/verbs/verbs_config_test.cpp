@@ -36,6 +36,15 @@ TEST(VerbsConfig, DefaultsAreLoopbackOnTheFirstDeviceWithOneWorker) {
   EXPECT_TRUE(two.hw_rate_limit);
 }
 
+TEST(VerbsConfig, HardwarePacingNamesFlows) {
+  EXPECT_TRUE(parse("").hw_pacing.empty());
+  const VerbsConfig c = parse("hw_pacing = [\"rpc-cbr\", \"telemetry#0\"]\n");
+  EXPECT_EQ(c.hw_pacing, (std::vector<std::string>{"rpc-cbr", "telemetry#0"}));
+  EXPECT_FALSE(c.hw_rate_limit);
+  EXPECT_EQ(refused_key("hw_pacing = [\"\"]\n"), "driver.verbs.hw_pacing");
+  EXPECT_EQ(refused_key("hw_pacing = \"rpc-cbr\"\n"), "driver.verbs.hw_pacing");
+}
+
 TEST(VerbsConfig, BadValuesAreRefusedAtTheirKey) {
   EXPECT_EQ(refused_key("provider = \"mlx\"\n"), "driver.verbs.provider");
   EXPECT_EQ(refused_key("port = 0\n"), "driver.verbs.port");

@@ -541,6 +541,51 @@ TEST(VerbsDriver, HardwareRateLimitForPacedFlowsOnly) {
   EXPECT_EQ(fake.live().total(), 0u) << fake.live().describe();
 }
 
+// hw_pacing: hardware pacing for the flows that ask for it (a [[flow]] entry, or one instance),
+// whatever hw_rate_limit says; names that are no flow, or a flow without a rate, are exit 2 at
+// the key.
+TEST(VerbsDriver, HardwarePacingPerFlow) {
+  const auto loaded = load("cbr_redistribution.toml");
+  const auto& compiled = loaded.compiled[0];
+  {
+    VerbsConfig config;
+    config.hw_pacing = {"rpc-cbr", "telemetry"};
+    auto [owned_fake, driver] = applied_on_fake(compiled, config);
+    const auto limits = calls_starting(*owned_fake, "modify_qp_rate_limit");
+    size_t asked = 0;
+    for (const auto& flow : compiled.plan.flows) {
+      asked += flow.group == "rpc-cbr" || flow.group == "telemetry" ? 1 : 0;
+    }
+    EXPECT_EQ(asked, 3u);
+    EXPECT_EQ(limits.size(), asked);
+    EXPECT_NE(limits[0].find("rate_limit=4"), std::string::npos)
+        << limits[0];  // 4 Gbit/s + headers
+    driver->close();
+  }
+  {
+    VerbsConfig config;
+    config.hw_pacing = {"rpc-cbr#1"};
+    auto [owned_fake, driver] = applied_on_fake(compiled, config);
+    EXPECT_EQ(calls_starting(*owned_fake, "modify_qp_rate_limit").size(), 1u);
+    driver->close();
+  }
+  for (const char* name : {"no-such-flow", "bulk"}) {
+    SCOPED_TRACE(name);
+    FakeMlx5 fake(device_for(compiled));
+    VerbsConfig config;
+    config.hw_pacing = {name};
+    auto driver = make_verbs_driver(config, &fake);
+    ASSERT_TRUE(driver->open(topology_of(compiled)).ok());
+    const Status applied = driver->apply(compiled.plan);
+    ASSERT_FALSE(applied.ok());
+    EXPECT_EQ(applied.error().code, Errc::invalid_config);
+    EXPECT_EQ(applied.error().where, "driver.verbs.hw_pacing");
+    EXPECT_NE(applied.error().message.find(name), std::string::npos) << applied.error().message;
+    driver->close();
+    EXPECT_EQ(fake.live().total(), 0u) << fake.live().describe();
+  }
+}
+
 // The registry entry with a fake the test keeps, so the engine's run can be inspected after.
 Result<engine::SuiteRun> run_on_fake(const LoadedSuite& loaded, FakeMlx5& fake, VerbsConfig config,
                                      const engine::RunOptions& options) {
