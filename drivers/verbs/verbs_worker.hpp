@@ -72,6 +72,9 @@ struct WorkerStats {
 class VerbsWorker final : public Queue, public Clock {
  public:
   VerbsWorker(WorkerSetup setup, std::vector<WorkerFlowSetup> flows, uint32_t flow_count);
+  // wrs_ point into sges_: the worker stays where it was made.
+  VerbsWorker(const VerbsWorker&) = delete;
+  VerbsWorker& operator=(const VerbsWorker&) = delete;
 
   /// Posts a receive per ring slot on every responder. false: post_recv failed.
   bool post_receives() noexcept;
