@@ -199,7 +199,7 @@ struct QueueDepthSeries {
 /// other processes (engine/starvation.hpp, docs/dpdk.md "Starved workers").
 struct Starvation {
   bool present = false;  // measured (real-time drivers only); not in the file otherwise
-  int64_t lost_ns = 0;   // max(run-queue delay, stalled loop time)
+  int64_t lost_ns = 0;   // lost to other processes (engine::lost_to_others)
   int64_t run_ns = 0;    // the worker's loop
   double lost_fraction = 0.0;
   int64_t run_delay_ns = 0;
