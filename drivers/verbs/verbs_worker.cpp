@@ -49,7 +49,7 @@ VerbsWorker::VerbsWorker(WorkerSetup setup, std::vector<WorkerFlowSetup> flows, 
   flows_.reserve(flows.size());
   for (auto& f : flows) {
     slot_of_flow_[f.flow] = static_cast<uint32_t>(flows_.size());
-    flows_.push_back(Flow{f, std::vector<InFlight>(slots), 0, 0, 0});
+    flows_.push_back(Flow{f, std::vector<InFlight>(slots), 0, 0, 0, UINT32_MAX, 0});
   }
   slot_count_ = static_cast<uint32_t>(flows_.size());
   // The fields of a send request that never change, set once: post_chain writes only the
@@ -243,15 +243,19 @@ uint32_t VerbsWorker::tx_burst(std::span<const Message> messages) noexcept {
   return static_cast<uint32_t>(done);
 }
 
-Completion VerbsWorker::received(const Flow& flow, const InFlight& message,
+Completion VerbsWorker::received(Flow& flow, const InFlight& message,
                                  int64_t time_ns) const noexcept {
   Completion c;
   c.kind = Completion::Kind::rx_message;
   c.last_of_message = true;
   c.flow = flow.setup.flow;
   c.payload_bytes = message.bytes;
-  c.wire_bytes = static_cast<uint32_t>(
-      setup_.wire.wire_bytes_for_message(message.bytes, wire_op(flow.setup.op)));
+  if (flow.wire_of_bytes != message.bytes) {
+    flow.wire_bytes = static_cast<uint32_t>(
+        setup_.wire.wire_bytes_for_message(message.bytes, wire_op(flow.setup.op)));
+    flow.wire_of_bytes = message.bytes;
+  }
+  c.wire_bytes = flow.wire_bytes;
   c.sequence = message.sequence;
   c.scheduled_ns = message.scheduled_ns;
   c.sent_ns = message.sent_ns;

@@ -109,6 +109,9 @@ class VerbsWorker final : public Queue, public Clock {
     uint64_t tail = 0;     // next slot to post
     uint64_t tx_head = 0;  // oldest message without its send completion
     uint64_t rx_head = 0;  // oldest message not yet received (read: = tx_head)
+    // The wire bytes of the last message size received (a flow's sizes mostly repeat).
+    uint32_t wire_of_bytes = UINT32_MAX;
+    uint32_t wire_bytes = 0;
   };
   static constexpr size_t kMaxChain = 32;
   static constexpr size_t kPollBatch = 64;
@@ -129,7 +132,7 @@ class VerbsWorker final : public Queue, public Clock {
   uint32_t drain_recv(std::span<Completion> out) noexcept;
   /// `count` receives on the flow's responder, chained.
   bool post_receives(Flow& flow, uint32_t slot, uint32_t count) noexcept;
-  Completion received(const Flow& flow, const InFlight& message, int64_t time_ns) const noexcept;
+  Completion received(Flow& flow, const InFlight& message, int64_t time_ns) const noexcept;
 
   WorkerSetup setup_;
   const HostClock& host_clock_ = HostClock::get();
