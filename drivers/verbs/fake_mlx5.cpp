@@ -183,7 +183,8 @@ struct FakeMlx5::State {
   uint32_t fail_at = 0;
   std::atomic<int> fail_next_poll{0};
   int fail_error = 0;
-  uint64_t posted_sends = 0;
+  // Counted by every worker's post_send, concurrently.
+  std::atomic<uint64_t> posted_sends{0};
   uint32_t next_id = 1;
   uint32_t next_qp_number = kFirstQpNumber;
   uint32_t next_key = 0x1000;
@@ -508,7 +509,7 @@ void FakeMlx5::fail_next_poll(int error) noexcept {
 }
 
 uint64_t FakeMlx5::posted_sends() const noexcept {
-  return state_->posted_sends;
+  return state_->posted_sends.load(std::memory_order_relaxed);
 }
 
 FakeLiveObjects FakeMlx5::live() const noexcept {
@@ -1218,7 +1219,7 @@ int FakeMlx5::post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) noexc
         record->to_arrive.push_back(message);
       }
     }
-    ++s.posted_sends;
+    s.posted_sends.fetch_add(1, std::memory_order_relaxed);
   }
   *bad_wr = nullptr;
   return 0;
