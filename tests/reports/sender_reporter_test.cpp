@@ -11,64 +11,19 @@
 #include "qb/reports/reporter_list.hpp"
 #include "qb/reports/sender_results.hpp"
 #include "qb/reports/sender_summary.hpp"
-#include "qb/suite/compile.hpp"
-#include "qb/suite/suite_loader.hpp"
+#include "sender_fixture.hpp"
 
 namespace qb::report {
 namespace {
 
-constexpr const char* kSuite = R"([suite]
-name = "tx only"
-repetitions = 1
-warmup = "100ms"
-duration = "900ms"
-[port]
-rate = "10Gbps"
-transport = "eth"
-mtu = 1500
-[[sched.node]]
-name = "root"
-[[sched.leaf]]
-name = "a"
-parent = "root"
-bw_share = 1
-[[flow]]
-name = "f"
-leaf = "a"
-size = 1000
-rate = "saturate"
-)";
+using testing::sender_only_run;
+using testing::sender_only_suite;
+using testing::SenderCounts;
 
-// A send-only run of kSuite: one repetition that posted `posted` messages; `lost_fraction` of
-// the worker's time lost to other processes.
+// A send-only run that posted `posted` messages; `lost_fraction` of the worker's time lost to
+// other processes.
 engine::SuiteRun sender_run(const suite::Suite& suite, uint64_t posted, double lost_fraction) {
-  std::vector<Warning> warnings;
-  auto compiled = suite::compile_suite(suite, warnings);
-  EXPECT_TRUE(compiled.ok());
-  engine::SuiteRun run;
-  run.driver = "dpdk";
-  run.clock = "tsc";
-  run.sender_only = true;
-  run.complete = true;
-  engine::ScenarioRun scenario;
-  scenario.compiled = (*compiled)[0];
-  scenario.repetitions = 1;
-  scenario.warmup_ns = 100'000'000;
-  scenario.duration_ns = 900'000'000;
-  engine::RepetitionMeasurement rep;
-  rep.ran = true;
-  rep.complete = true;
-  rep.flows.resize(1);
-  rep.flows[0].posted_messages = posted;
-  rep.driver_stats = {{"tx_packets", 1000.0}, {"tx_frame_bytes", 1'000'000.0}};
-  if (lost_fraction > 0.0) {
-    rep.starvation.measured = true;
-    rep.starvation.run_ns = 1'000'000'000;
-    rep.starvation.lost_ns = static_cast<int64_t>(lost_fraction * 1e9);
-  }
-  scenario.reps.push_back(rep);
-  run.scenarios.push_back(std::move(scenario));
-  return run;
+  return sender_only_run(suite, SenderCounts{posted, 1000.0, 1'000'000.0, lost_fraction});
 }
 
 RunMetadata metadata() {
@@ -87,10 +42,9 @@ std::string read_file(const std::string& path) {
 }
 
 TEST(SenderReporter, AListWritesTheSenderResultsAndTableAndDeclinesHtmlAndJunit) {
-  auto suite = suite::load_suite_string(kSuite, "tx.toml");
-  ASSERT_TRUE(suite.ok());
-  const engine::SuiteRun run = sender_run(*suite, 1000, 0.0);
-  const SenderResults sent = sender_results(*suite, run, metadata());
+  const suite::Suite suite = sender_only_suite();
+  const engine::SuiteRun run = sender_run(suite, 1000, 0.0);
+  const SenderResults sent = sender_results(suite, run, metadata());
   const SenderReport sender{sent, run};
   const ReportInput input{sent.run, nullptr, ReportSubject::sender, nullptr, &sender};
 
@@ -114,7 +68,7 @@ TEST(SenderReporter, AListWritesTheSenderResultsAndTableAndDeclinesHtmlAndJunit)
   const auto written = list.write(input);
   ASSERT_TRUE(written) << written.error().to_string();
   EXPECT_EQ(read_file(dir + "/tx.json"), sender_results_to_json(sent));
-  EXPECT_EQ(read_file(dir + "/tx.json"), sender_results_json(*suite, run, metadata()));
+  EXPECT_EQ(read_file(dir + "/tx.json"), sender_results_json(suite, run, metadata()));
   EXPECT_FALSE(std::filesystem::exists(dir + "/tx.html"));
   EXPECT_FALSE(std::filesystem::exists(dir + "/tx.xml"));
   std::ostringstream table;
@@ -132,15 +86,14 @@ TEST(SenderReporter, AListWritesTheSenderResultsAndTableAndDeclinesHtmlAndJunit)
 }
 
 TEST(SenderReporter, QuietConsoleSaysSentAndNamesAStarvedWorker) {
-  auto suite = suite::load_suite_string(kSuite, "tx.toml");
-  ASSERT_TRUE(suite.ok());
+  const suite::Suite suite = sender_only_suite();
   for (const auto& [lost, expected] :
        {std::pair{0.0, "SENT (sender only, not judged)\n"},
         std::pair{0.5,
                   "SENT (sender only, not judged); a worker was starved of CPU: invalid "
                   "measurement\n"}}) {
-    const engine::SuiteRun run = sender_run(*suite, 1000, lost);
-    const SenderResults sent = sender_results(*suite, run, metadata());
+    const engine::SuiteRun run = sender_run(suite, 1000, lost);
+    const SenderResults sent = sender_results(suite, run, metadata());
     const SenderReport sender{sent, run};
     const ReportInput input{sent.run, nullptr, ReportSubject::sender, nullptr, &sender};
     auto line = make_console_reporter(ConsoleDetail::verdict)->render(input);

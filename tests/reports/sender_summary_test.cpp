@@ -8,56 +8,15 @@
 #include <sstream>
 #include <string>
 
-#include "qb/suite/compile.hpp"
-#include "qb/suite/suite_loader.hpp"
+#include "sender_fixture.hpp"
 
 namespace qb::report {
 namespace {
 
-constexpr const char* kSuite = R"([suite]
-name = "tx only"
-repetitions = 1
-warmup = "100ms"
-duration = "900ms"
-[port]
-rate = "10Gbps"
-transport = "eth"
-mtu = 1500
-[[sched.node]]
-name = "root"
-[[sched.leaf]]
-name = "a"
-parent = "root"
-bw_share = 1
-[[flow]]
-name = "f"
-leaf = "a"
-size = 1000
-rate = "saturate"
-)";
-
 std::string summary_of(uint64_t posted, double tx_frames, double tx_bytes) {
-  auto suite = suite::load_suite_string(kSuite, "tx.toml");
-  EXPECT_TRUE(suite.ok());
-  std::vector<Warning> warnings;
-  auto compiled = suite::compile_suite(*suite, warnings);
-  EXPECT_TRUE(compiled.ok());
-  engine::SuiteRun run;
-  run.driver = "dpdk";
-  run.clock = "tsc";
-  run.sender_only = true;
-  engine::ScenarioRun scenario;
-  scenario.compiled = (*compiled)[0];
-  scenario.repetitions = 1;
-  scenario.warmup_ns = 100'000'000;
-  scenario.duration_ns = 900'000'000;
-  engine::RepetitionMeasurement rep;
-  rep.ran = true;
-  rep.flows.resize(1);
-  rep.flows[0].posted_messages = posted;
-  rep.driver_stats = {{"tx_packets", tx_frames}, {"tx_frame_bytes", tx_bytes}};
-  scenario.reps.push_back(rep);
-  run.scenarios.push_back(std::move(scenario));
+  const suite::Suite suite = testing::sender_only_suite();
+  const engine::SuiteRun run =
+      testing::sender_only_run(suite, testing::SenderCounts{posted, tx_frames, tx_bytes});
   std::ostringstream out;
   print_sender_summary(run, out);
   return out.str();
@@ -91,23 +50,9 @@ TEST(SenderSummary, TxOnlyTableGivesGoodputWireAndPacketRates) {
 }
 
 TEST(SenderSummary, TotalsKeepTheRatesForTheJson) {
-  auto suite = suite::load_suite_string(kSuite, "tx.toml");
-  ASSERT_TRUE(suite.ok());
-  std::vector<Warning> warnings;
-  auto compiled = suite::compile_suite(*suite, warnings);
-  ASSERT_TRUE(compiled.ok());
-  engine::SuiteRun run;
-  engine::ScenarioRun scenario;
-  scenario.compiled = (*compiled)[0];
-  scenario.warmup_ns = 100'000'000;
-  scenario.duration_ns = 900'000'000;
-  engine::RepetitionMeasurement rep;
-  rep.ran = true;
-  rep.flows.resize(1);
-  rep.flows[0].posted_messages = 500;
-  rep.driver_stats = {{"tx_packets", 500.0}, {"tx_frame_bytes", 500000.0}};
-  scenario.reps.push_back(rep);
-  run.scenarios.push_back(std::move(scenario));
+  const suite::Suite suite = testing::sender_only_suite();
+  const engine::SuiteRun run =
+      testing::sender_only_run(suite, testing::SenderCounts{500, 500.0, 500000.0});
   const auto totals = sender_totals(run);
   ASSERT_EQ(totals.size(), 1u);
   ASSERT_EQ(totals[0].flows.size(), 1u);
