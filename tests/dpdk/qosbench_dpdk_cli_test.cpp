@@ -624,21 +624,24 @@ TEST(DpdkCliHangs, InterruptedRatesAreOverTheTimeMeasured) {
   auto cut_args = common;
   cut_args.insert(cut_args.end(), {"--duration", "20s", "--json", cut_path});
   const Watched full = run_watched(full_args, 20000);
-  const Watched cut = run_watched(cut_args, 20000, {SIGINT}, 1800);
+  // The signal comes 3 s in: EAL init and the warm-up take up to ~1.4 s under ThreadSanitizer
+  // on a busy machine, and the window must have started.
+  const Watched cut = run_watched(cut_args, 20000, {SIGINT}, 3000);
   ASSERT_FALSE(full.killed || cut.killed);
   const auto a = read_json(full_path)["scenarios"][0];
   const auto b = read_json(cut_path)["scenarios"][0];
   EXPECT_EQ(b["repetitions_completed"], 0);
   EXPECT_EQ(b["repetitions_partial"], 1);
   ASSERT_EQ(b["measured_ns_reps"].size(), 1u);
-  EXPECT_GT(b["measured_ns_reps"][0].get<double>(), 0.5e9);
-  EXPECT_LT(b["measured_ns_reps"][0].get<double>(), 20e9);
+  // What was measured, not the 20 s window: well above nothing, well below the window.
+  EXPECT_GT(b["measured_ns_reps"][0].get<double>(), 0.2e9);
+  EXPECT_LT(b["measured_ns_reps"][0].get<double>(), 10e9);
   const double total_full =
       a["groups"][0]["measured_bps"].get<double>() + a["groups"][1]["measured_bps"].get<double>();
   const double total_cut =
       b["groups"][0]["measured_bps"].get<double>() + b["groups"][1]["measured_bps"].get<double>();
   // The two runs share the machine with others at different moments: a loose band, far from
-  // the ~0.09 the full-window division gave (1.8 s measured over 20 s).
+  // the ~0.15 the full-window division would give (about 3 s measured over 20 s).
   EXPECT_GT(total_cut / total_full, 0.5);
   EXPECT_LT(total_cut / total_full, 2.0);
 }
