@@ -2,19 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
-
 namespace qb::cluster {
-namespace {
-
-uint32_t to_number(std::string_view text) {
-  uint32_t value = 0;
-  std::from_chars(text.data(), text.data() + text.size(), value);
-  return value;
-}
-
-}  // namespace
-
 std::vector<std::string_view> split_fields(std::string_view text) {
   std::vector<std::string_view> parts;
   for (size_t start = 0;;) {
@@ -37,9 +25,10 @@ Error decode_error(std::string_view text, uint32_t rank) {
     return make_error(Errc::runtime, fmt::format("rank {} sent an unreadable error", rank));
   }
   Error error;
-  error.code = static_cast<Errc>(to_number(parts[0]));
+  error.code = static_cast<Errc>(field_number<uint32_t>(parts[0]));
   error.where = std::string(parts[1]);
-  error.loc = SourceLoc{std::string(parts[2]), to_number(parts[3]), to_number(parts[4])};
+  error.loc = SourceLoc{std::string(parts[2]), field_number<uint32_t>(parts[3]),
+                        field_number<uint32_t>(parts[4])};
   error.message = std::string(parts[5]);
   return error;
 }

@@ -2,6 +2,7 @@
 // key and location: "e" then the fields, separated by kSeparator.
 #pragma once
 
+#include <charconv>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -14,6 +15,13 @@ namespace qb::cluster {
 inline constexpr char kSeparator = '\x1f';  // never in a path, key or message qosbench writes
 
 std::vector<std::string_view> split_fields(std::string_view text);
+/// A field's number; 0 when it is not one (the fields are written by qosbench's own ranks).
+template <class Integer>
+Integer field_number(std::string_view text) {
+  Integer value{};
+  std::from_chars(text.data(), text.data() + text.size(), value);
+  return value;
+}
 std::string encode_error(const Error& error);
 /// `text` as encode_error wrote it; an Error saying so when it is not (from `rank`).
 Error decode_error(std::string_view text, uint32_t rank);

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <limits>
 #include <map>
 
@@ -18,16 +17,6 @@ namespace {
 // How long a rank waits at a repetition's start for the others: opening a device (a DPDK
 // EAL, an RDMA device) takes seconds, not minutes.
 constexpr std::chrono::seconds kStartWait{120};
-
-uint32_t to_rank(std::string_view text) {
-  uint32_t rank = 0;
-  std::from_chars(text.data(), text.data() + text.size(), rank);
-  return rank;
-}
-
-int64_t job_clock_now_ns() {
-  return job_clock_ns();
-}
 
 }  // namespace
 
@@ -133,8 +122,9 @@ Result<JobRoles> agree_roles(Communicator& comm, const suite::FabricSpec& fabric
   const auto fields = split_fields(*agreed);
   JobRoles roles;
   roles.hosts = static_cast<uint32_t>(fields.size() - 2);
-  roles.receiver_rank = to_rank(fields[1]);
-  for (size_t f = 2; f < fields.size(); ++f) roles.host_ranks.push_back(to_rank(fields[f]));
+  roles.receiver_rank = field_number<uint32_t>(fields[1]);
+  for (size_t f = 2; f < fields.size(); ++f)
+    roles.host_ranks.push_back(field_number<uint32_t>(fields[f]));
   return roles;
 }
 
@@ -154,7 +144,7 @@ Result<std::vector<ClockOffset>> estimate_clock_offsets(Communicator& comm, uint
     ClockOffset best{peer, comm.rank() == 0 ? (*hosts)[peer] : "", 0, 0,
                      std::numeric_limits<int64_t>::max()};
     for (uint32_t i = 0; i < samples; ++i) {
-      auto sample = comm.ping_pong(peer, job_clock_now_ns, wait);
+      auto sample = comm.ping_pong(peer, job_clock_ns, wait);
       if (!sample) return std::move(sample).error();
       if (comm.rank() != 0) continue;
       const int64_t rtt_ns = sample->received_ns - sample->sent_ns;
@@ -225,10 +215,7 @@ Result<int64_t> offset_to_receiver(Communicator& comm, const JobRoles& roles,
                                                  "ranks",
                                                  fields.size(), comm.size()));
   }
-  int64_t mine = 0;
-  const std::string_view text = fields[comm.rank()];
-  std::from_chars(text.data(), text.data() + text.size(), mine);
-  return mine;
+  return field_number<int64_t>(fields[comm.rank()]);
 }
 
 engine::HostRole host_role(Communicator& comm, const JobRoles& roles, Wait wait,
