@@ -737,23 +737,38 @@ std::pair<int, double> idlest_cpu(int window_ms) {
 }
 
 TEST(DpdkCliStarved, AnUnstarvedRunIsNotFlagged) {
-  const auto [cpu, busy] = idlest_cpu(500);
-  if (cpu < 0 || busy > 0.05) {
-    GTEST_SKIP() << "no idle CPU here (the idlest, CPU " << cpu << ", was " << 100.0 * busy
-                 << " % busy): an unstarved run cannot be arranged";
+  // RUN_SERIAL keeps the other tests off the machine, but not every process on it: a CPU idle
+  // before a run can still be taken during it, and then the kernel's run-queue delay is a true
+  // verdict. Up to three attempts; the flag must follow the delay in every one.
+  std::string last_starvation;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const auto [cpu, busy] = idlest_cpu(500);
+    if (cpu < 0 || busy > 0.05) {
+      GTEST_SKIP() << "no idle CPU here (the idlest, CPU " << cpu << ", was " << 100.0 * busy
+                   << " % busy): an unstarved run cannot be arranged";
+    }
+    const std::string json_path = ::testing::TempDir() + "/dpdk_unstarved.json";
+    std::filesystem::remove(json_path);
+    const Outcome o =
+        run_qosbench({"run", kSuite, "--driver", "dpdk", "--eal",
+                      "--no-huge -m 256 --no-pci -l " + std::to_string(cpu) + " --vdev net_ring0",
+                      "--duration", "500ms", "--json", json_path});
+    ASSERT_TRUE(o.exit_code == 0 || o.exit_code == 1) << o.exit_code << o.out << o.err;
+    const auto results = read_json(json_path);  // kept: a reference into a temporary dangles
+    const auto& starvation = results["scenarios"][0]["starvation"];
+    // Only the run-queue delay counts as lost, and the flag and the warning follow it.
+    ASSERT_EQ(starvation["lost_ns"], starvation["run_delay_ns"]) << starvation;
+    const bool over_one_percent = starvation["lost_fraction"].get<double>() > 0.01;
+    ASSERT_EQ(starvation["unreliable"], over_one_percent) << starvation;
+    ASSERT_EQ(o.out.find("to other processes") != std::string::npos, over_one_percent) << o.out;
+    if (!over_one_percent) {
+      EXPECT_EQ(starvation["invalid"], false) << starvation;
+      return;
+    }
+    last_starvation = starvation.dump();
   }
-  const std::string json_path = ::testing::TempDir() + "/dpdk_unstarved.json";
-  const Outcome o =
-      run_qosbench({"run", kSuite, "--driver", "dpdk", "--eal",
-                    "--no-huge -m 256 --no-pci -l " + std::to_string(cpu) + " --vdev net_ring0",
-                    "--duration", "500ms", "--json", json_path});
-  EXPECT_TRUE(o.exit_code == 0 || o.exit_code == 1) << o.exit_code << o.out << o.err;
-  EXPECT_EQ(o.out.find("to other processes"), std::string::npos) << o.out;
-  const auto results = read_json(json_path);  // kept: a reference into a temporary dangles
-  const auto& starvation = results["scenarios"][0]["starvation"];
-  EXPECT_EQ(starvation["unreliable"], false) << starvation;
-  EXPECT_EQ(starvation["invalid"], false) << starvation;
-  EXPECT_LE(starvation["lost_fraction"].get<double>(), 0.01) << starvation;
+  GTEST_SKIP() << "another process took the worker's CPU in each of three runs (the last: "
+               << last_starvation << "): an unstarved run could not be arranged";
 }
 
 // 256 flows on one worker: some of the loop's own iterations take longer than the stall
