@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "error_wire.hpp"
@@ -65,29 +66,81 @@ Status agree_to_start(Communicator& comm, const Readiness& mine, const Wait& wai
   return decode_error(*agreed, 0);
 }
 
-Status agree_status(Communicator& comm, const Status& mine, const Wait& wait) {
-  Readiness ready;
-  if (!mine) ready.error = mine.error();
-  const std::string mine_text = encode(ready) + kSeparator + comm.host_name();
-  auto gathered = comm.gather(mine_text, 0, wait);
-  if (!gathered) return std::move(gathered).error();
-  std::string decision = "ok";
-  for (uint32_t rank = 0; rank < gathered->size(); ++rank) {
-    const std::string& text = (*gathered)[rank];
+namespace {
+
+// The first error among gathered "<body><separator><host>" texts (a body starting with 'e'),
+// encoded and named by its rank and host; nullopt when no rank brought one.
+std::optional<std::string> first_error(const std::vector<std::string>& gathered) {
+  for (uint32_t rank = 0; rank < gathered.size(); ++rank) {
+    const std::string& text = gathered[rank];
     const size_t host_at = text.rfind(kSeparator);
     const std::string_view body = std::string_view(text).substr(0, host_at);
     if (!body.empty() && body.front() == 'e') {
       Error error = decode_error(body, rank);
       error.message =
           fmt::format("on rank {} ({}): {}", rank, text.substr(host_at + 1), error.message);
-      decision = encode_status(error);
-      break;
+      return encode_status(error);
     }
   }
-  auto agreed = comm.broadcast(decision, 0, wait);
+  return std::nullopt;
+}
+
+}  // namespace
+
+Status agree_status(Communicator& comm, const Status& mine, const Wait& wait) {
+  Readiness ready;
+  if (!mine) ready.error = mine.error();
+  const std::string mine_text = encode(ready) + kSeparator + comm.host_name();
+  auto gathered = comm.gather(mine_text, 0, wait);
+  if (!gathered) return std::move(gathered).error();
+  auto agreed = comm.broadcast(first_error(*gathered).value_or("ok"), 0, wait);
   if (!agreed) return std::move(agreed).error();
   if (*agreed == "ok") return {};
   return decode_error(*agreed, 0);
+}
+
+Result<std::vector<std::string>> agree_all_gather(Communicator& comm,
+                                                  const Result<std::string>& mine,
+                                                  const Wait& wait) {
+  // Each rank: "v<bytes>" or its encoded error, then its host. Rank 0 answers with the first
+  // error, or "v" and every rank's bytes, each behind its length.
+  const std::string mine_text =
+      (mine ? "v" + *mine : encode_error(mine.error())) + kSeparator + comm.host_name();
+  auto gathered = comm.gather(mine_text, 0, wait);
+  if (!gathered) return std::move(gathered).error();
+  std::string answer;
+  if (comm.rank() == 0) {
+    if (auto failed = first_error(*gathered)) {
+      answer = std::move(*failed);
+    } else {
+      answer = "v";
+      for (const std::string& text : *gathered) {
+        const std::string_view bytes = std::string_view(text).substr(1, text.rfind(kSeparator) - 1);
+        answer += fmt::format("{}:", bytes.size());
+        answer += bytes;
+      }
+    }
+  }
+  auto agreed = comm.broadcast(answer, 0, wait);
+  if (!agreed) return std::move(agreed).error();
+  if (agreed->empty() || agreed->front() != 'v') return decode_error(*agreed, 0);
+  std::vector<std::string> every;
+  std::string_view rest = std::string_view(*agreed).substr(1);
+  while (!rest.empty()) {
+    const size_t colon = rest.find(':');
+    const auto length = field_number<size_t>(rest.substr(0, colon));
+    if (colon == std::string_view::npos || length > rest.size() - colon - 1) {
+      return make_error(Errc::runtime, "rank 0's all-gather answer is cut short");
+    }
+    every.emplace_back(rest.substr(colon + 1, length));
+    rest.remove_prefix(colon + 1 + length);
+  }
+  if (every.size() != comm.size()) {
+    return make_error(Errc::runtime, fmt::format("rank 0's all-gather answer holds {} ranks' "
+                                                 "bytes for a job of {}",
+                                                 every.size(), comm.size()));
+  }
+  return every;
 }
 
 int agree_exit_code(Communicator& comm, int mine, const Wait& wait) {

@@ -230,6 +230,12 @@ engine::HostRole host_role(Communicator& comm, const JobRoles& roles, Wait wait,
     bounded.deadline = std::chrono::steady_clock::now() + kStartWait;
     return agree_status(comm, mine, bounded);
   };
+  // As bounded as the start: the ranks exchange their endpoints just before it.
+  role.exchange = [&comm, wait](const Result<std::string>& mine) {
+    Wait bounded = wait;
+    bounded.deadline = std::chrono::steady_clock::now() + kStartWait;
+    return agree_all_gather(comm, mine, bounded);
+  };
   return role;
 }
 

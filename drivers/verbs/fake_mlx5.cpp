@@ -32,7 +32,6 @@ namespace {
 
 constexpr uint32_t kKnownSchedFlags =
     MLX5DV_SCHED_ELEM_ATTR_FLAGS_BW_SHARE | MLX5DV_SCHED_ELEM_ATTR_FLAGS_MAX_AVG_BW;
-constexpr uint32_t kFirstQpNumber = 0x100;
 constexpr uint32_t kMaxQpWr = 32768;
 constexpr int kMaxCqe = 4'194'303;
 
@@ -174,7 +173,8 @@ constexpr std::array<EthernetEncoding, 16> kEthernetEncodings{{
 }  // namespace
 
 struct FakeMlx5::State {
-  explicit State(FakeDeviceConfig c) : config(std::move(c)) {}
+  explicit State(FakeDeviceConfig c)
+      : config(std::move(c)), next_qp_number(config.first_qp_number) {}
 
   FakeDeviceConfig config;
   std::vector<std::string> calls;
@@ -186,7 +186,7 @@ struct FakeMlx5::State {
   // Counted by every worker's post_send, concurrently.
   std::atomic<uint64_t> posted_sends{0};
   uint32_t next_id = 1;
-  uint32_t next_qp_number = kFirstQpNumber;
+  uint32_t next_qp_number;
   uint32_t next_key = 0x1000;
 
   std::vector<std::unique_ptr<ContextHandle>> contexts;

@@ -64,6 +64,9 @@ struct FakeDeviceConfig {
   uint32_t rate_limit_min_kbps = 1'000;
   uint32_t rate_limit_max_kbps = 100'000'000;
   bool rate_limit_rc = true;  // packet_pacing_caps.supported_qpts has RC
+  /// The first QP number handed out: fakes in different processes of one job given different
+  /// ones have QP numbers as unique as a fabric's devices (a test can tell whose QP it is).
+  uint32_t first_qp_number = 0x100;
 };
 
 /// Counts of what the fake holds, by kind.

@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "fake_mlx5.hpp"
+#include "job_exchange.hpp"
 #include "nic_sched_tree.hpp"
 #include "peer_link.hpp"
 #include "qb/drivers/registry.hpp"
@@ -109,11 +110,21 @@ class VerbsDriver final : public DriverBackend {
     caps.max_outstanding_per_flow = kSendQueueDepth;
     caps.max_hosts = 1;
     caps.receives = role() != Role::sender;  // a sender's receiver is on the other host
+    caps.exchanges_endpoints = true;         // a job's ranks connect their QPs to each other's
     return caps;
   }
 
   Status open(const Topology& topology) override {
     topology_ = topology;
+    if (topology.job && (!config_.peer.empty() || config_.listen != 0)) {
+      return verbs_error(Errc::invalid_config,
+                         "in an MPI job the ranks exchange their QPs over MPI: remove "
+                         "driver.verbs.peer and driver.verbs.listen",
+                         config_.peer.empty() ? "driver.verbs.listen" : "driver.verbs.peer");
+    }
+    if (topology.job && topology.job->exchange == nullptr) {
+      return verbs_error(Errc::runtime, "the MPI job gave no exchange for the QPs");
+    }
     if (topology.wire.transport == policy::Transport::eth) {
       return verbs_error(Errc::invalid_config,
                          "sends RDMA messages on RC QPs: set the port's transport to \"rocev2\" "
@@ -193,8 +204,11 @@ class VerbsDriver final : public DriverBackend {
     }
     buffer_bytes_ = buffer_bytes;
     // Two hosts: the TCP connection that carries the QP exchange (apply) and the start (start).
+    // (A job's exchange and start go through the job instead.)
     constexpr int kConnectWaitMs = 60'000;
-    if (role() == Role::sender) {
+    if (topology.job) {
+      return {};
+    } else if (role() == Role::sender) {
       auto link = PeerLink::connect_to(config_.peer, kConnectWaitMs, topology.stop);
       if (!link) return std::move(link).error();
       link_ = std::move(*link);
@@ -262,14 +276,18 @@ class VerbsDriver final : public DriverBackend {
     }
     qps_.resize(plan.flows.size());
     const auto workers = static_cast<uint32_t>(resources_.size());
-    for (uint32_t f = 0; f < plan.flows.size(); ++f) {
+    for (const uint32_t f : flows_here(plan)) {
       if (Status s = make_flow_qps(plan.flows[f], resources_[worker_of_flow(f, workers)], qps_[f]);
           !s) {
         return s;
       }
     }
     std::vector<QpEndpoint> remote;
-    if (role() == Role::loopback) {
+    if (topology_.job) {
+      auto exchanged = exchange_over_job(plan);
+      if (!exchanged) return std::move(exchanged).error();
+      remote = std::move(*exchanged);
+    } else if (role() == Role::loopback) {
       for (uint32_t f = 0; f < plan.flows.size(); ++f) {
         const policy::FlowPlan& flow = plan.flows[f];
         if (Status s =
@@ -300,8 +318,43 @@ class VerbsDriver final : public DriverBackend {
 
   enum class Role { loopback, sender, receiver };
   Role role() const {
+    if (topology_.job) return topology_.job->receiver ? Role::receiver : Role::sender;
     if (!config_.peer.empty()) return Role::sender;
     return config_.listen != 0 ? Role::receiver : Role::loopback;
+  }
+
+  // The flows this host has QPs for: in a job, a sender's own flows only; else every flow.
+  std::vector<uint32_t> flows_here(const policy::QosPlan& plan) const {
+    if (topology_.job && !topology_.job->receiver) return topology_.job->sent_flows;
+    std::vector<uint32_t> all(plan.flows.size());
+    for (uint32_t f = 0; f < all.size(); ++f) all[f] = f;
+    return all;
+  }
+
+  // A job's exchange: this rank's QPs out, every rank's in; each of ours connected to the
+  // other side of its flow. Returns the other sides, by flow (a sender writes into the
+  // receiver's buffers).
+  Result<std::vector<QpEndpoint>> exchange_over_job(const policy::QosPlan& plan) {
+    const bool receiver = role() == Role::receiver;
+    const auto flows = static_cast<uint32_t>(plan.flows.size());
+    const uint64_t hash = plan_hash(plan, topology_);
+    const std::vector<uint32_t> mine_flows = flows_here(plan);
+    std::vector<QpEndpoint> mine;
+    for (const uint32_t f : mine_flows) {
+      mine.push_back(local_endpoint(f, receiver ? qps_[f].responder : qps_[f].requester));
+    }
+    auto records = topology_.job->exchange->all_gather(
+        format_job_record(hash, flows, receiver, mine));
+    if (!records) return std::move(records).error();
+    auto theirs = match_job_records(*records, receiver, hash, flows, mine_flows);
+    if (!theirs) return std::move(theirs).error();
+    for (const uint32_t f : mine_flows) {
+      ibv_qp* qp = receiver ? qps_[f].responder : qps_[f].requester;
+      if (Status s = connect(qp, (*theirs)[f], plan.flows[f], !receiver); !s) {
+        return std::move(s).error();
+      }
+    }
+    return theirs;
   }
 
   // The hello (same plan on both hosts), then each side's endpoints, then the QPs connected to
@@ -346,7 +399,7 @@ class VerbsDriver final : public DriverBackend {
   Status make_workers(const policy::QosPlan& plan, const std::vector<QpEndpoint>& remote) {
     const auto workers = static_cast<uint32_t>(resources_.size());
     std::vector<std::vector<WorkerFlowSetup>> flows_of(workers);
-    for (uint32_t f = 0; f < plan.flows.size(); ++f) {
+    for (const uint32_t f : flows_here(plan)) {
       const uint32_t w = worker_of_flow(f, workers);
       WorkerFlowSetup setup;
       setup.flow = f;
@@ -564,7 +617,7 @@ class VerbsDriver final : public DriverBackend {
     // kPeerWaitMs. The run's zero is taken after that wait: the device clock and the host
     // clock read together (the clock info read just before, to convert the device's ticks), so
     // NIC-timed latencies are not inflated by the wait.
-    if (role() != Role::loopback) {
+    if (role() != Role::loopback && !topology_.job) {
       if (Status s = exchange_ready(link_, role() == Role::receiver); !s) return s;
     }
     int64_t device0_ns = 0;

@@ -13,6 +13,7 @@
 
 #include "flow_worker.hpp"
 #include "live_tap.hpp"
+#include "repetition_exchange.hpp"
 #include "qb/drivers/registry.hpp"
 #include "qb/engine/run_memory.hpp"
 
@@ -145,8 +146,32 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t scen
         std::max(topology.max_message_bytes, compiled.scenario->flows[spec].size.largest_bytes());
   }
   topology.stop = interrupted;
-  if (role != nullptr) topology.job_clock_offset_ns = role->clock_offset_to_receiver_ns;
+  // A rank of a job: its part, and the endpoint exchange its driver takes part in (once, here
+  // or in settled() below for a driver that failed first).
+  std::optional<RepetitionExchange> exchange;
+  if (role != nullptr) {
+    topology.job_clock_offset_ns = role->clock_offset_to_receiver_ns;
+    drv::JobPart part;
+    part.receiver = !role->drive_host.has_value();
+    for (uint32_t f = 0; f < flow_count && !part.receiver; ++f) {
+      if (compiled.plan.flows[f].host == *role->drive_host) part.sent_flows.push_back(f);
+    }
+    if (role->exchange && d.capabilities().exchanges_endpoints) {
+      exchange.emplace(*role);
+      part.exchange = &*exchange;
+    }
+    topology.job = std::move(part);
+  }
+  // After apply, the job's answer to this rank's open and apply: the first rank's error, when
+  // any failed. (A failed open takes part with its error; a driver that opened exchanges in
+  // apply.)
+  const auto settled = [&exchange](Status status) -> Status {
+    if (!exchange) return status;
+    Status job = exchange->settle(status);
+    return status ? job : status;
+  };
   if (auto s = check(d.open(topology), "open"); !s) {
+    if (exchange) (void)exchange->settle(s);
     d.close();
     Error error = std::move(s).error();
     // A driver refusing the port's transport: point at it in the suite.
@@ -155,7 +180,7 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t scen
   }
   const std::optional<policy::QosPlan> host_view =
       role != nullptr ? std::optional(one_host_view(compiled.plan)) : std::nullopt;
-  if (auto s = check(d.apply(host_view ? *host_view : compiled.plan), "apply"); !s) {
+  if (auto s = settled(check(d.apply(host_view ? *host_view : compiled.plan), "apply")); !s) {
     d.close();
     return interrupted_error(started(std::move(s)));
   }

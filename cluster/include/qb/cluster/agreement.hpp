@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "qb/cluster/communicator.hpp"
 #include "qb/common/result.hpp"
@@ -28,6 +29,12 @@ Status agree_to_start(Communicator& comm, const Readiness& mine, const Wait& wai
 /// Every rank's `mine` to rank 0, which answers for all: ok, or the first rank's error (named by
 /// rank and host, its code kept). The same answer on every rank.
 Status agree_status(Communicator& comm, const Status& mine, const Wait& wait);
+
+/// Every rank's `mine` on every rank, in rank order (this rank's included) — or, when any rank
+/// brings an error, the first one's (named by rank and host, its code kept) on every rank.
+Result<std::vector<std::string>> agree_all_gather(Communicator& comm,
+                                                  const Result<std::string>& mine,
+                                                  const Wait& wait);
 
 /// The job's exit code on every rank: the highest of the ranks' codes (0 pass < 1 gate failed
 /// < 2 bad input < 3 run-time trouble); 3 when a rank cannot be heard from.

@@ -99,6 +99,30 @@ struct Capabilities {
   /// Runs the plan's congestion settings: ECN marking at a switch, CNPs, the DPA program
   /// (policy::CongestionPlan). Today only the simulator, whose DPA is the emulator.
   bool congestion_model = false;
+  /// In a multi-host job, connects its endpoints to the other hosts' through
+  /// Topology::job's exchange, once per repetition (verbs: QP numbers, PSNs, GIDs, rkeys). A
+  /// driver whose frames find their receiver on their own (DPDK on a switched fabric) does not.
+  bool exchanges_endpoints = false;
+};
+
+/// A multi-host job's collective for the drivers that must connect endpoints across hosts,
+/// provided by the job (cluster/, over MPI) instead of a driver's own connection.
+class JobExchange {
+ public:
+  virtual ~JobExchange() = default;
+  /// Every rank's `mine` in rank order, this rank's included. Every rank of the job takes part
+  /// once per repetition, between open() and start(); a rank whose driver failed before takes
+  /// part with its error, which every rank then gets (named by rank and host) instead.
+  virtual Result<std::vector<std::string>> all_gather(const std::string& mine) = 0;
+};
+
+/// This process's part in a multi-host job (one rank per host, plus the receiver's).
+struct JobPart {
+  JobExchange* exchange = nullptr;  // null: the driver does not exchange endpoints
+  /// The rank that receives every flow and measures; the others send.
+  bool receiver = false;
+  /// A sender: the plan's flows it sends (ascending); each other flow is another host's.
+  std::vector<uint32_t> sent_flows;
 };
 
 struct Topology {
@@ -117,6 +141,9 @@ struct Topology {
   /// stamps them in the job clock less this (the receiver's clock), and a receiver reads them
   /// so; unset (one process): the driver's own timestamps, as on one host.
   std::optional<int64_t> job_clock_offset_ns;
+  /// A rank of a multi-host job: its part, and the exchange for capabilities().exchanges_endpoints
+  /// drivers. Unset: one process drives and receives every flow.
+  std::optional<JobPart> job;
 };
 
 /// The worker that drives flow `flow`: the engine gives worker w every flow f with

@@ -55,6 +55,11 @@ struct HostRole {
   /// before any flow is driven; returns the job's answer: an error when any rank failed (the
   /// repetition then does not run here either). Must be called by every rank alike.
   std::function<Status(const Status& mine)> at_start;
+  /// The job's all-gather for drivers that connect endpoints across hosts
+  /// (Capabilities::exchanges_endpoints): every rank's bytes in rank order, or the first
+  /// rank's error on every rank. Called once per repetition by every rank alike, with this
+  /// rank's error when its driver failed before exchanging.
+  std::function<Result<std::vector<std::string>>(const Result<std::string>& mine)> exchange;
 };
 
 struct RunOptions {
