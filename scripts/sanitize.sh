@@ -25,11 +25,12 @@ export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:supp
 #    busy run, the starvation watch (DpdkCli, DpdkCliHangs, DpdkCliStarved, DpdkCliFault);
 #  - verbs on the fake device: a receiver thread against a sender, an interrupter thread,
 #    signals on the CLI (VerbsTwoHosts, VerbsDriver.InterruptedRun..., VerbsCli.Interrupt...,
-#    VerbsCli.CtrlC...).
+#    VerbsCli.CtrlC...), three ranks of a job on threads (VerbsJob);
+#  - a job's collectives with its ranks on threads (AgreeAllGather, RepetitionExchange).
 # Left out, single-threaded: unit tests, DpdkEngine (one worker), ImportOpensm*, LateStartSeries,
 # the other VerbsCli tests (one worker on the fake, minutes each under TSan; the live printer
 # thread is covered by LiveCli and DpdkCli).
-tsan_tests=${QB_TSAN_TESTS:-'^(Cli|CongestionCli|ConsoleUnits|OutputCli|ReportCli|LiveCli|InterruptCli|Determinism|Configs/ConfigSuite|Configs/LiveIntervals|LiveIntervalsInterrupted|DpdkCli|DpdkCliHangs|DpdkCliStarved|Faults/DpdkCliFault|VerbsTwoHosts)\.|^VerbsDriver\.InterruptedRun|^VerbsCli\.(Interrupt|CtrlC)'}
+tsan_tests=${QB_TSAN_TESTS:-'^(Cli|CongestionCli|ConsoleUnits|OutputCli|ReportCli|LiveCli|InterruptCli|Determinism|Configs/ConfigSuite|Configs/LiveIntervals|LiveIntervalsInterrupted|DpdkCli|DpdkCliHangs|DpdkCliStarved|Faults/DpdkCliFault|VerbsTwoHosts|VerbsJob|AgreeAllGather|RepetitionExchange)\.|^VerbsDriver\.InterruptedRun|^VerbsCli\.(Interrupt|CtrlC)'}
 
 configure() {  # dir sanitizers
   cmake -S "$root" -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQB_WERROR=ON \
@@ -48,7 +49,7 @@ if [[ -z "$only" || "$only" == tsan ]]; then
   start=$SECONDS
   configure "$root/build-tsan" thread
   # Only the programs of the multi-threaded tests (DPDK's and verbs' when those are built).
-  targets=(qosbench qb_integration_tests qb_e2e_tests)
+  targets=(qosbench qb_integration_tests qb_e2e_tests qb_cluster_tests)
   for optional in qb_dpdk_cli_tests qb_verbs_tests qb_verbs_cli_tests; do
     if cmake --build "$root/build-tsan" --target help | grep -q "^$optional:"; then
       targets+=("$optional")
