@@ -310,8 +310,15 @@ void FlowWorker::post_due_batched(int64_t now_ns) noexcept {
   const int64_t offset_ns = c.time_ns - window_.warmup_ns;
   if (offset_ns < 0 || offset_ns >= window_.duration_ns) return;
   FlowCounters& flow = counters[c.flow];
-  flow.packets +=
-      c.kind == drv::Completion::Kind::rx_message ? wire_.packets_for_message(c.payload_bytes) : 1;
+  if (c.kind == drv::Completion::Kind::rx_message) {
+    if (c.payload_bytes != rx_packets_of_bytes_) [[unlikely]] {
+      rx_packets_ = wire_.packets_for_message(c.payload_bytes);
+      rx_packets_of_bytes_ = c.payload_bytes;
+    }
+    flow.packets += rx_packets_;
+  } else {
+    ++flow.packets;
+  }
   flow.payload_bytes += c.payload_bytes;
   flow.wire_bytes += c.wire_bytes;
   if (flow.series_wire_bytes.empty()) [[unlikely]] {
@@ -328,9 +335,25 @@ void FlowWorker::post_due_batched(int64_t now_ns) noexcept {
   if (c.last_of_message) {
     ++flow.messages;
     if (c.sent_ns == drv::Completion::kUntimed) return;
-    latency[c.flow].from_scheduled_ns.record(c.time_ns - c.scheduled_ns);
-    latency[c.flow].from_sent_ns.record(c.time_ns - c.sent_ns);
+    const int64_t from_scheduled_ns = c.time_ns - c.scheduled_ns;
+    const int64_t from_sent_ns = c.time_ns - c.sent_ns;
+    if (c.flow == latency_run_.flow && from_scheduled_ns == latency_run_.from_scheduled_ns &&
+        from_sent_ns == latency_run_.from_sent_ns) {
+      ++latency_run_.count;  // (from count 0: the run starts)
+      return;
+    }
+    record_latency_run(latency);
+    latency_run_ = LatencyRun{c.flow, 1, from_scheduled_ns, from_sent_ns};
   }
+}
+
+[[gnu::always_inline]] inline void FlowWorker::record_latency_run(
+    std::vector<FlowLatency>& latency) noexcept {
+  if (latency_run_.count == 0) return;
+  FlowLatency& flow = latency[latency_run_.flow];
+  flow.from_scheduled_ns.record_repeated(latency_run_.from_scheduled_ns, latency_run_.count);
+  flow.from_sent_ns.record_repeated(latency_run_.from_sent_ns, latency_run_.count);
+  latency_run_.count = 0;
 }
 
 void FlowWorker::publish_post_counts(std::vector<FlowCounters>& counters) const {
@@ -393,6 +416,9 @@ WorkerOutcome FlowWorker::run(drv::Queue& queue, drv::Clock& clock,
   bin_index_ = 0;
   bin_start_ns_ = 0;
   bin_end_ns_ = 0;  // empty: the first completion computes its bin
+  rx_packets_of_bytes_ = 0;
+  rx_packets_ = wire_.packets_for_message(0);
+  latency_run_ = LatencyRun{};
   // Series for the flows this worker owns only: W workers x all flows would multiply the
   // series memory by the worker count (the merge adds whatever each worker has). A flow's
   // frames received on another worker's queue get it there, once (on_completion).
@@ -431,6 +457,7 @@ WorkerOutcome FlowWorker::run(drv::Queue& queue, drv::Clock& clock,
   WorkerStarvation starvation;
   int64_t resume_ns = start_ns;  // when the next iteration should start at the latest
   auto ended = [&](bool complete) {
+    record_latency_run(latency);
     publish_post_counts(counters);
     const int64_t end_now_ns = clock.now_ns();
     const int64_t covered_ns = complete ? window_.duration_ns : end_now_ns - window_.warmup_ns;

@@ -131,6 +131,8 @@ class FlowWorker {
   void post_due_in_order(int64_t now_ns) noexcept;
   void post_due_batched(int64_t now_ns) noexcept;
   void flush(drv::Queue& queue);
+  /// Records the pending run of equal latencies (latency_run_) and empties it.
+  void record_latency_run(std::vector<FlowLatency>& latency) noexcept;
   void on_completion(const drv::Completion& completion, drv::Queue& queue,
                      std::vector<FlowCounters>& counters, std::vector<FlowLatency>& latency);
   void publish_post_counts(std::vector<FlowCounters>& counters) const;
@@ -159,6 +161,20 @@ class FlowWorker {
   size_t bin_index_ = 0;
   int64_t bin_start_ns_ = 0;
   int64_t bin_end_ns_ = 0;
+  // packets_for_message() of the last rx_message's size (sizes repeat: no call per message).
+  uint32_t rx_packets_of_bytes_ = 0;
+  uint32_t rx_packets_ = 0;
+  // Consecutive completions of one flow with the same two latencies (a poll batch shares its
+  // polled time, a chain of work requests its sent time, a burst of refills its scheduled
+  // time): counted here and recorded as one run, the same values in the same order per
+  // histogram as one record() each.
+  struct LatencyRun {
+    uint32_t flow = 0;
+    uint32_t count = 0;  // 0: no run
+    int64_t from_scheduled_ns = 0;
+    int64_t from_sent_ns = 0;
+  };
+  LatencyRun latency_run_;
 
   // Live view (show_live): off unless attached; the boundary is checked once per loop turn.
   WorkerLive live_;

@@ -41,6 +41,27 @@ class Histogram {
     add_to_sum(clamped);
   }
   void record_n(int64_t value, uint64_t count) noexcept;
+  /// Bit for bit what `count` calls of record(value) give (counts, extremes and the sum's
+  /// rounding), at the cost of one: callers batch runs of equal values with it.
+  void record_repeated(int64_t value, uint64_t count) noexcept {
+    const int64_t clamped = std::clamp<int64_t>(value, 0, highest_trackable_);
+    if (clamped != value) [[unlikely]]
+      clamped_count_ += count;
+    counts_.at(index_of(clamped)) += count;
+    total_count_ += count;
+    if (clamped < min_) [[unlikely]]
+      min_ = clamped;
+    if (clamped > max_) [[unlikely]]
+      max_ = clamped;
+    uint64_t added = 0;
+    uint64_t s = 0;
+    if (!__builtin_mul_overflow(static_cast<uint64_t>(clamped), count, &added) &&
+        !__builtin_add_overflow(exact_sum_, added, &s) && s <= kExactSumLimit) [[likely]] {
+      exact_sum_ = s;  // every partial sum on the way is an exact integer too
+    } else {
+      for (uint64_t i = 0; i < count; ++i) add_to_sum(clamped);  // rounds step by step
+    }
+  }
   /// Adds another histogram's counts; both must have the same layout (returns false if not).
   bool merge(const Histogram& other) noexcept;
   void reset() noexcept;
