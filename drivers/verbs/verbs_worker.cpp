@@ -59,28 +59,35 @@ VerbsWorker::VerbsWorker(WorkerSetup setup, std::vector<WorkerFlowSetup> flows, 
     wrs_[i] = ibv_send_wr{};
     wrs_[i].sg_list = &sges_[i];
     wrs_[i].num_sge = 1;
+    // Chained in order; post_chain ends a chain by a nullptr for the post and restores it.
+    wrs_[i].next = i + 1 < kMaxChain ? &wrs_[i + 1] : nullptr;
+    sges_[i] = ibv_sge{setup_.local_address, 0, setup_.local_key};  // only the length varies
     // Every request signaled. Selective signaling (one completion standing for the requests
     // before it, as RC completes in order; drain_send folds them) was measured and dropped:
     // with the engine's small windows (16 by default) a window then completes all at once
     // and the QP's pipeline empties between windows, which changes what is measured.
     wrs_[i].send_flags = IBV_SEND_SIGNALED;
   }
+  recv_sge_ = ibv_sge{setup_.recv_address, setup_.buffer_bytes, setup_.recv_key};
+  for (size_t i = 0; i < kMaxChain; ++i) {
+    recv_wrs_[i] = ibv_recv_wr{};
+    recv_wrs_[i].sg_list = &recv_sge_;
+    recv_wrs_[i].num_sge = 1;
+    recv_wrs_[i].next = i + 1 < kMaxChain ? &recv_wrs_[i + 1] : nullptr;
+  }
   reposts_.assign(flows_.size(), 0);
-  reposting_.reserve(flows_.size());
+  repost_batch_ = static_cast<uint32_t>(std::clamp<uint64_t>(slots / 4, 1, kMaxChain));
 }
 
 bool VerbsWorker::post_receives(Flow& flow, uint32_t slot, uint32_t count) noexcept {
-  ibv_sge sge{setup_.recv_address, setup_.buffer_bytes, setup_.recv_key};
   while (count != 0) {
     const uint32_t n = std::min<uint32_t>(count, kMaxChain);
-    for (uint32_t i = 0; i < n; ++i) {
-      recv_wrs_[i].wr_id = slot;  // every field of ibv_recv_wr is set here
-      recv_wrs_[i].sg_list = &sge;
-      recv_wrs_[i].num_sge = 1;
-      recv_wrs_[i].next = i + 1 < n ? &recv_wrs_[i + 1] : nullptr;
-    }
+    for (uint32_t i = 0; i < n; ++i) recv_wrs_[i].wr_id = slot;  // the rest: constructor
+    recv_wrs_[n - 1].next = nullptr;
     ibv_recv_wr* bad = nullptr;
-    if (setup_.ops->post_recv(flow.setup.responder, recv_wrs_.data(), &bad) != 0) return false;
+    const int rc = setup_.ops->post_recv(flow.setup.responder, recv_wrs_.data(), &bad);
+    if (n < kMaxChain) recv_wrs_[n - 1].next = &recv_wrs_[n];
+    if (rc != 0) return false;
     count -= n;
   }
   return true;
@@ -141,10 +148,13 @@ void VerbsWorker::wait_until(int64_t deadline_ns) noexcept {
   // engine refills windows on them): the CQ is peeked into peeked_wcs_, which drain_send
   // hands out first. Receive completions only count, so they wait for the next poll; the
   // slice bounds that wait.
+  // The clock is read only when the first look finds nothing (a saturated worker's waits
+  // mostly find a completion at once).
   constexpr int64_t kSliceNs = 2'000;
-  const int64_t until_ns = std::min(deadline_ns, now_ns() + kSliceNs);
-  do {
-    if (peeked_used_ < peeked_) return;
+  if (peeked_used_ < peeked_) return;
+  int64_t until_ns = 0;
+  bool first = true;
+  while (true) {
     if (setup_.send_cq != nullptr) {
       const int polled = setup_.ops->poll_cq(setup_.send_cq, peeked_wcs_, setup_.nic_timestamps);
       if (polled < 0) ++stats_.poll_errors;
@@ -154,8 +164,14 @@ void VerbsWorker::wait_until(int64_t deadline_ns) noexcept {
         return;
       }
     }
+    const int64_t now = now_ns();
+    if (first) {
+      until_ns = std::min(deadline_ns, now + kSliceNs);
+      first = false;
+    }
+    if (now >= until_ns) return;
     cpu_relax();
-  } while (now_ns() < until_ns);
+  }
 }
 
 std::string_view VerbsWorker::name() const noexcept {
@@ -167,7 +183,8 @@ std::string_view VerbsWorker::clock_name() const noexcept {
   return setup_.nic_timestamps ? "nic" : host_clock_.name();
 }
 
-int64_t VerbsWorker::completion_ns(const WorkCompletion& wc, int64_t polled_ns) noexcept {
+[[gnu::always_inline]] inline int64_t VerbsWorker::completion_ns(const WorkCompletion& wc,
+                                                                 int64_t polled_ns) noexcept {
   if (!setup_.nic_timestamps || wc.timestamp == 0) return polled_ns;
   const auto device_ns = static_cast<int64_t>(mlx5dv_ts_to_ns(&setup_.clock_info, wc.timestamp));
   // Mapped at start(): device ns and host ns advance together (drift over a run is far below
@@ -175,7 +192,8 @@ int64_t VerbsWorker::completion_ns(const WorkCompletion& wc, int64_t polled_ns) 
   return device_ns - device0_ns_;
 }
 
-uint32_t VerbsWorker::post_chain(Flow& flow, std::span<const Message> messages) noexcept {
+uint32_t VerbsWorker::post_chain(Flow& flow, uint32_t slot, std::span<const Message> messages,
+                                 int64_t sent_ns) noexcept {
   const size_t room = flow.ring.size() - (flow.tail - std::min(flow.tx_head, flow.rx_head));
   const size_t n = std::min({messages.size(), room, kMaxChain});
   if (n == 0) {
@@ -183,24 +201,25 @@ uint32_t VerbsWorker::post_chain(Flow& flow, std::span<const Message> messages) 
     return 0;
   }
   const ibv_wr_opcode opcode = opcode_for(flow.setup.op);
-  const int64_t sent_ns = now_ns();
+  // A SEND's remote address and key are not read (ibv_post_send(3)): 0, as a fresh request.
+  const uint64_t remote_address = opcode != IBV_WR_SEND ? flow.setup.remote_address : 0;
+  const uint32_t remote_key = opcode != IBV_WR_SEND ? flow.setup.remote_key : 0;
+  InFlight* const ring = flow.ring.data();
   for (size_t i = 0; i < n; ++i) {
     const Message& m = messages[i];
-    sges_[i] =
-        ibv_sge{setup_.local_address, std::min(m.bytes, setup_.buffer_bytes), setup_.local_key};
-    ibv_send_wr& wr = wrs_[i];  // sg_list, num_sge, send_flags: set once (constructor)
-    wr.wr_id = encode_wr_id(slot_of_flow_[m.flow], flow.tail + i);
+    sges_[i].length = std::min(m.bytes, setup_.buffer_bytes);  // address, key: constructor
+    ibv_send_wr& wr = wrs_[i];  // sg_list, num_sge, send_flags, next: set once (constructor)
+    wr.wr_id = encode_wr_id(slot, flow.tail + i);
     wr.opcode = opcode;
-    wr.next = i + 1 < n ? &wrs_[i + 1] : nullptr;
-    // A SEND's remote address and key are not read (ibv_post_send(3)): 0, as a fresh request.
-    wr.wr.rdma.remote_addr = opcode != IBV_WR_SEND ? flow.setup.remote_address : 0;
-    wr.wr.rdma.rkey = opcode != IBV_WR_SEND ? flow.setup.remote_key : 0;
+    wr.wr.rdma.remote_addr = remote_address;
+    wr.wr.rdma.rkey = remote_key;
     wr.imm_data = htonl(static_cast<uint32_t>(m.sequence));
-    flow.ring[(flow.tail + i) & ring_mask_] =
-        InFlight{m.scheduled_ns, sent_ns, m.sequence, m.bytes};
+    ring[(flow.tail + i) & ring_mask_] = InFlight{m.scheduled_ns, sent_ns, m.sequence, m.bytes};
   }
+  wrs_[n - 1].next = nullptr;
   ibv_send_wr* bad = nullptr;
   const int rc = setup_.ops->post_send(flow.setup.requester, wrs_.data(), &bad);
+  if (n < kMaxChain) wrs_[n - 1].next = &wrs_[n];
   size_t accepted = n;
   if (rc != 0) {
     ++stats_.post_failures;
@@ -213,7 +232,9 @@ uint32_t VerbsWorker::post_chain(Flow& flow, std::span<const Message> messages) 
 }
 
 uint32_t VerbsWorker::tx_burst(std::span<const Message> messages) noexcept {
-  if (stopped_) return 0;
+  if (stopped_ || messages.empty()) return 0;
+  // One clock read for the burst's chains: each one's sent time is still read before its post.
+  const int64_t sent_ns = now_ns();
   size_t done = 0;
   while (done < messages.size()) {
     // A run of messages of one flow goes as one chain of work requests.
@@ -232,7 +253,7 @@ uint32_t VerbsWorker::tx_burst(std::span<const Message> messages) noexcept {
     // Chains of at most kMaxChain work requests; a short one means the flow is full.
     size_t left = run;
     while (left != 0) {
-      const uint32_t posted = post_chain(flows_[slot], messages.subspan(done, left));
+      const uint32_t posted = post_chain(flows_[slot], slot, messages.subspan(done, left), sent_ns);
       done += posted;
       left -= posted;
       if (posted < std::min(left + posted, kMaxChain)) {
@@ -243,49 +264,43 @@ uint32_t VerbsWorker::tx_burst(std::span<const Message> messages) noexcept {
   return static_cast<uint32_t>(done);
 }
 
-Completion VerbsWorker::received(Flow& flow, const InFlight& message,
-                                 int64_t time_ns) const noexcept {
-  Completion c;
-  c.kind = Completion::Kind::rx_message;
-  c.last_of_message = true;
-  c.flow = flow.setup.flow;
-  c.payload_bytes = message.bytes;
-  if (flow.wire_of_bytes != message.bytes) {
+[[gnu::always_inline]] inline Completion VerbsWorker::received(Flow& flow, const InFlight& message,
+                                                               int64_t time_ns) const noexcept {
+  if (flow.wire_of_bytes != message.bytes) [[unlikely]] {
     flow.wire_bytes = static_cast<uint32_t>(
         setup_.wire.wire_bytes_for_message(message.bytes, wire_op(flow.setup.op)));
     flow.wire_of_bytes = message.bytes;
   }
-  c.wire_bytes = flow.wire_bytes;
-  c.sequence = message.sequence;
-  c.scheduled_ns = message.scheduled_ns;
-  c.sent_ns = message.sent_ns;
-  c.time_ns = time_ns;
-  return c;
+  return Completion{.kind = Completion::Kind::rx_message,
+                    .last_of_message = true,
+                    .messages = 1,
+                    .flow = flow.setup.flow,
+                    .payload_bytes = message.bytes,
+                    .wire_bytes = flow.wire_bytes,
+                    .sequence = message.sequence,
+                    .scheduled_ns = message.scheduled_ns,
+                    .sent_ns = message.sent_ns,
+                    .time_ns = time_ns};
 }
 
-uint32_t VerbsWorker::drain_send(std::span<Completion> out) noexcept {
-  // A READ completion gives two Completions (received, and done).
-  const size_t batch = std::min(kPollBatch, out.size() / 2);
-  if (batch == 0 || setup_.send_cq == nullptr) return 0;
-  if (peeked_ == peeked_used_) {
-    const int polled = setup_.ops->poll_cq(setup_.send_cq, std::span(peeked_wcs_.data(), batch),
-                                           setup_.nic_timestamps);
-    if (polled < 0) ++stats_.poll_errors;
-    if (polled <= 0) return 0;
-    peeked_ = static_cast<size_t>(polled);
-    peeked_used_ = 0;
-  }
-  // Without device timestamps a completion is timed when it is polled: one read per batch.
-  const int64_t polled_ns = setup_.nic_timestamps ? 0 : now_ns();
-  const size_t take = std::min(batch, peeked_ - peeked_used_);
+uint32_t VerbsWorker::drain_send(std::span<Completion> out, int64_t polled_ns) noexcept {
   const size_t first = peeked_used_;
-  peeked_used_ += take;
+  size_t i = first;
   uint32_t n = 0;
-  for (size_t i = first; i < first + take; ++i) {
+  for (; i < peeked_; ++i) {
     const WorkCompletion& wc = peeked_wcs_[i];
-    ++stats_.send_completions;
-    if (wc.status != IBV_WC_SUCCESS) ++stats_.error_completions;
     const auto [slot, index] = decode_wr_id(wc.wr_id);
+    // A READ completion gives two Completions (received, and done): the rest waits in
+    // peeked_wcs_ for the next poll when `out` is full.
+    if (out.size() - n < 2) [[unlikely]] {
+      if (n == out.size()) break;
+      if (slot < slot_count_ && flows_[slot].setup.op == FlowOp::read &&
+          wc.status == IBV_WC_SUCCESS) {
+        break;
+      }
+    }
+    if (wc.status != IBV_WC_SUCCESS) [[unlikely]]
+      ++stats_.error_completions;
     if (slot >= slot_count_) continue;
     Flow& flow = flows_[slot];
     // Every request of the flow up to this one is done (ring positions count up from 0).
@@ -296,39 +311,34 @@ uint32_t VerbsWorker::drain_send(std::span<Completion> out) noexcept {
     if (flow.setup.op == FlowOp::read && wc.status == IBV_WC_SUCCESS) {
       out[n++] = received(flow, message, time_ns);
     }
-    Completion& done = out[n++];
-    done = Completion{};
-    done.kind = Completion::Kind::tx_done;
-    done.messages = static_cast<uint16_t>(covered);
-    done.flow = flow.setup.flow;
-    done.payload_bytes = message.bytes;
-    done.sequence = message.sequence;
-    done.scheduled_ns = message.scheduled_ns;
-    done.sent_ns = message.sent_ns;
-    done.time_ns = time_ns;
+    out[n++] = Completion{.kind = Completion::Kind::tx_done,
+                          .messages = static_cast<uint16_t>(covered),
+                          .flow = flow.setup.flow,
+                          .payload_bytes = message.bytes,
+                          .sequence = message.sequence,
+                          .scheduled_ns = message.scheduled_ns,
+                          .sent_ns = message.sent_ns,
+                          .time_ns = time_ns};
     flow.tx_head = index + 1;
     if (flow.setup.op == FlowOp::read || flow.setup.responder == nullptr) {
       flow.rx_head = flow.tx_head;
     }
   }
+  stats_.send_completions += i - first;
+  peeked_used_ = i;
   return n;
 }
 
-uint32_t VerbsWorker::drain_recv(std::span<Completion> out) noexcept {
-  const size_t batch = std::min(wcs_.size(), out.size());
-  if (batch == 0 || setup_.recv_cq == nullptr) return 0;
-  const int polled =
-      setup_.ops->poll_cq(setup_.recv_cq, std::span(wcs_.data(), batch), setup_.nic_timestamps);
-  if (polled < 0) ++stats_.poll_errors;
-  if (polled <= 0) return 0;
-  const int64_t polled_ns = setup_.nic_timestamps ? 0 : now_ns();
+uint32_t VerbsWorker::drain_recv(std::span<Completion> out, size_t count,
+                                 int64_t polled_ns) noexcept {
+  stats_.recv_completions += count;
   uint32_t n = 0;
-  for (int i = 0; i < polled; ++i) {
-    const WorkCompletion& wc = wcs_[static_cast<size_t>(i)];
-    ++stats_.recv_completions;
+  for (size_t i = 0; i < count; ++i) {
+    const WorkCompletion& wc = wcs_[i];
     if (wc.wr_id >= slot_count_) continue;
-    Flow& flow = flows_[wc.wr_id];
-    if (wc.status != IBV_WC_SUCCESS) {
+    const auto slot = static_cast<uint32_t>(wc.wr_id);
+    Flow& flow = flows_[slot];
+    if (wc.status != IBV_WC_SUCCESS) [[unlikely]] {
       ++stats_.error_completions;  // flushed: the QP went to error, nothing more arrives
       continue;
     }
@@ -337,26 +347,46 @@ uint32_t VerbsWorker::drain_recv(std::span<Completion> out) noexcept {
       const InFlight remote{Completion::kUntimed, Completion::kUntimed, flow.rx_head, wc.byte_len};
       out[n++] = received(flow, remote, completion_ns(wc, polled_ns));
       ++flow.rx_head;
-    } else if (flow.rx_head < flow.tail) {
+    } else if (flow.rx_head < flow.tail) [[likely]] {
       out[n++] = received(flow, flow.ring[flow.rx_head & ring_mask_], completion_ns(wc, polled_ns));
       ++flow.rx_head;
     }
-    if (reposts_[wc.wr_id]++ == 0) reposting_.push_back(static_cast<uint32_t>(wc.wr_id));
+    // The receive consumed, posted again with others as one chain.
+    if (++reposts_[slot] == repost_batch_) {
+      if (!post_receives(flow, slot, repost_batch_)) ++stats_.post_failures;
+      reposts_[slot] = 0;
+    }
   }
-  // The receives consumed, posted again as one chain per flow.
-  for (const uint32_t slot : reposting_) {
-    if (!post_receives(flows_[slot], slot, reposts_[slot])) ++stats_.post_failures;
-    reposts_[slot] = 0;
-  }
-  reposting_.clear();
   return n;
 }
 
 uint32_t VerbsWorker::poll(std::span<Completion> out) noexcept {
   // A worker that never waits (saturated) looks at it every kClockInfoCheckEvery polls.
   if (setup_.nic_timestamps && --clock_info_countdown_ == 0) refresh_clock_info();
-  uint32_t n = drain_recv(out);
-  n += drain_send(out.subspan(n));
+  // Both CQs first, then one clock read for both: without device timestamps a completion is
+  // timed when it was polled. Receives first; send completions as many as `out` has room for
+  // after them (wait_until() may have peeked some already).
+  size_t received_count = 0;
+  if (setup_.recv_cq != nullptr && !out.empty()) {
+    const int polled = setup_.ops->poll_cq(
+        setup_.recv_cq, std::span(wcs_.data(), std::min(wcs_.size(), out.size())),
+        setup_.nic_timestamps);
+    if (polled < 0) ++stats_.poll_errors;
+    if (polled > 0) received_count = static_cast<size_t>(polled);
+  }
+  const size_t room = out.size() - received_count;
+  if (peeked_used_ == peeked_ && room != 0 && setup_.send_cq != nullptr) {
+    const int polled =
+        setup_.ops->poll_cq(setup_.send_cq, std::span(peeked_wcs_.data(), std::min(kPollBatch, room)),
+                            setup_.nic_timestamps);
+    if (polled < 0) ++stats_.poll_errors;
+    peeked_ = polled > 0 ? static_cast<size_t>(polled) : 0;
+    peeked_used_ = 0;
+  }
+  if (received_count == 0 && peeked_used_ == peeked_) return 0;
+  const int64_t polled_ns = setup_.nic_timestamps ? 0 : now_ns();
+  uint32_t n = drain_recv(out, received_count, polled_ns);
+  n += drain_send(out.subspan(n), polled_ns);
   return n;
 }
 

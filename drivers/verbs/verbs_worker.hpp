@@ -127,9 +127,15 @@ class VerbsWorker final : public Queue, public Clock {
   void refresh_clock_info() noexcept;
   /// Run time of a completion: its device timestamp, else `polled_ns` (when it was polled).
   int64_t completion_ns(const WorkCompletion& wc, int64_t polled_ns) noexcept;
-  uint32_t post_chain(Flow& flow, std::span<const Message> messages) noexcept;
-  uint32_t drain_send(std::span<Completion> out) noexcept;
-  uint32_t drain_recv(std::span<Completion> out) noexcept;
+  /// Posts up to kMaxChain of `messages` (all of the flow in `slot`) as one chain; `sent_ns`:
+  /// the clock, read before the post.
+  uint32_t post_chain(Flow& flow, uint32_t slot, std::span<const Message> messages,
+                      int64_t sent_ns) noexcept;
+  /// The first `count` receive completions in wcs_. `polled_ns` (both drains): when the CQs
+  /// were polled, the time of a completion without a device timestamp.
+  uint32_t drain_recv(std::span<Completion> out, size_t count, int64_t polled_ns) noexcept;
+  /// The peeked send completions `out` has room for (the rest stay peeked).
+  uint32_t drain_send(std::span<Completion> out, int64_t polled_ns) noexcept;
   /// `count` receives on the flow's responder, chained.
   bool post_receives(Flow& flow, uint32_t slot, uint32_t count) noexcept;
   Completion received(Flow& flow, const InFlight& message, int64_t time_ns) const noexcept;
@@ -151,9 +157,13 @@ class VerbsWorker final : public Queue, public Clock {
   WorkerStats stats_;
   std::array<ibv_send_wr, kMaxChain> wrs_{};
   std::array<ibv_sge, kMaxChain> sges_{};
-  std::array<ibv_recv_wr, kMaxChain> recv_wrs_{};
-  std::vector<uint32_t> reposts_;                 // per slot: receives consumed in this drain
-  std::vector<uint32_t> reposting_;               // slots with reposts_ != 0
+  std::array<ibv_recv_wr, kMaxChain> recv_wrs_{};  // chained in order once (constructor)
+  ibv_sge recv_sge_{};
+  // Receives consumed and not yet posted again, per slot: posted again `repost_batch_` at a
+  // time (one chain, one call), which leaves ring_slots - repost_batch_ + 1 >= 3/4 of the
+  // ring posted, more than the send queue lets be in flight (ring_slots >= 2 x its depth).
+  std::vector<uint32_t> reposts_;
+  uint32_t repost_batch_ = 1;
   std::array<WorkCompletion, kPollBatch> wcs_{};  // receive completions
   std::array<WorkCompletion, kPollBatch> peeked_wcs_{};  // send completions, [used, peeked)
   size_t peeked_ = 0;
