@@ -287,6 +287,8 @@ uint32_t VerbsWorker::drain_send(std::span<Completion> out, int64_t polled_ns) n
   const size_t first = peeked_used_;
   size_t i = first;
   uint32_t n = 0;
+  // The slot whose tx_done is out[n - 1] and may take the next completion (UINT32_MAX: none).
+  uint32_t folding_slot = UINT32_MAX;
   for (; i < peeked_; ++i) {
     const WorkCompletion& wc = peeked_wcs_[i];
     const auto [slot, index] = decode_wr_id(wc.wr_id);
@@ -308,17 +310,32 @@ uint32_t VerbsWorker::drain_send(std::span<Completion> out, int64_t polled_ns) n
     const uint64_t covered = index + 1 - flow.tx_head;
     const InFlight& message = flow.ring[index & ring_mask_];
     const int64_t time_ns = completion_ns(wc, polled_ns);
-    if (flow.setup.op == FlowOp::read && wc.status == IBV_WC_SUCCESS) {
-      out[n++] = received(flow, message, time_ns);
+    if (flow.setup.op == FlowOp::read) {
+      if (wc.status == IBV_WC_SUCCESS) out[n++] = received(flow, message, time_ns);
+      folding_slot = UINT32_MAX;  // a READ's tx_done follows its own received()
     }
-    out[n++] = Completion{.kind = Completion::Kind::tx_done,
-                          .messages = static_cast<uint16_t>(covered),
-                          .flow = flow.setup.flow,
-                          .payload_bytes = message.bytes,
-                          .sequence = message.sequence,
-                          .scheduled_ns = message.scheduled_ns,
-                          .sent_ns = message.sent_ns,
-                          .time_ns = time_ns};
+    if (slot == folding_slot && out[n - 1].time_ns == time_ns &&
+        out[n - 1].messages + covered <= UINT16_MAX) {
+      // The flow's completions in a row at one time (a batch polled at once, without device
+      // timestamps) are one tx_done of them all (Completion::messages): the engine refills
+      // the same messages at the same time, with one turn of its loop instead of one each.
+      Completion& done = out[n - 1];
+      done.messages = static_cast<uint16_t>(done.messages + covered);
+      done.payload_bytes = message.bytes;  // the last message's
+      done.sequence = message.sequence;
+      done.scheduled_ns = message.scheduled_ns;
+      done.sent_ns = message.sent_ns;
+    } else {
+      out[n++] = Completion{.kind = Completion::Kind::tx_done,
+                            .messages = static_cast<uint16_t>(covered),
+                            .flow = flow.setup.flow,
+                            .payload_bytes = message.bytes,
+                            .sequence = message.sequence,
+                            .scheduled_ns = message.scheduled_ns,
+                            .sent_ns = message.sent_ns,
+                            .time_ns = time_ns};
+      if (flow.setup.op != FlowOp::read) folding_slot = slot;
+    }
     flow.tx_head = index + 1;
     if (flow.setup.op == FlowOp::read || flow.setup.responder == nullptr) {
       flow.rx_head = flow.tx_head;
