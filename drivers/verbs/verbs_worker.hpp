@@ -154,6 +154,9 @@ class VerbsWorker final : public Queue, public Clock {
   static constexpr uint32_t kClockInfoCheckEvery = 1024;
   uint32_t clock_info_countdown_ = kClockInfoCheckEvery;
   int64_t clock_info_read_ns_ = 0;
+  // completion_ns(): the last device timestamp converted (0: none) and its run time.
+  uint64_t converted_timestamp_ = 0;
+  int64_t converted_ns_ = 0;
   WorkerStats stats_;
   std::array<ibv_send_wr, kMaxChain> wrs_{};
   std::array<ibv_sge, kMaxChain> sges_{};
