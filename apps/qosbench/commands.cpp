@@ -17,6 +17,7 @@
 #include "qb/cluster/job.hpp"
 #include "qb/cluster/sweep.hpp"
 #include "qb/common/exit_cleanup.hpp"
+#include "qb/common/job_clock.hpp"
 #include "qb/common/units.hpp"
 #include "qb/dpa/flexio/runtime_status.hpp"
 #include "qb/drivers/registry.hpp"
@@ -417,6 +418,52 @@ std::vector<LiveScenario> live_scenarios(const suite::Suite& suite,
   return scenarios;
 }
 
+// Rank 0's second clock estimate, after the run (every rank takes part; bounded: a rank that
+// is gone costs 10 s, not the job), printed against the first; nullopt when it failed.
+std::optional<std::vector<cluster::ClockOffset>> clocks_after_run(
+    cluster::Communicator& comm, const std::vector<cluster::ClockOffset>& before,
+    int64_t before_ns, bool reporting) {
+  cluster::Wait wait = job_wait();
+  wait.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  auto after = cluster::estimate_clock_offsets(comm, kClockSamples, wait);
+  if (!after) {
+    if (reporting) {
+      fmt::print(std::cerr, "warning: the clocks could not be compared after the run ({}): "
+                            "their drift is unknown\n",
+                 after.error().message);
+    }
+    return std::nullopt;
+  }
+  if (!reporting) return std::vector<cluster::ClockOffset>{};
+  const auto drifts = cluster::clock_drift(before, *after, job_clock_ns() - before_ns);
+  for (size_t i = 1; i < after->size() && i < drifts.size(); ++i) {
+    fmt::print(std::cerr,
+               "rank {} after the run: clock offset to rank 0 {} ns +- {} ns (moved {:+} ns, "
+               "{:+.1f} ns/s +- {:.1f})\n",
+               (*after)[i].rank, (*after)[i].offset_ns, (*after)[i].error_bound_ns,
+               (*after)[i].offset_ns - before[i].offset_ns, drifts[i].ns_per_s,
+               drifts[i].bound_ns_per_s);
+  }
+  return std::move(*after);
+}
+
+// Each rank's offset after the run and how much it moved, in every repetition's driver
+// statistics beside the offset from before (rank<r>.clock_offset_ns).
+void add_clock_drift_stats(engine::SuiteRun& run, const std::vector<cluster::ClockOffset>& before,
+                           const std::vector<cluster::ClockOffset>& after) {
+  for (engine::ScenarioRun& scenario : run.scenarios) {
+    for (engine::RepetitionMeasurement& rep : scenario.reps) {
+      for (size_t i = 0; i < before.size() && i < after.size(); ++i) {
+        const std::string prefix = fmt::format("rank{}.", after[i].rank);
+        rep.driver_stats.emplace_back(prefix + "clock_offset_after_ns",
+                                      static_cast<double>(after[i].offset_ns));
+        rep.driver_stats.emplace_back(prefix + "clock_offset_after_error_ns",
+                                      static_cast<double>(after[i].error_bound_ns));
+      }
+    }
+  }
+}
+
 // Every rank of a job must reach the same collectives: a rank's own error goes to rank 0 in
 // the start agreement instead of ending that rank alone.
 Status agree_in_job(cluster::Communicator& comm, const Result<PreparedRun>& prepared) {
@@ -445,6 +492,7 @@ int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicat
   std::optional<engine::HostRole> host_role;
   std::optional<cluster::JobRoles> roles;
   std::vector<cluster::ClockOffset> clock_offsets;
+  int64_t offsets_taken_ns = 0;
   if (comm != nullptr && prepared.virtual_time) {
     spread = cluster::sweep_spread(*comm, job_wait(), spread_problem);
   } else if (comm != nullptr) {
@@ -457,6 +505,7 @@ int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicat
     auto offsets = cluster::estimate_clock_offsets(*comm, kClockSamples, job_wait());
     if (!offsets) return fail(offsets.error());
     clock_offsets = std::move(*offsets);
+    offsets_taken_ns = job_clock_ns();
     if (reporting) print_job_roles(*roles, clock_offsets);
     auto offset = cluster::offset_to_receiver(*comm, *roles, clock_offsets, job_wait());
     if (!offset) return fail(offset.error());
@@ -489,6 +538,12 @@ int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicat
   auto run =
       engine::run_suite(*suite, std::move(prepared.loaded.compiled), prepared.driver, options);
   if (live) live->finish();
+  // The clocks once more, on every rank: how far they moved during the run.
+  std::optional<std::vector<cluster::ClockOffset>> offsets_after;
+  if (host_role) {
+    offsets_after = clocks_after_run(*comm, clock_offsets, offsets_taken_ns, reporting);
+    if (run && offsets_after) add_clock_drift_stats(*run, clock_offsets, *offsets_after);
+  }
   if (!spread_problem.empty()) {
     fmt::print(std::cerr, "warning: {}; the results hold what reached this rank (incomplete)\n",
                spread_problem);
@@ -505,7 +560,16 @@ int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicat
   const engine::SuiteMeasurement measured = engine::measure(*run);
   std::vector<Warning> warnings = prepared.loaded.compile_warnings;
   if (host_role) {
-    const auto bounds = cluster::host_clock_bounds(*roles, clock_offsets);
+    const auto bounds = cluster::host_clock_bounds(
+        *roles, clock_offsets, offsets_after ? &*offsets_after : nullptr);
+    for (const cluster::HostClockBound& host : bounds) {
+      fmt::print(std::cerr,
+                 "host {} (rank {}): one-way latency to the receiver within +- {} ns (the clock "
+                 "offsets' bounds{})\n",
+                 host.host, host.rank, host.bound_ns,
+                 offsets_after ? fmt::format(", and {:+} ns moved during the run", host.drift_ns)
+                               : std::string(", the drift during the run unknown"));
+    }
     if (auto note = cluster::uncertain_latency_note(
             bounds, median_latency_by_host(*run, measured, roles->hosts))) {
       warnings.push_back(Warning{std::move(*note), "fabric.hosts", {}});

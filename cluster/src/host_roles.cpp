@@ -162,18 +162,46 @@ Result<std::vector<ClockOffset>> estimate_clock_offsets(Communicator& comm, uint
 }
 
 std::vector<HostClockBound> host_clock_bounds(const JobRoles& roles,
-                                              const std::vector<ClockOffset>& offsets) {
+                                              const std::vector<ClockOffset>& offsets,
+                                              const std::vector<ClockOffset>* after) {
   std::vector<HostClockBound> hosts;
   if (roles.receiver_rank >= offsets.size()) return hosts;
+  const bool drift_known = after != nullptr && after->size() == offsets.size();
   const ClockOffset& receiver = offsets[roles.receiver_rank];
   for (uint32_t host = 0; host < roles.host_ranks.size(); ++host) {
     const uint32_t rank = roles.host_ranks[host];
     if (rank >= offsets.size()) continue;
     const ClockOffset& sender = offsets[rank];
-    hosts.push_back(HostClockBound{host, rank, sender.host, sender.offset_ns - receiver.offset_ns,
-                                   sender.error_bound_ns + receiver.error_bound_ns});
+    HostClockBound bound{host, rank, sender.host, sender.offset_ns - receiver.offset_ns,
+                         sender.error_bound_ns + receiver.error_bound_ns, 0};
+    if (drift_known) {
+      const ClockOffset& sender_after = (*after)[rank];
+      const ClockOffset& receiver_after = (*after)[roles.receiver_rank];
+      bound.drift_ns = (sender_after.offset_ns - receiver_after.offset_ns) - bound.offset_ns;
+      // The offset during the run was somewhere between the two estimates (a clock's rate
+      // changes slowly): off by the change at most, each estimate within its bounds.
+      bound.bound_ns += (bound.drift_ns < 0 ? -bound.drift_ns : bound.drift_ns) +
+                        sender_after.error_bound_ns + receiver_after.error_bound_ns;
+    }
+    hosts.push_back(bound);
   }
   return hosts;
+}
+
+std::vector<ClockDrift> clock_drift(const std::vector<ClockOffset>& before,
+                                    const std::vector<ClockOffset>& after, int64_t elapsed_ns) {
+  std::vector<ClockDrift> drifts;
+  if (elapsed_ns <= 0) return drifts;
+  const double seconds = static_cast<double>(elapsed_ns) / 1e9;
+  for (size_t i = 0; i < before.size() && i < after.size(); ++i) {
+    ClockDrift drift;
+    drift.rank = before[i].rank;
+    drift.ns_per_s = static_cast<double>(after[i].offset_ns - before[i].offset_ns) / seconds;
+    drift.bound_ns_per_s =
+        static_cast<double>(after[i].error_bound_ns + before[i].error_bound_ns) / seconds;
+    drifts.push_back(drift);
+  }
+  return drifts;
 }
 
 std::optional<std::string> uncertain_latency_note(const std::vector<HostClockBound>& hosts,

@@ -324,6 +324,9 @@ class DpdkDriver final : public DriverBackend {
     add("shaper_rejected", static_cast<double>(s.shaper_rejected));
     add("shaper_bypassed", static_cast<double>(s.shaper_bypassed));
     add("rx_hw_timestamps", static_cast<double>(s.rx_hw_timestamps));
+    if (topology_.job_clock_offset_ns) {
+      add("rx_stamped_after_arrival", static_cast<double>(s.rx_stamped_after_arrival));
+    }
     if (topology_.wire.transport == policy::Transport::rocev2) {
       add("roce_truncated_messages", static_cast<double>(s.roce_truncated));
     }

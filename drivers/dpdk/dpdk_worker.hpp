@@ -79,6 +79,9 @@ struct WorkerStats {
   uint64_t rx_hw_timestamps = 0;  // frames that carried an Rx hardware timestamp
   uint64_t roce_truncated = 0;    // rocev2 messages cut to kMaxRocePackets packets
   uint64_t shaper_bypassed = 0;   // frames sent past an empty software shaper
+  /// A job's frames whose send stamp, in the receiver's clock, came after their arrival: the
+  /// clock offset's error (or the clocks' drift since it was measured) exceeds their latency.
+  uint64_t rx_stamped_after_arrival = 0;
 
   void add(const WorkerStats& o) noexcept {
     tx_packets += o.tx_packets;
@@ -94,6 +97,7 @@ struct WorkerStats {
     rx_hw_timestamps += o.rx_hw_timestamps;
     roce_truncated += o.roce_truncated;
     shaper_bypassed += o.shaper_bypassed;
+    rx_stamped_after_arrival += o.rx_stamped_after_arrival;
   }
 };
 

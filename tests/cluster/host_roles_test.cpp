@@ -128,6 +128,38 @@ TEST(HostRoles, EachHostsClockAgainstTheReceiversAddsBothBounds) {
   EXPECT_EQ(against_rank_2[1].bound_ns, 700);
 }
 
+// The sender stamps with the offset from before the run; if the clocks moved during it, its
+// latency is off by up to that much more, and by the second estimate's bounds.
+TEST(HostRoles, AClockThatMovedDuringTheRunWidensItsHostsBound) {
+  suite::FabricSpec fabric = fabric_of(2);
+  auto roles = place_roles(fabric, {"a", "b", "rx"});  // receiver: rank 2
+  ASSERT_TRUE(roles);
+  const std::vector<ClockOffset> before{
+      {0, "a", 0, 0, 0}, {1, "b", 1000, 300, 600}, {2, "rx", 200, 100, 200}};
+  // Over the run rank 1 moved 3000 ns against rank 0, the receiver 500 ns.
+  const std::vector<ClockOffset> after{
+      {0, "a", 0, 0, 0}, {1, "b", 4000, 400, 800}, {2, "rx", 700, 50, 100}};
+  const auto bounds = host_clock_bounds(*roles, before, &after);
+  ASSERT_EQ(bounds.size(), 2u);
+  EXPECT_EQ(bounds[0].offset_ns, -200);  // rank 0 against the receiver, from before
+  EXPECT_EQ(bounds[0].drift_ns, -500);
+  EXPECT_EQ(bounds[0].bound_ns, 0 + 100 + 500 + 0 + 50);
+  EXPECT_EQ(bounds[1].offset_ns, 800);
+  EXPECT_EQ(bounds[1].drift_ns, 2500);  // (4000 - 700) - (1000 - 200)
+  EXPECT_EQ(bounds[1].bound_ns, 300 + 100 + 2500 + 400 + 50);
+  // Without an estimate after, as before.
+  EXPECT_EQ(host_clock_bounds(*roles, before)[1].bound_ns, 400);
+  EXPECT_EQ(host_clock_bounds(*roles, before)[1].drift_ns, 0);
+
+  // 2 s apart: rank 1 drifted 1500 ns/s, known within (300 + 400) / 2 ns/s.
+  const auto drifts = clock_drift(before, after, 2'000'000'000);
+  ASSERT_EQ(drifts.size(), 3u);
+  EXPECT_DOUBLE_EQ(drifts[1].ns_per_s, 1500.0);
+  EXPECT_DOUBLE_EQ(drifts[1].bound_ns_per_s, 350.0);
+  EXPECT_DOUBLE_EQ(drifts[0].ns_per_s, 0.0);
+  EXPECT_TRUE(clock_drift(before, after, 0).empty());
+}
+
 TEST(HostRoles, LatencyIsFlaggedWhereTheClockBoundExceedsATenthOfIt) {
   const std::vector<HostClockBound> hosts{{0, 1, "a", 5000, 900}, {1, 2, "b", -4000, 2000}};
   // 900 ns against 10 us is within a tenth; 2000 ns against 15 us is not.

@@ -67,10 +67,11 @@ done
 eal="--no-huge -m 256 --no-pci"
 # One job and its checks. $1: the suite; $2 $3: the ranks that send hosts 0 and 1; $4: the
 # receiving rank; $5 (optional): ns by which rank 1's clock is made to run ahead
-# (QB_TEST_CLOCK_SKEW_NS: it stands for a host whose clock disagrees). One MPMD app context per
-# rank: its own link, core and role; rank 0 writes.
+# (QB_TEST_CLOCK_SKEW_NS: it stands for a host whose clock disagrees) and $6 (optional) how many
+# ppm it runs fast (QB_TEST_CLOCK_DRIFT_PPM). One MPMD app context per rank: its own link, core
+# and role; rank 0 writes.
 run_job() {
-  local job_suite=$1 rx_rank=$4 skew_ns=${5:-0}
+  local job_suite=$1 rx_rank=$4 skew_ns=${5:-0} drift_ppm=${6:-0}
   local -a host_rank=("$2" "$3")
   local job=(mpirun) rank link
   for rank in 0 1 2; do
@@ -78,6 +79,7 @@ run_job() {
     ((${#job[@]} > 1)) && job+=(:)
     job+=(-np 1)
     ((rank == 1 && skew_ns != 0)) && job+=(-x "QB_TEST_CLOCK_SKEW_NS=$skew_ns")
+    ((rank == 1 && drift_ppm != 0)) && job+=(-x "QB_TEST_CLOCK_DRIFT_PPM=$drift_ppm")
     job+=("$qosbench" run "$job_suite" --driver-option software_shaper=false)
     if ((rank == rx_rank)); then
       job+=(--eal "$eal -l 1 --vdev net_af_packet0,iface=$link"
@@ -104,12 +106,14 @@ run_job() {
   ((rc == 0 || rc == 1)) || { ((rc == 3)) && starved; } ||
     fail "the job exited $rc (0 or 1: run and judged; 3 only for a starved worker)"
   [[ -s $work/job.json ]] || fail "rank 0 wrote no results"
-  python3 - "$work/job.json" "${host_rank[0]}" "${host_rank[1]}" "$rx_rank" "$skew_ns" <<'PY' ||
-import json, sys
+  python3 - "$work/job.json" "${host_rank[0]}" "${host_rank[1]}" "$rx_rank" "$skew_ns" \
+    "$drift_ppm" "$work/job.out" <<'PY' ||
+import json, re, sys
 results = json.load(open(sys.argv[1]))
 host_rank = {0: int(sys.argv[2]), 1: int(sys.argv[3])}
 rx_rank = int(sys.argv[4])
 skew_ns = int(sys.argv[5])
+drift_ppm = int(sys.argv[6])
 assert results["complete"] is True, "incomplete"
 scenario = results["scenarios"][0]
 repetitions = scenario["repetitions"]
@@ -155,7 +159,32 @@ if skew_ns:
     for name, flow in flows.items():
         p50 = flow["latency_from_sent_ns"]["p50"]
         print(f"{name}: one-way latency p50 {p50 / 1e3:.1f} us (host {flow['host']})")
-        assert 0 < p50 < skew_ns / 2, f"{name}'s latency {p50} ns was not corrected by the skew"
+        # A drifting clock's stamps may come after the arrival (counted, read as no latency):
+        # then 0 is an honest median; a stamp wrapped by 2^32 ns would read as 4.29 s.
+        lowest = 0 if drift_ppm and flow["host"] == skewed_host else 1
+        assert lowest <= p50 < skew_ns / 2, f"{name}'s latency {p50} ns was not corrected by the skew"
+if drift_ppm:
+    # Rank 1's clock ran drift_ppm fast: measured again after the run, its offset moved ahead by
+    # more than both estimates' bounds, and its host's latency is flagged as uncertain (the
+    # senders stamp with the offset from before the run).
+    moved = stats["rank1.clock_offset_after_ns"] - stats["rank1.clock_offset_ns"]
+    bounds = stats["rank1.clock_offset_error_ns"] + stats["rank1.clock_offset_after_error_ns"]
+    print(f"rank 1's clock moved {moved:.0f} ns +- {bounds:.0f} ns during the run ({drift_ppm} ppm)")
+    assert moved > bounds, "rank 1's drift was not measured"
+    late = stats.get(f"rank{rx_rank}.rx_stamped_after_arrival", -1)
+    print(f"the receiver read {late:.0f} frames per repetition stamped after their arrival")
+    assert late >= 0, "the receiver does not count frames stamped after their arrival"
+    # The bound rank 0 gives that host's latency holds the drift; where the bound is above a
+    # tenth of the host's latency, the latency is flagged with it.
+    drifted_host = [h for h, r in host_rank.items() if r == 1][0]
+    said = re.search(rf"host {drifted_host} \(rank 1\): one-way latency to the receiver within "
+                     r"\+- (\d+) ns", open(sys.argv[7]).read())
+    assert said and int(said.group(1)) >= moved, f"host {drifted_host}'s bound leaves out the drift"
+    median = min(f["latency_from_sent_ns"]["p50"] for f in flows.values()
+                 if f["host"] == drifted_host and f["latency_from_sent_ns"]["p50"] > 0)
+    if int(said.group(1)) > 0.1 * median:
+        assert any(f"host {drifted_host} (rank 1 on" in w for w in results.get("warnings", [])), \
+            f"host {drifted_host}'s latency ({median} ns) is not flagged: {results.get('warnings')}"
 PY
     fail "the merged results do not hold what the job measured"
 }
@@ -174,6 +203,6 @@ hostname = "$(hostname)"
 EOF
 echo "== placed: rank 2 sends host 0, rank 0 host 1 (by hostname), rank 1 receives"
 run_job "$placed" 2 0 1
-echo "== rank 1 (host 1's sender) with a clock 50 ms ahead: measured and taken off"
-run_job "$suite" 0 1 2 50000000
+echo "== rank 1 (host 1's sender) with a clock 50 ms ahead running 20 ppm fast: the skew measured and taken off, the drift measured and flagged"
+run_job "$suite" 0 1 2 50000000 20
 echo PASS

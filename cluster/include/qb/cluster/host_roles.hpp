@@ -58,16 +58,31 @@ Result<std::vector<ClockOffset>> estimate_clock_offsets(Communicator& comm, uint
 
 /// A sending host's clock against the receiver's: what its frames' send times are corrected by
 /// (offset_ns, taken off by the sender's driver) and how far that can be off (bound_ns: the
-/// two ranks' bounds to rank 0 added).
+/// two ranks' bounds to rank 0 added; with an estimate after the run, also how far the offset
+/// moved during it and that estimate's bounds, since the correction uses the one from before).
 struct HostClockBound {
   uint32_t host = 0;
   uint32_t rank = 0;
   std::string machine;
   int64_t offset_ns = 0;
   int64_t bound_ns = 0;
+  /// The offset after the run minus before it (0 without an estimate after).
+  int64_t drift_ns = 0;
 };
+/// `after` (may be null): rank 0's estimate once the run is over.
 std::vector<HostClockBound> host_clock_bounds(const JobRoles& roles,
-                                              const std::vector<ClockOffset>& offsets);
+                                              const std::vector<ClockOffset>& offsets,
+                                              const std::vector<ClockOffset>* after = nullptr);
+
+/// How fast each rank's clock moved against rank 0's between two estimates `elapsed_ns` apart,
+/// in ns per second, and how uncertain that rate is (both estimates' bounds over the time).
+struct ClockDrift {
+  uint32_t rank = 0;
+  double ns_per_s = 0.0;
+  double bound_ns_per_s = 0.0;
+};
+std::vector<ClockDrift> clock_drift(const std::vector<ClockOffset>& before,
+                                    const std::vector<ClockOffset>& after, int64_t elapsed_ns);
 
 /// One-way latency across ranks is corrected by the clocks' offset, so it is only as exact as
 /// the offset's bound. A figure is flagged when that bound exceeds a tenth of it.

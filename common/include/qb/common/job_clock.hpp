@@ -8,9 +8,11 @@
 
 namespace qb {
 
-/// CLOCK_MONOTONIC in ns, plus QB_TEST_CLOCK_SKEW_NS when that is set (read once): a test on
-/// one machine lets a rank stand for a host whose clock is that far ahead, to check that the
-/// skew is measured and taken off. Unset (always, outside tests): the plain clock.
+/// CLOCK_MONOTONIC in ns, plus QB_TEST_CLOCK_SKEW_NS when that is set, running faster by
+/// QB_TEST_CLOCK_DRIFT_PPM from its first read when that is (both read once): a test on one
+/// machine lets a rank stand for a host whose clock is that far ahead, or drifts, to check that
+/// the skew is measured and taken off and the drift measured. Unset (always, outside tests):
+/// the plain clock.
 int64_t job_clock_ns() noexcept;
 
 }  // namespace qb
