@@ -254,6 +254,29 @@ std::vector<int64_t> median_latency_by_host(const engine::SuiteRun& run,
   return median_ns;
 }
 
+// Frames whose send stamp, in the receiver's clock, came after their arrival (the receiver's
+// rx_stamped_after_arrival, every repetition): the clocks are off by more than those frames'
+// latency. A warning saying how many; none when there are none.
+std::optional<std::string> stamped_after_arrival_note(const engine::SuiteRun& run) {
+  double stamped = 0;
+  double received = 0;
+  for (const engine::ScenarioRun& scenario : run.scenarios) {
+    for (const engine::RepetitionMeasurement& rep : scenario.reps) {
+      for (const auto& [key, value] : rep.driver_stats) {
+        if (key.ends_with(".rx_stamped_after_arrival")) stamped += value;
+        if (key.ends_with(".rx_packets")) received += value;
+      }
+    }
+  }
+  if (stamped <= 0) return std::nullopt;
+  return fmt::format(
+      "{:.0f} of {:.0f} frames carried a send time, in the receiver's clock, after their "
+      "arrival: the clocks' offset error or drift is larger than those frames' one-way latency, "
+      "so they were counted without a latency (see the per-host bounds above; synchronise the "
+      "hosts' clocks with PTP for microsecond latency across hosts)",
+      stamped, received);
+}
+
 // Ping-pongs per rank for the clock offsets: the smallest round trip of these is kept.
 constexpr uint32_t kClockSamples = 200;
 
@@ -473,6 +496,7 @@ Status agree_in_job(cluster::Communicator& comm, const Result<PreparedRun>& prep
   } else {
     ready.suite_hash = prepared->loaded.suite.config_hash;
     ready.suite_name = prepared->loaded.suite.name;
+    ready.driver = prepared->driver.name();
     if (!prepared->virtual_time && comm.rank() == 0) {
       if (auto fabric = job_fabric(*prepared, comm.size()); !fabric) {
         ready.job_error = fabric.error();
@@ -570,10 +594,13 @@ int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicat
                  offsets_after ? fmt::format(", and {:+} ns moved during the run", host.drift_ns)
                                : std::string(", the drift during the run unknown"));
     }
+    // In the results' warnings, which the console prints with the results (as a suite's).
+    if (auto note = stamped_after_arrival_note(*run)) {
+      warnings.push_back(Warning{std::move(*note), "fabric.hosts", {}});
+    }
     if (auto note = cluster::uncertain_latency_note(
             bounds, median_latency_by_host(*run, measured, roles->hosts))) {
       warnings.push_back(Warning{std::move(*note), "fabric.hosts", {}});
-      print_warning(warnings.back());
     }
   }
   auto results =

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <optional>
 #include <vector>
 
@@ -11,11 +12,11 @@
 namespace qb::cluster {
 namespace {
 
-// "e" code where file line column message | "r" hash name
+// "e" code where file line column message | "r" hash name driver
 std::string encode(const Readiness& ready) {
   const char s = kSeparator;
   if (ready.error) return encode_error(*ready.error);
-  return fmt::format("r{}{}{}", ready.suite_hash, s, ready.suite_name);
+  return fmt::format("r{}{}{}{}{}", ready.suite_hash, s, ready.suite_name, s, ready.driver);
 }
 
 std::string encode_status(const Status& status) {
@@ -35,6 +36,7 @@ Status agree_to_start(Communicator& comm, const Readiness& mine, const Wait& wai
   std::string decision = "ok";
   if (comm.rank() == 0) {
     std::string_view root_hash;
+    std::string_view root_driver;
     for (uint32_t rank = 0; rank < gathered->size(); ++rank) {
       const std::string& text = (*gathered)[rank];
       const size_t host_at = text.rfind(kSeparator);
@@ -47,8 +49,19 @@ Status agree_to_start(Communicator& comm, const Readiness& mine, const Wait& wai
         break;
       }
       const auto parts = split_fields(body.substr(1));
+      const std::string_view driver = parts.size() > 2 ? parts[2] : std::string_view();
       if (rank == 0) {
         root_hash = parts[0];
+        root_driver = driver;
+      } else if (driver != root_driver) {
+        // Drivers make different collectives (verbs exchanges its QPs, DPDK does not).
+        decision = encode_status(make_error(
+            Errc::usage,
+            fmt::format("rank {} ({}) runs driver '{}' and rank 0 driver '{}': give every rank "
+                        "the same --driver",
+                        rank, host, driver, root_driver),
+            "--driver"));
+        break;
       } else if (parts[0] != root_hash) {
         decision = encode_status(make_error(
             Errc::usage,
@@ -77,8 +90,11 @@ std::optional<std::string> first_error(const std::vector<std::string>& gathered)
     const std::string_view body = std::string_view(text).substr(0, host_at);
     if (!body.empty() && body.front() == 'e') {
       Error error = decode_error(body, rank);
-      error.message =
-          fmt::format("on rank {} ({}): {}", rank, text.substr(host_at + 1), error.message);
+      // An error this rank relayed from an earlier agreement names its rank already.
+      if (error.message.find("on rank ") == std::string::npos) {
+        error.message =
+            fmt::format("on rank {} ({}): {}", rank, text.substr(host_at + 1), error.message);
+      }
       return encode_status(error);
     }
   }
@@ -115,7 +131,11 @@ Result<std::vector<std::string>> agree_all_gather(Communicator& comm,
     } else {
       answer = "v";
       for (const std::string& text : *gathered) {
-        const std::string_view bytes = std::string_view(text).substr(1, text.rfind(kSeparator) - 1);
+        const size_t host_at = text.rfind(kSeparator);
+        if (text.empty() || host_at == std::string::npos) {
+          return make_error(Errc::runtime, "a rank's all-gather bytes came without its host");
+        }
+        const std::string_view bytes = std::string_view(text).substr(1, host_at - 1);
         answer += fmt::format("{}:", bytes.size());
         answer += bytes;
       }
@@ -128,9 +148,12 @@ Result<std::vector<std::string>> agree_all_gather(Communicator& comm,
   std::string_view rest = std::string_view(*agreed).substr(1);
   while (!rest.empty()) {
     const size_t colon = rest.find(':');
-    const auto length = field_number<size_t>(rest.substr(0, colon));
-    if (colon == std::string_view::npos || length > rest.size() - colon - 1) {
-      return make_error(Errc::runtime, "rank 0's all-gather answer is cut short");
+    size_t length = 0;
+    const auto [end, ec] = std::from_chars(rest.data(), rest.data() + std::min(colon, rest.size()),
+                                           length);
+    if (colon == std::string_view::npos || colon == 0 || ec != std::errc{} ||
+        end != rest.data() + colon || length > rest.size() - colon - 1) {
+      return make_error(Errc::runtime, "rank 0's all-gather answer is malformed or cut short");
     }
     every.emplace_back(rest.substr(colon + 1, length));
     rest.remove_prefix(colon + 1 + length);

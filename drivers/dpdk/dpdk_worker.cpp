@@ -425,19 +425,23 @@ uint32_t DpdkWorker::receive(std::span<Completion> out) noexcept {
       // Both times in the receiver's job clock; their difference is the one-way latency. The
       // stamp is the sender's clock less its measured offset, so it can come after the
       // arrival (by the offset's error or drift): the nearest extension keeps such a stamp on
-      // its side of the arrival (not 2^32 ns earlier), and its latency reads as none, counted.
+      // its side of the arrival (not 2^32 ns earlier), and such a frame is counted untimed
+      // (no latency is known for it) and reported.
       const auto arrived_job_ns = static_cast<uint64_t>(job_clock_->ns_at(entry.tsc));
       const uint64_t sent_job_ns = extend_sequence(frame.header.tx_tsc, arrived_job_ns);
-      int64_t latency_ns = static_cast<int64_t>(arrived_job_ns - sent_job_ns);
+      const auto latency_ns = static_cast<int64_t>(arrived_job_ns - sent_job_ns);
       if (latency_ns < 0) {
         ++stats_.rx_stamped_after_arrival;
-        latency_ns = 0;
+        c.sent_ns = Completion::kUntimed;
+        c.scheduled_ns = Completion::kUntimed;
+      } else {
+        c.sent_ns = arrived_ns - latency_ns;
+        c.scheduled_ns = c.sent_ns - frame.header.lateness_ns;
       }
-      c.sent_ns = arrived_ns - latency_ns;
     } else {
       c.sent_ns = ticks_to_ns(extend_tsc(frame.header.tx_tsc, entry.tsc));
+      c.scheduled_ns = c.sent_ns - frame.header.lateness_ns;
     }
-    c.scheduled_ns = c.sent_ns - frame.header.lateness_ns;
     ++stats_.rx_packets;
     stats_.rx_frame_bytes += frame_bytes;
   }

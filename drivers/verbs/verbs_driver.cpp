@@ -196,8 +196,13 @@ class VerbsDriver final : public DriverBackend {
     if (pd_ == nullptr) return call_failed("ibv_alloc_pd", errno, device_);
     const uint32_t workers = std::max(1U, topology.workers);
     resources_.resize(workers);
-    for (uint32_t f = 0; f < topology.flow_count; ++f)
-      ++resources_[worker_of_flow(f, workers)].flows;
+    // CQs sized for the QPs this host has: a job's sender, its own flows only.
+    if (topology.job && !topology.job->receiver) {
+      for (const uint32_t f : topology.job->sent_flows) ++resources_[worker_of_flow(f, workers)].flows;
+    } else {
+      for (uint32_t f = 0; f < topology.flow_count; ++f)
+        ++resources_[worker_of_flow(f, workers)].flows;
+    }
     const uint32_t buffer_bytes = std::max<uint32_t>(64, topology.max_message_bytes);
     for (uint32_t w = 0; w < workers; ++w) {
       if (Status s = open_worker(resources_[w], w, buffer_bytes); !s) return s;

@@ -15,6 +15,7 @@ namespace qb::engine {
 class RepetitionExchange final : public drv::JobExchange {
  public:
   explicit RepetitionExchange(const HostRole& role) : role_(role) {}
+  explicit RepetitionExchange(HostRole&&) = delete;  // it keeps a reference
 
   /// The driver's call. A second call in one repetition is a driver bug: an error, not a
   /// collective the other ranks would never match.

@@ -99,6 +99,24 @@ policy::QosPlan one_host_view(const policy::QosPlan& plan) {
   return view;
 }
 
+// The flows of `plan` that host `host` sends, ascending.
+std::vector<uint32_t> flows_of_host(const policy::QosPlan& plan, uint32_t host) {
+  std::vector<uint32_t> flows;
+  for (uint32_t f = 0; f < plan.flows.size(); ++f) {
+    if (plan.flows[f].host == host) flows.push_back(f);
+  }
+  return flows;
+}
+
+// What a rank of a multi-host job brings to a repetition besides its role: whether its driver
+// exchanges endpoints (the probe's capabilities), and an error that stops it before its driver
+// is made (a check of run_suite's that failed on this rank only). Every rank must still make
+// the repetition's collectives, with that error, so that none waits for it.
+struct JobRepetition {
+  bool exchanges_endpoints = false;
+  std::optional<Error> failed_before;
+};
+
 // One repetition of one scenario on a fresh driver instance, with `workers` FlowWorkers: each
 // owns every workers-th flow, its own driver queue and clock, and its own counters, merged
 // after the run (no locks on the hot path). A rank of a multi-host job (`role`) drives its
@@ -107,7 +125,7 @@ policy::QosPlan one_host_view(const policy::QosPlan& plan) {
 Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t scenario,
                                   uint32_t repetition, const drv::DriverFactory& factory,
                                   uint32_t workers, const RunOptions& options,
-                                  const IntervalSink& live) {
+                                  const IntervalSink& live, const JobRepetition& job) {
   const std::atomic<bool>* interrupted = options.interrupted;
   const HostRole* role = options.host_role;
   const auto wall_start = std::chrono::steady_clock::now();
@@ -125,11 +143,22 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t scen
     if (role == nullptr || !role->at_start) return status;
     return role->at_start(status);
   };
-  auto driver = factory.create();
-  if (!driver) {
-    Status failed = std::move(driver).error();
-    return started(std::move(failed)).error();
+  // The job's endpoint exchange, which every rank makes once (its driver in apply, or
+  // settle() for a driver that failed first). Declared before the driver: it outlives it.
+  std::optional<RepetitionExchange> exchange;
+  if (role != nullptr && role->exchange && job.exchanges_endpoints) exchange.emplace(*role);
+  // A rank of a job fails alone only after the start agreement; before it, a signal here is
+  // this rank's error in that agreement (every rank then skips the repetition together).
+  const auto failed_before_driver = [&](Error error) -> Result<TaskResult> {
+    if (exchange) (void)exchange->settle(error);
+    return interrupted_error(started(std::move(error)));
+  };
+  if (job.failed_before) return failed_before_driver(*job.failed_before);
+  if (role != nullptr && interrupted != nullptr && interrupted->load()) {
+    return failed_before_driver(make_error(Errc::runtime, "interrupted"));
   }
+  auto driver = factory.create();
+  if (!driver) return failed_before_driver(std::move(driver).error());
   drv::Driver& d = **driver;
 
   const suite::CompiledScenario& compiled = scenario_run.compiled;
@@ -146,20 +175,15 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t scen
         std::max(topology.max_message_bytes, compiled.scenario->flows[spec].size.largest_bytes());
   }
   topology.stop = interrupted;
-  // A rank of a job: its part, and the endpoint exchange its driver takes part in (once, here
-  // or in settled() below for a driver that failed first).
-  std::optional<RepetitionExchange> exchange;
+  // A rank of a job: its part, and the endpoint exchange its driver takes part in.
+  std::vector<uint32_t> sent_flows;  // a sending rank's flows
   if (role != nullptr) {
     topology.job_clock_offset_ns = role->clock_offset_to_receiver_ns;
     drv::JobPart part;
     part.receiver = !role->drive_host.has_value();
-    for (uint32_t f = 0; f < flow_count && !part.receiver; ++f) {
-      if (compiled.plan.flows[f].host == *role->drive_host) part.sent_flows.push_back(f);
-    }
-    if (role->exchange && d.capabilities().exchanges_endpoints) {
-      exchange.emplace(*role);
-      part.exchange = &*exchange;
-    }
+    if (!part.receiver) sent_flows = flows_of_host(compiled.plan, *role->drive_host);
+    part.sent_flows = sent_flows;
+    part.exchange = exchange ? &*exchange : nullptr;
     topology.job = std::move(part);
   }
   // After apply, the job's answer to this rank's open and apply: the first rank's error, when
@@ -167,8 +191,8 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t scen
   // apply.)
   const auto settled = [&exchange](Status status) -> Status {
     if (!exchange) return status;
-    Status job = exchange->settle(status);
-    return status ? job : status;
+    Status answer = exchange->settle(status);
+    return status ? answer : status;
   };
   if (auto s = check(d.open(topology), "open"); !s) {
     if (exchange) (void)exchange->settle(s);
@@ -198,8 +222,7 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t scen
     std::vector<uint32_t> owned;
     for (uint32_t f = 0; f < flow_count; ++f) {
       const bool drives_host =
-          role == nullptr ||
-          (role->drive_host.has_value() && compiled.plan.flows[f].host == *role->drive_host);
+          role == nullptr || std::binary_search(sent_flows.begin(), sent_flows.end(), f);
       if (drv::worker_of_flow(f, workers) == w && drives_host) owned.push_back(f);
     }
     flow_workers.push_back(std::make_unique<FlowWorker>(compiled, seed, window, std::move(owned)));
@@ -261,7 +284,14 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t scen
   result.measurement.driver_stats = d.stats();
   result.measurement.queue_depth = d.queue_depth_series();
   d.close();
-  if (!stopped) return stopped.error();
+  if (!stopped && role != nullptr) {
+    // Not alone: the other ranks go on to the next repetition, whose start agreement this
+    // rank's driver, if it is broken, will fail for all of them. This one is incomplete.
+    result.measurement.complete = false;
+    result.measurement.driver_stats.emplace_back("stop_failed", 1.0);
+  } else if (!stopped) {
+    return stopped.error();
+  }
   result.measurement.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return result;
@@ -309,11 +339,19 @@ Result<SuiteRun> run_suite(const suite::Suite& suite, std::vector<suite::Compile
   const drv::Capabilities caps = (*probe)->capabilities();
   probe->reset();
   run.sender_only = !caps.receives;
+  // A rank of a job does not leave alone: its error goes to the first repetition's collectives
+  // (every rank's options may differ: the lcores a rank's driver may use are its own).
+  const bool in_job = options.host_role != nullptr;
+  JobRepetition job;
+  job.exchanges_endpoints = caps.exchanges_endpoints;
   if (options.workers > caps.max_workers) {
-    return make_error(Errc::usage,
-                      fmt::format("driver '{}' runs at most {} worker(s) here (asked for {})",
-                                  run.driver, caps.max_workers, options.workers),
-                      "--workers");
+    Error too_many =
+        make_error(Errc::usage,
+                   fmt::format("driver '{}' runs at most {} worker(s) here (asked for {})",
+                               run.driver, caps.max_workers, options.workers),
+                   "--workers");
+    if (!in_job) return too_many;
+    job.failed_before = std::move(too_many);
   }
 
   std::vector<Task> tasks;
@@ -368,20 +406,25 @@ Result<SuiteRun> run_suite(const suite::Suite& suite, std::vector<suite::Compile
   uint32_t done = 0;
   auto work = [&] {
     for (size_t t = next_task.fetch_add(1); t < tasks.size(); t = next_task.fetch_add(1)) {
-      if (options.interrupted != nullptr && options.interrupted->load()) return;
+      // A rank of a job takes a signal into the next start agreement instead (run_repetition):
+      // leaving here alone would leave the others waiting in it.
+      if (!in_job && options.interrupted != nullptr && options.interrupted->load()) return;
       const Task task = tasks[t];
       ScenarioRun& scenario_run = run.scenarios[task.scenario];
       const auto flows = static_cast<uint32_t>(scenario_run.compiled.plan.flows.size());
       const uint32_t workers =
           std::max(1U, std::min(options.workers != 0 ? options.workers : caps.max_workers, flows));
       auto result = run_repetition(scenario_run, task.scenario, task.repetition, driver, workers,
-                                   options, live);
+                                   options, live, job);
       std::lock_guard lock(merge_mutex);
       if (!result) {
         if (!first_error) first_error = std::move(result).error();
         next_task.store(tasks.size());  // stop handing out work
         return;
       }
+      // In a job every rank got the same start agreement: a repetition that did not run here
+      // did not run anywhere, and every rank stops here alike.
+      if (in_job && !result->measurement.ran) next_task.store(tasks.size());
       result->scenario = task.scenario;
       result->repetition = task.repetition;
       result->workers = workers;

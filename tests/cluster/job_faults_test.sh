@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Faults of an MPI job (docs/multi-host.md): every rank ends, with one message from rank 0 and
 # nothing half-written.
-#   1. ranks given different suite files: exit 2 on every rank, one message naming rank 1.
+#   1. ranks given different suite files: exit 2 on every rank, one message naming rank 1;
+#      ranks given different drivers: the same.
 #   2. a suite file rank 1 cannot read: exit 2, one message naming rank 1 and the file.
 #   3. a rank killed mid-run: the job ends within seconds; rank 0 writes the repetitions it
 #      has, marked incomplete (mpirun gives it odls_base_sigkill_timeout to do so).
@@ -30,6 +31,15 @@ rc=$?
 ((rc == 2)) || { cat mismatch.out; fail "exit $rc for different suites, not 2"; }
 n=$(grep -c "rank 1 .*loaded a different suite file than rank 0" mismatch.out)
 ((n == 1)) || { cat mismatch.out; fail "expected one message naming rank 1, got $n"; }
+[[ ! -e one.json ]] || fail "a refused job wrote results"
+
+echo "1b. different drivers (they make different collectives: refused before any)"
+timeout 120 mpirun -np 1 "$qosbench" run "$suite" --driver sim --json one.json : \
+  -np 1 "$qosbench" run "$suite" --driver dpdk >drivers.out 2>&1
+rc=$?
+((rc == 2)) || { cat drivers.out; fail "exit $rc for different drivers, not 2"; }
+grep -q "rank 1 (.*) runs driver 'dpdk' and rank 0 driver 'sim'" drivers.out ||
+  { cat drivers.out; fail "the message does not name rank 1 and both drivers"; }
 [[ ! -e one.json ]] || fail "a refused job wrote results"
 
 echo "2. a suite file rank 1 cannot read"

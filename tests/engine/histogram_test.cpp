@@ -58,6 +58,43 @@ std::vector<int64_t> draw(size_t n, uint64_t seed, const std::function<int64_t(R
   return samples;
 }
 
+// The worker loop records a run of equal latencies at once: the histogram must hold exactly
+// what as many record() calls give, the sum's rounding included (past 2^53 the double sum
+// rounds at every addition) and the clamping count.
+TEST(Histogram, RecordRepeatedIsBitForBitThatManyRecords) {
+  Rng rng(20261127);
+  for (int round = 0; round < 200; ++round) {
+    Histogram repeated(kTenSeconds, 3);
+    Histogram one_by_one(kTenSeconds, 3);
+    const bool huge = round % 20 == 0;  // sums past 2^53, and values past the range
+    for (int run = 0; run < 40; ++run) {
+      const int64_t value =
+          huge ? static_cast<int64_t>(rng.next_unit() * 2.0 * static_cast<double>(kTenSeconds))
+               : static_cast<int64_t>(rng.next_unit() * 1e6);
+      const auto count = static_cast<uint64_t>(rng.next_unit() * (huge ? 3e5 : 50.0));
+      repeated.record_repeated(value, count);
+      for (uint64_t i = 0; i < count; ++i) one_by_one.record(value);
+    }
+    const Histogram::State a = repeated.state();
+    const Histogram::State b = one_by_one.state();
+    ASSERT_EQ(a.counts, b.counts) << "round " << round;
+    ASSERT_EQ(a.total_count, b.total_count);
+    ASSERT_EQ(a.clamped_count, b.clamped_count);
+    ASSERT_EQ(a.min, b.min);
+    ASSERT_EQ(a.max, b.max);
+    ASSERT_EQ(a.exact_sum, b.exact_sum) << "round " << round;
+    ASSERT_EQ(a.sum, b.sum) << "round " << round;  // bit for bit, not nearly
+  }
+  // Zero times is nothing, extremes included.
+  Histogram h(kTenSeconds, 3);
+  h.record(500);
+  h.record_repeated(7, 0);
+  h.record_repeated(kTenSeconds, 0);
+  EXPECT_EQ(h.count(), 1u);
+  EXPECT_EQ(h.min(), 500);
+  EXPECT_EQ(h.max(), 500);
+}
+
 TEST(Histogram, LayoutForThreeDigits) {
   // 2 * 10^3 -> 2048 sub-buckets; buckets double from 2048 until one covers 10 s:
   // 2048 * 2^23 > 1e10 >= 2048 * 2^22, so 24 buckets and (24 + 1) * 1024 counters.

@@ -16,14 +16,16 @@ struct Readiness {
   std::optional<Error> error;
   std::string suite_hash;  // the suite file's content hash (Suite::config_hash)
   std::string suite_name;
+  std::string driver;  // --driver: every rank must run the same one
   /// Set by rank 0 only: a rule the whole job breaks (e.g. the suite's hosts against the
   /// ranks), checked once rank 0 knows every rank is ready.
   std::optional<Error> job_error;
 };
 
 /// Rank 0 gathers every rank's readiness and decides: the first rank's error (named by rank
-/// and host, its code kept), a suite whose content differs from rank 0's (Errc::usage), the job
-/// error, or go. Every rank gets the same answer; only rank 0 should print it.
+/// and host, its code kept), a driver or a suite whose content differs from rank 0's
+/// (Errc::usage), the job error, or go. Every rank gets the same answer; only rank 0 should
+/// print it.
 Status agree_to_start(Communicator& comm, const Readiness& mine, const Wait& wait);
 
 /// Every rank's `mine` to rank 0, which answers for all: ok, or the first rank's error (named by

@@ -44,6 +44,7 @@ class Histogram {
   /// Bit for bit what `count` calls of record(value) give (counts, extremes and the sum's
   /// rounding), at the cost of one: callers batch runs of equal values with it.
   void record_repeated(int64_t value, uint64_t count) noexcept {
+    if (count == 0) return;  // nothing recorded: the extremes must not move either
     const int64_t clamped = std::clamp<int64_t>(value, 0, highest_trackable_);
     if (clamped != value) [[unlikely]]
       clamped_count_ += count;
