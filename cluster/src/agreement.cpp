@@ -91,7 +91,7 @@ std::optional<std::string> first_error(const std::vector<std::string>& gathered)
     if (!body.empty() && body.front() == 'e') {
       Error error = decode_error(body, rank);
       // An error this rank relayed from an earlier agreement names its rank already.
-      if (error.message.find("on rank ") == std::string::npos) {
+      if (!names_a_rank(error.message)) {
         error.message =
             fmt::format("on rank {} ({}): {}", rank, text.substr(host_at + 1), error.message);
       }

@@ -23,6 +23,11 @@ Integer field_number(std::string_view text) {
   return value;
 }
 std::string encode_error(const Error& error);
+/// Whether an error's message names the rank it came from already ("on rank 1 (h1): ...",
+/// anywhere: a step may have wrapped it), so that relaying it does not name a rank twice.
+inline bool names_a_rank(std::string_view message) {
+  return message.find("on rank ") != std::string_view::npos;
+}
 /// `text` as encode_error wrote it; an Error saying so when it is not (from `rank`).
 Error decode_error(std::string_view text, uint32_t rank);
 

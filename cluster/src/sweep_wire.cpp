@@ -34,7 +34,7 @@ Status unpack_outcomes(std::string_view bytes, uint32_t rank,
   if (bytes.front() == 'e') {
     Error error = decode_error(bytes, rank);
     // Errors the job agreed on name their rank already ("on rank 1 (host): ...").
-    if (!error.message.starts_with("on rank ")) {
+    if (!names_a_rank(error.message)) {
       error.message = fmt::format("on rank {}: {}", rank, error.message);
     }
     return error;

@@ -4,6 +4,9 @@
 #   1. ranks given different suite files: exit 2 on every rank, one message naming rank 1;
 #      ranks given different drivers: the same.
 #   2. a suite file rank 1 cannot read: exit 2, one message naming rank 1 and the file.
+#   2b. one rank per host with verbs (the fake, real time): rank 1's driver cannot open (a peer
+#      in a job): the other ranks, waiting for its QPs in the exchange, hear of it; exit 2, one
+#      message naming rank 1 once, no results (when the verbs driver is built).
 #   3. a rank killed mid-run: the job ends within seconds; rank 0 writes the repetitions it
 #      has, marked incomplete (mpirun gives it odls_base_sigkill_timeout to do so).
 #   4. Ctrl-C on mpirun: every rank ends, no temporary results file is left behind.
@@ -49,6 +52,25 @@ rc=$?
 ((rc == 2)) || { cat missing.out; fail "exit $rc for a missing file on rank 1, not 2"; }
 grep -q "on rank 1 (.*): cannot open suite file '$work/missing.toml'" missing.out ||
   { cat missing.out; fail "the message does not name rank 1 and the file"; }
+
+echo "2b. verbs: rank 1's driver cannot open, the others wait in the QP exchange"
+if "$qosbench" drivers | grep -q "^verbs .*built"; then
+  host_suite=$here/../../configs/two_host_incast.toml
+  verbs=(--driver verbs --driver-option provider=fake --driver-option fake_timing=instant
+    --repetitions 2 --duration 20ms)
+  timeout 120 mpirun -np 1 "$qosbench" run "$host_suite" "${verbs[@]}" --json verbs.json : \
+    -np 1 "$qosbench" run "$host_suite" "${verbs[@]}" --driver-option peer=elsewhere:1 : \
+    -np 1 "$qosbench" run "$host_suite" "${verbs[@]}" >verbs.out 2>&1
+  rc=$?
+  ((rc == 2)) || { cat verbs.out; fail "exit $rc for rank 1's refused driver, not 2"; }
+  grep -q "^error: .*on rank 1 (.*): driver open failed: verbs: in an MPI job" verbs.out ||
+    { cat verbs.out; fail "the message does not name rank 1 and its driver's error"; }
+  (($(grep -o "on rank" verbs.out | wc -l) == 1)) ||
+    { cat verbs.out; fail "the error names a rank more than once"; }
+  [[ ! -e verbs.json ]] || fail "a job whose start failed wrote results"
+else
+  echo "skipped: this qosbench is built without the verbs driver"
+fi
 
 echo "3. a rank killed mid-run"
 # Long enough that rank 1 is killed while it runs: 5 s of simulated time per repetition.
