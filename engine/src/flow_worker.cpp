@@ -351,8 +351,14 @@ void FlowWorker::post_due_batched(int64_t now_ns) noexcept {
     std::vector<FlowLatency>& latency) noexcept {
   if (latency_run_.count == 0) return;
   FlowLatency& flow = latency[latency_run_.flow];
-  flow.from_scheduled_ns.record_repeated(latency_run_.from_scheduled_ns, latency_run_.count);
-  flow.from_sent_ns.record_repeated(latency_run_.from_sent_ns, latency_run_.count);
+  if (latency_run_.count == 1) {
+    // A run of one: a plain record, without record_repeated's multiply and overflow checks.
+    flow.from_scheduled_ns.record(latency_run_.from_scheduled_ns);
+    flow.from_sent_ns.record(latency_run_.from_sent_ns);
+  } else {
+    flow.from_scheduled_ns.record_repeated(latency_run_.from_scheduled_ns, latency_run_.count);
+    flow.from_sent_ns.record_repeated(latency_run_.from_sent_ns, latency_run_.count);
+  }
   latency_run_.count = 0;
 }
 
