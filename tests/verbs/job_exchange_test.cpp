@@ -74,15 +74,11 @@ TEST(VerbsJob, TwoSendersAndTheReceiverConnectThroughTheJobsExchange) {
   ThreadJob job(3);
   std::array<uint64_t, 4> received{};
   std::string receiver_error;
-  std::atomic<uint32_t> senders_done{0};
 
   std::thread receiver_thread([&] {
     ThreadJob::Rank rank(job, 2);
     auto driver = make_verbs_driver(VerbsConfig{}, &ops);
-    Status s = driver->open(job_topology(plan, rank, true, {}));
-    if (s) s = driver->apply(plan);
-    if (s) s = driver->start();
-    if (!s) {
+    if (Status s = bring_up(*driver, job_topology(plan, rank, true, {}), plan); !s) {
       receiver_error = s.error().to_string();
       driver->close();
       return;
@@ -106,10 +102,7 @@ TEST(VerbsJob, TwoSendersAndTheReceiverConnectThroughTheJobsExchange) {
   auto send = [&](uint32_t host) {
     ThreadJob::Rank rank(job, host);
     auto driver = make_verbs_driver(VerbsConfig{}, &ops);
-    Status s = driver->open(job_topology(plan, rank, false, sent[host]));
-    if (s) s = driver->apply(plan);
-    if (s) s = driver->start();
-    if (!s) {
+    if (Status s = bring_up(*driver, job_topology(plan, rank, false, sent[host]), plan); !s) {
       sender_errors[host] = s.error().to_string();
       driver->close();
       return;
@@ -128,7 +121,6 @@ TEST(VerbsJob, TwoSendersAndTheReceiverConnectThroughTheJobsExchange) {
     }
     (void)driver->stop();
     driver->close();
-    ++senders_done;
   };
   std::thread host0(send, 0);
   std::thread host1(send, 1);

@@ -140,6 +140,15 @@ inline Topology topology_for(const policy::QosPlan& plan) {
   return topology;
 }
 
+/// open -> apply -> start on `driver`, stopping at the first error (returned).
+template <class AnyDriver>
+Status bring_up(AnyDriver& driver, const Topology& topology, const policy::QosPlan& plan) {
+  Status s = driver.open(topology);
+  if (s) s = driver.apply(plan);
+  if (s) s = driver.start();
+  return s;
+}
+
 inline FakeDeviceConfig instant_device() {
   FakeDeviceConfig device;
   device.timing = FakeTiming::instant;

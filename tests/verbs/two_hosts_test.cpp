@@ -49,10 +49,7 @@ TEST(VerbsTwoHosts, SenderWritesIntoTheReceiversBufferAndTheReceiverCountsIt) {
     VerbsConfig config;
     config.listen = port;
     auto driver = make_verbs_driver(config, &ops);
-    Status s = driver->open(topology_for(plan));
-    if (s) s = driver->apply(plan);
-    if (s) s = driver->start();
-    if (!s) {
+    if (Status s = bring_up(*driver, topology_for(plan), plan); !s) {
       receiver_error = s.error().to_string();
       driver->close();
       return;
