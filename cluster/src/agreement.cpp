@@ -26,6 +26,37 @@ std::string encode_status(const Status& status) {
   return encode(failed);
 }
 
+// One rank's gathered text, "<body><separator><host>": its body and host, and the error it
+// brought (a body starting with 'e'), encoded and named by its rank and host once (an error it
+// relayed from an earlier agreement names its rank already).
+struct RankText {
+  std::string_view body;
+  std::string host;
+  std::optional<std::string> error;
+};
+RankText read_rank_text(const std::string& text, uint32_t rank) {
+  RankText read;
+  const size_t host_at = text.rfind(kSeparator);
+  read.body = std::string_view(text).substr(0, host_at);
+  read.host = host_at == std::string::npos ? std::string() : text.substr(host_at + 1);
+  if (!read.body.empty() && read.body.front() == 'e') {
+    Error error = decode_error(read.body, rank);
+    if (!names_a_rank(error.message)) {
+      error.message = fmt::format("on rank {} ({}): {}", rank, read.host, error.message);
+    }
+    read.error = encode_status(error);
+  }
+  return read;
+}
+
+// The first error among every rank's gathered text; nullopt when no rank brought one.
+std::optional<std::string> first_error(const std::vector<std::string>& gathered) {
+  for (uint32_t rank = 0; rank < gathered.size(); ++rank) {
+    if (auto error = read_rank_text(gathered[rank], rank).error) return error;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Status agree_to_start(Communicator& comm, const Readiness& mine, const Wait& wait) {
@@ -38,17 +69,13 @@ Status agree_to_start(Communicator& comm, const Readiness& mine, const Wait& wai
     std::string_view root_hash;
     std::string_view root_driver;
     for (uint32_t rank = 0; rank < gathered->size(); ++rank) {
-      const std::string& text = (*gathered)[rank];
-      const size_t host_at = text.rfind(kSeparator);
-      const std::string host = text.substr(host_at + 1);
-      const std::string_view body = std::string_view(text).substr(0, host_at);
-      if (!body.empty() && body.front() == 'e') {
-        Error error = decode_error(body, rank);
-        error.message = fmt::format("on rank {} ({}): {}", rank, host, error.message);
-        decision = encode_status(error);
+      const RankText read = read_rank_text((*gathered)[rank], rank);
+      const std::string& host = read.host;
+      if (read.error) {
+        decision = *read.error;
         break;
       }
-      const auto parts = split_fields(body.substr(1));
+      const auto parts = split_fields(read.body.substr(1));
       const std::string_view driver = parts.size() > 2 ? parts[2] : std::string_view();
       if (rank == 0) {
         root_hash = parts[0];
@@ -79,30 +106,6 @@ Status agree_to_start(Communicator& comm, const Readiness& mine, const Wait& wai
   return decode_error(*agreed, 0);
 }
 
-namespace {
-
-// The first error among gathered "<body><separator><host>" texts (a body starting with 'e'),
-// encoded and named by its rank and host; nullopt when no rank brought one.
-std::optional<std::string> first_error(const std::vector<std::string>& gathered) {
-  for (uint32_t rank = 0; rank < gathered.size(); ++rank) {
-    const std::string& text = gathered[rank];
-    const size_t host_at = text.rfind(kSeparator);
-    const std::string_view body = std::string_view(text).substr(0, host_at);
-    if (!body.empty() && body.front() == 'e') {
-      Error error = decode_error(body, rank);
-      // An error this rank relayed from an earlier agreement names its rank already.
-      if (!names_a_rank(error.message)) {
-        error.message =
-            fmt::format("on rank {} ({}): {}", rank, text.substr(host_at + 1), error.message);
-      }
-      return encode_status(error);
-    }
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
 Status agree_status(Communicator& comm, const Status& mine, const Wait& wait) {
   Readiness ready;
   if (!mine) ready.error = mine.error();
@@ -130,12 +133,15 @@ Result<std::vector<std::string>> agree_all_gather(Communicator& comm,
       answer = std::move(*failed);
     } else {
       answer = "v";
-      for (const std::string& text : *gathered) {
-        const size_t host_at = text.rfind(kSeparator);
-        if (text.empty() || host_at == std::string::npos) {
-          return make_error(Errc::runtime, "a rank's all-gather bytes came without its host");
+      for (uint32_t rank = 0; rank < gathered->size(); ++rank) {
+        const RankText read = read_rank_text((*gathered)[rank], rank);
+        if (read.body.empty()) {
+          // Answered, not returned: the other ranks wait for rank 0's broadcast.
+          answer = encode_status(make_error(
+              Errc::runtime, fmt::format("rank {}'s all-gather bytes came malformed", rank)));
+          break;
         }
-        const std::string_view bytes = std::string_view(text).substr(1, host_at - 1);
+        const std::string_view bytes = read.body.substr(1);
         answer += fmt::format("{}:", bytes.size());
         answer += bytes;
       }

@@ -196,13 +196,8 @@ class VerbsDriver final : public DriverBackend {
     if (pd_ == nullptr) return call_failed("ibv_alloc_pd", errno, device_);
     const uint32_t workers = std::max(1U, topology.workers);
     resources_.resize(workers);
-    // CQs sized for the QPs this host has: a job's sender, its own flows only.
-    if (topology.job && !topology.job->receiver) {
-      for (const uint32_t f : topology.job->sent_flows) ++resources_[worker_of_flow(f, workers)].flows;
-    } else {
-      for (uint32_t f = 0; f < topology.flow_count; ++f)
-        ++resources_[worker_of_flow(f, workers)].flows;
-    }
+    // CQs sized for the QPs this host has (a job's sender: its own flows only).
+    for (const uint32_t f : flows_here()) ++resources_[worker_of_flow(f, workers)].flows;
     const uint32_t buffer_bytes = std::max<uint32_t>(64, topology.max_message_bytes);
     for (uint32_t w = 0; w < workers; ++w) {
       if (Status s = open_worker(resources_[w], w, buffer_bytes); !s) return s;
@@ -281,7 +276,7 @@ class VerbsDriver final : public DriverBackend {
     }
     qps_.resize(plan.flows.size());
     const auto workers = static_cast<uint32_t>(resources_.size());
-    for (const uint32_t f : flows_here(plan)) {
+    for (const uint32_t f : flows_here()) {
       if (Status s = make_flow_qps(plan.flows[f], resources_[worker_of_flow(f, workers)], qps_[f]);
           !s) {
         return s;
@@ -329,9 +324,10 @@ class VerbsDriver final : public DriverBackend {
   }
 
   // The flows this host has QPs for: in a job, a sender's own flows only; else every flow.
-  std::vector<uint32_t> flows_here(const policy::QosPlan& plan) const {
+  // (The plan has the opened topology's flows: the generic Driver checks it.)
+  std::vector<uint32_t> flows_here() const {
     if (topology_.job && !topology_.job->receiver) return topology_.job->sent_flows;
-    std::vector<uint32_t> all(plan.flows.size());
+    std::vector<uint32_t> all(topology_.flow_count);
     for (uint32_t f = 0; f < all.size(); ++f) all[f] = f;
     return all;
   }
@@ -343,7 +339,7 @@ class VerbsDriver final : public DriverBackend {
     const bool receiver = role() == Role::receiver;
     const auto flows = static_cast<uint32_t>(plan.flows.size());
     const uint64_t hash = plan_hash(plan, topology_);
-    const std::vector<uint32_t> mine_flows = flows_here(plan);
+    const std::vector<uint32_t> mine_flows = flows_here();
     std::vector<QpEndpoint> mine;
     for (const uint32_t f : mine_flows) {
       mine.push_back(local_endpoint(f, receiver ? qps_[f].responder : qps_[f].requester));
@@ -404,7 +400,7 @@ class VerbsDriver final : public DriverBackend {
   Status make_workers(const policy::QosPlan& plan, const std::vector<QpEndpoint>& remote) {
     const auto workers = static_cast<uint32_t>(resources_.size());
     std::vector<std::vector<WorkerFlowSetup>> flows_of(workers);
-    for (const uint32_t f : flows_here(plan)) {
+    for (const uint32_t f : flows_here()) {
       const uint32_t w = worker_of_flow(f, workers);
       WorkerFlowSetup setup;
       setup.flow = f;
