@@ -238,6 +238,7 @@ void SimModel<Shape>::reset() noexcept {
     lane.tx_done.clear();
   }
   for (auto& paused : paused_) paused.clear();
+  credit_waiters_ = 0;
   if constexpr (kFabric) {
     // Every host due once: the first step sorts them (a visit to an idle one changes nothing).
     std::fill(due_.begin(), due_.end(), 0);
@@ -374,11 +375,17 @@ uint32_t SimModel<Shape>::ready_queue(uint32_t host, uint32_t nic_class) noexcep
     const int32_t class_buffer = nic.class_buffer[nic_class];
     if (class_buffer >= 0 && sched.any_backlogged() &&
         !switch_.has_room(static_cast<uint32_t>(class_buffer), largest_packet_bytes_)) {
-      if ((nic.credit_held_mask & bit) == 0) ++stats_.credit_pauses;
+      if ((nic.credit_held_mask & bit) == 0) {
+        ++stats_.credit_pauses;
+        ++credit_waiters_;
+      }
       nic.credit_held_mask |= bit;
       return policy::TreeScheduler::kNone;
     }
-    nic.credit_held_mask &= ~bit;
+    if ((nic.credit_held_mask & bit) != 0) {
+      nic.credit_held_mask &= ~bit;
+      --credit_waiters_;
+    }
   }
   while (sched.any_backlogged()) {
     const uint32_t q = sched.pick(now_ps_);
@@ -389,6 +396,7 @@ uint32_t SimModel<Shape>::ready_queue(uint32_t host, uint32_t nic_class) noexcep
     sched.on_sent(q, 0, false, now_ps_);
     info.held |= kHeldCredit;
     paused_[info.buffer].push_back(flow);
+    ++credit_waiters_;
     ++stats_.credit_pauses;
   }
   return policy::TreeScheduler::kNone;
@@ -537,6 +545,7 @@ bool SimModel<Shape>::step() noexcept {
   if (switched()) {
     switch_.return_credits(now_ps_, [this](uint32_t buffer) {
       mark_due(switch_.host_of(buffer));  // a class held for credit may send again
+      credit_waiters_ -= static_cast<uint32_t>(paused_[buffer].size());
       for (const uint32_t flow : paused_[buffer]) {
         info_[flow].held &= static_cast<uint8_t>(~kHeldCredit);
         admit(flow);
@@ -582,11 +591,18 @@ template <class Shape>
 bool SimModel<Shape>::stays_due(uint32_t h) noexcept {
   const Host& host = hosts_[h];
   if (!host.dropped_flows.empty()) return true;
+  const bool has_work = host.held_mask != 0 || class_has_work(host);
   if (host.link_free_ps > now_ps_) {
-    host_wake_.set(h, host.link_free_ps);
+    // Woken when its link frees only if a class could send then; otherwise what gives it work
+    // (an admitted flow, a credit return) marks it due.
+    if (has_work) host_wake_.set(h, host.link_free_ps);
     return false;
   }
-  if (host.held_mask != 0) return true;  // the arbiter held a ready class
+  return has_work;  // held_mask: the arbiter held a ready class
+}
+
+template <class Shape>
+bool SimModel<Shape>::class_has_work(const Host& host) const noexcept {
   // A class held for credit waits for its credit (mark_due on the return).
   for (uint32_t m = class_mask(host) & ~credit_held_mask(host); m != 0; m &= m - 1) {
     const auto c = static_cast<uint32_t>(__builtin_ctz(m));
@@ -641,7 +657,7 @@ inline int64_t SimModel<Shape>::next_event_ps() const noexcept {
   } else {
     next = host_next_event_ps(0);
   }
-  if (switched()) next = std::min(next, switch_.next_event_ps(now_ps_));
+  if (switched()) next = std::min(next, switch_.next_event_ps(now_ps_, credit_waiters_ != 0));
   if (wakeups_used()) next = std::min(next, wakeups_.top_time());
   for (uint32_t l = 0; l < lane_count(); ++l) {
     const Lane& lane = lanes_[l];
@@ -883,6 +899,13 @@ void SimModel<Shape>::request_rtt_probe(uint32_t flow) noexcept {
     // buffer's and as much of every other ingress buffer of its class), at the switch rate.
     forward_ps += bytes_ps(static_cast<uint64_t>(switch_.bytes_ahead_of_probe(info_[flow].buffer)),
                            static_cast<uint64_t>(switch_.rate_bps()));
+  }
+  if ((program_events_ & rate_event_bit(RateEvent::Kind::probe)) == 0) {
+    // The receiver's NIC answers on arrival (probe_arrived() with no program to ask): the
+    // answer's time is known now, and the arrival needs no event of its own.
+    probe_answered_ps_[flow] = now_ps_ + forward_ps;
+    wakeups_.set(base + kWakeProbeBack, probe_answered_ps_[flow] + propagation_ps_);
+    return;
   }
   wakeups_.set(base + kWakeProbeArrive, now_ps_ + forward_ps);
 }

@@ -291,6 +291,9 @@ class SimModel final : public Queue, public Clock, private RateActions {
   int64_t largest_packet_bytes_ = 0;  // wire bytes of the largest packet the wire model makes
   SimSwitch switch_;
   std::vector<std::vector<uint32_t>> paused_;  // per switch buffer: flows waiting for credit
+  // Credit-held classes plus paused flows: while 0, a credit return wakes no one, so it is no
+  // event of its own (the next step takes it back before anything asks for room).
+  uint32_t credit_waiters_ = 0;
 
   // Which hosts a step visits (Fabric). A visit to a host whose link is busy, or whose link is
   // free with nothing it may send, changes nothing; so a step visits only the hosts marked due
@@ -302,6 +305,8 @@ class SimModel final : public Queue, public Clock, private RateActions {
   /// After visiting `h`: whether it stays due (else: due again when its link frees or when
   /// something admits a flow of it or returns its credit).
   bool stays_due(uint32_t h) noexcept;
+  /// Whether a class of `host` not held for credit has a backlogged flow in its tree.
+  bool class_has_work(const Host& host) const noexcept;
   /// The part of next_event_ps() host `h` adds (as when every host was looked at).
   [[gnu::always_inline]] int64_t host_next_event_ps(uint32_t h) const noexcept;
   std::vector<uint64_t> due_;            // bit per host

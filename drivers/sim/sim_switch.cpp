@@ -242,7 +242,7 @@ bool SimSwitch::forward(int64_t now_ps, Lane& lane, PortStats& stats) noexcept {
   return true;
 }
 
-int64_t SimSwitch::next_event_ps(int64_t now_ps) const noexcept {
+int64_t SimSwitch::next_event_ps(int64_t now_ps, bool credit_awaited) const noexcept {
   int64_t next = INT64_MAX;
   if (free_ps_ > now_ps) {
     next = free_ps_;
@@ -254,7 +254,7 @@ int64_t SimSwitch::next_event_ps(int64_t now_ps) const noexcept {
     }
     if (held_mask_ != 0) next = std::min(next, arbiter_->next_eligible_ps(held_mask_));
   }
-  if (!credits_.empty()) next = std::min(next, credits_.front().time_ps);
+  if (credit_awaited && !credits_.empty()) next = std::min(next, credits_.front().time_ps);
   if (!cnps_.empty()) next = std::min(next, cnps_.front().time_ps);
   if (!nacks_.empty()) next = std::min(next, nacks_.front().time_ps);
   return next;

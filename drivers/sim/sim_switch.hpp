@@ -135,7 +135,8 @@ class SimSwitch {
   /// `lane`. Returns false when a full completion ring held the link.
   bool forward(int64_t now_ps, Lane& lane, PortStats& stats) noexcept;
   /// The earliest future instant at which the switch has something to do (INT64_MAX: none).
-  int64_t next_event_ps(int64_t now_ps) const noexcept;
+  /// Credit returns count only when `credit_awaited` (someone waits for room).
+  int64_t next_event_ps(int64_t now_ps, bool credit_awaited = true) const noexcept;
 
   /// CNPs that reached their senders by `now_ps`, in time order (queue_cnps only).
   template <class OnCnp>

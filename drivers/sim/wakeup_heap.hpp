@@ -31,13 +31,22 @@ class WakeupHeap {
 
   /// Key `key` wakes at `time_ps` (pending or not).
   void set(uint32_t key, int64_t time_ps) noexcept {
-    time_[key] = time_ps;
     if (slot_[key] == kAbsent) {
+      time_[key] = time_ps;
       slot_[key] = static_cast<uint32_t>(heap_.size());
       heap_.push_back(key);  // capacity reserved in reset()
+      up(slot_[key]);
+      return;
     }
-    up(slot_[key]);
-    down(slot_[key]);
+    // Pending: it moves only the way its new time says (a program re-arms its wake-up for
+    // the same time on most events: nothing moves).
+    const int64_t old_ps = time_[key];
+    time_[key] = time_ps;
+    if (time_ps < old_ps) {
+      up(slot_[key]);
+    } else if (time_ps > old_ps) {
+      down(slot_[key]);
+    }
   }
   void erase(uint32_t key) noexcept {
     const uint32_t at = slot_[key];
