@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Compares one suite's outputs from two qosbench builds (see same_results.sh): the results JSON
-and explain JSON must be equal but for run metadata and wall time; the run's exit status and
-console output must match (but for its wall time). Prints the first differences."""
+"""Compares one suite's outputs from two qosbench builds (see same_results.sh) or two ways of
+running one (tests/drivers/every_event_test.sh): the results JSON and explain JSON must be equal
+but for run metadata and wall time (and any --ignore KEY); the run's exit status and console
+output must match (but for its wall time). Prints the first differences."""
 import json
 import re
 import sys
@@ -44,7 +45,16 @@ def diff(a, b, path, out):
 
 
 def main():
-    before, after = sys.argv[1], sys.argv[2]
+    # [--ignore KEY ...] BEFORE AFTER: KEY is left out too (at any depth), e.g. `events`, the
+    # simulator's step count, when two runs are meant to differ only in how many steps they took.
+    args = sys.argv[1:]
+    while len(args) > 2 and args[0] == "--ignore":
+        IGNORED_KEYS.add(args[1])
+        args = args[2:]
+    if len(args) != 2:
+        print(f"usage: {sys.argv[0]} [--ignore KEY ...] BEFORE AFTER", file=sys.stderr)
+        return 2
+    before, after = args
     problems = []
     for suffix in (".results.json", ".explain.json", ".stdout"):
         diff(load(before + suffix), load(after + suffix), suffix, problems)

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "every_event.hpp"
+
 namespace qb::drv::sim {
 namespace {
 
@@ -145,7 +147,7 @@ void DpaRateControl::post(Side side, qb_dpa_event event, RateActions& actions) n
   if (!posted.accepted) return;  // counted by the emulator
   // A handler that did nothing (e.g. dcqcn counting a TX event's bytes) has nothing to apply
   // when it ends: no pending entry, and no wake-up of the simulator for it.
-  if (posted.actions.flags == 0) return;
+  if (posted.actions.flags == 0 && !every_event_for_tests()) return;
   const Pending pending{posted.apply_ns, order_++, event.flow, side, posted.actions};
   if (posted.apply_ns <= arrived_ns) {
     apply(pending, actions);  // a handler of no cost: its actions apply at once (what was due

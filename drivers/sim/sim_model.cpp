@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "every_event.hpp"
 #include "sim_driver.hpp"
 #include "sim_time.hpp"
 
@@ -179,6 +180,7 @@ void SimModel<Shape>::configure(const Topology& topology, const policy::QosPlan&
   paused_.assign(flows_per_buffer.size(), {});
   for (size_t b = 0; b < paused_.size(); ++b) paused_[b].reserve(flows_per_buffer[b]);
   retransmit_timeout_ps_ = plan.congestion.retransmit_timeout_ns * 1000;
+  every_event_ = every_event_for_tests();
   if (wakeups_used()) {
     program_wakeup_key_ = flow_count * kWakeKinds;
     wakeups_.reset(program_wakeup_key_ + 1);
@@ -593,9 +595,13 @@ bool SimModel<Shape>::stays_due(uint32_t h) noexcept {
   if (!host.dropped_flows.empty()) return true;
   const bool has_work = host.held_mask != 0 || class_has_work(host);
   if (host.link_free_ps > now_ps_) {
-    // Woken when its link frees only if a class could send then; otherwise what gives it work
-    // (an admitted flow, a credit return) marks it due.
-    if (has_work) host_wake_.set(h, host.link_free_ps);
+    // Woken when its link frees only if a class could send then: one with work, or one held
+    // for credit (its hold is lifted only on a visit with the link free, and its credit may
+    // come back while the link is busy). Otherwise what gives it work (an admitted flow, a
+    // credit return) marks it due.
+    if (has_work || credit_held_mask(host) != 0 || every_event_) {
+      host_wake_.set(h, host.link_free_ps);
+    }
     return false;
   }
   return has_work;  // held_mask: the arbiter held a ready class
@@ -657,7 +663,9 @@ inline int64_t SimModel<Shape>::next_event_ps() const noexcept {
   } else {
     next = host_next_event_ps(0);
   }
-  if (switched()) next = std::min(next, switch_.next_event_ps(now_ps_, credit_waiters_ != 0));
+  if (switched()) {
+    next = std::min(next, switch_.next_event_ps(now_ps_, credit_waiters_ != 0 || every_event_));
+  }
   if (wakeups_used()) next = std::min(next, wakeups_.top_time());
   for (uint32_t l = 0; l < lane_count(); ++l) {
     const Lane& lane = lanes_[l];
@@ -900,7 +908,7 @@ void SimModel<Shape>::request_rtt_probe(uint32_t flow) noexcept {
     forward_ps += bytes_ps(static_cast<uint64_t>(switch_.bytes_ahead_of_probe(info_[flow].buffer)),
                            static_cast<uint64_t>(switch_.rate_bps()));
   }
-  if ((program_events_ & rate_event_bit(RateEvent::Kind::probe)) == 0) {
+  if ((program_events_ & rate_event_bit(RateEvent::Kind::probe)) == 0 && !every_event_) {
     // The receiver's NIC answers on arrival (probe_arrived() with no program to ask): the
     // answer's time is known now, and the arrival needs no event of its own.
     probe_answered_ps_[flow] = now_ps_ + forward_ps;

@@ -294,6 +294,7 @@ class SimModel final : public Queue, public Clock, private RateActions {
   // Credit-held classes plus paused flows: while 0, a credit return wakes no one, so it is no
   // event of its own (the next step takes it back before anything asks for room).
   uint32_t credit_waiters_ = 0;
+  bool every_event_ = false;  // every_event_for_tests(): take the events skipped above too
 
   // Which hosts a step visits (Fabric). A visit to a host whose link is busy, or whose link is
   // free with nothing it may send, changes nothing; so a step visits only the hosts marked due

@@ -32,12 +32,19 @@ for tool in g++ cmake make python3 tar sha1sum; do
   command -v "$tool" > /dev/null || die "$tool not found (apt-get install g++ cmake make python3 tar coreutils)"
 done
 [[ -e $source_path ]] || die "HPCC source '$source_path' does not exist (give a checkout of alibaba-edu/High-Precision-Congestion-Control or a git mirror of it)"
+[[ -d $source_path ]] || die "HPCC source '$source_path' is not a directory"
+# Absolute, so that a source given as `.` or `..` names a directory, not a path to tar up.
+source_path=$(cd "$source_path" && pwd)
+if [[ ! -f $source_path/simulation/scratch/third.cc && ! -f $source_path/scratch/third.cc ]]; then
+  command -v git > /dev/null || die "'$source_path' is not an HPCC checkout, and git (to read it as a repository) is not found"
+fi
 
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
 stage="$build/stage"
 rm -rf "$stage"
 mkdir -p "$stage"
+trap 'rm -rf "$stage"' EXIT  # gone on any failure; moved into place on success
 
 # 1. Extract simulation/ into the stage.
 if [[ -f $source_path/simulation/scratch/third.cc ]]; then
@@ -50,7 +57,6 @@ elif [[ -f $source_path/scratch/third.cc && -d $source_path/src/point-to-point ]
   origin="checkout $source_path"
 elif git --git-dir="$source_path" rev-parse --verify -q HEAD > /dev/null 2>&1 ||
      git -C "$source_path" rev-parse --verify -q HEAD > /dev/null 2>&1; then
-  command -v git > /dev/null || die "git not found"
   if git --git-dir="$source_path" rev-parse --verify -q HEAD > /dev/null 2>&1; then
     gitcmd=(git --git-dir="$source_path")
   else

@@ -89,7 +89,11 @@ EOF
 
 echo "compare.sh: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "  HPCC:     $third ($(cd "$run_dir" && pwd)/config.txt, ns3::${scheduler}Scheduler)"
-echo "  qosbench: $qosbench (copied; repo $(git -C "$root" rev-parse --short HEAD 2> /dev/null || echo '?')$(git -C "$root" diff --quiet HEAD -- 2> /dev/null || echo ', working tree modified'))"
+if [[ $qosbench == "$root/build/apps/qosbench/qosbench" ]]; then
+  echo "  qosbench: $qosbench (copied; repo $(git -C "$root" rev-parse --short HEAD 2> /dev/null || echo '?')$(git -C "$root" diff --quiet HEAD -- 2> /dev/null || echo ', working tree modified'))"
+else
+  echo "  qosbench: $qosbench (copied; given with -q)"
+fi
 printf '%-4s %-9s %8s %8s %8s %8s %6s\n' run simulator "cpu s" "user s" "sys s" "wall s" load1
 hpcc_cpu=() qb_cpu=()
 for ((i = 1; i <= runs; i++)); do
@@ -114,6 +118,7 @@ if ((check)); then
   rm -rf "$check_dir"
   cp -r "$run_dir" "$check_dir"
   sed -i 's/^ENABLE_TRACE 0$/ENABLE_TRACE 1/' "$check_dir/config.txt"
+  grep -q '^ENABLE_TRACE 1$' "$check_dir/config.txt" || die "could not turn tracing on in $check_dir/config.txt"
   printf '1\n17\n' > "$check_dir/trace.txt"   # node 17: the switch; its port 17 leads to the receiver
   (cd "$check_dir" && "$third" config.txt > out.txt 2> err.txt) || die "HPCC's traced run failed ($check_dir)"
   "$build/check_trace" "$check_dir/mix.tr" 17 17 200000 60000000 > "$check_dir/summary.txt"

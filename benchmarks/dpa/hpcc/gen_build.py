@@ -250,9 +250,11 @@ def main():
     for s in sources:
         if not os.path.isfile(s):
             sys.exit(f"gen_build.py: source listed in a wscript is missing: {s}")
+    def quoted(path):  # a CMake argument, whatever spaces the build directory's path has
+        return '"' + path.replace("\\", "/").replace('"', '\\"') + '"'
     write_if_changed(os.path.join(gen, "CMakeLists.txt"), CMAKE.format(
-        sources="\n".join("  " + s for s in sources), third=third,
-        include=os.path.join(build_dir, "include")))
+        sources="\n".join("  " + quoted(s) for s in sources), third=quoted(third),
+        include=quoted(os.path.join(build_dir, "include"))))
     print(f"gen_build.py: {len(modules)} modules, {len(sources)} sources, "
           f"{len(seen)} headers -> {build_dir}")
 
