@@ -58,6 +58,7 @@ struct AppliesLater {
 
 DpaRateControl::DpaRateControl(const policy::DpaPlan& plan, uint32_t flows, double line_rate_bps)
     : line_rate_bps_(line_rate_bps),
+      every_event_(every_event_for_tests()),
       tx_sample_interval_ns_(plan.tx_sample_interval_ns),
       threads_(plan.threads) {
   sender_.configure(emulator_config(plan.program, plan.params, plan, line_rate_bps), flows);
@@ -147,7 +148,7 @@ void DpaRateControl::post(Side side, qb_dpa_event event, RateActions& actions) n
   if (!posted.accepted) return;  // counted by the emulator
   // A handler that did nothing (e.g. dcqcn counting a TX event's bytes) has nothing to apply
   // when it ends: no pending entry, and no wake-up of the simulator for it.
-  if (posted.actions.flags == 0 && !every_event_for_tests()) return;
+  if (posted.actions.flags == 0 && !every_event_) return;
   const Pending pending{posted.apply_ns, order_++, event.flow, side, posted.actions};
   if (posted.apply_ns <= arrived_ns) {
     apply(pending, actions);  // a handler of no cost: its actions apply at once (what was due

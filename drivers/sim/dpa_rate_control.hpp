@@ -56,6 +56,7 @@ class DpaRateControl final : public RateControl {
   uint32_t event_mask_ = 0;
   uint32_t sender_mask_ = 0;  // QB_DPA_EVENT_BIT of the sender program's kinds
   double line_rate_bps_ = 0.0;
+  bool every_event_ = false;  // every_event_for_tests(): a handler that did nothing still ends
   int64_t tx_sample_interval_ns_ = 0;
   uint32_t threads_ = 1;  // per DPA
 

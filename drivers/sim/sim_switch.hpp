@@ -136,7 +136,7 @@ class SimSwitch {
   bool forward(int64_t now_ps, Lane& lane, PortStats& stats) noexcept;
   /// The earliest future instant at which the switch has something to do (INT64_MAX: none).
   /// Credit returns count only when `credit_awaited` (someone waits for room).
-  int64_t next_event_ps(int64_t now_ps, bool credit_awaited = true) const noexcept;
+  int64_t next_event_ps(int64_t now_ps, bool credit_awaited) const noexcept;
 
   /// CNPs that reached their senders by `now_ps`, in time order (queue_cnps only).
   template <class OnCnp>

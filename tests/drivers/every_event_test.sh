@@ -12,6 +12,11 @@ shift 2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+# The step count of a results file (every scenario's `events`).
+steps() {
+  python3 -c 'import json,sys; print(int(sum(s["driver_stats"].get("events", 0) for s in json.load(open(sys.argv[1]))["scenarios"])))' "$1"
+}
+
 status=0
 for suite in "$@"; do
   name=$(basename "$suite" .toml)
@@ -22,9 +27,6 @@ for suite in "$@"; do
       --json "$out.results.json" >"$out.stdout" 2>&1 || echo "exit $?" >>"$out.stdout"
     "$qosbench" explain "$suite" --json >"$out.explain.json" 2>&1 || true
   done
-  steps() {
-    python3 -c 'import json,sys; print(int(sum(s["driver_stats"].get("events", 0) for s in json.load(open(sys.argv[1]))["scenarios"])))' "$1"
-  }
   fewer=$(steps "$work/skipping.$name.results.json")
   all=$(steps "$work/every.$name.results.json")
   if python3 "$differ" --ignore events "$work/every.$name" "$work/skipping.$name"; then
