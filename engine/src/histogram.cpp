@@ -35,10 +35,10 @@ Histogram::Histogram(int64_t highest_trackable, int significant_digits)
   // sub-bucket (2^b) is at most 1/10^digits of the lowest value it holds (2^b * half).
   const int sub_bucket_count_magnitude =
       std::bit_width(static_cast<uint64_t>(largest_single_unit - 1));
-  sub_bucket_half_count_magnitude_ = sub_bucket_count_magnitude - 1;
+  sub_bucket_half_count_magnitude_ = static_cast<size_t>(sub_bucket_count_magnitude - 1);
   sub_bucket_half_count_ = int64_t{1} << sub_bucket_half_count_magnitude_;
   const uint64_t sub_bucket_count = uint64_t{1} << sub_bucket_count_magnitude;
-  sub_bucket_mask_ = static_cast<int64_t>(sub_bucket_count - 1) << kUnitMagnitude;
+  sub_bucket_mask_ = (sub_bucket_count - 1) << kUnitMagnitude;
 
   // Buckets double until one covers highest_trackable (unsigned: no overflow up to INT64_MAX).
   size_t buckets = 1;
@@ -48,9 +48,51 @@ Histogram::Histogram(int64_t highest_trackable, int significant_digits)
     ++buckets;
   }
   bucket_count_ = buckets;
-  // Index i lives in block i >> half-count magnitude: bucket 0 takes blocks 0 and 1, every
-  // further bucket one block (its upper half; the lower half is the previous bucket's range).
-  counts_ = BlockCounters(bucket_count_ + 1, sub_bucket_half_count_magnitude_);
+  // Bucket 0 takes two half-count runs of counters, every further bucket one (its upper half;
+  // the lower half is the previous bucket's range).
+  counts_ = ZeroPageCounters((bucket_count_ + 1) << sub_bucket_half_count_magnitude_);
+}
+
+Histogram::Histogram(const Histogram& other)
+    : highest_trackable_(other.highest_trackable_),
+      significant_digits_(other.significant_digits_),
+      sub_bucket_half_count_magnitude_(other.sub_bucket_half_count_magnitude_),
+      sub_bucket_half_count_(other.sub_bucket_half_count_),
+      sub_bucket_mask_(other.sub_bucket_mask_),
+      bucket_count_(other.bucket_count_),
+      counts_(other.counts_.size()),
+      clamped_count_(other.clamped_count_),
+      min_(other.min_),
+      max_(other.max_),
+      exact_sum_(other.exact_sum_),
+      sum_(other.sum_) {
+  // Zeros are skipped, not written: a page that holds none of the source's values stays
+  // unwritten, so it takes no memory in the copy either.
+  Counter* target = counts_.data() + other.first_index_in_use();
+  for (const Counter c : other.counts_in_use()) {
+    if (c.count != 0) target->count = c.count;
+    ++target;
+  }
+}
+
+Histogram& Histogram::operator=(const Histogram& other) {
+  if (this != &other) *this = Histogram(other);
+  return *this;
+}
+
+std::span<Counter> Histogram::counts_in_use() noexcept {
+  if (empty()) return {};
+  return {counts_.data() + index_of(min_), counts_.data() + index_of(max_) + 1};
+}
+
+std::span<const Counter> Histogram::counts_in_use() const noexcept {
+  return const_cast<Histogram*>(this)->counts_in_use();
+}
+
+uint64_t Histogram::count() const noexcept {
+  uint64_t total = 0;
+  for (const Counter c : counts_in_use()) total += c.count;
+  return total;
 }
 
 int64_t Histogram::value_from_index(size_t index) const noexcept {
@@ -66,19 +108,12 @@ int64_t Histogram::value_from_index(size_t index) const noexcept {
 
 int64_t Histogram::highest_equivalent(int64_t value) const noexcept {
   const auto v = static_cast<uint64_t>(value);
-  const int leading_zero_base = 64 - kUnitMagnitude - (sub_bucket_half_count_magnitude_ + 1);
+  const int leading_zero_base = 64 - kUnitMagnitude - (static_cast<int>(sub_bucket_half_count_magnitude_) + 1);
   const int bucket =
       leading_zero_base - std::countl_zero(v | static_cast<uint64_t>(sub_bucket_mask_));
   const int shift = bucket + kUnitMagnitude;
   const uint64_t lowest = (v >> shift) << shift;
   return static_cast<int64_t>(lowest + ((uint64_t{1} << shift) - 1));
-}
-
-void Histogram::add_to_sum_slow(int64_t clamped) noexcept {
-  // The first step that may round (and every one after it): the double accumulation from
-  // the exact value, as sum += value always computed it.
-  sum_ = sum() + static_cast<double>(clamped);
-  exact_sum_ = kSumInDouble;
 }
 
 void Histogram::set_sum(double sum) noexcept {
@@ -94,8 +129,7 @@ void Histogram::record_n(int64_t value, uint64_t count) noexcept {
   if (count == 0) return;
   const int64_t clamped = std::clamp<int64_t>(value, 0, highest_trackable_);
   clamped_count_ += clamped != value ? count : 0;
-  counts_.at(index_of(clamped)) += count;
-  total_count_ += count;
+  counts_.data()[index_of(clamped)].count += count;
   min_ = std::min(min_, clamped);
   max_ = std::max(max_, clamped);
   set_sum(sum() + static_cast<double>(clamped) * static_cast<double>(count));
@@ -110,8 +144,7 @@ void Histogram::add_bucket_counts(int64_t value, uint64_t count) noexcept {
   const size_t index = index_of(clamped);
   const int64_t lowest = value_from_index(index);
   const int64_t highest = std::min(highest_equivalent(lowest), highest_trackable_);
-  counts_.at(index) += count;
-  total_count_ += count;
+  counts_.data()[index].count += count;
   min_ = std::min(min_, lowest);
   max_ = std::max(max_, highest);
   set_sum(sum() + (static_cast<double>(lowest) + static_cast<double>(highest)) / 2.0 *
@@ -123,13 +156,11 @@ bool Histogram::merge(const Histogram& other) noexcept {
       other.significant_digits_ != significant_digits_ || other.counts_.size() != counts_.size()) {
     return false;
   }
-  for (size_t b = 0; b < other.counts_.block_count(); ++b) {
-    const uint64_t* source = other.counts_.block(b);
-    if (source == nullptr) continue;
-    uint64_t* target = counts_.mutable_block(b);
-    for (size_t i = 0; i < counts_.block_size(); ++i) target[i] += source[i];
+  Counter* target = counts_.data() + other.first_index_in_use();
+  for (const Counter c : other.counts_in_use()) {
+    if (c.count != 0) target->count += c.count;  // zeros not written, as in the copy
+    ++target;
   }
-  total_count_ += other.total_count_;
   clamped_count_ += other.clamped_count_;
   min_ = std::min(min_, other.min_);
   max_ = std::max(max_, other.max_);
@@ -141,16 +172,12 @@ Histogram::State Histogram::state() const {
   State out;
   out.highest_trackable = highest_trackable_;
   out.significant_digits = significant_digits_;
-  for (size_t b = 0; b < counts_.block_count(); ++b) {
-    const uint64_t* block = counts_.block(b);
-    if (block == nullptr) continue;
-    for (size_t i = 0; i < counts_.block_size(); ++i) {
-      if (block[i] != 0) {
-        out.counts.emplace_back(static_cast<uint32_t>(b * counts_.block_size() + i), block[i]);
-      }
-    }
+  size_t index = first_index_in_use();
+  for (const Counter c : counts_in_use()) {
+    if (c.count != 0) out.counts.emplace_back(static_cast<uint32_t>(index), c.count);
+    out.total_count += c.count;
+    ++index;
   }
-  out.total_count = total_count_;
   out.clamped_count = clamped_count_;
   out.min = min_;
   out.max = max_;
@@ -165,23 +192,32 @@ std::optional<Histogram> Histogram::from_state(const State& state) {
       out.significant_digits_ != state.significant_digits) {
     return std::nullopt;  // the constructor clamped: not a layout a histogram has
   }
+  // As state() gives them: an empty histogram has the empty extremes; otherwise the extremes
+  // are in range and every counter lies between their indices (the copy, merge and reset scan
+  // only that range).
+  if (state.counts.empty() != (state.min == INT64_MAX && state.max == 0)) return std::nullopt;
+  if (!state.counts.empty() &&
+      (state.min < 0 || state.min > state.max || state.max > out.highest_trackable_)) {
+    return std::nullopt;
+  }
+  const size_t first = state.counts.empty() ? 0 : out.index_of(state.min);
+  const size_t last = state.counts.empty() ? 0 : out.index_of(state.max);
   uint64_t total = 0;
   int64_t previous = -1;
   for (const auto& [index, count] : state.counts) {
     // As state() lists them: ascending, each counter once, none zero.
-    if (index >= out.counts_.size() || count == 0 || int64_t{index} <= previous) {
+    if (index < first || index > last || count == 0 || int64_t{index} <= previous) {
       return std::nullopt;
     }
     previous = index;
-    out.counts_.at(index) += count;
-    total += count;
+    out.counts_.data()[index].count += count;
+    if (__builtin_add_overflow(total, count, &total)) return std::nullopt;
   }
   const bool sum_in_double = state.exact_sum == kSumInDouble;
   if (total != state.total_count || state.clamped_count > total ||
       (!sum_in_double && state.exact_sum > kExactSumLimit)) {
     return std::nullopt;
   }
-  out.total_count_ = state.total_count;
   out.clamped_count_ = state.clamped_count;
   out.min_ = state.min;
   out.max_ = state.max;
@@ -191,8 +227,9 @@ std::optional<Histogram> Histogram::from_state(const State& state) {
 }
 
 void Histogram::reset() noexcept {
-  counts_.clear();
-  total_count_ = 0;
+  for (Counter& c : counts_in_use()) {
+    if (c.count != 0) c.count = 0;  // the pages written stay, for the next run; no others
+  }
   clamped_count_ = 0;
   min_ = INT64_MAX;
   max_ = 0;
@@ -201,15 +238,15 @@ void Histogram::reset() noexcept {
 }
 
 int64_t Histogram::min() const noexcept {
-  return total_count_ == 0 ? 0 : min_;
+  return empty() ? 0 : min_;
 }
 
 int64_t Histogram::max() const noexcept {
-  return total_count_ == 0 ? 0 : max_;
+  return empty() ? 0 : max_;
 }
 
 double Histogram::mean() const noexcept {
-  return total_count_ == 0 ? 0.0 : sum() / static_cast<double>(total_count_);
+  return empty() ? 0.0 : sum() / static_cast<double>(count());
 }
 
 int64_t Histogram::value_at_percentile(double p) const noexcept {
@@ -221,7 +258,8 @@ int64_t Histogram::value_at_percentile(double p) const noexcept {
 void Histogram::values_at_percentiles(std::span<const double> percentiles,
                                       std::span<int64_t> out) const noexcept {
   const size_t n = std::min(percentiles.size(), out.size());
-  if (total_count_ == 0) {
+  const uint64_t total_count = count();
+  if (total_count == 0) {
     std::fill_n(out.begin(), n, int64_t{0});
     return;
   }
@@ -231,9 +269,9 @@ void Histogram::values_at_percentiles(std::span<const double> percentiles,
   const auto rank_of = [&](double p) -> uint64_t {
     if (!(p < 100.0)) return UINT64_MAX;
     if (!(p > 0.0)) p = 0.0;
-    const double target = p / 100.0 * static_cast<double>(total_count_);
+    const double target = p / 100.0 * static_cast<double>(total_count);
     const auto rank = static_cast<uint64_t>(std::ceil(target - target * 1e-12));
-    return std::clamp<uint64_t>(rank, 1, total_count_);
+    return std::clamp<uint64_t>(rank, 1, total_count);
   };
   // Visit the requests in ascending rank; one scan answers them all.
   struct Request {
@@ -251,28 +289,19 @@ void Histogram::values_at_percentiles(std::span<const double> percentiles,
   std::sort(requests.begin(), requests.end(),
             [](const Request& a, const Request& b) { return a.rank < b.rank; });
   size_t next = 0;
-  // Block by block, from min to max: blocks never written are skipped whole and the rest is a
-  // plain loop (this runs per flow and percentile when a run ends, so it bounds how fast an
-  // interrupted run writes its results).
+  // One plain loop from min to max (this runs per flow and percentile when a run ends, so it
+  // bounds how fast an interrupted run writes its results).
   uint64_t seen = 0;
-  const size_t last = std::min(index_of(max_) + 1, counts_.size());
-  const size_t block_size = counts_.block_size();
-  for (size_t i = index_of(min_); i < last && next < n;) {
-    const size_t b = i / block_size;
-    const size_t end = std::min((b + 1) * block_size, last);
-    const uint64_t* block = counts_.block(b);
-    if (block == nullptr) {
-      i = end;
-      continue;
+  size_t i = first_index_in_use();
+  for (const Counter c : counts_in_use()) {
+    if (next == n) break;
+    seen += c.count;
+    // Capped at the exact maximum: the top bucket's highest equivalent may exceed it, and
+    // p99.99 must never report more than p100.
+    while (next < n && seen >= requests[next].rank) {
+      out[requests[next++].slot] = std::min(highest_equivalent(value_from_index(i)), max_);
     }
-    for (; i < end && next < n; ++i) {
-      seen += block[i - b * block_size];
-      // Capped at the exact maximum: the top bucket's highest equivalent may exceed it, and
-      // p99.99 must never report more than p100.
-      while (next < n && seen >= requests[next].rank) {
-        out[requests[next++].slot] = std::min(highest_equivalent(value_from_index(i)), max_);
-      }
-    }
+    ++i;
   }
   for (; next < n; ++next) out[requests[next].slot] = max_;
 }

@@ -153,13 +153,23 @@ TEST(OutcomeCodec, RefusesAHistogramNoHistogramCanBe) {
   state.total_count = 1;
   EXPECT_FALSE(Histogram::from_state(state));
   state.counts = {{5, 2}};
+  state.total_count = 2;  // counts, but the extremes of an empty histogram
+  EXPECT_FALSE(Histogram::from_state(state));
+  state.min = 5;
+  state.max = 7;
   state.total_count = 3;  // counts do not add up
   EXPECT_FALSE(Histogram::from_state(state));
   state.total_count = 2;
   EXPECT_TRUE(Histogram::from_state(state));
+  state.max = 4;  // the counter lies above the maximum's
+  EXPECT_FALSE(Histogram::from_state(state));
+  state.max = 7;
   state.counts = {{7, 1}, {5, 1}};  // out of order: not what state() writes
   EXPECT_FALSE(Histogram::from_state(state));
   state.counts = {{5, 1}, {5, 1}};  // one counter twice
+  EXPECT_FALSE(Histogram::from_state(state));
+  state.counts = {};
+  state.total_count = 0;  // no counts, but the extremes of a non-empty histogram
   EXPECT_FALSE(Histogram::from_state(state));
 }
 

@@ -1,9 +1,11 @@
 #include "qb/engine/histogram.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -314,6 +316,73 @@ TEST(Histogram, MemoryIsFixed) {
   ASSERT_TRUE(histogram.merge(other));
   histogram.reset();
   EXPECT_EQ(histogram.memory_bytes(), before);
+}
+
+// A copy holds what its source does, bit for bit, and owns it: recording into one leaves the
+// other as it was. Copy assignment replaces whatever the target held.
+TEST(Histogram, CopyIsTheSameHistogramAndIndependent) {
+  Histogram original;
+  Rng rng(29);
+  for (int i = 0; i < 20'000; ++i) original.record(static_cast<int64_t>(rng.next_exponential(1e5)));
+  original.record(-3);               // clamped to 0
+  original.record(kTenSeconds * 3);  // clamped to the top
+  const Histogram copy(original);
+  Histogram assigned(1'000'000, 2);
+  assigned.record(77);
+  assigned = original;
+  for (const Histogram* h : {&copy, static_cast<const Histogram*>(&assigned)}) {
+    const Histogram::State a = h->state();
+    const Histogram::State b = original.state();
+    EXPECT_EQ(a.counts, b.counts);
+    EXPECT_EQ(a.total_count, b.total_count);
+    EXPECT_EQ(a.clamped_count, b.clamped_count);
+    EXPECT_EQ(a.min, b.min);
+    EXPECT_EQ(a.max, b.max);
+    EXPECT_EQ(a.exact_sum, b.exact_sum);
+    EXPECT_EQ(a.highest_trackable, b.highest_trackable);
+    EXPECT_EQ(a.significant_digits, b.significant_digits);
+  }
+  assigned.record(123);
+  EXPECT_EQ(original.count(), copy.count());
+  EXPECT_EQ(assigned.count(), original.count() + 1);
+  const Histogram empty_copy{Histogram()};
+  EXPECT_TRUE(empty_copy.empty());
+  EXPECT_EQ(empty_copy.count(), 0u);
+}
+
+/// Resident memory of this process, bytes (Linux: /proc/self/statm, second field in pages).
+size_t resident_bytes() {
+  FILE* statm = std::fopen("/proc/self/statm", "r");
+  if (statm == nullptr) return 0;
+  unsigned long size_pages = 0, resident_pages = 0;
+  const int got = std::fscanf(statm, "%lu %lu", &size_pages, &resident_pages);
+  std::fclose(statm);
+  return got == 2 ? resident_pages * static_cast<size_t>(sysconf(_SC_PAGESIZE)) : 0;
+}
+
+// The counters take memory per page written, not for the whole layout (about 200 KB at 3
+// digits and 10 s): 400 histograms with a narrow distribution each, and as many copies and
+// resets of them, must take far less than 400 layouts. This fails if a histogram, its copy or
+// its reset writes every counter.
+TEST(Histogram, TakesMemoryOnlyForThePagesItWrites) {
+  if (resident_bytes() == 0) GTEST_SKIP() << "no /proc/self/statm";
+  const size_t layout_bytes = Histogram().memory_bytes();
+  ASSERT_GT(layout_bytes, 150'000u);
+  constexpr size_t kHistograms = 400;
+  const size_t before = resident_bytes();
+  std::vector<Histogram> histograms(kHistograms);
+  Rng rng(31);
+  for (Histogram& h : histograms) {
+    for (int i = 0; i < 1000; ++i) h.record(5'000 + static_cast<int64_t>(rng.next_unit() * 3'000));
+  }
+  std::vector<Histogram> copies = histograms;
+  for (Histogram& h : copies) h.reset();
+  const size_t grown = resident_bytes() - std::min(before, resident_bytes());
+  EXPECT_LT(grown, kHistograms * layout_bytes / 10)
+      << "2 x " << kHistograms << " histograms took " << grown << " bytes; one layout is "
+      << layout_bytes;
+  EXPECT_EQ(copies[7].count(), 0u);
+  EXPECT_EQ(histograms[7].count(), 1000u);
 }
 
 TEST(Histogram, ExtremeHighestTrackable) {

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "qb/engine/block_counters.hpp"
+#include "qb/engine/zero_page_counters.hpp"
 
 namespace qb::engine {
 
@@ -22,18 +22,27 @@ class Histogram {
   /// ones to 0) and counted in clamped_count(). significant_digits in [1, 5] (clamped into it).
   explicit Histogram(int64_t highest_trackable = 10'000'000'000 /* 10 s in ns */,
                      int significant_digits = 3);
+  /// Copies the counters in use only (those between min and max), so a copy takes the memory
+  /// its source does.
+  Histogram(const Histogram& other);
+  Histogram& operator=(const Histogram& other);
+  Histogram(Histogram&&) noexcept = default;
+  Histogram& operator=(Histogram&&) noexcept = default;
 
   /// Inline: it is on the per-completion path (engine, drivers) and costs a few ns; see
   /// docs/performance.md for what each line costs.
   void record(int64_t value) noexcept {
-    const int64_t clamped = std::clamp<int64_t>(value, 0, highest_trackable_);
+    int64_t clamped = value;
     // Branches, not conditional moves: clamping and new extremes are rare, and a store only
     // when they happen keeps these fields off the loop-carried store->load chain that a
-    // read-modify-write of every field per record would be.
-    if (clamped != value) [[unlikely]]
+    // read-modify-write of every field per record would be. One unsigned compare finds both
+    // ends (a negative value is above any highest_trackable as unsigned).
+    if (static_cast<uint64_t>(value) > static_cast<uint64_t>(highest_trackable_)) [[unlikely]] {
+      clamped = value < 0 ? 0 : highest_trackable_;
       ++clamped_count_;
-    ++counts_.at(index_of(clamped));
-    ++total_count_;
+    }
+    // No running total: count() adds the counters up when asked (only results need it).
+    ++counts_.data()[index_of(clamped)].count;
     if (clamped < min_) [[unlikely]]
       min_ = clamped;
     if (clamped > max_) [[unlikely]]
@@ -48,8 +57,7 @@ class Histogram {
     const int64_t clamped = std::clamp<int64_t>(value, 0, highest_trackable_);
     if (clamped != value) [[unlikely]]
       clamped_count_ += count;
-    counts_.at(index_of(clamped)) += count;
-    total_count_ += count;
+    counts_.data()[index_of(clamped)].count += count;
     if (clamped < min_) [[unlikely]]
       min_ = clamped;
     if (clamped > max_) [[unlikely]]
@@ -67,7 +75,9 @@ class Histogram {
   bool merge(const Histogram& other) noexcept;
   void reset() noexcept;
 
-  uint64_t count() const noexcept { return total_count_; }
+  /// The number of recorded values: a sum over the counters in use (not kept per record).
+  uint64_t count() const noexcept;
+  bool empty() const noexcept { return min_ > max_; }
   uint64_t clamped_count() const noexcept { return clamped_count_; }
   int64_t min() const noexcept;  // 0 when empty
   int64_t max() const noexcept;  // exact recorded maximum (after clamping); 0 when empty
@@ -88,9 +98,9 @@ class Histogram {
   /// ascending order. Used for serialisation and for percentile spectra.
   template <class F>
   void for_each_bucket(F&& visit) const {
-    if (total_count_ == 0) return;
+    if (empty()) return;
     for (size_t i = index_of(min_), last = index_of(max_); i <= last; ++i) {
-      const uint64_t count = counts_.get(i);
+      const uint64_t count = counts_.data()[i].count;
       if (count != 0) visit(value_from_index(i), highest_equivalent(value_from_index(i)), count);
     }
   }
@@ -122,16 +132,19 @@ class Histogram {
 
  private:
   void add_bucket_counts(int64_t value, uint64_t count) noexcept;
+  /// The counters that can be non-zero: every recorded value (and bucket) lies in [min, max].
+  std::span<Counter> counts_in_use() noexcept;
+  std::span<const Counter> counts_in_use() const noexcept;
+  size_t first_index_in_use() const noexcept { return empty() ? 0 : index_of(min_); }
   /// Flat counter index of a value in [0, highest_trackable]: bucket = msb(v | mask) - half
   /// magnitude (one bsr, no branch: the operand is never 0), then the sub-bucket v >> bucket.
   size_t index_of(int64_t value) const noexcept {
     const auto v = static_cast<uint64_t>(value);
-    // 63 ^ clz is the index of the highest set bit (bsr on baseline x86-64, without the
-    // xor that countl_zero alone costs); the | 1 tells the compiler the operand is not 0.
-    const int msb = 63 ^ std::countl_zero(v | static_cast<uint64_t>(sub_bucket_mask_) | 1u);
-    const int bucket = msb - sub_bucket_half_count_magnitude_;
-    return (static_cast<size_t>(bucket) << sub_bucket_half_count_magnitude_) +
-           static_cast<size_t>(v >> bucket);
+    // 63 ^ clz is the index of the highest set bit (a lone bsr on baseline x86-64). The
+    // builtin, unlike std::countl_zero, has no case for 0 to compile: the mask is never 0.
+    const auto msb = static_cast<size_t>(63 ^ __builtin_clzll(v | sub_bucket_mask_));
+    const size_t bucket = msb - sub_bucket_half_count_magnitude_;
+    return (bucket << sub_bucket_half_count_magnitude_) + static_cast<size_t>(v >> bucket);
   }
   /// The sum of the recorded values, as the double accumulation sum += value would have it.
   double sum() const noexcept {
@@ -140,15 +153,19 @@ class Histogram {
   /// sum += value for one recorded value. While the sum stays at most 2^53 every double
   /// partial sum is an exact integer, so an integer add (1 cycle on the loop-carried chain,
   /// against cvtsi2sd + addsd) gives the same bits; past it, the double accumulation takes
-  /// over from the exact value (add_to_sum_slow), step for step as before.
+  /// over from the exact value, step for step as before.
   void add_to_sum(int64_t clamped) noexcept {
     const uint64_t s = exact_sum_ + static_cast<uint64_t>(clamped);
-    if (s <= kExactSumLimit) [[likely]]
+    if (s <= kExactSumLimit) [[likely]] {
       exact_sum_ = s;
-    else
-      add_to_sum_slow(clamped);
+    } else {
+      // The first step that may round (and every one after it): the double accumulation from
+      // the exact value, as sum += value always computed it. Inline, not a call: a call in a
+      // loop of records would make the compiler keep exact_sum_ in memory.
+      sum_ = sum() + static_cast<double>(clamped);
+      exact_sum_ = kSumInDouble;
+    }
   }
-  void add_to_sum_slow(int64_t clamped) noexcept;
   /// Sets the sum after a double computation (record_n, add_bucket, merge).
   void set_sum(double sum) noexcept;
   int64_t value_from_index(size_t index) const noexcept;
@@ -156,15 +173,14 @@ class Histogram {
 
   int64_t highest_trackable_;
   int significant_digits_;
-  int sub_bucket_half_count_magnitude_ = 0;
+  size_t sub_bucket_half_count_magnitude_ = 0;
   int64_t sub_bucket_half_count_ = 0;
-  int64_t sub_bucket_mask_ = 0;
+  uint64_t sub_bucket_mask_ = 0;  // never 0 (index_of relies on it)
   static constexpr int32_t kUnitMagnitude = 0;  // lowest discernible value is 1
   size_t bucket_count_ = 0;
-  BlockCounters counts_;  // one block per half-bucket run, allocated on first use
-  uint64_t total_count_ = 0;
+  ZeroPageCounters counts_;  // the whole layout, memory taken per page written
   uint64_t clamped_count_ = 0;
-  int64_t min_ = INT64_MAX;
+  int64_t min_ = INT64_MAX;  // min_ > max_: empty
   int64_t max_ = 0;
   // The sum: exact_sum_ while the double accumulation is exact (<= 2^53), else kSumInDouble
   // and sum_ holds it (see add_to_sum).
