@@ -40,8 +40,19 @@ trap 'exit 1' INT TERM
 
 ip link add "$bridge" type bridge 2>"$work/err" || skip "cannot create a bridge: $(cat "$work/err")"
 ip link set "$bridge" type bridge stp_state 0 forward_delay 0 2>/dev/null
+# DPDK's net_af_packet joins each socket to the fanout group (pid ^ ifindex) & 0xffff, and a
+# socket whose group another process holds on another device is refused (EINVAL). The ranks'
+# pids are close together and so are fresh ifindexes, so two ranks can draw the same group
+# (a fresh-clone run of the test failed so, 2026-11-27).
+# The ranks' ends get ifindexes that differ only in bits 14 and 15 (base + j * 16384), which
+# pids started within moments of each other cannot make up.
+base=$((8192 + RANDOM % 8192))
+j=0
 for link in "${links[@]}"; do
-  ip link add "$link" type veth peer name "${link}p" 2>"$work/err" ||
+  index=$((base + j * 16384))
+  j=$((j + 1))
+  ip link add "$link" index "$index" type veth peer name "${link}p" 2>"$work/err" ||
+    ip link add "$link" type veth peer name "${link}p" 2>"$work/err" ||
     skip "cannot create a veth pair: $(cat "$work/err")"
   for end in "$link" "${link}p"; do
     # No IPv6 solicitations: the only frames on the links are qosbench's.
