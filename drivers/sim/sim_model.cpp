@@ -274,6 +274,7 @@ uint32_t SimModel<Shape>::tx_burst(std::span<const Message> messages) noexcept {
     // with 16-byte loads, and the caller has just written the message with 4- and 8-byte
     // stores, which cannot be forwarded to a wider load (a stall that was half of this
     // function's time).
+    static_assert(sizeof(Message) == 24, "a new Message field is copied here too");
     SqEntry& slot = entry(message.flow, flow.tail);
     slot.message.flow = message.flow;
     slot.message.bytes = message.bytes;

@@ -80,12 +80,56 @@ Histogram& Histogram::operator=(const Histogram& other) {
   return *this;
 }
 
-std::span<Counter> Histogram::counts_in_use() noexcept {
+Histogram::Histogram(Histogram&& other) noexcept
+    : highest_trackable_(other.highest_trackable_),
+      significant_digits_(other.significant_digits_),
+      sub_bucket_half_count_magnitude_(other.sub_bucket_half_count_magnitude_),
+      sub_bucket_half_count_(other.sub_bucket_half_count_),
+      sub_bucket_mask_(other.sub_bucket_mask_),
+      bucket_count_(other.bucket_count_),
+      counts_(std::move(other.counts_)),
+      clamped_count_(other.clamped_count_),
+      min_(other.min_),
+      max_(other.max_),
+      exact_sum_(other.exact_sum_),
+      sum_(other.sum_) {
+  other.forget_values();  // its extremes must not claim counters it no longer has
+}
+
+Histogram& Histogram::operator=(Histogram&& other) noexcept {
+  if (this != &other) {
+    clear_counts();  // this array goes back for reuse all zero: before the layout changes
+    highest_trackable_ = other.highest_trackable_;
+    significant_digits_ = other.significant_digits_;
+    sub_bucket_half_count_magnitude_ = other.sub_bucket_half_count_magnitude_;
+    sub_bucket_half_count_ = other.sub_bucket_half_count_;
+    sub_bucket_mask_ = other.sub_bucket_mask_;
+    bucket_count_ = other.bucket_count_;
+    counts_ = std::move(other.counts_);
+    clamped_count_ = other.clamped_count_;
+    min_ = other.min_;
+    max_ = other.max_;
+    exact_sum_ = other.exact_sum_;
+    sum_ = other.sum_;
+    other.forget_values();
+  }
+  return *this;
+}
+
+void Histogram::forget_values() noexcept {
+  clamped_count_ = 0;
+  min_ = INT64_MAX;
+  max_ = 0;
+  exact_sum_ = 0;
+  sum_ = 0.0;
+}
+
+std::span<Histogram::Counter> Histogram::counts_in_use() noexcept {
   if (empty()) return {};
   return {counts_.data() + index_of(min_), counts_.data() + index_of(max_) + 1};
 }
 
-std::span<const Counter> Histogram::counts_in_use() const noexcept {
+std::span<const Histogram::Counter> Histogram::counts_in_use() const noexcept {
   return const_cast<Histogram*>(this)->counts_in_use();
 }
 
@@ -108,9 +152,9 @@ int64_t Histogram::value_from_index(size_t index) const noexcept {
 
 int64_t Histogram::highest_equivalent(int64_t value) const noexcept {
   const auto v = static_cast<uint64_t>(value);
-  const int leading_zero_base = 64 - kUnitMagnitude - (static_cast<int>(sub_bucket_half_count_magnitude_) + 1);
-  const int bucket =
-      leading_zero_base - std::countl_zero(v | static_cast<uint64_t>(sub_bucket_mask_));
+  const int leading_zero_base =
+      64 - kUnitMagnitude - (static_cast<int>(sub_bucket_half_count_magnitude_) + 1);
+  const int bucket = leading_zero_base - std::countl_zero(v | sub_bucket_mask_);
   const int shift = bucket + kUnitMagnitude;
   const uint64_t lowest = (v >> shift) << shift;
   return static_cast<int64_t>(lowest + ((uint64_t{1} << shift) - 1));
@@ -226,15 +270,15 @@ std::optional<Histogram> Histogram::from_state(const State& state) {
   return out;
 }
 
-void Histogram::reset() noexcept {
+void Histogram::clear_counts() noexcept {
   for (Counter& c : counts_in_use()) {
-    if (c.count != 0) c.count = 0;  // the pages written stay, for the next run; no others
+    if (c.count != 0) c.count = 0;
   }
-  clamped_count_ = 0;
-  min_ = INT64_MAX;
-  max_ = 0;
-  exact_sum_ = 0;
-  sum_ = 0.0;
+}
+
+void Histogram::reset() noexcept {
+  clear_counts();  // the pages written stay, for the next run
+  forget_values();
 }
 
 int64_t Histogram::min() const noexcept {

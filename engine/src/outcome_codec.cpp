@@ -92,8 +92,8 @@ bool get_histogram(ByteReader& r, Histogram& out) {
   if (!r.get(s.highest_trackable) || !r.get(digits) || !r.get_count(entries, 12)) return false;
   s.significant_digits = digits;
   // The engine's latency histograms all have the default layout (FlowLatency). Only that is
-  // accepted: a layout chosen by the bytes (5 digits up to INT64_MAX) would let a few bytes
-  // per counter make the decoder allocate a megabyte block each.
+  // accepted: a layout chosen by the bytes (5 digits up to INT64_MAX, 50 MB of counters) would
+  // let a few bytes per counter make the decoder take a page of memory each.
   static const Histogram kLayout;
   if (s.highest_trackable != kLayout.highest_trackable() ||
       s.significant_digits != kLayout.significant_digits()) {

@@ -48,11 +48,11 @@ void summarise_repetition(const suite::CompiledScenario& compiled, TaskResult& r
   }
 }
 
-// Adds `from` into `into`; an empty `into` takes `from`'s blocks instead (no copy: with one
+// Adds `from` into `into`; an empty `into` takes `from`'s counters instead (no copy: with one
 // worker and on a scenario's first repetition, that is every merge, and the end of a run,
 // interrupted or not, waits for them).
 void absorb(Histogram& into, Histogram&& from) {
-  if (into.count() == 0 && from.highest_trackable() == into.highest_trackable() &&
+  if (into.empty() && from.highest_trackable() == into.highest_trackable() &&
       from.significant_digits() == into.significant_digits()) {
     into = std::move(from);
   } else {

@@ -20,8 +20,8 @@ namespace {
 // 177 MiB and 5.6 GiB: close for a few thousand flows, twice the need for the largest suites.
 constexpr uint64_t kLatencyBytesPerFlow = 48 * 1024;
 constexpr uint64_t kInFlightBytesPerFlow = 32 * 1024;
-// Per flow and worker of a repetition in flight: its (mostly empty) histogram block tables
-// and counters for every flow of the plan.
+// Per flow and worker of a repetition in flight: its histograms' objects (their counters take
+// memory per page written) and counters for every flow of the plan.
 constexpr uint64_t kWorkerBytesPerFlow = 1024;
 // Per flow and repetition kept until the end: counters and per-repetition percentiles.
 constexpr uint64_t kKeptBytesPerFlowRep = 512;

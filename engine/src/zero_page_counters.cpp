@@ -1,23 +1,111 @@
 #include "qb/engine/zero_page_counters.hpp"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
+#include <cstdlib>
+#include <mutex>
 #include <new>
+#include <vector>
+
+// Under AddressSanitizer the counters come from the heap instead: ASan watches heap blocks (a
+// bad counter index hits a redzone), not mmap'd memory.
+#if defined(__SANITIZE_ADDRESS__)
+#define QB_COUNTERS_ON_HEAP 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define QB_COUNTERS_ON_HEAP 1
+#endif
+#endif
 
 namespace qb::engine {
+namespace {
+
+#ifndef QB_COUNTERS_ON_HEAP
+// Arrays are cut from chunks of this many and never unmapped: a mapping per histogram made the
+// kernel split and merge its memory areas on every one (a run of 65536 flows spent a third of
+// its time there).
+constexpr size_t kArraysPerChunk = 32;
+
+/// Arrays given back (all zero again), by size, for the next histograms. Process-wide and
+/// never destroyed: histograms may outlive any static.
+struct Pool {
+  std::mutex mutex;
+  std::vector<std::pair<size_t, ZeroPageCounters::Counter*>> free;
+  size_t arrays = 0;  // ever cut: `free` has room for all of them
+};
+
+Pool& pool() {
+  static Pool* const instance = new Pool;
+  return *instance;
+}
+
+size_t page_rounded(size_t bytes) {
+  const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  return (bytes + page - 1) / page * page;
+}
+#endif
+
+}  // namespace
 
 ZeroPageCounters::ZeroPageCounters(size_t size) : size_(size) {
   if (size == 0) return;
+#ifdef QB_COUNTERS_ON_HEAP
+  counters_ = static_cast<Counter*>(std::calloc(size, sizeof(Counter)));
+  if (counters_ == nullptr) throw std::bad_alloc();
+#else
+  Pool& p = pool();
+  const std::lock_guard lock(p.mutex);
+  for (size_t i = p.free.size(); i-- > 0;) {
+    if (p.free[i].first == size) {
+      counters_ = p.free[i].second;
+      p.free[i] = p.free.back();
+      p.free.pop_back();
+      return;
+    }
+  }
   // Private anonymous memory reads as zeros and gets a physical page only when first written;
-  // MAP_NORESERVE: the whole layout is a bound, not a commitment (most of it is never written).
-  void* memory = mmap(nullptr, reserved_bytes(), PROT_READ | PROT_WRITE,
+  // MAP_NORESERVE: the layouts are a bound, not a commitment (most of them is never written).
+  // (Under vm.overcommit_memory=2 the kernel commits them anyway: docs/suite-format.md.)
+  const size_t array_bytes = page_rounded(size * sizeof(Counter));
+  const size_t chunk_bytes = array_bytes * kArraysPerChunk;
+  void* memory = mmap(nullptr, chunk_bytes, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (memory == MAP_FAILED) throw std::bad_alloc();
-  counters_ = static_cast<Counter*>(memory);
+  // No transparent huge pages: with THP "always" the first write in a 2 MiB range would take
+  // the whole 2 MiB, every histogram its whole layout. Best effort: without THP it fails.
+  (void)madvise(memory, chunk_bytes, MADV_NOHUGEPAGE);
+  auto* const base = static_cast<char*>(memory);
+  p.arrays += kArraysPerChunk;
+  p.free.reserve(p.arrays);
+  for (size_t a = 1; a < kArraysPerChunk; ++a) {
+    p.free.emplace_back(size, reinterpret_cast<Counter*>(base + a * array_bytes));
+  }
+  counters_ = reinterpret_cast<Counter*>(base);
+#endif
 }
 
-ZeroPageCounters::~ZeroPageCounters() {
-  if (counters_ != nullptr) munmap(counters_, reserved_bytes());
+ZeroPageCounters& ZeroPageCounters::operator=(ZeroPageCounters&& other) noexcept {
+  if (this != &other) {
+    release();
+    counters_ = std::exchange(other.counters_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+  }
+  return *this;
+}
+
+void ZeroPageCounters::release() noexcept {
+  if (counters_ == nullptr) return;
+#ifdef QB_COUNTERS_ON_HEAP
+  std::free(counters_);
+#else
+  Pool& p = pool();
+  const std::lock_guard lock(p.mutex);
+  // Room was reserved when the array's chunk was cut: no allocation here.
+  p.free.emplace_back(size_, counters_);
+#endif
+  counters_ = nullptr;
+  size_ = 0;
 }
 
 }  // namespace qb::engine

@@ -148,28 +148,39 @@ TEST(OutcomeCodec, RefusesAnotherFormatVersionNamingIt) {
 }
 
 TEST(OutcomeCodec, RefusesAHistogramNoHistogramCanBe) {
+  // Each case breaks one rule only; the others hold (extremes 5..7 cover counters 5..7).
   Histogram::State state = Histogram().state();
-  state.counts = {{0xFFFFFFu, 1}};  // beyond the layout
-  state.total_count = 1;
-  EXPECT_FALSE(Histogram::from_state(state));
-  state.counts = {{5, 2}};
-  state.total_count = 2;  // counts, but the extremes of an empty histogram
-  EXPECT_FALSE(Histogram::from_state(state));
   state.min = 5;
   state.max = 7;
+  state.counts = {{5, 2}};
+  state.total_count = 2;
+  EXPECT_TRUE(Histogram::from_state(state));
+  state.counts = {{0xFFFFFFu, 1}};  // beyond the layout
+  state.total_count = 1;
+  state.max = Histogram().highest_trackable();
+  EXPECT_FALSE(Histogram::from_state(state));
+  state.max = 7;
+  state.counts = {{5, 2}};
   state.total_count = 3;  // counts do not add up
   EXPECT_FALSE(Histogram::from_state(state));
   state.total_count = 2;
-  EXPECT_TRUE(Histogram::from_state(state));
-  state.max = 4;  // the counter lies above the maximum's
+  state.counts = {{5, 1}, {9, 1}};  // a counter above the maximum's
   EXPECT_FALSE(Histogram::from_state(state));
-  state.max = 7;
+  state.counts = {{4, 1}, {5, 1}};  // a counter below the minimum's
+  EXPECT_FALSE(Histogram::from_state(state));
   state.counts = {{7, 1}, {5, 1}};  // out of order: not what state() writes
   EXPECT_FALSE(Histogram::from_state(state));
   state.counts = {{5, 1}, {5, 1}};  // one counter twice
   EXPECT_FALSE(Histogram::from_state(state));
+  state.counts = {{5, 2}};
+  state.min = INT64_MAX;  // counts, but the extremes of an empty histogram
+  state.max = 0;
+  EXPECT_FALSE(Histogram::from_state(state));
   state.counts = {};
-  state.total_count = 0;  // no counts, but the extremes of a non-empty histogram
+  state.total_count = 0;
+  EXPECT_TRUE(Histogram::from_state(state));  // an empty one
+  state.min = 5;  // no counts, but the extremes of a non-empty histogram
+  state.max = 7;
   EXPECT_FALSE(Histogram::from_state(state));
 }
 

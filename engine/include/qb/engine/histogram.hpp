@@ -4,7 +4,6 @@
 #pragma once
 
 #include <algorithm>
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -17,6 +16,8 @@
 namespace qb::engine {
 
 class Histogram {
+  using Counter = ZeroPageCounters::Counter;
+
  public:
   /// Values are recorded in [0, highest_trackable]; larger values are clamped to it (negative
   /// ones to 0) and counted in clamped_count(). significant_digits in [1, 5] (clamped into it).
@@ -26,8 +27,10 @@ class Histogram {
   /// its source does.
   Histogram(const Histogram& other);
   Histogram& operator=(const Histogram& other);
-  Histogram(Histogram&&) noexcept = default;
-  Histogram& operator=(Histogram&&) noexcept = default;
+  ~Histogram() { clear_counts(); }  // the array is reused all zero (ZeroPageCounters)
+  /// A moved-from histogram is empty and holds no counters: assign to it before recording.
+  Histogram(Histogram&& other) noexcept;
+  Histogram& operator=(Histogram&& other) noexcept;
 
   /// Inline: it is on the per-completion path (engine, drivers) and costs a few ns; see
   /// docs/performance.md for what each line costs.
@@ -126,12 +129,18 @@ class Histogram {
   };
   State state() const;
   /// Nullopt when the state is not one state() gives (an index outside the layout of its range
-  /// and digits or out of ascending order, a zero count, counts that do not add up to the
-  /// total).
+  /// and digits, outside the indices of its min..max or out of ascending order, a zero count,
+  /// counts that do not add up to the total, extremes that say empty with counts or the
+  /// reverse).
   static std::optional<Histogram> from_state(const State& state);
 
  private:
   void add_bucket_counts(int64_t value, uint64_t count) noexcept;
+  /// Empty again: the extremes, the clamped count and the sum (not the counters).
+  void forget_values() noexcept;
+  /// Every counter back to zero: only those in use can be non-zero, and only non-zero ones are
+  /// written (a page never written stays so).
+  void clear_counts() noexcept;
   /// The counters that can be non-zero: every recorded value (and bucket) lies in [min, max].
   std::span<Counter> counts_in_use() noexcept;
   std::span<const Counter> counts_in_use() const noexcept;

@@ -1,6 +1,6 @@
 // The memory a run will need, estimated before anything is compiled or run, and the bound it
-// must fit in. A run keeps, per flow instance: latency histograms (fixed layout, a few blocks
-// used), a throughput series of at most kMaxSeriesBins bins per repetition kept, and per
+// must fit in. A run keeps, per flow instance: latency histograms (fixed layout, a few pages
+// written), a throughput series of at most kMaxSeriesBins bins per repetition kept, and per
 // repetition in flight its workers' counters; the results (JSON, HTML) grow with flows x bins.
 // Flow count (sum of every [[flow]]'s count) x repetitions is the factor nothing else bounds.
 #pragma once
