@@ -254,7 +254,6 @@ std::optional<Histogram> Histogram::from_state(const State& state) {
       return std::nullopt;
     }
     previous = index;
-    out.counts_.data()[index].count += count;
     if (__builtin_add_overflow(total, count, &total)) return std::nullopt;
   }
   const bool sum_in_double = state.exact_sum == kSumInDouble;
@@ -262,6 +261,9 @@ std::optional<Histogram> Histogram::from_state(const State& state) {
       (!sum_in_double && state.exact_sum > kExactSumLimit)) {
     return std::nullopt;
   }
+  // Written only once all is checked: a refused state must leave `out` with no counter set
+  // (its array goes back for reuse, cleared only within the extremes it has).
+  for (const auto& [index, count] : state.counts) out.counts_.data()[index].count = count;
   out.clamped_count_ = state.clamped_count;
   out.min_ = state.min;
   out.max_ = state.max;

@@ -182,6 +182,18 @@ TEST(OutcomeCodec, RefusesAHistogramNoHistogramCanBe) {
   state.min = 5;  // no counts, but the extremes of a non-empty histogram
   state.max = 7;
   EXPECT_FALSE(Histogram::from_state(state));
+  // A refused state leaves nothing behind: the counter arrays are reused, and the next
+  // histogram must start at zero (from_state checks everything before it writes a counter).
+  state.counts = {{5, 1}, {6, 1}, {9, 1}};  // refused at the third counter
+  state.total_count = 3;
+  for (int i = 0; i < 100; ++i) EXPECT_FALSE(Histogram::from_state(state));
+  for (int i = 0; i < 100; ++i) {
+    Histogram fresh;
+    for (int64_t v = 1; v <= 10; ++v) fresh.record(v);
+    const Histogram::State got = fresh.state();
+    ASSERT_EQ(got.counts.size(), 10u);
+    for (const auto& [index, count] : got.counts) ASSERT_EQ(count, 1u) << "counter " << index;
+  }
 }
 
 }  // namespace
