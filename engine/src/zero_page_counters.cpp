@@ -3,6 +3,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <new>
@@ -22,10 +24,12 @@ namespace qb::engine {
 namespace {
 
 #ifndef QB_COUNTERS_ON_HEAP
-// Arrays are cut from chunks of this many and never unmapped: a mapping per histogram made the
-// kernel split and merge its memory areas on every one (a run of 65536 flows spent a third of
-// its time there).
+// Arrays are cut from chunks of up to this many (and up to kChunkBytes) and never unmapped: a
+// mapping per histogram made the kernel split and merge its memory areas on every one (a run of
+// 65536 flows spent a third of its time there). A page written stays with its array for the
+// next histogram that reuses it.
 constexpr size_t kArraysPerChunk = 32;
+constexpr size_t kChunkBytes = size_t{8} << 20;  // larger layouts: fewer per chunk
 
 /// Arrays given back (all zero again), by size, for the next histograms. Process-wide and
 /// never destroyed: histograms may outlive any static.
@@ -68,7 +72,12 @@ ZeroPageCounters::ZeroPageCounters(size_t size) : size_(size) {
   // MAP_NORESERVE: the layouts are a bound, not a commitment (most of them is never written).
   // (Under vm.overcommit_memory=2 the kernel commits them anyway: docs/suite-format.md.)
   const size_t array_bytes = page_rounded(size * sizeof(Counter));
-  const size_t chunk_bytes = array_bytes * kArraysPerChunk;
+  const size_t per_chunk = std::clamp<size_t>(kChunkBytes / array_bytes, 1, kArraysPerChunk);
+  const size_t chunk_bytes = array_bytes * per_chunk;
+  // Room for every array there will be, first: release() must never allocate.
+  if (p.free.capacity() < p.arrays + per_chunk) {
+    p.free.reserve(std::max(p.arrays + per_chunk, 2 * p.free.capacity()));
+  }
   void* memory = mmap(nullptr, chunk_bytes, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (memory == MAP_FAILED) throw std::bad_alloc();
@@ -76,9 +85,8 @@ ZeroPageCounters::ZeroPageCounters(size_t size) : size_(size) {
   // the whole 2 MiB, every histogram its whole layout. Best effort: without THP it fails.
   (void)madvise(memory, chunk_bytes, MADV_NOHUGEPAGE);
   auto* const base = static_cast<char*>(memory);
-  p.arrays += kArraysPerChunk;
-  p.free.reserve(p.arrays);
-  for (size_t a = 1; a < kArraysPerChunk; ++a) {
+  p.arrays += per_chunk;
+  for (size_t a = 1; a < per_chunk; ++a) {
     p.free.emplace_back(size, reinterpret_cast<Counter*>(base + a * array_bytes));
   }
   counters_ = reinterpret_cast<Counter*>(base);
@@ -97,6 +105,14 @@ ZeroPageCounters& ZeroPageCounters::operator=(ZeroPageCounters&& other) noexcept
 void ZeroPageCounters::release() noexcept {
   if (counters_ == nullptr) return;
 #ifdef QB_COUNTERS_ON_HEAP
+  // The owner's promise, checked where the sanitizer runs are (the pool would reuse the array
+  // as it is): a counter left set would show up in the next histogram.
+  for (size_t i = 0; i < size_; ++i) {
+    if (counters_[i].count != 0) {
+      std::fprintf(stderr, "ZeroPageCounters: counter %zu of %zu given back non-zero\n", i, size_);
+      std::abort();
+    }
+  }
   std::free(counters_);
 #else
   Pool& p = pool();

@@ -379,34 +379,45 @@ TEST(Histogram, MovedFromIsEmptyAndReusable) {
 }
 
 // Counter arrays are reused once a histogram is gone: a new histogram must start at zero
-// whatever its predecessors recorded (clamped values, every decade, merges, add_bucket).
-// Fails if any of them leaves a counter outside the min..max range it clears.
+// whatever its predecessors recorded — clamped values across the whole layout, or narrow
+// ranges, with merges, copies, moves, add_bucket and resets. The new ones record both ends of
+// the layout, so their count and state read every counter. Fails if any predecessor gives its
+// array back with a counter set (e.g. a move assignment or destructor that does not clear).
 TEST(Histogram, ANewHistogramStartsAtZeroWhateverCameBefore) {
   Rng rng(41);
   for (int round = 0; round < 50; ++round) {
     {
+      const bool wide = round % 2 == 0;
       std::vector<Histogram> used(8);
       for (Histogram& h : used) {
         for (int i = 0; i < 200; ++i) {
-          h.record(static_cast<int64_t>(rng.next_unit() * 2.0 * static_cast<double>(kTenSeconds)));
-          h.record(-static_cast<int64_t>(rng.next_unit() * 100.0));
+          if (wide) {
+            h.record(static_cast<int64_t>(rng.next_unit() * 2.0 * static_cast<double>(kTenSeconds)));
+            h.record(-static_cast<int64_t>(rng.next_unit() * 100.0));
+          } else {
+            h.record(1'000 + static_cast<int64_t>(rng.next_unit() * 99'000.0));
+          }
         }
-        h.add_bucket(static_cast<int64_t>(rng.next_unit() * 1e9), 3);
+        h.add_bucket(static_cast<int64_t>(wide ? rng.next_unit() * 1e9 : 200'000.0), 3);
       }
       used[0].merge(used[1]);
       used[2] = used[3];
       used[4] = std::move(used[5]);
       used[6].reset();
       used[6].record(9);
+      Histogram moved_into;
+      moved_into.record(123'456);
+      moved_into = std::move(used[7]);
     }
     std::vector<Histogram> fresh(8);
     for (Histogram& h : fresh) {
-      h.record(1'000);
+      h.record(0);
+      h.record(h.highest_trackable());
       const Histogram::State state = h.state();
-      ASSERT_EQ(state.counts.size(), 1u) << "round " << round;
+      ASSERT_EQ(state.counts.size(), 2u) << "round " << round;
       ASSERT_EQ(state.counts[0].second, 1u);
-      ASSERT_EQ(h.count(), 1u);
-      ASSERT_EQ(h.value_at_percentile(100.0), 1'000);
+      ASSERT_EQ(state.counts[1].second, 1u);
+      ASSERT_EQ(h.count(), 2u);
     }
   }
 }
