@@ -54,18 +54,13 @@ Histogram::Histogram(int64_t highest_trackable, int significant_digits)
 }
 
 Histogram::Histogram(const Histogram& other)
-    : highest_trackable_(other.highest_trackable_),
-      significant_digits_(other.significant_digits_),
-      sub_bucket_half_count_magnitude_(other.sub_bucket_half_count_magnitude_),
-      sub_bucket_half_count_(other.sub_bucket_half_count_),
-      sub_bucket_mask_(other.sub_bucket_mask_),
-      bucket_count_(other.bucket_count_),
-      counts_(other.counts_.size()),
-      clamped_count_(other.clamped_count_),
-      min_(other.min_),
-      max_(other.max_),
-      exact_sum_(other.exact_sum_),
-      sum_(other.sum_) {
+    // The same layout (the constructor derives it from these two) and a fresh array.
+    : Histogram(other.highest_trackable_, other.significant_digits_) {
+  clamped_count_ = other.clamped_count_;
+  min_ = other.min_;
+  max_ = other.max_;
+  exact_sum_ = other.exact_sum_;
+  sum_ = other.sum_;
   // Zeros are skipped, not written: a page that holds none of the source's values stays
   // unwritten, so it takes no memory in the copy either.
   Counter* target = counts_.data() + other.first_index_in_use();
