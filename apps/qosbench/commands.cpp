@@ -24,16 +24,16 @@
 #include "qb/engine/measure.hpp"
 #include "qb/engine/run.hpp"
 #include "qb/engine/run_memory.hpp"
-#include "qb/reports/compare.hpp"
+#include "qb/reports/compare_report.hpp"
 #include "qb/reports/explain.hpp"
-#include "qb/reports/judge.hpp"
+#include "qb/judge/judge.hpp"
 #include "qb/reports/output_file.hpp"
 #include "qb/reports/reporter_list.hpp"
 #include "qb/reports/results_reader.hpp"
-#include "qb/reports/run_metadata.hpp"
+#include "qb/judge/run_metadata.hpp"
 #include "qb/reports/sender_results.hpp"
 #include "qb/reports/sender_summary.hpp"
-#include "qb/reports/starvation_verdict.hpp"
+#include "qb/judge/starvation_verdict.hpp"
 #include "qb/suite/suite_loader.hpp"
 #include "terminal_safe.hpp"
 
@@ -192,7 +192,7 @@ Result<report::Comparison> compare_files(const report::Results& baseline,
                                          const report::ComparisonOptions& options,
                                          const std::string& baseline_label,
                                          const std::string& current_label) {
-  auto comparison = report::compare_results(baseline, current, options);
+  auto comparison = judge::compare_results(baseline, current, options);
   if (!comparison) {
     Error error = std::move(comparison).error();
     if (error.loc.file.empty()) error.loc.file = baseline_label;
@@ -212,7 +212,7 @@ int report_sender_only(const suite::Suite& suite, const engine::SuiteRun& run,
   auto outputs = run_outputs(args);
   if (!outputs) return fail(outputs.error());
   const report::SenderResults sent =
-      report::sender_results(suite, run, report::current_run_metadata());
+      report::sender_results(suite, run, judge::current_run_metadata());
   const report::SenderReport sender{sent, run};
   const report::ReportInput input{sent.run, nullptr, report::ReportSubject::sender, nullptr,
                                   &sender};
@@ -604,7 +604,7 @@ int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicat
     }
   }
   auto results =
-      report::judge(*suite, *run, measured, report::current_run_metadata(std::move(warnings)));
+      judge::judge_run(*suite, *run, measured, judge::current_run_metadata(std::move(warnings)));
   if (!results) return fail(results.error());
 
   auto outputs = run_outputs(args);

@@ -10,7 +10,7 @@
 #include "console_units.hpp"
 #include "gate_format.hpp"
 #include "qb/common/units.hpp"
-#include "qb/reports/starvation_verdict.hpp"
+#include "qb/judge/starvation_verdict.hpp"
 
 namespace qb::report {
 namespace {

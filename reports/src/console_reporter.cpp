@@ -2,7 +2,7 @@
 
 #include "qb/reports/reporter.hpp"
 #include "qb/reports/sender_summary.hpp"
-#include "qb/reports/starvation_verdict.hpp"
+#include "qb/judge/starvation_verdict.hpp"
 
 namespace qb::report {
 namespace {

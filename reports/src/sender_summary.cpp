@@ -6,7 +6,7 @@
 #include <string>
 
 #include "qb/common/units.hpp"
-#include "qb/reports/starvation_verdict.hpp"
+#include "qb/judge/starvation_verdict.hpp"
 
 namespace qb::report {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "qb/reports/compare.hpp"
+#include "qb/reports/compare_report.hpp"
 #include "qb/reports/results_reader.hpp"
 
 namespace {
@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           error.loc.file == "results.json");
     return 0;
   }
-  auto same = qb::report::compare_results(*results, *results, {});
+  auto same = qb::judge::compare_results(*results, *results, {});
   if (same.ok()) check(!same->regressed());
   return 0;
 }

@@ -10,7 +10,7 @@
 #include "qb/engine/run.hpp"
 #include "qb/suite/suite_loader.hpp"
 #include "qb/reports/json_results.hpp"
-#include "qb/reports/judge.hpp"
+#include "qb/judge/judge.hpp"
 #include "qb/reports/results_reader.hpp"
 
 namespace qb {

@@ -13,7 +13,7 @@
 #include "qb/reports/explain.hpp"
 #include "qb/reports/html_report.hpp"
 #include "qb/reports/json_results.hpp"
-#include "qb/reports/judge.hpp"
+#include "qb/judge/judge.hpp"
 #include "qb/reports/results_reader.hpp"
 #include "results_fixture.hpp"
 
@@ -143,12 +143,12 @@ TEST(ClassResults, JudgeGroupsFlowsByClass) {
   auto run = testing_support::run_suite_on(*suite, "sim", options);
   ASSERT_TRUE(run.ok()) << run.error().to_string();
   {
-    auto plain = judge(*suite, *run, engine::measure(*run), current_run_metadata());
+    auto plain = judge::judge_run(*suite, *run, engine::measure(*run), current_run_metadata());
     ASSERT_TRUE(plain.ok());
     EXPECT_TRUE(plain->scenarios.front().classes.empty());
   }
   give_classes(run->scenarios.front().compiled);
-  auto results = judge(*suite, *run, engine::measure(*run), current_run_metadata());
+  auto results = judge::judge_run(*suite, *run, engine::measure(*run), current_run_metadata());
   ASSERT_TRUE(results.ok()) << results.error().to_string();
   const ScenarioResult& s = results->scenarios.front();
   ASSERT_EQ(s.classes.size(), 2u);

@@ -1,6 +1,6 @@
 // Baseline comparison: the regression rule (beyond the threshold in the bad direction AND
 // significant); the test itself is checked in statistics_test.cpp.
-#include "qb/reports/compare.hpp"
+#include "qb/reports/compare_report.hpp"
 
 #include <gtest/gtest.h>
 

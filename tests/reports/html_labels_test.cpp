@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "qb/reports/compare.hpp"
+#include "qb/reports/compare_report.hpp"
 #include "qb/reports/html_report.hpp"
 #include "results_fixture.hpp"
 

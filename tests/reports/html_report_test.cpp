@@ -19,7 +19,7 @@
 #include "../support/run_and_judge.hpp"
 #include "html_scan.hpp"
 #include "qb/engine/run.hpp"
-#include "qb/reports/judge.hpp"
+#include "qb/judge/judge.hpp"
 #include "qb/suite/suite_loader.hpp"
 
 namespace qb::report {

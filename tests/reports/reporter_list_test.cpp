@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "qb/reports/compare.hpp"
+#include "qb/reports/compare_report.hpp"
 #include "qb/reports/console_report.hpp"
 #include "qb/reports/html_report.hpp"
 #include "qb/reports/json_results.hpp"

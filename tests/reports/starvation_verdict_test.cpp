@@ -1,7 +1,7 @@
 // Starved workers in the results: the worst repetition is kept, the 1 % and 10 % bounds decide
 // "unreliable" and "invalid", the warning names the loss, an invalid run cannot pass, and the
 // field is written only when measured (older files and simulator results have none).
-#include "qb/reports/starvation_verdict.hpp"
+#include "qb/judge/starvation_verdict.hpp"
 
 #include <gtest/gtest.h>
 

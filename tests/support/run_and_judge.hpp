@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "qb/engine/measure.hpp"
-#include "qb/reports/judge.hpp"
+#include "qb/judge/judge.hpp"
 #include "run_suite_on.hpp"
 
 namespace qb::testing_support {
@@ -16,7 +16,7 @@ inline Result<report::Results> run_and_judge(const suite::Suite& suite, const st
   std::vector<Warning> warnings;
   auto run = run_suite_on(suite, driver, options, &warnings);
   if (!run) return std::move(run).error();
-  return report::judge(suite, *run, engine::measure(*run), report::current_run_metadata(warnings));
+  return judge::judge_run(suite, *run, engine::measure(*run), judge::current_run_metadata(warnings));
 }
 
 }  // namespace qb::testing_support

@@ -24,8 +24,8 @@
 #include "qb/drivers/registry.hpp"
 #include "qb/engine/measure.hpp"
 #include "qb/engine/run.hpp"
-#include "qb/reports/judge.hpp"
-#include "qb/reports/run_metadata.hpp"
+#include "qb/judge/judge.hpp"
+#include "qb/judge/run_metadata.hpp"
 #include "qb/suite/compile.hpp"
 #include "qb/suite/suite_loader.hpp"
 
@@ -702,7 +702,7 @@ TEST(VerbsDriver, SimulatedTimingLandsOnTheOracleForTheShippedTrees) {
     ASSERT_TRUE(run.ok()) << run.error().to_string();
     EXPECT_EQ(run->scenarios[0].reps[0].driver_stats.empty(), false);
     auto results =
-        report::judge(loaded.suite, *run, engine::measure(*run), report::current_run_metadata({}));
+        judge::judge_run(loaded.suite, *run, engine::measure(*run), judge::current_run_metadata({}));
     ASSERT_TRUE(results.ok()) << results.error().to_string();
     for (const auto& scenario : results->scenarios) {
       for (const auto& flow : scenario.flows) {

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <string>
 
-#include "qb/reports/compare.hpp"
+#include "qb/reports/compare_report.hpp"
 #include "qb/reports/results.hpp"
 
 namespace qb::report {

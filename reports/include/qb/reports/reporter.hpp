@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "qb/common/result.hpp"
-#include "qb/reports/compare.hpp"
+#include "qb/reports/compare_report.hpp"
 #include "qb/reports/console_report.hpp"
 #include "qb/reports/html_report.hpp"
 #include "qb/reports/results.hpp"

@@ -12,7 +12,7 @@
 #include "qb/engine/run.hpp"
 #include "qb/reports/json_results.hpp"
 #include "qb/reports/results.hpp"
-#include "qb/reports/run_metadata.hpp"
+#include "qb/judge/run_metadata.hpp"
 #include "qb/reports/sender_summary.hpp"
 #include "qb/suite/suite.hpp"
 

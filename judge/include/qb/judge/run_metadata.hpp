@@ -7,7 +7,7 @@
 
 #include "qb/common/warning.hpp"
 
-namespace qb::report {
+namespace qb::judge {
 
 struct RunMetadata {
   std::string tool_version;
@@ -19,4 +19,4 @@ struct RunMetadata {
 /// This build's version, this host, now (UTC), with `warnings`.
 RunMetadata current_run_metadata(std::vector<Warning> warnings = {});
 
-}  // namespace qb::report
+}  // namespace qb::judge

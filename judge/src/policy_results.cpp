@@ -4,7 +4,7 @@
 #include <limits>
 #include <numeric>
 
-namespace qb::report {
+namespace qb::judge {
 namespace {
 
 const char* tsa_name(policy::TcSelect tsa) {
@@ -131,4 +131,4 @@ std::vector<HostTreeResult> host_tree_results(const suite::CompiledScenario& com
   return out;
 }
 
-}  // namespace qb::report
+}  // namespace qb::judge

@@ -4,10 +4,10 @@
 
 #include <vector>
 
-#include "qb/reports/results.hpp"
+#include "qb/judge/results.hpp"
 #include "qb/suite/compile.hpp"
 
-namespace qb::report {
+namespace qb::judge {
 
 /// One element of a scheduling tree as the results carry it, with its rates (wire bit/s).
 ElementResult element_result(const policy::SchedTree& tree, size_t element, double demand_bps,
@@ -22,4 +22,4 @@ std::vector<PortArbitrationResult> arbitration_results(const policy::QosPlan& pl
 std::vector<HostTreeResult> host_tree_results(const suite::CompiledScenario& compiled,
                                               const std::vector<FlowResult>& flows);
 
-}  // namespace qb::report
+}  // namespace qb::judge

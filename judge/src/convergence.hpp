@@ -4,10 +4,10 @@
 // looks at time.
 #pragma once
 
-#include "qb/reports/results.hpp"
+#include "qb/judge/results.hpp"
 #include "qb/suite/compile.hpp"
 
-namespace qb::report {
+namespace qb::judge {
 
 /// Fills out.convergence from out.flows' series_bps (bins of out.bin_ns from out.warmup_ns)
 /// when the scenario has flows starting at different times or a DPA program; else leaves it
@@ -15,4 +15,4 @@ namespace qb::report {
 void judge_convergence(const suite::CompiledScenario& compiled, double tolerance,
                        ScenarioResult& out);
 
-}  // namespace qb::report
+}  // namespace qb::judge

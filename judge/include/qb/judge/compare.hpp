@@ -4,15 +4,14 @@
 // far beyond the repetitions' spread); such a change that neither can judge is INCONCLUSIVE.
 #pragma once
 
-#include <ostream>
 #include <string>
 #include <vector>
 
 #include "qb/common/result.hpp"
-#include "qb/reports/results.hpp"
-#include "qb/reports/statistics.hpp"
+#include "qb/judge/results.hpp"
+#include "qb/judge/statistics.hpp"
 
-namespace qb::report {
+namespace qb::judge {
 
 struct MetricComparison {
   std::string scenario;
@@ -97,10 +96,4 @@ Status check_comparable(const Results& baseline, const std::string& schema,
                         const ComparisonOptions& options,
                         std::vector<std::string>* notes = nullptr);
 
-/// Readable table, regressions first; at most `max_rows` rows of unflagged metrics.
-void print_comparison(const Comparison& comparison, std::ostream& out, size_t max_rows = 20);
-
-/// "qosbench.compare/1" JSON: options, counts, notes and every metric with its repetitions.
-std::string comparison_to_json(const Comparison& comparison, int indent = 2);
-
-}  // namespace qb::report
+}  // namespace qb::judge

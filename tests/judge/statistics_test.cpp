@@ -1,12 +1,12 @@
 // The statistics of the baseline comparison: the Mann-Whitney U test against hand-computed and
 // tabulated values, and the Benjamini-Hochberg adjustment against a worked example.
-#include "qb/reports/statistics.hpp"
+#include "qb/judge/statistics.hpp"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-namespace qb::report {
+namespace qb::judge {
 namespace {
 
 MannWhitney mw(const std::vector<double>& a, const std::vector<double>& b) {
@@ -143,4 +143,4 @@ TEST(SpreadSeparation, ClearOfTenTimesTheLargerSpreadOnly) {
 }
 
 }  // namespace
-}  // namespace qb::report
+}  // namespace qb::judge

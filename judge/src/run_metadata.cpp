@@ -1,11 +1,11 @@
-#include "qb/reports/run_metadata.hpp"
+#include "qb/judge/run_metadata.hpp"
 
 #include <unistd.h>
 
 #include <chrono>
 #include <ctime>
 
-namespace qb::report {
+namespace qb::judge {
 namespace {
 
 std::string utc_now_iso8601() {
@@ -29,4 +29,4 @@ RunMetadata current_run_metadata(std::vector<Warning> warnings) {
   return RunMetadata{QB_VERSION, host_name(), utc_now_iso8601(), std::move(warnings)};
 }
 
-}  // namespace qb::report
+}  // namespace qb::judge

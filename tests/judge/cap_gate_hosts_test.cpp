@@ -7,7 +7,7 @@
 #include "../support/run_and_judge.hpp"
 #include "qb/suite/suite_loader.hpp"
 
-namespace qb::report {
+namespace qb::judge {
 namespace {
 
 // Two hosts behind a switch, each with one saturating flow under a group capped at 20 Gbit/s.
@@ -64,4 +64,4 @@ TEST(CapGateHosts, EachHostIsHeldToTheCapNotTheMergedTree) {
 }
 
 }  // namespace
-}  // namespace qb::report
+}  // namespace qb::judge

@@ -1,11 +1,11 @@
-#include "qb/reports/starvation_verdict.hpp"
+#include "qb/judge/starvation_verdict.hpp"
 
 #include <fmt/format.h>
 
 #include "qb/common/units.hpp"
 #include "qb/engine/starvation.hpp"
 
-namespace qb::report {
+namespace qb::judge {
 
 Starvation starvation_of(const engine::ScenarioRun& run) {
   engine::WorkerStarvation worst;
@@ -48,4 +48,4 @@ bool starved_invalid(const Results& results) {
   return false;
 }
 
-}  // namespace qb::report
+}  // namespace qb::judge

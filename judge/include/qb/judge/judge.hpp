@@ -8,16 +8,16 @@
 #include "qb/engine/measure.hpp"
 #include "qb/engine/run.hpp"
 #include "qb/suite/suite.hpp"
-#include "qb/reports/results.hpp"
-#include "qb/reports/run_metadata.hpp"
+#include "qb/judge/results.hpp"
+#include "qb/judge/run_metadata.hpp"
 
-namespace qb::report {
+namespace qb::judge {
 
 /// Errc::invalid_measurement when a complete run delivered nothing at all.
-Result<Results> judge(const suite::Suite& suite, const engine::SuiteRun& run,
+Result<Results> judge_run(const suite::Suite& suite, const engine::SuiteRun& run,
                       const engine::SuiteMeasurement& measurement, const RunMetadata& metadata);
 
 /// Normalised Jain index over ratios x_i (1 when all equal; 1/n when one flow gets everything).
 double jain_index(const std::vector<double>& ratios) noexcept;
 
-}  // namespace qb::report
+}  // namespace qb::judge

@@ -1,4 +1,4 @@
-#include "qb/reports/judge.hpp"
+#include "qb/judge/judge.hpp"
 
 #include <fmt/format.h>
 
@@ -10,9 +10,9 @@
 #include "qb/common/units.hpp"
 #include "qb/engine/measure.hpp"
 #include "qb/engine/run_memory.hpp"
-#include "qb/reports/starvation_verdict.hpp"
+#include "qb/judge/starvation_verdict.hpp"
 
-namespace qb::report {
+namespace qb::judge {
 namespace {
 
 double relative_error(double measured, double expected) noexcept {
@@ -313,7 +313,7 @@ double jain_index(const std::vector<double>& ratios) noexcept {
   return sum * sum / (static_cast<double>(ratios.size()) * sum_squares);
 }
 
-Result<Results> judge(const suite::Suite& suite, const engine::SuiteRun& run,
+Result<Results> judge_run(const suite::Suite& suite, const engine::SuiteRun& run,
                       const engine::SuiteMeasurement& measurement, const RunMetadata& metadata) {
   Results results;
   results.tool_version = metadata.tool_version;
@@ -366,4 +366,4 @@ Result<Results> judge(const suite::Suite& suite, const engine::SuiteRun& run,
   return results;
 }
 
-}  // namespace qb::report
+}  // namespace qb::judge

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "qb/reports/judge.hpp"
+#include "qb/judge/judge.hpp"
 
-namespace qb::report {
+namespace qb::judge {
 namespace {
 
 bool within(double measured, double expected, double tolerance) noexcept {
@@ -94,4 +94,4 @@ void judge_convergence(const suite::CompiledScenario& compiled, double tolerance
   c.jain_settled = ratios.empty() ? 0.0 : jain_index(ratios);
 }
 
-}  // namespace qb::report
+}  // namespace qb::judge

@@ -1,4 +1,4 @@
-#include "qb/reports/statistics.hpp"
+#include "qb/judge/statistics.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <numeric>
 
-namespace qb::report {
+namespace qb::judge {
 namespace {
 
 // Positions 1..N of the pooled, sorted sample; a block of ties shares the mean of its
@@ -158,4 +158,4 @@ bool separated_beyond_spread(std::span<const double> a, std::span<const double> 
   return std::isfinite(gap) && gap > 0.0 && gap > factor * spread;
 }
 
-}  // namespace qb::report
+}  // namespace qb::judge

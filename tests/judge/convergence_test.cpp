@@ -14,11 +14,11 @@
 
 #include "qb/engine/measure.hpp"
 #include "qb/engine/run.hpp"
-#include "qb/reports/judge.hpp"
+#include "qb/judge/judge.hpp"
 #include "qb/suite/compile.hpp"
 #include "qb/suite/suite_loader.hpp"
 
-namespace qb::report {
+namespace qb::judge {
 namespace {
 
 constexpr int64_t kBin = 100'000;  // 100 us
@@ -280,7 +280,7 @@ std::unique_ptr<Judged> judge_series(const std::string& gates,
   }
   m.element_bps.assign(elements, 0.0);
   measurement.scenarios.push_back(std::move(m));
-  out->results = judge(out->suite, run, measurement, RunMetadata{});
+  out->results = judge_run(out->suite, run, measurement, RunMetadata{});
   return out;
 }
 
@@ -385,4 +385,4 @@ TEST(ConvergenceGates, MaxQueueDepthFailsWithoutTheDriversFigureOrAboveIt) {
 }
 
 }  // namespace
-}  // namespace qb::report
+}  // namespace qb::judge

@@ -5,9 +5,9 @@
 #include <string>
 
 #include "qb/engine/run.hpp"
-#include "qb/reports/results.hpp"
+#include "qb/judge/results.hpp"
 
-namespace qb::report {
+namespace qb::judge {
 
 /// The worst repetition of a scenario (by the fraction lost), judged; present = false when
 /// no worker was watched (virtual time).
@@ -20,4 +20,4 @@ std::string starvation_message(const std::string& scenario, const Starvation& st
 /// Whether a worker was starved past the invalid-measurement bound in any scenario (exit 3).
 bool starved_invalid(const Results& results);
 
-}  // namespace qb::report
+}  // namespace qb::judge

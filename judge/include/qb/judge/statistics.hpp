@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-namespace qb::report {
+namespace qb::judge {
 
 /// The two-sided Mann-Whitney U test of samples a and b. `u` is the statistic of `a`
 /// (its mid-rank sum minus n(n+1)/2). Exact (the permutation distribution of the observed
@@ -40,4 +40,4 @@ bool separated_beyond_spread(std::span<const double> a, std::span<const double> 
 /// Returned in the order given; ties keep their order; at most 1.
 std::vector<double> benjamini_hochberg(std::span<const double> p_values);
 
-}  // namespace qb::report
+}  // namespace qb::judge

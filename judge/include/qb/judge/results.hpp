@@ -1,0 +1,267 @@
+// The results model: what a run measured, judged against what the policy should give.
+// Plain data; every reporter (console, JSON, HTML, JUnit) renders these structs.
+// All *_bps figures count wire bytes (see policies/wire.hpp) unless named *_payload_bps.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "qb/engine/latency_summary.hpp"
+
+namespace qb::judge {
+
+inline constexpr const char* kResultsSchema = "qosbench.results/1";
+
+// The latency figures of a flow, group or class (engine/latency_summary.hpp).
+using LatencySummary = engine::LatencySummary;
+using LatencyReps = engine::LatencyReps;
+
+struct FlowResult {
+  std::string name;
+  std::string group;
+  std::string leaf;
+  std::optional<double> offered_bps;  // empty: saturating
+  double expected_bps = 0.0;
+  double measured_bps = 0.0;  // mean over repetitions
+  double measured_payload_bps = 0.0;
+  double error = 0.0;  // measured / expected - 1
+  std::vector<double> measured_bps_reps;
+  uint64_t messages = 0, packets = 0, payload_bytes = 0, wire_bytes = 0, drops = 0;
+  uint64_t late_posts = 0;
+  LatencySummary latency;            // from scheduled send time
+  LatencySummary latency_from_sent;  // from actual send time
+  LatencyReps latency_reps;          // per repetition
+  std::vector<double> series_bps;    // per bin, mean over repetitions
+  // Traffic class and arbitration (Ethernet TC, InfiniBand SL/VL). Written to JSON only when the
+  // scenario has classes (ScenarioResult::classes not empty); absent in older results.
+  uint32_t host = 0;      // sending host
+  std::string tclass;     // tx traffic class after inheritance: "best_effort", "dscp:46", ...
+  uint32_t dscp = 0;      // IP DSCP on the wire
+  uint32_t sl = 0;        // IB SL (RoCE: the QP's sl)
+  uint32_t priority = 0;  // Ethernet priority the port uses
+  std::string arb_class;  // the class it is judged in: "TC3", "VL1", "port" (see ClassResult)
+};
+
+/// One arbitration class (Ethernet TC or IB VL) at the port that decides the shares: the switch
+/// egress when the plan has a switch, else the NIC port (summed over hosts).
+struct ClassResult {
+  std::string name;  // "TC3" / "VL1" / "port"
+  uint32_t flows = 0;
+  double expected_bps = 0.0;  // sum of its flows' expected
+  double measured_bps = 0.0;
+  double error = 0.0;           // measured / expected - 1
+  double expected_share = 0.0;  // of the class port's capacity (0..1)
+  double measured_share = 0.0;
+  LatencySummary latency;  // merged from its flows (from scheduled send time)
+};
+
+struct GroupResult {
+  std::string name;
+  std::string leaf;
+  uint32_t flows = 0;
+  double expected_bps = 0.0;
+  double measured_bps = 0.0;
+  double error = 0.0;
+  std::vector<double> measured_bps_reps;
+  LatencySummary latency;
+  LatencySummary latency_from_sent;
+  LatencyReps latency_reps;
+  std::vector<double> series_bps;
+};
+
+/// One element of the scheduling tree with what it should and did carry.
+struct ElementResult {
+  std::string name;
+  std::string parent;  // empty for the root
+  bool is_leaf = false;
+  uint32_t bw_share = 0;
+  uint32_t weight = 1;
+  std::optional<double> cap_bps;
+  double demand_bps = 0.0;  // +inf is written as null (saturating subtree)
+  double expected_bps = 0.0;
+  double measured_bps = 0.0;
+};
+
+/// The scheduling tree of one sending host's NIC (multi-host runs: every NIC runs the suite's
+/// tree over its own flows). Figures are that host's flows only; ScenarioResult::tree sums them.
+struct HostTreeResult {
+  uint32_t host = 0;
+  std::vector<ElementResult> tree;
+};
+
+/// One Ethernet traffic class as the port's ETS (IEEE 802.1Qaz, mlx5 dcbnl) programs it.
+struct EtsTcResult {
+  uint32_t tc = 0;
+  std::string tsa;                     // "strict", "ets" or "vendor"
+  uint32_t ets_percent = 0;            // DWRR share among the ETS TCs (0 for strict and vendor)
+  std::optional<double> max_rate_bps;  // the TC cap as the hardware stores it; empty: none
+  uint32_t group = 0;                  // mlx5 arbitration group: a higher group is served first
+};
+
+/// One VLArb table entry, in programmed order.
+struct VlArbEntryResult {
+  uint32_t vl = 0;
+  uint32_t weight = 0;  // 64-byte credits; 0: the entry is skipped
+};
+
+/// What one port arbitrates by, as the plan programmed it: Ethernet ETS or InfiniBand
+/// SL2VL + VLArb. Only the fields of its kind are set.
+struct PortArbitrationResult {
+  std::string port;           // "nic" (every sending NIC) or "switch" (the switch egress port)
+  std::string kind;           // "ets" or "vlarb"
+  bool decides = false;       // the port whose classes ScenarioResult::classes reports
+  double capacity_bps = 0.0;  // one such port's line rate (wire bit/s)
+  // ets
+  std::string trust;              // "pcp" or "dscp": what picks a packet's priority
+  std::vector<uint32_t> prio_tc;  // priority -> TC, 8 entries
+  std::vector<EtsTcResult> tcs;   // TC0..TC7
+  // vlarb
+  std::vector<uint32_t> sl2vl;  // SL -> VL, 16 entries (15: dropped)
+  std::vector<VlArbEntryResult> vlarb_high;
+  std::vector<VlArbEntryResult> vlarb_low;
+  uint32_t high_limit = 0;  // high-table bytes before a low entry must get a turn, in 4 KB units
+                            // (255: unlimited)
+  uint32_t op_vls = 0;      // IBA encoding: 1 = VL0, 2 = VL0-1, 3 = VL0-3, 4 = VL0-7, 5 = VL0-14
+};
+
+/// What a gate's figure is: it decides how reporters write the value and the threshold.
+enum class GateKind {
+  ratio,     // a relative figure (share error, cap overshoot), written as a percentage
+  duration,  // nanoseconds (a latency percentile), written with a time unit
+  index,     // a plain number (the normalised Jain index)
+  bytes,     // a size (a switch queue depth), written with a byte unit
+};
+
+/// Which side of the threshold passes.
+enum class GateBound {
+  at_most,   // value <= threshold
+  at_least,  // value >= threshold
+};
+
+struct GateResult {
+  std::string name;  // "max_share_error", "latency.p99[g1-qp]", ...
+  bool passed = false;
+  double value = 0.0;
+  double threshold = 0.0;
+  std::string unit;    // "", "ns"
+  std::string detail;  // which flow/element decided it
+  /// Written into the results JSON; a file written before them gets both derived from the
+  /// name and unit (gate_kind.hpp).
+  GateKind kind = GateKind::ratio;
+  GateBound bound = GateBound::at_most;
+};
+
+struct Fairness {
+  double jain = 1.0;              // normalised: over measured/expected of every flow
+  double worst_flow_error = 0.0;  // max |error|
+  std::string worst_flow;
+  double worst_group_error = 0.0;
+  std::string worst_group;
+  std::vector<double> jain_series;  // per time bin
+  std::vector<double> jain_reps;    // per repetition
+};
+
+/// How the flows' rates settled on their shares after each change of the active flows (a
+/// flow's start), judged on the time series: an epoch has converged from the first bin after
+/// which every active flow stays within `tolerance` of its share until the epoch ends.
+struct ConvergenceEpoch {
+  int64_t start_ns = 0;  // from time zero (the warm-up's start)
+  uint32_t active_flows = 0;
+  bool judged = false;     // false: no whole time bin inside the epoch's measured part
+  bool converged = false;  // judged and settled before the epoch ended
+  int64_t time_ns = 0;     // converged: from the epoch's start to the first settled bin
+};
+
+struct Convergence {
+  bool present = false;  // the scenario has flows joining later, or a DPA program
+  double tolerance = 0.05;
+  std::vector<ConvergenceEpoch> epochs;
+  bool converged = false;     // every judged epoch converged (and one was judged)
+  int64_t worst_time_ns = 0;  // over the judged epochs
+  /// From when the settled figures below are measured (the last epoch's settled bin) to the
+  /// end of the window; the share and fairness gates use them.
+  int64_t settled_from_ns = 0;
+  double jain_settled = 1.0;
+  double worst_flow_error_settled = 0.0;
+  std::string worst_flow_settled;
+};
+
+/// A switch egress queue's depth per time bin of the measured window.
+struct QueueDepthSeries {
+  std::string name;                // the egress class: "port", "TC3", "VL1"
+  std::vector<double> max_bytes;   // per bin: the deepest over the repetitions
+  std::vector<double> mean_bytes;  // per bin: time-weighted, mean over the repetitions
+};
+
+/// Real-time drivers: the repetition whose worker lost the largest fraction of its run to
+/// other processes (engine/starvation.hpp, docs/dpdk.md "Starved workers").
+struct Starvation {
+  bool present = false;  // measured (real-time drivers only); not in the file otherwise
+  int64_t lost_ns = 0;   // lost to other processes (engine::lost_to_others)
+  int64_t run_ns = 0;    // the worker's loop
+  double lost_fraction = 0.0;
+  int64_t run_delay_ns = 0;
+  int64_t stalled_ns = 0;
+  int64_t longest_stall_ns = 0;
+  uint64_t stalls = 0;
+  int64_t involuntary_switches = 0;
+  bool unreliable = false;  // lost_fraction above the warning bound (1 %)
+  bool invalid = false;     // above the invalid-measurement bound (10 %): exit 3
+};
+
+struct ScenarioResult {
+  std::string name;
+  std::string transport;
+  uint32_t mtu_bytes = 0;
+  double capacity_bps = 0.0;  // port line rate, wire bit/s
+  uint64_t seed = 0;
+  uint32_t repetitions = 0;
+  uint32_t repetitions_completed = 0;
+  /// Interrupted repetitions whose rates are over the time they measured (measured_ns_reps,
+  /// one entry per measured repetition); both only in the file when there is one.
+  uint32_t repetitions_partial = 0;
+  std::vector<int64_t> measured_ns_reps;
+  int64_t warmup_ns = 0, duration_ns = 0, bin_ns = 0;
+  /// The suite's `bin` when the series used a coarser one (bin_ns); 0 when it was used as is.
+  int64_t bin_requested_ns = 0;
+  double wall_seconds = 0.0;  // sum over repetitions
+  std::vector<FlowResult> flows;
+  std::vector<GroupResult> groups;
+  std::vector<ElementResult> tree;  // summed over hosts
+  /// Per sending host when there are several (empty otherwise and in older results).
+  std::vector<HostTreeResult> host_trees;
+  /// The ports that arbitrate between classes (empty when none does, and in older results).
+  std::vector<PortArbitrationResult> arbitration;
+  /// Per arbitration class, in class order; empty when the port has no classes and one host.
+  std::vector<ClassResult> classes;
+  std::vector<std::string> oracle_notes;  // e.g. "VLArb credit rule (low table): ..."
+  Fairness fairness;
+  Convergence convergence;  // in the file only when present
+  Starvation starvation;    // in the file only when present
+  std::vector<GateResult> gates;
+  std::vector<std::pair<std::string, double>> driver_stats;  // mean over repetitions
+  std::vector<QueueDepthSeries> queue_depth;  // in the file only when the driver gave it
+  bool passed = true;
+};
+
+struct Results {
+  std::string schema = kResultsSchema;
+  std::string tool_version;
+  std::string suite;
+  std::string suite_file;
+  std::string config_hash;
+  std::string driver;
+  std::string clock;
+  std::string host;
+  std::string date_utc;  // ISO 8601
+  uint32_t jobs = 1;
+  bool complete = true;
+  bool passed = true;
+  double wall_seconds = 0.0;
+  std::vector<std::string> warnings;
+  std::vector<ScenarioResult> scenarios;
+};
+
+}  // namespace qb::judge
