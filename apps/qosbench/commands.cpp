@@ -27,6 +27,8 @@
 #include "qb/reports/compare_report.hpp"
 #include "qb/reports/explain.hpp"
 #include "qb/judge/judge.hpp"
+#include "qb/judge/window_checks.hpp"
+#include "qb/suite/shortfall.hpp"
 #include "qb/reports/output_file.hpp"
 #include "qb/reports/reporter_list.hpp"
 #include "qb/reports/results_reader.hpp"
@@ -124,11 +126,24 @@ Result<LoadedSuite> load_checked(const std::string& path,
   return LoadedSuite{std::move(*suite), {}, {}};
 }
 
-// Compile every scenario of a loaded suite; warnings are printed.
-Status compile_loaded(LoadedSuite& loaded) {
+// Compile every scenario of a loaded suite; warnings are printed, with what the window can
+// judge (flows not started in it, limits below its sampling noise) and classes the policy
+// starves. `run` passes its --duration and --repetitions, which change the window.
+Status compile_loaded(LoadedSuite& loaded, const engine::RunOptions* run = nullptr) {
   std::vector<Warning> warnings;
   auto compiled = suite::compile_suite(loaded.suite, warnings);
   if (!compiled) return std::move(compiled).error();
+  for (const suite::CompiledScenario& scenario : *compiled) {
+    judge::Window window = judge::window_of(*scenario.scenario);
+    if (run != nullptr && run->duration_ns) window.duration_ns = *run->duration_ns;
+    if (run != nullptr && run->repetitions) window.repetitions = *run->repetitions;
+    for (Warning& warning : suite::starvation_warnings(scenario)) {
+      warnings.push_back(std::move(warning));
+    }
+    for (Warning& warning : judge::window_warnings(scenario, window)) {
+      warnings.push_back(std::move(warning));
+    }
+  }
   for (const auto& warning : warnings) print_warning(warning);
   loaded.compiled = std::move(*compiled);
   loaded.compile_warnings = std::move(warnings);
@@ -373,7 +388,9 @@ Result<PreparedRun> prepare_run(const RunArgs& args) {
       return std::move(fits).error();
     }
   }
-  if (auto compiled = compile_loaded(*loaded); !compiled) return std::move(compiled).error();
+  if (auto compiled = compile_loaded(*loaded, &options); !compiled) {
+    return std::move(compiled).error();
+  }
   return PreparedRun{std::move(*loaded), std::move(*driver), std::move(baseline),
                      compare_options,    std::move(options), virtual_time};
 }

@@ -138,6 +138,19 @@ class Comparer {
 // conditional on the pooled values, so leaving them out keeps the guarantee).
 void judge_metrics(Comparison& out) {
   const ComparisonOptions& options = out.options;
+  if (out.exact) {
+    // Same code, same seed, virtual time: the same figures. Any change is the code's; one
+    // beyond the threshold counts without a test (there is no sampling to test against).
+    for (auto& m : out.metrics) {
+      const double bad = m.higher_is_better ? -m.change : m.change;
+      m.significant = std::isfinite(bad) ? std::fabs(bad) > options.threshold : m.change != 0.0;
+      m.regression = m.significant && (bad > options.threshold || (!std::isfinite(bad) && bad > 0));
+      m.improvement = m.significant && !m.regression;
+      out.regressions += m.regression ? 1 : 0;
+      out.improvements += m.improvement ? 1 : 0;
+    }
+    return;
+  }
   std::vector<MetricComparison*> tested;
   for (auto& m : out.metrics) {
     if (m.min_p_value < options.alpha) tested.push_back(&m);
@@ -169,7 +182,26 @@ void judge_metrics(Comparison& out) {
     out.regressions += m.regression ? 1 : 0;
     out.improvements += m.improvement ? 1 : 0;
     out.inconclusive += m.inconclusive ? 1 : 0;
+    out.spread_decided += m.separated && m.min_p_value >= options.alpha ? 1 : 0;
   }
+}
+
+// Both runs deterministic (a virtual clock: the simulator) on the same driver with the same
+// seeds and repetitions: their figures are exact, not samples.
+bool deterministic_pair(const Results& baseline, const Results& current) {
+  if (baseline.clock != "virtual" || current.clock != "virtual" ||
+      baseline.driver != current.driver || baseline.scenarios.size() != current.scenarios.size()) {
+    return false;
+  }
+  for (size_t s = 0; s < baseline.scenarios.size(); ++s) {
+    const ScenarioResult& base = baseline.scenarios[s];
+    const ScenarioResult& cur = current.scenarios[s];
+    if (base.seed != cur.seed || base.repetitions_completed != cur.repetitions_completed ||
+        base.repetitions_partial != 0 || cur.repetitions_partial != 0) {
+      return false;
+    }
+  }
+  return true;
 }
 
 Error incompatible(std::string message) {
@@ -264,6 +296,13 @@ Result<Comparison> compare_results(const Results& baseline, const Results& curre
     out.notes.push_back(fmt::format("the drivers differ: \"{}\" in the baseline, \"{}\" now",
                                     baseline.driver, current.driver));
   }
+  out.exact = deterministic_pair(baseline, current);
+  if (out.exact) {
+    out.notes.push_back(
+        "exact comparison: both runs are the deterministic simulator (virtual time) with the "
+        "same seeds, so equal code gives equal figures; every change beyond the threshold "
+        "counts, with no statistical test");
+  }
 
   auto scenarios = matching(baseline.scenarios, current.scenarios, "scenario", "");
   if (!scenarios) return std::move(scenarios).error();
@@ -289,7 +328,7 @@ Result<Comparison> compare_results(const Results& baseline, const Results& curre
           counts.completed == 1 ? " is" : "s are"));
     }
     const size_t base_reps = base.repetitions_completed, cur_reps = cur.repetitions_completed;
-    if (min_p_value(base_reps, cur_reps) >= options.alpha) {
+    if (!out.exact && min_p_value(base_reps, cur_reps) >= options.alpha) {
       out.notes.push_back(fmt::format(
           "scenario \"{}\": with {} and {} repetitions the smallest possible p-value is {:.3g}, "
           "not below alpha {}: the test cannot flag a change; only a change beyond 10 times the "

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "qb/judge/judge.hpp"
+#include "qb/judge/sampling_noise.hpp"
 
 namespace qb::judge {
 namespace {
@@ -11,6 +12,12 @@ namespace {
 bool within(double measured, double expected, double tolerance) noexcept {
   return std::fabs(measured / expected - 1.0) <= tolerance;
 }
+
+// The part of an epoch whose shares are judged: from its settled bin when it settled, else its
+// second half (it never settled: its last half says where the rates went).
+struct SettledSpan {
+  size_t first = 0, last = 0;  // bins [first, last)
+};
 
 }  // namespace
 
@@ -31,7 +38,7 @@ void judge_convergence(const suite::CompiledScenario& compiled, double tolerance
   if (bins > 2) --bins;
   const int64_t window_end_ns = out.warmup_ns + static_cast<int64_t>(bins) * bin_ns;
 
-  size_t settled_bin = bins;  // of the last judged epoch
+  std::vector<std::pair<size_t, SettledSpan>> spans;  // (epoch, span) of every judged epoch
   bool any_judged = false;
   bool all_converged = true;
   for (size_t e = 0; e < epochs.size(); ++e) {
@@ -39,14 +46,17 @@ void judge_convergence(const suite::CompiledScenario& compiled, double tolerance
     const int64_t end_ns = e + 1 < epochs.size() ? epochs[e + 1].start_ns : window_end_ns;
     ConvergenceEpoch result;
     result.start_ns = epoch.start_ns;
-    settled_bin = bins;  // only this epoch's settled bins count for the settled figures
     for (const double expected : epoch.flow_bps) result.active_flows += expected > 0.0 ? 1 : 0;
     // Whole bins inside [start, end) of the measured window.
     const int64_t first =
         std::max<int64_t>(0, (epoch.start_ns - out.warmup_ns + bin_ns - 1) / bin_ns);
     const int64_t last = std::min<int64_t>(static_cast<int64_t>(bins),
                                            (end_ns - out.warmup_ns) / bin_ns);  // exclusive
-    if (first < last) {
+    if (epoch.start_ns >= window_end_ns) {
+      result.not_judged = "starts after the measured window ends";
+    } else if (first >= last) {
+      result.not_judged = "no whole time bin inside the window";
+    } else {
       result.judged = true;
       any_judged = true;
       // Walk back from the epoch's last bin while every active flow is within tolerance.
@@ -66,32 +76,53 @@ void judge_convergence(const suite::CompiledScenario& compiled, double tolerance
         const int64_t settled_ns = out.warmup_ns + settled * bin_ns;
         result.time_ns = std::max<int64_t>(0, settled_ns - epoch.start_ns);
         c.worst_time_ns = std::max(c.worst_time_ns, result.time_ns);
+        spans.emplace_back(e, SettledSpan{static_cast<size_t>(settled), static_cast<size_t>(last)});
+      } else {
+        spans.emplace_back(e, SettledSpan{static_cast<size_t>((first + last + 1) / 2),
+                                          static_cast<size_t>(last)});
       }
       all_converged = all_converged && result.converged;
-      if (result.converged) settled_bin = static_cast<size_t>(settled);
     }
     c.epochs.push_back(result);
   }
   c.converged = any_judged && all_converged;
 
-  // The settled figures: the last epoch's expectation over its settled bins.
-  const std::vector<double>& expected = epochs.back().flow_bps;
-  c.settled_from_ns = out.warmup_ns + static_cast<int64_t>(settled_bin) * bin_ns;
-  std::vector<double> ratios;
-  c.worst_flow_error_settled = settled_bin < bins ? 0.0 : 1.0;
+  // The settled figures: each judged epoch's shares over its settled span; the worst flow over
+  // all of them, the Jain index of the last one.
+  c.worst_flow_error_settled = spans.empty() ? 1.0 : 0.0;
   c.worst_flow_settled.clear();
-  for (size_t f = 0; f < out.flows.size() && settled_bin < bins; ++f) {
-    if (!(expected[f] > 0.0)) continue;
-    double sum = 0.0;
-    for (size_t b = settled_bin; b < bins; ++b) sum += out.flows[f].series_bps[b];
-    const double ratio = sum / static_cast<double>(bins - settled_bin) / expected[f];
-    ratios.push_back(ratio);
-    if (c.worst_flow_settled.empty() || std::fabs(ratio - 1.0) > c.worst_flow_error_settled) {
-      c.worst_flow_error_settled = std::fabs(ratio - 1.0);
-      c.worst_flow_settled = out.flows[f].name;
+  c.settled_from_ns = window_end_ns;
+  const bool modelled = compiled.scenario != nullptr && compiled.plan.flows.size() == out.flows.size();
+  for (const auto& [e, span] : spans) {
+    const std::vector<double>& expected = epochs[e].flow_bps;
+    const size_t width = span.last - span.first;
+    if (width == 0) continue;
+    const int64_t span_ns = static_cast<int64_t>(width) * bin_ns;
+    std::vector<double> noise(out.flows.size(), 0.0);
+    if (modelled) {
+      noise = model_noise(compiled, NoiseInput{expected, std::vector<int64_t>(expected.size(), span_ns),
+                                               span_ns});
     }
+    std::vector<double> ratios;
+    for (size_t f = 0; f < out.flows.size(); ++f) {
+      if (!(expected[f] > 0.0)) continue;
+      double sum = 0.0;
+      for (size_t b = span.first; b < span.last; ++b) sum += out.flows[f].series_bps[b];
+      const double ratio = sum / static_cast<double>(width) / expected[f];
+      ratios.push_back(ratio);
+      const double error = std::fabs(ratio - 1.0);
+      if (c.worst_flow_settled.empty() || error > c.worst_flow_error_settled) {
+        c.worst_flow_error_settled = error;
+        c.worst_flow_settled = out.flows[f].name;
+        c.worst_flow_noise_settled =
+            noise[f] / std::sqrt(static_cast<double>(std::max<uint32_t>(out.repetitions_completed, 1)));
+      }
+    }
+    // The last judged epoch's span: where the settled Jain index and "settled from" are read.
+    c.settled_from_ns = out.warmup_ns + static_cast<int64_t>(span.first) * bin_ns;
+    c.jain_settled = ratios.empty() ? 0.0 : jain_index(ratios);
   }
-  c.jain_settled = ratios.empty() ? 0.0 : jain_index(ratios);
+  if (spans.empty()) c.jain_settled = 0.0;
 }
 
 }  // namespace qb::judge

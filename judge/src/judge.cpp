@@ -8,9 +8,13 @@
 #include "convergence.hpp"
 #include "policy_results.hpp"
 #include "qb/common/units.hpp"
+#include "qb/judge/expectation_window.hpp"
+#include "qb/judge/sampling_noise.hpp"
+#include "qb/suite/shortfall.hpp"
 #include "qb/engine/measure.hpp"
 #include "qb/engine/run_memory.hpp"
 #include "qb/judge/starvation_verdict.hpp"
+#include "qb/judge/verdict.hpp"
 
 namespace qb::judge {
 namespace {
@@ -33,87 +37,231 @@ const engine::FlowLatency* latency_named(const engine::ScenarioMeasurement& meas
   return nullptr;
 }
 
-void judge_gates(const suite::GateSpec& spec, const engine::ScenarioMeasurement& measured,
-                 ScenarioResult& scenario) {
-  const Fairness& fair = scenario.fairness;
-  const Convergence& settled = scenario.convergence;
-  if (spec.max_share_error) {
-    if (settled.present) {
-      // Congestion control: shares are judged once the rates settled, not while converging.
-      scenario.gates.push_back(
-          GateResult{"max_share_error", settled.worst_flow_error_settled <= *spec.max_share_error,
-                     settled.worst_flow_error_settled, *spec.max_share_error, "",
-                     fmt::format("worst flow: {} (settled, from {})", settled.worst_flow_settled,
-                                 format_duration_ns(static_cast<double>(settled.settled_from_ns))),
-                     GateKind::ratio, GateBound::at_most});
-    } else {
-      scenario.gates.push_back(
-          GateResult{"max_share_error", fair.worst_flow_error <= *spec.max_share_error,
-                     fair.worst_flow_error, *spec.max_share_error, "",
-                     "worst flow: " + fair.worst_flow, GateKind::ratio, GateBound::at_most});
+// Why a defaulted judgement is not made: the suite turned it off.
+GateResult not_judged_gate(std::string name, std::string why, GateKind kind, GateBound bound) {
+  GateResult gate{std::move(name), true, 0.0, 0.0, "", std::move(why), kind, bound};
+  gate.judged = false;
+  return gate;
+}
+
+bool off_in_suite(const suite::GateSpec& spec, const char* key, GateKind kind, GateBound bound,
+                  ScenarioResult& scenario) {
+  if (!spec.turned_off(key)) return false;
+  scenario.gates.push_back(not_judged_gate(key, "off in the suite", kind, bound));
+  return true;
+}
+
+// A share judgement over rows with errors and relative noise: the row that needs the least
+// allowance to fail decides (largest |error| - allowance).
+struct ShareRow {
+  const std::string* name;
+  double error;
+  double noise;
+};
+
+GateResult share_gate(const char* name, const char* what, const std::vector<ShareRow>& rows,
+                      double limit, const std::string& span) {
+  if (rows.empty()) {
+    return not_judged_gate(name, fmt::format("no {} started in the measured window", what),
+                           GateKind::ratio, GateBound::at_most);
+  }
+  const double z = noise_quantile(rows.size());
+  const ShareRow* worst = &rows.front();
+  for (const ShareRow& row : rows) {
+    if (std::fabs(row.error) - z * row.noise > std::fabs(worst->error) - z * worst->noise) {
+      worst = &row;
     }
   }
-  if (spec.max_group_share_error) {
+  GateResult gate{name, false, std::fabs(worst->error), limit, "",
+                  fmt::format("worst {}: {} ({:+.3f}%{}){}", what, *worst->name,
+                              worst->error * 100.0,
+                              worst->noise > 0.0
+                                  ? fmt::format(", sampling noise ±{:.3g}% at {:g}% confidence",
+                                                z * worst->noise * 100.0, kNoiseConfidence * 100.0)
+                                  : "",
+                              span),
+                  GateKind::ratio, GateBound::at_most};
+  gate.allowance = z * worst->noise;
+  gate.passed = gate.value <= gate.threshold + gate.allowance;
+  gate.failure = fmt::format("{} not held: {} {:+.1f}% (limit {:g}%{})",
+                             std::string_view(what) == "flow" ? "shares" : "group shares",
+                             *worst->name, worst->error * 100.0, limit * 100.0,
+                             gate.allowance > 0.0
+                                 ? fmt::format(" + ±{:.2g}% noise", gate.allowance * 100.0)
+                                 : "");
+  return gate;
+}
+
+void judge_shares(const suite::GateSpec& spec, ScenarioResult& scenario) {
+  const Convergence& settled = scenario.convergence;
+  if (!off_in_suite(spec, "max_share_error", GateKind::ratio, GateBound::at_most, scenario)) {
+    std::vector<ShareRow> rows;
+    std::string span;
+    if (settled.present) {
+      // Congestion control: shares are judged once the rates settled, not while converging.
+      if (!settled.worst_flow_settled.empty()) {
+        rows.push_back(ShareRow{&settled.worst_flow_settled, settled.worst_flow_error_settled,
+                                settled.worst_flow_noise_settled});
+      }
+      span = fmt::format(" after each change settled (the last from {})",
+                         format_duration_ns(static_cast<double>(settled.settled_from_ns)));
+    } else {
+      for (const FlowResult& flow : scenario.flows) {
+        if (flow.judged) rows.push_back(ShareRow{&flow.name, flow.error, flow.noise});
+      }
+    }
     scenario.gates.push_back(
-        GateResult{"max_group_share_error", fair.worst_group_error <= *spec.max_group_share_error,
-                   fair.worst_group_error, *spec.max_group_share_error, "",
-                   "worst group: " + fair.worst_group, GateKind::ratio, GateBound::at_most});
+        share_gate("max_share_error", "flow", rows, *spec.max_share_error, span));
   }
-  if (spec.min_jain) {
-    const double jain = settled.present ? settled.jain_settled : fair.jain;
-    scenario.gates.push_back(GateResult{"min_jain", jain >= *spec.min_jain, jain, *spec.min_jain,
-                                        "", settled.present ? "settled" : "", GateKind::index,
-                                        GateBound::at_least});
+  if (!off_in_suite(spec, "max_group_share_error", GateKind::ratio, GateBound::at_most,
+                    scenario)) {
+    std::vector<ShareRow> rows;
+    for (const GroupResult& group : scenario.groups) {
+      if (group.judged) rows.push_back(ShareRow{&group.name, group.error, group.noise});
+    }
+    scenario.gates.push_back(share_gate("max_group_share_error", "group", rows,
+                                        *spec.max_group_share_error,
+                                        settled.present ? " over the whole window" : ""));
   }
-  if (spec.convergence_time_ns) {
-    // Never converging (or nothing to judge) fails: the value is then +inf, written n/a.
-    const double value = settled.present && settled.converged
-                             ? static_cast<double>(settled.worst_time_ns)
-                             : std::numeric_limits<double>::infinity();
-    scenario.gates.push_back(
-        GateResult{"convergence_time", value <= static_cast<double>(*spec.convergence_time_ns),
-                   value, static_cast<double>(*spec.convergence_time_ns), "ns",
-                   fmt::format("within {:g}% of the shares, slowest of {} change(s)",
-                               spec.convergence_tolerance * 100.0, settled.epochs.size()),
-                   GateKind::duration, GateBound::at_most});
+}
+
+// 1 - Jain is about the variance of the flows' ratios: noise alone gives mean(noise^2), and its
+// spread over n flows about sqrt(2 / n) of that (a chi-square's).
+double jain_allowance(const std::vector<const FlowResult*>& flows) {
+  if (flows.empty()) return 0.0;
+  double mean_square = 0.0;
+  for (const FlowResult* flow : flows) mean_square += flow->noise * flow->noise;
+  mean_square /= static_cast<double>(flows.size());
+  const double z = noise_quantile(1);
+  return mean_square * (1.0 + z * std::sqrt(2.0 / static_cast<double>(flows.size())));
+}
+
+void judge_jain(const suite::GateSpec& spec, ScenarioResult& scenario) {
+  if (off_in_suite(spec, "min_jain", GateKind::index, GateBound::at_least, scenario)) return;
+  const Convergence& settled = scenario.convergence;
+  std::vector<const FlowResult*> judged;
+  for (const FlowResult& flow : scenario.flows) {
+    if (flow.judged && flow.expected_bps > 0.0) judged.push_back(&flow);
   }
+  if (judged.empty()) {
+    scenario.gates.push_back(not_judged_gate("min_jain", "no flow started in the measured window",
+                                             GateKind::index, GateBound::at_least));
+    return;
+  }
+  const double jain = settled.present ? settled.jain_settled : scenario.fairness.jain;
+  GateResult gate{"min_jain", false, jain, *spec.min_jain, "",
+                  settled.present ? "settled" : "", GateKind::index, GateBound::at_least};
+  gate.allowance = settled.present ? 0.0 : jain_allowance(judged);
+  gate.passed = gate.value >= gate.threshold - gate.allowance;
+  gate.failure = fmt::format("fairness not held: normalised Jain {:.4f} (limit {:g})", jain,
+                             *spec.min_jain);
+  scenario.gates.push_back(std::move(gate));
+}
+
+void judge_caps(const suite::GateSpec& spec, ScenarioResult& scenario) {
+  // Every NIC enforces the tree's caps on its own flows: with several hosts each host's tree
+  // is held to them, not the merged tree (which may carry the cap once per host).
+  double worst = 0.0;
+  std::string worst_name;
+  auto judge_tree = [&](const std::vector<ElementResult>& tree, const std::string& prefix) {
+    for (const auto& element : tree) {
+      if (!element.cap_bps) continue;
+      const double overshoot = element.measured_bps / *element.cap_bps - 1.0;
+      if (worst_name.empty() || overshoot > worst) {
+        worst = overshoot;
+        worst_name = prefix + element.name;
+      }
+    }
+  };
+  if (scenario.host_trees.empty()) {
+    judge_tree(scenario.tree, "");
+  } else {
+    for (const auto& host : scenario.host_trees) {
+      judge_tree(host.tree, fmt::format("host {}: ", host.host));
+    }
+  }
+  const bool written = spec.written("max_cap_overshoot");
+  if (worst_name.empty() && !written) return;  // no cap to judge, and the suite asked nothing
+  if (off_in_suite(spec, "max_cap_overshoot", GateKind::ratio, GateBound::at_most, scenario)) {
+    return;
+  }
+  if (worst_name.empty()) {
+    scenario.gates.push_back(not_judged_gate("max_cap_overshoot", "no capped element",
+                                             GateKind::ratio, GateBound::at_most));
+    return;
+  }
+  GateResult gate{"max_cap_overshoot", worst <= *spec.max_cap_overshoot, worst,
+                  *spec.max_cap_overshoot, "", "worst element: " + worst_name, GateKind::ratio,
+                  GateBound::at_most};
+  gate.failure = fmt::format("caps not held: {} {:+.1f}% over its cap (limit {:g}%)", worst_name,
+                             worst * 100.0, *spec.max_cap_overshoot * 100.0);
+  scenario.gates.push_back(std::move(gate));
+}
+
+void judge_convergence_gate(const suite::GateSpec& spec, ScenarioResult& scenario) {
+  const Convergence& settled = scenario.convergence;
+  if (!settled.present) return;
+  if (off_in_suite(spec, "convergence_time", GateKind::duration, GateBound::at_most, scenario)) {
+    return;
+  }
+  bool any_judged = false;
+  for (const ConvergenceEpoch& epoch : settled.epochs) any_judged = any_judged || epoch.judged;
+  if (!any_judged) {
+    scenario.gates.push_back(not_judged_gate("convergence_time",
+                                             "no change of the active flows inside the window",
+                                             GateKind::duration, GateBound::at_most));
+    return;
+  }
+  const bool bounded = *spec.convergence_time_ns != suite::kSettleWithinEpoch;
+  // Never converging fails: the value is then +inf, written n/a.
+  const double value = settled.converged ? static_cast<double>(settled.worst_time_ns)
+                                         : std::numeric_limits<double>::infinity();
+  const double limit = bounded ? static_cast<double>(*spec.convergence_time_ns)
+                               : std::numeric_limits<double>::infinity();
+  std::string detail = fmt::format("within {:g}% of the shares, slowest of {} change(s){}",
+                                   spec.convergence_tolerance * 100.0, settled.epochs.size(),
+                                   bounded ? "" : "; limit: settles before the next change");
+  bool passed = settled.converged && value <= limit;
+  if (settled.held_by_backpressure) {
+    passed = false;
+    detail = fmt::format("held by lossless back-pressure, not by the program: the senders were "
+                         "paused {:.1f}% of the window",
+                         settled.paused_fraction * 100.0);
+  }
+  GateResult gate{"convergence_time", passed, value, limit, "ns", detail,
+                  GateKind::duration, GateBound::at_most};
+  if (settled.held_by_backpressure) {
+    gate.failure = "convergence not the program's: " + detail;
+  } else if (!settled.converged) {
+    gate.failure = "rates never settled after a change (" + detail + ")";
+  } else {
+    gate.failure = fmt::format("rates settled in {} (limit {})", format_duration_ns(value),
+                               format_duration_ns(limit));
+  }
+  scenario.gates.push_back(std::move(gate));
+}
+
+void judge_gates(const suite::GateSpec& spec, const engine::ScenarioMeasurement& measured,
+                 ScenarioResult& scenario) {
+  judge_shares(spec, scenario);
+  judge_jain(spec, scenario);
+  judge_convergence_gate(spec, scenario);
   if (spec.max_queue_depth_bytes) {
     // The driver's figure; a driver that measured no switch queue cannot pass the gate.
     double depth = std::numeric_limits<double>::infinity();
     for (const auto& [name, value] : measured.driver_stats) {
       if (name == "switch_queue_max_bytes") depth = value;
     }
-    scenario.gates.push_back(
-        GateResult{"max_queue_depth", depth <= static_cast<double>(*spec.max_queue_depth_bytes),
-                   depth, static_cast<double>(*spec.max_queue_depth_bytes), "B",
-                   "deepest switch egress class queue", GateKind::bytes, GateBound::at_most});
+    GateResult gate{"max_queue_depth", depth <= static_cast<double>(*spec.max_queue_depth_bytes),
+                    depth, static_cast<double>(*spec.max_queue_depth_bytes), "B",
+                    "deepest switch egress class queue", GateKind::bytes, GateBound::at_most};
+    gate.failure = std::isfinite(depth)
+                       ? fmt::format("queue too deep: {:.0f} B (limit {:.0f} B)", depth,
+                                     gate.threshold)
+                       : "queue depth: the driver measured no switch queue";
+    scenario.gates.push_back(std::move(gate));
   }
-  if (spec.max_cap_overshoot) {
-    // Every NIC enforces the tree's caps on its own flows: with several hosts each host's tree
-    // is held to them, not the merged tree (which may carry the cap once per host).
-    double worst = 0.0;
-    std::string worst_name = "no capped element";
-    auto judge_tree = [&](const std::vector<ElementResult>& tree, const std::string& prefix) {
-      for (const auto& element : tree) {
-        if (!element.cap_bps) continue;
-        const double overshoot = element.measured_bps / *element.cap_bps - 1.0;
-        if (worst_name == "no capped element" || overshoot > worst) {
-          worst = overshoot;
-          worst_name = prefix + element.name;
-        }
-      }
-    };
-    if (scenario.host_trees.empty()) {
-      judge_tree(scenario.tree, "");
-    } else {
-      for (const auto& host : scenario.host_trees) {
-        judge_tree(host.tree, fmt::format("host {}: ", host.host));
-      }
-    }
-    scenario.gates.push_back(GateResult{
-        "max_cap_overshoot", worst <= *spec.max_cap_overshoot, worst, *spec.max_cap_overshoot, "",
-        "worst element: " + worst_name, GateKind::ratio, GateBound::at_most});
-  }
+  judge_caps(spec, scenario);
   for (const auto& gate : spec.latency) {
     static const engine::FlowLatency kNoSamples;
     const engine::FlowLatency* latency = latency_named(measured, scenario, gate.flow);
@@ -124,14 +272,25 @@ void judge_gates(const suite::GateSpec& spec, const engine::ScenarioMeasurement&
     const char* basis = gate.basis == suite::LatencyGate::Basis::sent ? ",sent" : "";
     auto add = [&](const char* key, const std::optional<int64_t>& threshold, double percentile) {
       if (!threshold) return;
-      const int64_t value =
-          percentile >= 100 ? merged.max() : merged.value_at_percentile(percentile);
-      // No samples at all is a failure: an empty histogram must not pass a latency bound.
-      const bool passed = merged.count() > 0 && value <= *threshold;
-      scenario.gates.push_back(GateResult{
-          fmt::format("latency.{}[{}{}]", key, gate.flow, basis), passed,
-          static_cast<double>(value), static_cast<double>(*threshold), "ns",
-          fmt::format("{} samples", merged.count()), GateKind::duration, GateBound::at_most});
+      GateResult result{fmt::format("latency.{}[{}{}]", key, gate.flow, basis), false, 0.0,
+                        static_cast<double>(*threshold), "ns", "", GateKind::duration,
+                        GateBound::at_most};
+      if (merged.count() == 0) {
+        // Nothing completed: no value to compare, and an empty histogram must not pass.
+        result.value = std::numeric_limits<double>::quiet_NaN();
+        result.detail = "no samples: no message of it completed in the window";
+        result.failure = result.name + ": no samples (no message of it completed)";
+      } else {
+        const int64_t value =
+            percentile >= 100 ? merged.max() : merged.value_at_percentile(percentile);
+        result.value = static_cast<double>(value);
+        result.passed = value <= *threshold;
+        result.detail = fmt::format("{} samples", merged.count());
+        result.failure = fmt::format("{} {} above its limit {}", result.name,
+                                     format_duration_ns(result.value),
+                                     format_duration_ns(result.threshold));
+      }
+      scenario.gates.push_back(std::move(result));
     };
     add("p50", gate.p50_ns, 50);
     add("p90", gate.p90_ns, 90);
@@ -139,7 +298,29 @@ void judge_gates(const suite::GateSpec& spec, const engine::ScenarioMeasurement&
     add("p999", gate.p999_ns, 99.9);
     add("max", gate.max_ns, 100);
   }
-  for (const auto& gate : scenario.gates) scenario.passed = scenario.passed && gate.passed;
+  for (GateResult& gate : scenario.gates) {
+    for (const char* key : suite::kDefaultJudgements) {
+      if (gate.name == key && gate.judged && !spec.written(key)) gate.default_limit = true;
+    }
+    scenario.passed = scenario.passed && (gate.passed || !gate.judged);
+  }
+}
+
+// A congestion-control program is judged on what it did: when the lossless fabric paused the
+// senders for a good part of the window, credit back-pressure held the rates, not the program.
+void attribute_backpressure(const suite::CompiledScenario& compiled,
+                            const engine::ScenarioMeasurement& measured, int64_t span_ns,
+                            ScenarioResult& out) {
+  Convergence& c = out.convergence;
+  if (!c.present || span_ns <= 0) return;
+  double paused_ns = 0.0;
+  for (const auto& [name, value] : measured.driver_stats) {
+    if (name == "backpressure_paused_ns") paused_ns = value;
+  }
+  const double senders = static_cast<double>(compiled.plan.host_count());
+  c.paused_fraction = paused_ns / (senders * static_cast<double>(span_ns));
+  c.held_by_backpressure = !compiled.plan.congestion.dpa.program.empty() &&
+                           c.paused_fraction > kBackpressureHeldFraction;
 }
 
 // Per arbitration class at the port that decides the shares, in class order.
@@ -188,9 +369,7 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run,
   out.bin_ns = run.bin_ns;
   if (run.requested_bin_ns != 0 && run.requested_bin_ns != run.bin_ns) {
     out.bin_requested_ns = run.requested_bin_ns;
-  }
-  out.repetitions_completed = measured.repetitions_completed;
-  out.repetitions_partial = measured.repetitions_partial;
+  }  out.repetitions_partial = measured.repetitions_partial;
   if (measured.repetitions_partial != 0) out.measured_ns_reps = measured.measured_ns_reps;
   out.wall_seconds = measured.wall_seconds;
   out.driver_stats = measured.driver_stats;
@@ -198,6 +377,19 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run,
     out.queue_depth.push_back(QueueDepthSeries{q.name, q.max_bytes, q.mean_bytes});
   }
   out.starvation = starvation_of(run);
+
+  // The window every rate is over: the duration, or (interrupted repetitions) what they measured.
+  const uint32_t measured_reps = measured.repetitions_completed + measured.repetitions_partial;
+  int64_t span_ns = run.duration_ns;
+  if (measured.repetitions_partial != 0 && !measured.measured_ns_reps.empty()) {
+    int64_t sum = 0;
+    for (const int64_t ns : measured.measured_ns_reps) sum += ns;
+    span_ns = sum / static_cast<int64_t>(measured.measured_ns_reps.size());
+  }
+  const int64_t window_end_ns = run.warmup_ns + span_ns;
+  const SpanExpectation window = expectation_over(compiled, run.warmup_ns, window_end_ns);
+  const std::vector<double> model =
+      model_noise(compiled, NoiseInput{window.flow_bps, window.active_ns, span_ns});
 
   for (size_t f = 0; f < compiled.plan.flows.size(); ++f) {
     const auto& plan = compiled.plan.flows[f];
@@ -207,7 +399,7 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run,
     flow.group = plan.group;
     flow.leaf = tree.elements[plan.leaf].name;
     if (std::isfinite(compiled.offered_bps[f])) flow.offered_bps = compiled.offered_bps[f];
-    flow.expected_bps = compiled.expected.flow_bps[f];
+    flow.expected_bps = window.flow_bps[f];
     flow.measured_bps = m.measured_bps;
     flow.measured_payload_bps = m.measured_payload_bps;
     flow.measured_bps_reps = m.measured_bps_reps;
@@ -222,6 +414,16 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run,
     flow.latency_reps = m.latency_reps;
     flow.series_bps = m.series_bps;
     flow.error = relative_error(flow.measured_bps, flow.expected_bps);
+    flow.noise = noise_of_mean(model[f], flow.measured_bps_reps, flow.measured_bps);
+    if (!started_before(compiled, f, window_end_ns)) {
+      // It never ran in the window: nothing to compare, and no error to report.
+      flow.judged = false;
+      flow.error = 0.0;
+      flow.not_judged =
+          fmt::format("not started: starts at {}, after the window ends at {}",
+                      format_duration_ns(static_cast<double>(plan.start_ns)),
+                      format_duration_ns(static_cast<double>(window_end_ns)));
+    }
     flow.host = plan.host;
     flow.tclass = policy::tc_name(plan.tx_tclass);
     flow.dscp = plan.dscp;
@@ -238,10 +440,15 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run,
     const engine::TrafficMeasurement& m = measured.groups[g];
     GroupResult group;
     group.name = spec.flows[g].name;
+    std::vector<double> noise, expected;
+    group.judged = false;
     for (size_t f = 0; f < out.flows.size(); ++f) {
       if (compiled.flow_spec[f] != g) continue;
       group.leaf = out.flows[f].leaf;
       group.expected_bps += out.flows[f].expected_bps;
+      group.judged = group.judged || out.flows[f].judged;
+      noise.push_back(out.flows[f].noise);
+      expected.push_back(out.flows[f].expected_bps);
     }
     group.flows = m.flows;
     group.measured_bps = m.measured_bps;
@@ -250,22 +457,38 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run,
     group.latency = m.latency;
     group.latency_from_sent = m.latency_from_sent;
     group.latency_reps = m.latency_reps;
-    group.error = relative_error(group.measured_bps, group.expected_bps);
+    group.error = group.judged ? relative_error(group.measured_bps, group.expected_bps) : 0.0;
+    group.noise = noise_of_sum(noise, expected);
     out.groups.push_back(std::move(group));
   }
 
   if (compiled.plan.has_classes()) judge_classes(compiled, measured, out);
 
+  // Tree elements: with joins, each element's expectation over the window is its flows' sum.
+  std::vector<double> element_expected = compiled.expected.element_bps;
+  if (!compiled.epochs.empty() || window.flow_bps != compiled.expected.flow_bps) {
+    std::fill(element_expected.begin(), element_expected.end(), 0.0);
+    for (size_t f = 0; f < out.flows.size(); ++f) {
+      for (uint32_t e = compiled.plan.flows[f].leaf; e != policy::SchedTree::kNoParent;
+           e = tree.elements[e].parent) {
+        element_expected[e] += out.flows[f].expected_bps;
+      }
+    }
+  }
   for (size_t e = 0; e < tree.elements.size(); ++e) {
     out.tree.push_back(element_result(tree, e, compiled.expected.element_demand_bps[e],
-                                      compiled.expected.element_bps[e], measured.element_bps[e]));
+                                      element_expected[e], measured.element_bps[e]));
   }
   out.host_trees = host_tree_results(compiled, out.flows);
   out.arbitration = arbitration_results(compiled.plan);
+  for (const suite::Shortfall& shortfall : suite::shortfall_causes(compiled, window.flow_bps)) {
+    out.shortfalls.push_back(shortfall.cause);
+  }
 
-  // Fairness.
+  // Fairness, over the flows judged (a flow that never started has nothing to be fair about).
   std::vector<double> ratios;
   for (const auto& flow : out.flows) {
+    if (!flow.judged) continue;
     if (flow.expected_bps > 0) ratios.push_back(flow.measured_bps / flow.expected_bps);
     if (out.fairness.worst_flow.empty() || std::fabs(flow.error) > out.fairness.worst_flow_error) {
       out.fairness.worst_flow_error = std::fabs(flow.error);
@@ -273,30 +496,39 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run,
     }
   }
   out.fairness.jain = jain_index(ratios);
-  for (size_t r = 0; r < measured.repetitions_completed + measured.repetitions_partial; ++r) {
+  for (size_t r = 0; r < measured_reps; ++r) {
     std::vector<double> rep_ratios;
     for (const auto& flow : out.flows) {
-      if (flow.expected_bps > 0)
+      if (flow.judged && flow.expected_bps > 0)
         rep_ratios.push_back(flow.measured_bps_reps[r] / flow.expected_bps);
     }
     out.fairness.jain_reps.push_back(jain_index(rep_ratios));
   }
   for (const auto& group : out.groups) {
+    if (!group.judged) continue;
     if (out.fairness.worst_group.empty() ||
         std::fabs(group.error) > out.fairness.worst_group_error) {
       out.fairness.worst_group_error = std::fabs(group.error);
       out.fairness.worst_group = group.name;
     }
   }
+  // Per bin, against what that bin should carry (each epoch's shares over the bin).
+  const bool epochs = !compiled.epochs.empty();
   for (size_t b = 0; b < measured.bins; ++b) {
+    const int64_t bin_start = run.warmup_ns + static_cast<int64_t>(b) * run.bin_ns;
+    const std::vector<double> bin_expected =
+        epochs ? expectation_over(compiled, bin_start, bin_start + run.bin_ns).flow_bps
+               : compiled.expected.flow_bps;
     std::vector<double> bin_ratios;
-    for (const auto& flow : out.flows) {
-      if (flow.expected_bps > 0) bin_ratios.push_back(flow.series_bps[b] / flow.expected_bps);
+    for (size_t f = 0; f < out.flows.size(); ++f) {
+      if (bin_expected[f] > 0) bin_ratios.push_back(out.flows[f].series_bps[b] / bin_expected[f]);
     }
     out.fairness.jain_series.push_back(jain_index(bin_ratios));
   }
 
+  out.repetitions_completed = measured.repetitions_completed;
   judge_convergence(compiled, spec.gates.convergence_tolerance, out);
+  attribute_backpressure(compiled, measured, span_ns, out);
   judge_gates(spec.gates, measured, out);
   return out;
 }
@@ -363,6 +595,7 @@ Result<Results> judge_run(const suite::Suite& suite, const engine::SuiteRun& run
   }
   // An incomplete run cannot pass: its figures cover less than the suite asked for.
   results.passed = results.passed && results.complete && !starved_invalid(results);
+  results.verdict = verdict_of(results);
   return results;
 }
 

@@ -56,16 +56,31 @@ int severity(const MetricComparison& m, double threshold) {
 }  // namespace
 
 void print_comparison(const Comparison& comparison, std::ostream& out, size_t max_rows) {
-  fmt::print(
-      out,
-      "compare \"{}\": {} -> {} (threshold {:.2f}%, alpha {}, Mann-Whitney U over repetitions)\n",
-      comparison.suite, comparison.baseline_label, comparison.current_label,
-      comparison.options.threshold * 100.0, comparison.options.alpha);
-  fmt::print(out, "{} of {} metrics vary enough to be tested{}\n", comparison.tested,
-             comparison.metrics.size(),
-             comparison.options.correct_multiple && comparison.tested > 1
-                 ? "; q: their p adjusted for testing them all (Benjamini-Hochberg)"
-                 : "");
+  if (comparison.exact) {
+    fmt::print(out,
+               "compare \"{}\": {} -> {} (threshold {:.2f}%; exact: deterministic runs, same "
+               "seeds)\n",
+               comparison.suite, comparison.baseline_label, comparison.current_label,
+               comparison.options.threshold * 100.0);
+    fmt::print(out, "{} metrics compared; {} changed beyond the threshold\n",
+               comparison.metrics.size(), comparison.regressions + comparison.improvements);
+  } else {
+    fmt::print(
+        out,
+        "compare \"{}\": {} -> {} (threshold {:.2f}%, alpha {}, Mann-Whitney U over "
+        "repetitions)\n",
+        comparison.suite, comparison.baseline_label, comparison.current_label,
+        comparison.options.threshold * 100.0, comparison.options.alpha);
+    // Every flagged row is explained by one of the two counts.
+    fmt::print(out,
+               "{} of {} metrics vary enough to be tested{}; {} more decided by the spread rule "
+               "(means apart by more than {:g} times the repetitions' spread)\n",
+               comparison.tested, comparison.metrics.size(),
+               comparison.options.correct_multiple && comparison.tested > 1
+                   ? " (q: p adjusted for testing them all, Benjamini-Hochberg)"
+                   : "",
+               comparison.spread_decided, judge::kSpreadSeparationFactor);
+  }
   for (const auto& note : comparison.notes) fmt::print(out, "note: {}\n", note);
 
   std::vector<const MetricComparison*> rows;
@@ -147,6 +162,8 @@ std::string comparison_to_json(const Comparison& comparison, int indent) {
             {"alpha", comparison.options.alpha},
             {"correction", comparison.options.correct_multiple ? "benjamini-hochberg" : "none"},
             {"tested", comparison.tested},
+            {"spread_decided", comparison.spread_decided},
+            {"exact", comparison.exact},
             {"allow_inconclusive", comparison.options.allow_inconclusive},
             {"verdict", comparison.verdict()},
             {"regressed", comparison.regressed()},

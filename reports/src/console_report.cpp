@@ -48,11 +48,12 @@ void print_header(std::ostream& out, RateUnit unit) {
              h.extra_basis, "p50", "p99", "p99.9", "p99");
 }
 
+// `error` is the relative error as text, or why the row is not judged.
 void print_row(std::ostream& out, RateUnit unit, const std::string& name, const std::string& leaf,
-               double expected_bps, const MeasuredRates& measured, double error,
+               double expected_bps, const MeasuredRates& measured, const std::string& error,
                const LatencySummary& lat, const LatencySummary& lat_from_sent) {
   const RateCells cells = rate_cells(unit, expected_bps, measured);
-  fmt::print(out, kRowFormat, name, leaf, cells.expected, cells.measured, percent(error),
+  fmt::print(out, kRowFormat, name, leaf, cells.expected, cells.measured, error,
              cells.goodput, cells.extra, latency(lat.p50_ns, lat.count),
              latency(lat.p99_ns, lat.count), latency(lat.p999_ns, lat.count),
              latency(lat_from_sent.p99_ns, lat_from_sent.count));
@@ -126,7 +127,8 @@ void print_classes(const ScenarioResult& s, std::ostream& out, RateUnit unit) {
     MeasuredRates shown = measured;
     shown.wire_bps = c.measured_bps;
     const RateCells cells = rate_cells(unit, c.expected_bps, shown);
-    fmt::print(out, kClassFormat, c.name, c.flows, fmt::format("{:.2f}%", c.expected_share * 100.0),
+    fmt::print(out, kClassFormat, c.name, c.flows,
+               fmt::format("{:.2f}%", c.expected_share * 100.0),
                fmt::format("{:.2f}%", c.measured_share * 100.0), cells.expected, cells.measured,
                percent(c.error), cells.goodput, latency(c.latency.p50_ns, c.latency.count),
                latency(c.latency.p99_ns, c.latency.count));
@@ -154,8 +156,9 @@ void print_scenario(const ScenarioResult& s, std::ostream& out, const ConsoleOpt
   }
   for (size_t f : order) {
     const auto& flow = s.flows[f];
-    print_row(out, unit, flow.name, flow.leaf, flow.expected_bps, measured_rates(flow), flow.error,
-              flow.latency, flow.latency_from_sent);
+    print_row(out, unit, flow.name, flow.leaf, flow.expected_bps, measured_rates(flow),
+              flow.judged ? percent(flow.error) : std::string("not started"), flow.latency,
+              flow.latency_from_sent);
   }
   fmt::print(out, "  groups:\n");
   for (const auto& group : s.groups) {
@@ -163,10 +166,13 @@ void print_scenario(const ScenarioResult& s, std::ostream& out, const ConsoleOpt
         sum_rates(members(s, [&](const FlowResult& f) { return f.group == group.name; }));
     measured.wire_bps = group.measured_bps;  // the judged figure
     print_row(out, unit, fmt::format("{} (x{})", group.name, group.flows), group.leaf,
-              group.expected_bps, measured, group.error, group.latency, group.latency_from_sent);
+              group.expected_bps, measured,
+              group.judged ? percent(group.error) : std::string("not started"), group.latency,
+              group.latency_from_sent);
   }
   if (!s.classes.empty()) print_classes(s, out, unit);
   for (const auto& note : s.oracle_notes) fmt::print(out, "  oracle: {}\n", note);
+  for (const auto& why : s.shortfalls) fmt::print(out, "  why: {}\n", why);
   fmt::print(out,
              "  fairness: normalised Jain {:.6f}; worst flow error {} ({}); worst group error "
              "{} ({})\n",
@@ -179,8 +185,13 @@ void print_scenario(const ScenarioResult& s, std::ostream& out, const ConsoleOpt
   print_lossy(s, out);
   if (!s.gates.empty()) fmt::print(out, "  gates:\n");
   for (const auto& gate : s.gates) {
-    fmt::print(out, "    {} {:<28} {}   {}\n", gate.passed ? "PASS" : "FAIL", gate.name,
-               format_gate_relation(gate), gate.detail);
+    if (!gate.judged) {
+      fmt::print(out, "    {:<10} {:<28} {}\n", "NOT JUDGED", gate.name, gate.detail);
+      continue;
+    }
+    fmt::print(out, "    {:<10} {:<28} {}{}   {}\n", gate.passed ? "PASS" : "FAIL", gate.name,
+               format_gate_relation(gate), gate.default_limit ? " (default limit)" : "",
+               gate.detail);
   }
 }
 
@@ -191,13 +202,8 @@ void print_console(const Results& results, std::ostream& out, const ConsoleOptio
              results.suite, results.driver, results.clock);
   for (const auto& warning : results.warnings) fmt::print(out, "warning: {}\n", warning);
   for (const auto& scenario : results.scenarios) print_scenario(scenario, out, options);
-  size_t gates = 0, failed = 0;
-  for (const auto& scenario : results.scenarios) {
-    gates += scenario.gates.size();
-    for (const auto& gate : scenario.gates) failed += gate.passed ? 0 : 1;
-  }
-  fmt::print(out, "\n{}: {} of {} gates passed{}{} ({:.2f} s)\n",
-             results.passed ? "PASSED" : "FAILED", gates - failed, gates,
+  // The verdict says what held, what did not and what was not judged (judge/verdict.hpp).
+  fmt::print(out, "\n{}{}{} ({:.2f} s)\n", results.verdict.summary,
              results.complete ? "" : "; the run was interrupted, results are incomplete",
              starved_invalid(results)
                  ? "; a worker was starved of CPU (see the warning above): invalid measurement"

@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "qb/common/units.hpp"
+#include "qb/judge/expectation_window.hpp"
+#include "qb/suite/shortfall.hpp"
 
 namespace qb::report {
 namespace {
@@ -154,16 +156,29 @@ std::vector<std::string> model_choices(const suite::CompiledScenario& compiled) 
   return out;
 }
 
+namespace {
+
+// What each flow should get over the scenario's measured window: with joins, every epoch's
+// share weighted by its time in the window (judge/expectation_window.hpp).
+judge::SpanExpectation window_expectation(const suite::CompiledScenario& c) {
+  const suite::Scenario& scenario = *c.scenario;
+  return judge::expectation_over(c, scenario.warmup_ns, scenario.warmup_ns + scenario.duration_ns);
+}
+
+}  // namespace
+
 std::string explain_json(const suite::Suite& suite,
                          const std::vector<suite::CompiledScenario>& compiled) {
   Json scenarios = Json::array();
   for (const auto& c : compiled) {
     const bool has_classes = c.plan.has_classes();
+    const judge::SpanExpectation window = window_expectation(c);
+    const int64_t window_end_ns = c.scenario->warmup_ns + c.scenario->duration_ns;
     Json flows = Json::array();
     for (size_t f = 0; f < c.plan.flows.size(); ++f) {
       const auto& flow = c.plan.flows[f];
       const FlowRates offered = flow_rates(c, f, c.offered_bps[f]);
-      const FlowRates expected = flow_rates(c, f, c.expected.flow_bps[f]);
+      const FlowRates expected = flow_rates(c, f, window.flow_bps[f]);
       flows.push_back(Json{{"name", flow.name},
                            {"group", flow.group},
                            {"leaf", c.plan.tree.elements[flow.leaf].name},
@@ -174,9 +189,11 @@ std::string explain_json(const suite::Suite& suite,
                            {"mean_wire_bytes", c.mean_wire_bytes[f]},
                            {"mean_payload_bytes", c.mean_message_bytes[f]},
                            {"mean_packet_wire_bytes", c.mean_packet_wire_bytes[f]},
-                           {"expected_bps", c.expected.flow_bps[f]},
+                           {"expected_bps", window.flow_bps[f]},
                            {"expected_payload_bps", number(expected.payload_bps)},
-                           {"expected_pps", number(expected.packets_per_s)}});
+                           {"expected_pps", number(expected.packets_per_s)},
+                           {"start_ns", flow.start_ns},
+                           {"started", judge::started_before(c, f, window_end_ns)}});
       if (has_classes) flows.back().update(flow_class_json(c, flow));
     }
     Json tree = Json::array();
@@ -207,6 +224,16 @@ std::string explain_json(const suite::Suite& suite,
                              {"model_choices", model_choices(c)},
                              {"tree", std::move(tree)},
                              {"flows", std::move(flows)}});
+    Json epochs = Json::array();
+    for (const suite::ExpectationEpoch& epoch : c.epochs) {
+      epochs.push_back(Json{{"start_ns", epoch.start_ns}, {"flow_bps", epoch.flow_bps}});
+    }
+    scenarios.back()["epochs"] = std::move(epochs);
+    std::vector<std::string> shortfalls;
+    for (const auto& shortfall : suite::shortfall_causes(c, c.expected.flow_bps)) {
+      shortfalls.push_back(shortfall.cause);
+    }
+    scenarios.back()["shortfalls"] = std::move(shortfalls);
     if (has_classes) {
       const double capacity = c.plan.deciding_port_capacity_bps();
       Json classes = Json::array();
@@ -245,13 +272,27 @@ void print_explain(const suite::Suite& suite, const std::vector<suite::CompiledS
                "flows (wire: every byte on the link, the basis of shares, caps and gates; "
                "payload: the flow's `rate`, what perftest and iperf3 report):\n");
     const bool has_classes = c.plan.has_classes();
+    const judge::SpanExpectation window = window_expectation(c);
+    const int64_t window_end_ns = c.scenario->warmup_ns + c.scenario->duration_ns;
+    if (!c.epochs.empty()) {
+      fmt::print(out,
+                 "  (expected: over the measured window {} .. {}, each epoch's share below "
+                 "weighted by its time in the window)\n",
+                 format_duration_ns(static_cast<double>(c.scenario->warmup_ns)),
+                 format_duration_ns(static_cast<double>(window_end_ns)));
+    }
     for (size_t f = 0; f < c.plan.flows.size(); ++f) {
       const auto& flow = c.plan.flows[f];
       fmt::print(out, "  {:<20} leaf {:<10} offered  {}\n", flow.name,
                  c.plan.tree.elements[flow.leaf].name,
                  rates_text(flow_rates(c, f, c.offered_bps[f])));
-      fmt::print(out, "  {:<20} {:<15} expected {}\n", "", "",
-                 rates_text(flow_rates(c, f, c.expected.flow_bps[f])));
+      if (judge::started_before(c, f, window_end_ns)) {
+        fmt::print(out, "  {:<20} {:<15} expected {}\n", "", "",
+                   rates_text(flow_rates(c, f, window.flow_bps[f])));
+      } else {
+        fmt::print(out, "  {:<20} {:<15} not started: starts at {}, after the window ends\n", "",
+                   "", format_duration_ns(static_cast<double>(flow.start_ns)));
+      }
       if (!has_classes) continue;
       fmt::print(out, "  {:<20} host {} tclass {} dscp {} sl {} priority {} class {}{}\n", "",
                  flow.host, policy::tc_name(flow.tx_tclass), flow.dscp, flow.sl, flow.priority,
@@ -272,6 +313,26 @@ void print_explain(const suite::Suite& suite, const std::vector<suite::CompiledS
       if (!c.oracle_notes.empty()) fmt::print(out, "oracle notes:\n");
       for (const auto& note : c.oracle_notes) fmt::print(out, "  - {}\n", note);
     }
+    if (!c.epochs.empty()) {
+      fmt::print(out, "epochs (each flow's share while that set of flows is active):\n");
+      for (const suite::ExpectationEpoch& epoch : c.epochs) {
+        std::string shares;
+        uint32_t active = 0;
+        for (size_t f = 0; f < epoch.flow_bps.size(); ++f) {
+          if (!(epoch.flow_bps[f] > 0.0)) continue;
+          ++active;
+          shares += fmt::format("{}{} {}", shares.empty() ? "" : ", ", c.plan.flows[f].name,
+                                format_rate_bps(epoch.flow_bps[f]));
+        }
+        fmt::print(out, "  from {} ({} flow{}{}): {}\n",
+                   format_duration_ns(static_cast<double>(epoch.start_ns)), active,
+                   active == 1 ? "" : "s",
+                   epoch.start_ns >= window_end_ns ? ", after the window: not judged" : "", shares);
+      }
+    }
+    const auto shortfalls = suite::shortfall_causes(c, c.expected.flow_bps);
+    if (!shortfalls.empty()) fmt::print(out, "why flows get less than they offer:\n");
+    for (const auto& shortfall : shortfalls) fmt::print(out, "  - {}\n", shortfall.cause);
     fmt::print(out, "model choices:\n");
     for (const auto& choice : model_choices(c)) fmt::print(out, "  - {}\n", choice);
   }

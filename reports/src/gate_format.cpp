@@ -25,6 +25,13 @@ std::string format_gate_value(const GateResult& gate, double value) {
 
 std::string format_gate_relation(const GateResult& gate) {
   const bool at_most = gate.bound == GateBound::at_most;
+  // No samples: there is no value to set against the limit.
+  if (std::isnan(gate.value)) return "no samples";
+  // An unbounded limit (convergence_time's default): the rates must settle at all.
+  if (!std::isfinite(gate.threshold)) {
+    if (gate.passed) return format_gate_value(gate, gate.value) + " (settled)";
+    return "never settled";
+  }
   const std::string value = format_gate_value(gate, gate.value);
   const std::string threshold = format_gate_value(gate, gate.threshold);
   const std::string limit = fmt::format("{} {}", at_most ? "<=" : ">=", threshold);

@@ -217,6 +217,7 @@ void verdict(Markup& m, const Results& r, const Comparison* c) {
   std::vector<std::pair<const ScenarioResult*, const GateResult*>> failed;
   for (const auto& s : r.scenarios) {
     for (const auto& g : s.gates) {
+      if (!g.judged) continue;  // listed under "not judged"
       ++gates;
       if (!g.passed) failed.emplace_back(&s, &g);
     }
@@ -260,9 +261,10 @@ void verdict(Markup& m, const Results& r, const Comparison* c) {
   }
   if (failed.empty()) {
     m.element("p", {},
-              gates == 0 ? "The suite has no gates."
-                         : "Every gate passed: " + plural(gates, "gate", "gates") + " in " +
-                               plural(r.scenarios.size(), "scenario", "scenarios") + ".");
+              gates == 0 ? "Nothing was judged."
+                         : "Every judgement held: " + plural(gates, "judgement", "judgements") +
+                               " in " + plural(r.scenarios.size(), "scenario", "scenarios") +
+                               ".");
   } else {
     m.element("p", {},
               std::to_string(failed.size()) + " of " + plural(gates, "gate", "gates") + " failed:");
@@ -281,6 +283,13 @@ void verdict(Markup& m, const Results& r, const Comparison* c) {
       if (!g->detail.empty()) m.text(" — " + g->detail);
       m.close();
     }
+    m.close();
+  }
+  // What was not judged is said beside the verdict: a PASS covers only what was judged.
+  if (!r.verdict.not_judged.empty()) {
+    m.element("p", {{"class", "not-judged"}}, "Not judged:");
+    m.open("ul", {{"class", "not-judged"}});
+    for (const auto& item : r.verdict.not_judged) m.element("li", {}, item);
     m.close();
   }
   // The headline figures of the share question, worst scenario first.
@@ -376,17 +385,27 @@ void gates_table(Markup& m, const ScenarioResult& s) {
   m.close().close();
   m.open("tbody");
   for (const auto& g : s.gates) {
-    m.open("tr", {{"class", g.passed ? "gate" : "gate failed"},
+    m.open("tr", {{"class", !g.judged ? "gate not-judged" : g.passed ? "gate" : "gate failed"},
                   {"data-gate", g.name},
                   {"data-passed", bool_text(g.passed)},
+                  {"data-judged", bool_text(g.judged)},
                   {"data-value", json_number(g.value)},
                   {"data-threshold", json_number(g.threshold)}});
     m.open("td");
-    chip(m, g.passed ? "pass" : "fail", g.passed ? "pass" : "fail");
+    if (!g.judged) {
+      chip(m, "neutral", "not judged");
+    } else {
+      chip(m, g.passed ? "pass" : "fail", g.passed ? "pass" : "fail");
+    }
     m.close();
     m.element("td", {{"class", "mono"}}, g.name);
-    m.element("td", {{"class", "num"}}, gate_value(g, g.value));
-    m.element("td", {{"class", "num"}}, gate_threshold(g));
+    m.element("td", {{"class", "num"}}, g.judged ? gate_value(g, g.value) : std::string("–"));
+    m.element("td", {{"class", "num"}},
+              g.judged ? gate_threshold(g) + (g.allowance > 0.0
+                                                  ? " (± " + gate_value(g, g.allowance) + " noise)"
+                                                  : std::string()) +
+                             (g.default_limit ? " default" : "")
+                       : std::string("–"));
     m.element("td", {{"class", "muted"}}, g.detail);
     m.close();
   }

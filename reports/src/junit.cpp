@@ -31,6 +31,7 @@ struct Case {
   std::string failure;  // message; empty: passed
   std::string error;    // message of an <error>; empty: none
   std::string body;     // details: the <failure> text, or <system-out> when passed
+  std::string skipped;  // message of a <skipped>: a judgement not made; empty: none
   const char* type = "gate";
 };
 
@@ -45,18 +46,19 @@ struct Suite {
 
 void append_suite(std::string& out, const Suite& suite, size_t& tests, size_t& failures,
                   size_t& errors) {
-  size_t suite_failures = 0, suite_errors = 0;
+  size_t suite_failures = 0, suite_errors = 0, suite_skipped = 0;
   for (const Case& c : suite.cases) {
     suite_failures += c.failure.empty() ? 0 : 1;
     suite_errors += c.error.empty() ? 0 : 1;
+    suite_skipped += c.skipped.empty() ? 0 : 1;
   }
   tests += suite.cases.size();
   failures += suite_failures;
   errors += suite_errors;
   out += fmt::format(
-      "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"0\" "
+      "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" "
       "time=\"{:.3f}\"",
-      xml_escape(suite.name), suite.cases.size(), suite_failures, suite_errors,
+      xml_escape(suite.name), suite.cases.size(), suite_failures, suite_errors, suite_skipped,
       std::isfinite(suite.time_s) ? suite.time_s : 0.0);
   if (!suite.timestamp.empty())
     out += fmt::format(" timestamp=\"{}\"", xml_escape(suite.timestamp));
@@ -73,12 +75,14 @@ void append_suite(std::string& out, const Suite& suite, size_t& tests, size_t& f
   for (const Case& c : suite.cases) {
     out += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\"",
                        xml_escape(c.classname), xml_escape(c.name));
-    if (c.failure.empty() && c.error.empty() && c.body.empty()) {
+    if (c.failure.empty() && c.error.empty() && c.body.empty() && c.skipped.empty()) {
       out += "/>\n";
       continue;
     }
     out += ">\n";
-    if (!c.error.empty()) {
+    if (!c.skipped.empty()) {
+      out += fmt::format("      <skipped message=\"{}\"/>\n", xml_escape(c.skipped));
+    } else if (!c.error.empty()) {
       out += fmt::format("      <error message=\"{}\" type=\"incomplete\">{}</error>\n",
                          xml_escape(c.error), escape_markup(c.body, false));
     } else if (!c.failure.empty()) {
@@ -204,7 +208,9 @@ std::string run_junit_xml(const Results& results, const Comparison* comparison) 
       c.name = gate.name;
       const std::string figures = "measured " + format_gate_relation(gate);
       const std::string detail = gate.detail.empty() ? std::string() : ": " + gate.detail;
-      if (!gate.passed) {
+      if (!gate.judged) {
+        c.skipped = "not judged: " + gate.detail;
+      } else if (!gate.passed) {
         c.failure = figures + detail;
         // The same units as the message (ratios in percent), not the JSON's raw fractions.
         c.body = fmt::format("gate {} failed\nvalue: {}\nlimit: {} {}\n{}", gate.name,

@@ -326,6 +326,12 @@ const RecordSchema<LatencyReps>& schema_of<LatencyReps>() {
   return schema;
 }
 
+// Written only for a flow or group that was not judged: judged results stay as they were.
+template <class Row>
+bool not_judged(const Row& row) {
+  return !row.judged;
+}
+
 const Field<FlowResult> kFlowFields[] = {
     member<&FlowResult::name>("name"),
     member<&FlowResult::group>("group"),
@@ -335,6 +341,11 @@ const Field<FlowResult> kFlowFields[] = {
     member<&FlowResult::measured_bps>("measured_bps"),
     member<&FlowResult::measured_payload_bps>("measured_payload_bps"),
     member<&FlowResult::error>("error"),
+    // Optional for files written before noise-aware judging (then 0: no allowance).
+    member<&FlowResult::noise>("noise", Presence::optional),
+    // Only for a flow not judged (it started after the window ended).
+    member<&FlowResult::judged>("judged", Presence::optional, not_judged<FlowResult>),
+    member<&FlowResult::not_judged>("not_judged", Presence::optional, not_judged<FlowResult>),
     member<&FlowResult::measured_bps_reps>("measured_bps_reps"),
     member<&FlowResult::messages>("messages"),
     member<&FlowResult::packets>("packets"),
@@ -381,6 +392,8 @@ const Field<GroupResult> kGroupFields[] = {
     member<&GroupResult::expected_bps>("expected_bps"),
     member<&GroupResult::measured_bps>("measured_bps"),
     member<&GroupResult::error>("error"),
+    member<&GroupResult::noise>("noise", Presence::optional),
+    member<&GroupResult::judged>("judged", Presence::optional, not_judged<GroupResult>),
     member<&GroupResult::measured_bps_reps>("measured_bps_reps"),
     member<&GroupResult::latency>("latency_ns"),
     member<&GroupResult::latency_from_sent>("latency_from_sent_ns"),
@@ -513,6 +526,11 @@ const Field<GateResult> kGateFields[] = {
     member<&GateResult::kind, GateKindCodec>("kind", Presence::optional, nullptr, kind_from_name),
     member<&GateResult::bound, GateBoundCodec>("bound", Presence::optional, nullptr,
                                                bound_from_name),
+    // Noise-aware judging and defaults; optional for older files (no allowance, judged, the
+    // suite's limit).
+    member<&GateResult::allowance>("allowance", Presence::optional),
+    member<&GateResult::judged>("judged", Presence::optional),
+    member<&GateResult::default_limit>("default_limit", Presence::optional),
 };
 template <>
 const RecordSchema<GateResult>& schema_of<GateResult>() {
@@ -541,6 +559,10 @@ const Field<ConvergenceEpoch> kConvergenceEpochFields[] = {
     member<&ConvergenceEpoch::judged>("judged"),
     member<&ConvergenceEpoch::converged>("converged"),
     member<&ConvergenceEpoch::time_ns>("time_ns"),
+    member<&ConvergenceEpoch::not_judged>("not_judged", Presence::optional,
+                                          [](const ConvergenceEpoch& epoch) {
+                                            return !epoch.not_judged.empty();
+                                          }),
 };
 template <>
 const RecordSchema<ConvergenceEpoch>& schema_of<ConvergenceEpoch>() {
@@ -557,6 +579,10 @@ const Field<Convergence> kConvergenceFields[] = {
     member<&Convergence::jain_settled>("jain_settled"),
     member<&Convergence::worst_flow_error_settled>("worst_flow_error_settled"),
     member<&Convergence::worst_flow_settled>("worst_flow_settled"),
+    // Optional for older files.
+    member<&Convergence::worst_flow_noise_settled>("worst_flow_noise_settled", Presence::optional),
+    member<&Convergence::held_by_backpressure>("held_by_backpressure", Presence::optional),
+    member<&Convergence::paused_fraction>("paused_fraction", Presence::optional),
 };
 template <>
 const RecordSchema<Convergence>& schema_of<Convergence>() {
@@ -704,6 +730,11 @@ const Field<ScenarioResult> kScenarioFields[] = {
     member<&ScenarioResult::oracle_notes>("oracle_notes", Presence::optional, has_classes_or_notes),
     // Only when a port arbitrates between classes (ETS or VLArb).
     member<&ScenarioResult::arbitration>("arbitration", Presence::optional, has_arbitration),
+    // Only when a class or flow is expected far below what it offers (suite/shortfall.hpp).
+    member<&ScenarioResult::shortfalls>("shortfalls", Presence::optional,
+                                        [](const ScenarioResult& scenario) {
+                                          return !scenario.shortfalls.empty();
+                                        }),
 };
 template <>
 const RecordSchema<ScenarioResult>& schema_of<ScenarioResult>() {
@@ -711,10 +742,25 @@ const RecordSchema<ScenarioResult>& schema_of<ScenarioResult>() {
   return schema;
 }
 
+const Field<Verdict> kVerdictFields[] = {
+    member<&Verdict::summary>("summary"),
+    member<&Verdict::judged>("judged"),
+    member<&Verdict::held>("held"),
+    member<&Verdict::failed>("failed"),
+    member<&Verdict::not_judged>("not_judged"),
+};
+template <>
+const RecordSchema<Verdict>& schema_of<Verdict>() {
+  static const RecordSchema<Verdict> schema{kVerdictFields};
+  return schema;
+}
+
 const Field<Results> kResultsFields[] = {
     member<&Results::schema>("schema"),
     member<&Results::passed>("passed"),
     member<&Results::complete>("complete"),
+    // Optional for files written before it: the reader derives it from the gates.
+    member<&Results::verdict>("verdict", Presence::optional),
     member<&Results::suite>("suite"),
     member<&Results::suite_file>("suite_file"),
     member<&Results::config_hash>("config_hash"),

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "qb/judge/verdict.hpp"
+
 #include "results_fields.hpp"
 
 namespace qb::report {
@@ -72,7 +74,10 @@ Result<Results> results_from_json(std::string_view text, const std::string& sour
                       "sender_only", SourceLoc{source_name});
   }
   try {
-    return read_results_document(JsonNode(root, ""));
+    Results results = read_results_document(JsonNode(root, ""));
+    // A file written before the verdict was stored: the same sentence from its gates.
+    if (results.verdict.summary.empty()) results.verdict = judge::verdict_of(results);
+    return results;
   } catch (const FieldError& e) {
     return make_error(Errc::invalid_config, e.message, e.path, SourceLoc{source_name});
   } catch (const Json::exception& e) {  // a backstop: JsonNode checks types before every get<>

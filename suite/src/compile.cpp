@@ -60,6 +60,28 @@ Status check_latency_gates(const Scenario& scenario, const policy::QosPlan& plan
   return {};
 }
 
+// A gate the suite wrote that nothing in this scenario can judge is a config error, not a
+// failure found after the run (CI would read that as a regression).
+Status check_judgeable_gates(const Scenario& scenario, const CompiledScenario& compiled) {
+  const GateSpec& gates = scenario.gates;
+  const std::string where = gates.where.empty() ? std::string("gates") : gates.where;
+  const bool changes = !compiled.epochs.empty() || !compiled.plan.congestion.dpa.program.empty();
+  if (gates.written("convergence_time") && !changes) {
+    return config_error(
+        "convergence_time judges how fast shares settle after a flow joins or under a DPA "
+        "program, and this scenario has neither (give a flow a later `start`, or a [dpa] "
+        "program; or leave the key out)",
+        where + ".convergence_time", gates.convergence_time_loc);
+  }
+  if (gates.max_queue_depth_bytes && !compiled.plan.switched) {
+    return config_error(
+        "max_queue_depth judges the switch egress queue, and this scenario has no switch "
+        "([fabric] hosts > 1 or switch = true); leave the key out",
+        where + ".max_queue_depth", gates.max_queue_depth_loc);
+  }
+  return {};
+}
+
 }  // namespace
 
 namespace {
@@ -102,6 +124,17 @@ double mean_wire_bytes(const gen::SizeSpec& size, const policy::WireModel& wire,
   return mean_over_sizes(size, [&](uint64_t bytes) {
     return static_cast<double>(wire.wire_bytes_for_message(bytes, op));
   });
+}
+
+double wire_bytes_cv(const gen::SizeSpec& size, const policy::WireModel& wire,
+                     policy::RdmaOp op) {
+  const double mean = mean_wire_bytes(size, wire, op);
+  const double mean_square = mean_over_sizes(size, [&](uint64_t bytes) {
+    const auto w = static_cast<double>(wire.wire_bytes_for_message(bytes, op));
+    return w * w;
+  });
+  if (!(mean > 0.0)) return 0.0;
+  return std::sqrt(std::max(0.0, mean_square / (mean * mean) - 1.0));
 }
 
 double mean_packet_wire_bytes(const gen::SizeSpec& size, const policy::WireModel& wire,
@@ -180,6 +213,7 @@ Result<CompiledScenario> compile_scenario(const Scenario& scenario,
     const double wire_bytes = mean_wire_bytes(flow.size, scenario.port.wire, flow.op);
     const double packet_wire_bytes = mean_packet_wire_bytes(flow.size, scenario.port.wire, flow.op);
     const double message_bytes = flow.size.mean_bytes();
+    const double size_cv = wire_bytes_cv(flow.size, scenario.port.wire, flow.op);
     // The generator's own long-run message rate, in wire bytes per message.
     const double offered_bps =
         flow.arrival.saturating()
@@ -200,6 +234,7 @@ Result<CompiledScenario> compile_scenario(const Scenario& scenario,
       out.mean_wire_bytes.push_back(wire_bytes);
       out.mean_message_bytes.push_back(message_bytes);
       out.mean_packet_wire_bytes.push_back(packet_wire_bytes);
+      out.wire_bytes_cv.push_back(size_cv);
     }
   }
   if (out.plan.flows.empty()) {
@@ -219,6 +254,9 @@ Result<CompiledScenario> compile_scenario(const Scenario& scenario,
   out.oracle_notes = std::move(expected.notes);
   out.plan.congestion = congestion_plan(scenario);
   out.epochs = expectation_epochs(out);
+  if (auto status = check_judgeable_gates(scenario, out); !status) {
+    return std::move(status).error();
+  }
   return out;
 }
 

@@ -468,6 +468,9 @@ FlowSpec read_flow(const Located& entry, const PortSpec& port) {
   flow.size = read_size(reader.at("size"), port.wire);
   flow.arrival = read_arrival(reader);
   if (auto start = reader.duration_ns("start", true)) flow.start_ns = *start;
+  if (reader.has("start") || reader.has("start_step")) {
+    flow.start_loc = reader.value_loc(reader.has("start") ? "start" : "start_step");
+  }
   if (auto step = reader.duration_ns("start_step", true)) flow.start_step_ns = *step;
   // The last instance starts at start + (count - 1) * start_step (no overflow: each bounded).
   const auto steps = static_cast<int64_t>(flow.count) - 1;
@@ -577,27 +580,85 @@ std::optional<double> read_percent_gate(const TableReader& reader, std::string_v
   return fraction;
 }
 
+// "off" at a key of kDefaultJudgements: that judgement is not made (the verdict says so).
+// Anywhere else "off" is an error that names the keys it applies to.
+bool read_off(const TableReader& reader, std::string_view key, GateSpec& gates) {
+  const toml::node* node = reader.find(key);
+  if (node == nullptr) return false;
+  const auto* text = node->as_string();
+  if (text == nullptr || text->get() != "off") return false;
+  for (const char* judgement : kDefaultJudgements) {
+    if (key == judgement) {
+      gates.off.emplace_back(key);
+      return true;
+    }
+  }
+  reader.fail_at(key, fmt::format("{} has no default judgement to turn off: leave it out (\"off\" "
+                                  "applies to max_share_error, max_group_share_error, min_jain, "
+                                  "max_cap_overshoot and convergence_time)",
+                                  key));
+}
+
+// A limit on a relative error that judges something: 0 % passes nothing measured.
+std::optional<double> read_tolerance(const TableReader& reader, std::string_view key,
+                                     double max_fraction, std::vector<Warning>& warnings) {
+  const std::optional<double> fraction = read_percent_gate(reader, key, max_fraction, warnings);
+  if (fraction && !(*fraction > 0.0)) {
+    reader.fail_at(key, fmt::format("{} must be above 0% (no measurement is exact; \"off\" turns "
+                                    "the judgement off)",
+                                    key));
+  }
+  return fraction;
+}
+
 GateSpec read_gates(const Located* section, std::vector<Warning>& warnings) {
   GateSpec gates;
   if (section == nullptr) return gates;
   const TableReader reader(section->table(), section->path, section->file);
+  gates.where = section->path;
   reader.allow_only({"max_share_error", "max_group_share_error", "min_jain", "max_cap_overshoot",
                      "convergence_time", "convergence_tolerance", "max_queue_depth", "latency"});
   constexpr double kInf = std::numeric_limits<double>::infinity();
-  gates.max_share_error = read_percent_gate(reader, "max_share_error", kInf, warnings);
-  gates.max_group_share_error = read_percent_gate(reader, "max_group_share_error", kInf, warnings);
-  // A Jain index is an index (0..1), not a percentage: it stays a number.
-  gates.min_jain = reader.number("min_jain", 0.0, 1.0);
-  gates.max_cap_overshoot = read_percent_gate(reader, "max_cap_overshoot", kInf, warnings);
-  gates.convergence_time_ns = reader.duration_ns("convergence_time", true);
-  if (auto tolerance = read_percent_gate(reader, "convergence_tolerance", 1.0, warnings)) {
+  // Each defaulted judgement: "off", the suite's limit, or (absent) the default.
+  auto judgement = [&](std::string_view key, auto& limit, auto read) {
+    if (read_off(reader, key, gates)) {
+      limit.reset();
+    } else if (reader.has(key)) {
+      limit = read();
+      gates.from_suite.emplace_back(key);
+    }
+  };
+  judgement("max_share_error", gates.max_share_error, [&] {
+    gates.max_share_error_loc = reader.value_loc("max_share_error");
+    return read_tolerance(reader, "max_share_error", kInf, warnings);
+  });
+  judgement("max_group_share_error", gates.max_group_share_error,
+            [&] { return read_tolerance(reader, "max_group_share_error", kInf, warnings); });
+  // A Jain index is an index (0..1], not a percentage: it stays a number.
+  judgement("min_jain", gates.min_jain, [&] {
+    const std::optional<double> jain = reader.number("min_jain", 0.0, 1.0);
+    if (jain && !(*jain > 0.0)) {
+      reader.fail_at("min_jain", "min_jain must be above 0 and at most 1 (\"off\" turns the "
+                                 "judgement off)");
+    }
+    return jain;
+  });
+  judgement("max_cap_overshoot", gates.max_cap_overshoot,
+            [&] { return read_tolerance(reader, "max_cap_overshoot", kInf, warnings); });
+  judgement("convergence_time", gates.convergence_time_ns, [&] {
+    gates.convergence_time_loc = reader.value_loc("convergence_time");
+    return reader.duration_ns("convergence_time", true);
+  });
+  if (auto tolerance = read_tolerance(reader, "convergence_tolerance", 1.0, warnings)) {
     gates.convergence_tolerance = *tolerance;
   }
   if (const auto* node = reader.find("max_queue_depth")) {
+    gates.max_queue_depth_loc = reader.value_loc("max_queue_depth");
     if (const auto* integer = node->as_integer()) {
       if (integer->get() < 0) reader.fail_at("max_queue_depth", "max_queue_depth must be >= 0");
       gates.max_queue_depth_bytes = integer->get();
     } else if (const auto* text = node->as_string()) {
+      (void)read_off(reader, "max_queue_depth", gates);  // fails: no default to turn off
       auto bytes = parse_size_bytes(text->get());
       if (!bytes) reader.fail_at("max_queue_depth", bytes.error().message);
       gates.max_queue_depth_bytes = static_cast<int64_t>(std::min<uint64_t>(*bytes, INT64_MAX));

@@ -154,8 +154,12 @@ TEST(SuiteLoader, IssueFormLoadsWithEveryValue) {
   ASSERT_TRUE(s.gates.max_share_error.has_value());
   EXPECT_DOUBLE_EQ(*s.gates.max_share_error, 0.01);
   EXPECT_DOUBLE_EQ(s.gates.min_jain.value_or(0), 0.99);
-  EXPECT_FALSE(s.gates.max_group_share_error.has_value());
-  EXPECT_FALSE(s.gates.max_cap_overshoot.has_value());
+  // Judged by default: the keys the suite leaves out hold the documented defaults.
+  EXPECT_DOUBLE_EQ(s.gates.max_group_share_error.value_or(0), kDefaultMaxGroupShareError);
+  EXPECT_DOUBLE_EQ(s.gates.max_cap_overshoot.value_or(0), kDefaultMaxCapOvershoot);
+  EXPECT_TRUE(s.gates.written("max_share_error"));
+  EXPECT_FALSE(s.gates.written("max_group_share_error"));
+  EXPECT_TRUE(s.gates.off.empty());
   ASSERT_EQ(s.gates.latency.size(), 1U);
   const LatencyGate& gate = s.gates.latency[0];
   EXPECT_EQ(gate.flow, "g1-qp");
@@ -591,9 +595,44 @@ TEST(SuiteLoader, FlowErrors) {
       {"flow[2].name", 10, 10, "duplicate flow name 'a' (first used by flow[0] at line 1)"});
 }
 
+// Every run judges shares, fairness and caps (and convergence where flows join): a suite turns
+// a judgement off only by saying "off", and the verdict lists it as not judged.
+TEST(SuiteLoader, GatesAreJudgedByDefaultAndOffOnlyWhenSaid) {
+  auto plain = load("[[flow]]\nname = \"a\"\n");
+  ASSERT_TRUE(plain.ok()) << plain.error().to_string();
+  const GateSpec& defaults = plain->scenarios[0].gates;
+  EXPECT_DOUBLE_EQ(defaults.max_share_error.value_or(0), kDefaultMaxShareError);
+  EXPECT_DOUBLE_EQ(defaults.max_group_share_error.value_or(0), kDefaultMaxGroupShareError);
+  EXPECT_DOUBLE_EQ(defaults.min_jain.value_or(0), kDefaultMinJain);
+  EXPECT_DOUBLE_EQ(defaults.max_cap_overshoot.value_or(0), kDefaultMaxCapOvershoot);
+  EXPECT_EQ(defaults.convergence_time_ns.value_or(0), kSettleWithinEpoch);
+  EXPECT_TRUE(defaults.from_suite.empty());
+
+  auto off = load(R"([gates]
+max_group_share_error = "off"
+min_jain = "off"
+convergence_time = "off"
+max_cap_overshoot = "2%"
+)");
+  ASSERT_TRUE(off.ok()) << off.error().to_string();
+  const GateSpec& gates = off->scenarios[0].gates;
+  EXPECT_FALSE(gates.max_group_share_error.has_value());
+  EXPECT_FALSE(gates.min_jain.has_value());
+  EXPECT_FALSE(gates.convergence_time_ns.has_value());
+  EXPECT_EQ(gates.off, (std::vector<std::string>{"max_group_share_error", "min_jain",
+                                                 "convergence_time"}));
+  EXPECT_TRUE(gates.turned_off("min_jain"));
+  EXPECT_FALSE(gates.turned_off("max_share_error"));
+  EXPECT_DOUBLE_EQ(gates.max_share_error.value_or(0), kDefaultMaxShareError);
+  EXPECT_DOUBLE_EQ(gates.max_cap_overshoot.value_or(0), 0.02);
+  EXPECT_EQ(gates.from_suite, (std::vector<std::string>{"max_cap_overshoot"}));
+  // "Off" is the word; anything else is a value to parse.
+  expect_error("[gates]\nmin_jain = \"Off\"\n", {"gates.min_jain", 2, 12, "expected a number"});
+}
+
 TEST(SuiteLoader, Gates) {
   auto suite = load(R"([gates]
-max_share_error = 0
+max_share_error = 0.001
 max_group_share_error = 0.05
 min_jain = 1
 max_cap_overshoot = 0.02
@@ -607,7 +646,7 @@ max = "1s"
 )");
   ASSERT_TRUE(suite.ok()) << suite.error().to_string();
   const GateSpec& gates = suite->scenarios[0].gates;
-  EXPECT_DOUBLE_EQ(gates.max_share_error.value_or(-1), 0.0);
+  EXPECT_DOUBLE_EQ(gates.max_share_error.value_or(-1), 0.001);
   EXPECT_DOUBLE_EQ(gates.max_group_share_error.value_or(-1), 0.05);
   EXPECT_DOUBLE_EQ(gates.min_jain.value_or(-1), 1.0);
   EXPECT_DOUBLE_EQ(gates.max_cap_overshoot.value_or(-1), 0.02);
@@ -622,6 +661,16 @@ max = "1s"
   expect_error("[gates]\nmin_jain = 1.5\n", {"gates.min_jain", 2, 12, "0..1"});
   expect_error("[gates]\nmax_share_error = -0.1\n", {"gates.max_share_error", 2, 19, "at least 0"});
   expect_error("[gates]\nmax_share_error = nan\n", {"gates.max_share_error", 2, 19, "finite"});
+  // A limit of 0 passes nothing measured: "off" says what was meant.
+  expect_error("[gates]\nmax_share_error = \"0%\"\n",
+               {"gates.max_share_error", 2, 19, "must be above 0%"});
+  expect_error("[gates]\nconvergence_tolerance = \"0%\"\n",
+               {"gates.convergence_tolerance", 2, 25, "must be above 0%"});
+  expect_error("[gates]\nmin_jain = 0\n", {"gates.min_jain", 2, 12, "above 0"});
+  expect_error("[gates]\nmax_queue_depth = \"off\"\n",
+               {"gates.max_queue_depth", 2, 19, "no default judgement to turn off"});
+  expect_error("[gates]\nmax_share_eror = \"off\"\n",
+               {"gates.max_share_eror", 2, 1, "known keys"});
   expect_error("[[gates.latency]]\nflow = \"a\"\n",
                {"gates.latency[0]", 1, 1, "at least one of p50, p90, p99, p999, max"});
   expect_error("[[gates.latency]]\np99 = \"1us\"\n",
@@ -696,7 +745,8 @@ TEST(SuiteLoader, MultiScenarioInheritsWhatItDoesNotSet) {
   ASSERT_EQ(eth.flows.size(), 2U);
   EXPECT_EQ(eth.flows[0].where, "scenario[1].flow[0]");
   EXPECT_EQ(eth.flows[1].arrival.rate_pps, 1e6);
-  EXPECT_FALSE(eth.gates.min_jain.has_value());
+  // The scenario's own [gates] replaces the top level's: min_jain is back to its default.
+  EXPECT_DOUBLE_EQ(eth.gates.min_jain.value_or(0), kDefaultMinJain);
   EXPECT_DOUBLE_EQ(eth.gates.max_share_error.value_or(0), 0.02);
 }
 

@@ -74,6 +74,11 @@ struct Comparison {
   std::vector<std::string> notes;
   size_t inconclusive = 0;
   size_t tested = 0;  // metrics that could reach p < alpha: the count of the correction
+  /// Metrics flagged by the spread rule alone (the test could not reach alpha for them).
+  size_t spread_decided = 0;
+  /// Both runs deterministic with equal seeds (deterministic_pair): every change beyond the
+  /// threshold is a regression or an improvement, no test.
+  bool exact = false;
   bool regressed() const noexcept { return regressions != 0; }
   /// INCONCLUSIVE metrics that count (not allowed by the options).
   bool undecided() const noexcept { return inconclusive != 0 && !options.allow_inconclusive; }

@@ -23,10 +23,19 @@ struct FlowResult {
   std::string group;
   std::string leaf;
   std::optional<double> offered_bps;  // empty: saturating
+  /// What the policy should give it over the measured window: each epoch's share weighted by
+  /// the time the epoch lasted in the window (judge/expectation_window.hpp).
   double expected_bps = 0.0;
   double measured_bps = 0.0;  // mean over repetitions
   double measured_payload_bps = 0.0;
   double error = 0.0;  // measured / expected - 1
+  /// The relative standard uncertainty (1 sigma) of measured_bps from sampling alone
+  /// (judge/sampling_noise.hpp); share judgements allow z times it.
+  double noise = 0.0;
+  /// False: not judged (started after the window ended); `not_judged` says why. Absent (true)
+  /// in older results.
+  bool judged = true;
+  std::string not_judged;
   std::vector<double> measured_bps_reps;
   uint64_t messages = 0, packets = 0, payload_bytes = 0, wire_bytes = 0, drops = 0;
   uint64_t late_posts = 0;
@@ -61,9 +70,11 @@ struct GroupResult {
   std::string name;
   std::string leaf;
   uint32_t flows = 0;
-  double expected_bps = 0.0;
+  double expected_bps = 0.0;  // sum of its flows' (time-weighted)
   double measured_bps = 0.0;
   double error = 0.0;
+  double noise = 0.0;   // relative 1 sigma, from its flows'
+  bool judged = true;   // false: none of its flows started in the window
   std::vector<double> measured_bps_reps;
   LatencySummary latency;
   LatencySummary latency_from_sent;
@@ -151,6 +162,18 @@ struct GateResult {
   /// name and unit (gate_kind.hpp).
   GateKind kind = GateKind::ratio;
   GateBound bound = GateBound::at_most;
+  /// What the judgement allows beyond the threshold for sampling noise (same unit as value):
+  /// it passes when value is within threshold + allowance (at_most) or threshold - allowance
+  /// (at_least). 0 when the figure is exact.
+  double allowance = 0.0;
+  /// False: listed but not judged (turned off by the suite, or nothing to judge: no flow
+  /// started, no samples); `detail` says why, and it neither passes nor fails the run.
+  bool judged = true;
+  /// The limit is the documented default (the suite did not write it).
+  bool default_limit = false;
+  /// When it failed: what did not hold, for the verdict ("shares not held: g1 +47.0% (limit
+  /// 5%)"). Not in the file (the verdict is).
+  std::string failure;
 };
 
 struct Fairness {
@@ -170,6 +193,7 @@ struct ConvergenceEpoch {
   int64_t start_ns = 0;  // from time zero (the warm-up's start)
   uint32_t active_flows = 0;
   bool judged = false;     // false: no whole time bin inside the epoch's measured part
+  std::string not_judged;  // why, when not judged: "starts after the window", "no whole bin"
   bool converged = false;  // judged and settled before the epoch ended
   int64_t time_ns = 0;     // converged: from the epoch's start to the first settled bin
 };
@@ -186,6 +210,11 @@ struct Convergence {
   double jain_settled = 1.0;
   double worst_flow_error_settled = 0.0;
   std::string worst_flow_settled;
+  double worst_flow_noise_settled = 0.0;  // that flow's relative noise over its settled bins
+  /// Lossless back-pressure, not the program, held the rates: the senders spent more than
+  /// kBackpressureHeldFraction of the window paused by credit (docs/semantics.md).
+  bool held_by_backpressure = false;
+  double paused_fraction = 0.0;  // senders' paused time over (hosts x window)
 };
 
 /// A switch egress queue's depth per time bin of the measured window.
@@ -237,6 +266,8 @@ struct ScenarioResult {
   /// Per arbitration class, in class order; empty when the port has no classes and one host.
   std::vector<ClassResult> classes;
   std::vector<std::string> oracle_notes;  // e.g. "VLArb credit rule (low table): ..."
+  /// Why a class or flow is expected far below what it offers (suite/shortfall.hpp).
+  std::vector<std::string> shortfalls;
   Fairness fairness;
   Convergence convergence;  // in the file only when present
   Starvation starvation;    // in the file only when present
@@ -244,6 +275,16 @@ struct ScenarioResult {
   std::vector<std::pair<std::string, double>> driver_stats;  // mean over repetitions
   std::vector<QueueDepthSeries> queue_depth;  // in the file only when the driver gave it
   bool passed = true;
+};
+
+/// The run's verdict in words: what failed and what was not judged, so that the last line never
+/// says more than was judged (judge/verdict.hpp).
+struct Verdict {
+  uint32_t judged = 0;  // judgements made (gates with judged = true)
+  uint32_t held = 0;
+  std::vector<std::string> failed;      // "shares not held: h0-silver +47.0% (limit 5%)"
+  std::vector<std::string> not_judged;  // "group shares: off in the suite"
+  std::string summary;                  // the console's last line without the timing
 };
 
 struct Results {
@@ -262,6 +303,7 @@ struct Results {
   double wall_seconds = 0.0;
   std::vector<std::string> warnings;
   std::vector<ScenarioResult> scenarios;
+  Verdict verdict;
 };
 
 }  // namespace qb::judge

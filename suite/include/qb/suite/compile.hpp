@@ -29,6 +29,8 @@ struct CompiledScenario {
   std::vector<double> mean_wire_bytes;  // per flow instance: mean wire bytes per message
   std::vector<double> mean_message_bytes;
   std::vector<double> mean_packet_wire_bytes;  // per flow instance: mean wire bytes per packet
+  std::vector<double> wire_bytes_cv;  // per flow instance: coefficient of variation of the
+                                      // wire bytes per message (0 for one size)
   policy::OracleResult expected;               // wire bit/s per flow and per tree element
   std::vector<double> expected_class_bps;      // per arb class at the bottleneck port (NIC/switch)
   std::vector<std::string> oracle_notes;       // e.g. the VLArb credit rule vs the weight ratio
@@ -52,6 +54,8 @@ Result<std::vector<CompiledScenario>> compile_suite(const Suite& suite,
 /// Mean wire bytes per message of a size distribution under a wire model (exact for tables and
 /// fixed sizes; exact by enumeration for uniform ranges).
 double mean_wire_bytes(const gen::SizeSpec& size, const policy::WireModel& wire, policy::RdmaOp op);
+/// Coefficient of variation (standard deviation over mean) of the wire bytes per message.
+double wire_bytes_cv(const gen::SizeSpec& size, const policy::WireModel& wire, policy::RdmaOp op);
 /// Mean wire bytes per packet: mean wire bytes per message over mean packets per message.
 double mean_packet_wire_bytes(const gen::SizeSpec& size, const policy::WireModel& wire,
                               policy::RdmaOp op);

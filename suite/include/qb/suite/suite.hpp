@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -62,6 +63,7 @@ struct FlowSpec {
   // zero (the start of the warm-up), for flows that join a running fabric.
   int64_t start_ns = 0;
   int64_t start_step_ns = 0;
+  SourceLoc start_loc;  // `start` (or `start_step`) when written
   policy::PathQuery path_query;  // service_id, pkey, qos_class, source_guid, destination_guid
   bool has_path_query = false;
   std::string path_query_where;  // the first of those keys written, for errors
@@ -160,17 +162,53 @@ struct LatencyGate {
   SourceLoc flow_loc;  // the `flow` value
 };
 
+/// The judgements every run makes unless the suite turns them off with "off"
+/// (docs/suite-format.md, "Gates"): per-flow and per-group shares, fairness and caps, and, with
+/// joins or a DPA program, convergence. The defaults are met by every shipped suite.
+inline constexpr double kDefaultMaxShareError = 0.05;
+inline constexpr double kDefaultMaxGroupShareError = 0.05;
+inline constexpr double kDefaultMinJain = 0.99;
+inline constexpr double kDefaultMaxCapOvershoot = 0.01;
+/// convergence_time's default: every change settles before the next one (or the window's end),
+/// however long it takes.
+inline constexpr int64_t kSettleWithinEpoch = std::numeric_limits<int64_t>::max();
+
+/// The keys of [gates] that hold a judgement made by default (the ones "off" applies to).
+inline constexpr const char* kDefaultJudgements[] = {
+    "max_share_error", "max_group_share_error", "min_jain", "max_cap_overshoot",
+    "convergence_time"};
+
 struct GateSpec {
-  std::optional<double> max_share_error;        // worst per-flow |measured/expected - 1|
-  std::optional<double> max_group_share_error;  // same per flow group
-  std::optional<double> min_jain;               // normalised Jain index over measured/expected
-  std::optional<double> max_cap_overshoot;      // worst (measured/cap - 1) over capped elements
+  // An empty limit is a judgement the suite turned off ("off"; listed in `off`).
+  std::optional<double> max_share_error = kDefaultMaxShareError;  // per flow |measured/expected-1|
+  std::optional<double> max_group_share_error = kDefaultMaxGroupShareError;  // per flow group
+  std::optional<double> min_jain = kDefaultMinJain;  // normalised Jain over measured/expected
+  std::optional<double> max_cap_overshoot = kDefaultMaxCapOvershoot;  // (measured/cap - 1)
   /// Congestion control: the longest time the flows took to settle on their shares after a
   /// flow joined (within convergence_tolerance), and the deepest switch egress queue.
-  std::optional<int64_t> convergence_time_ns;
+  std::optional<int64_t> convergence_time_ns = kSettleWithinEpoch;
   double convergence_tolerance = 0.05;
   std::optional<int64_t> max_queue_depth_bytes;
   std::vector<LatencyGate> latency;
+  /// The keys of kDefaultJudgements the suite turned off, in the order written.
+  std::vector<std::string> off;
+  /// The keys of kDefaultJudgements whose limit the suite wrote (the others hold the default).
+  std::vector<std::string> from_suite;
+  std::string where;  // "gates" or "scenario[i].gates"
+  SourceLoc max_share_error_loc, convergence_time_loc, max_queue_depth_loc;  // when written
+
+  bool written(std::string_view key) const noexcept {
+    for (const auto& name : from_suite) {
+      if (name == key) return true;
+    }
+    return false;
+  }
+  bool turned_off(std::string_view key) const noexcept {
+    for (const auto& name : off) {
+      if (name == key) return true;
+    }
+    return false;
+  }
 };
 
 struct Scenario {

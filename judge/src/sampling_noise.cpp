@@ -1,0 +1,122 @@
+#include "qb/judge/sampling_noise.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace qb::judge {
+namespace {
+
+bool offered_limited(double offered_bps, double expected_bps) noexcept {
+  // Its expectation is what it offers: its own arrivals decide what it sends.
+  return std::isfinite(offered_bps) && expected_bps >= offered_bps * (1.0 - 1e-9);
+}
+
+}  // namespace
+
+double noise_quantile(size_t judged, double confidence) {
+  const double tail = (1.0 - confidence) / static_cast<double>(std::max<size_t>(judged, 1));
+  // P(|N(0,1)| > z) = erfc(z / sqrt 2): decreasing in z; bisection to well below 1e-6.
+  double low = 0.0, high = 40.0;
+  for (int i = 0; i < 200 && high - low > 1e-9; ++i) {
+    const double mid = 0.5 * (low + high);
+    if (std::erfc(mid / std::sqrt(2.0)) > tail) {
+      low = mid;
+    } else {
+      high = mid;
+    }
+  }
+  return high;
+}
+
+std::vector<double> model_noise(const suite::CompiledScenario& compiled, const NoiseInput& input) {
+  const size_t flows = compiled.plan.flows.size();
+  std::vector<double> noise(flows, 0.0);
+  std::vector<bool> held(flows, false);
+  double pooled_variance_bps2 = 0.0;  // absolute noise the offered-load flows leave
+  double held_expected_bps = 0.0;
+  const double span_s = static_cast<double>(std::max<int64_t>(input.span_ns, 1)) * 1e-9;
+  for (size_t f = 0; f < flows; ++f) {
+    const double expected = input.expected_bps[f];
+    const double active_s = static_cast<double>(std::max<int64_t>(input.active_ns[f], 0)) * 1e-9;
+    const double wire_bits = compiled.mean_wire_bytes[f] * 8.0;
+    if (!(expected > 0.0) || !(active_s > 0.0) || !(wire_bits > 0.0)) continue;
+    // Messages expected in the span: the expectation is over the whole span.
+    const double messages = std::max(expected * span_s / wire_bits, 1.0);
+    const double granularity = 1.0 / messages;  // one message more or less
+    if (!offered_limited(compiled.offered_bps[f], expected)) {
+      held[f] = true;
+      held_expected_bps += expected;
+      noise[f] = granularity;
+      continue;
+    }
+    const gen::ArrivalSpec& arrival =
+        compiled.scenario->flows[compiled.flow_spec[f]].arrival;
+    const double cv = compiled.wire_bytes_cv[f];
+    double variance = granularity * granularity;
+    switch (arrival.kind) {
+      case gen::ArrivalSpec::Kind::poisson:
+        variance += (1.0 + cv * cv) / messages;
+        break;
+      case gen::ArrivalSpec::Kind::cbr:
+        // A bit rate spaces messages by their size: the bytes are exact but for the window's
+        // edges; a message rate leaves the sizes to chance.
+        if (!(arrival.rate_bps > 0.0)) variance += cv * cv / messages;
+        break;
+      case gen::ArrivalSpec::Kind::onoff: {
+        if (!(arrival.rate_bps > 0.0)) variance += cv * cv / messages;
+        const double period_s =
+            static_cast<double>(arrival.on_ns) * 1e-9 + static_cast<double>(arrival.off_ns) * 1e-9;
+        const double edge = std::min(period_s / active_s, 1.0);
+        variance += edge * edge / 3.0;
+        break;
+      }
+      case gen::ArrivalSpec::Kind::saturate:
+        break;
+    }
+    noise[f] = std::sqrt(variance);
+    pooled_variance_bps2 += (noise[f] * expected) * (noise[f] * expected);
+  }
+  if (held_expected_bps > 0.0 && pooled_variance_bps2 > 0.0) {
+    const double pooled_bps = std::sqrt(pooled_variance_bps2);
+    for (size_t f = 0; f < flows; ++f) {
+      if (!held[f]) continue;
+      const double absorbed = pooled_bps / held_expected_bps;  // relative, same for each
+      noise[f] = std::sqrt(noise[f] * noise[f] + absorbed * absorbed);
+    }
+  }
+  return noise;
+}
+
+double noise_of_mean(double model_noise_one, std::span<const double> reps_bps, double mean_bps) {
+  const size_t n = reps_bps.size();
+  double noise = model_noise_one / std::sqrt(static_cast<double>(std::max<size_t>(n, 1)));
+  if (n >= 2 && mean_bps > 0.0) {
+    double sum_squares = 0.0;
+    for (const double rep : reps_bps) sum_squares += (rep - mean_bps) * (rep - mean_bps);
+    const double standard_error =
+        std::sqrt(sum_squares / static_cast<double>(n - 1) / static_cast<double>(n));
+    noise = std::max(noise, standard_error / mean_bps);
+  }
+  return noise;
+}
+
+double noise_of_sum(std::span<const double> noise, std::span<const double> expected_bps) {
+  double variance = 0.0, total = 0.0;
+  for (size_t i = 0; i < noise.size() && i < expected_bps.size(); ++i) {
+    variance += (noise[i] * expected_bps[i]) * (noise[i] * expected_bps[i]);
+    total += expected_bps[i];
+  }
+  return total > 0.0 ? std::sqrt(variance) / total : 0.0;
+}
+
+int64_t span_for_noise(int64_t span_ns, double noise_now, double target) {
+  if (!(target > 0.0) || !(noise_now > target)) return span_ns;
+  const double needed = static_cast<double>(span_ns) * (noise_now / target) * (noise_now / target);
+  if (!(needed < static_cast<double>(std::numeric_limits<int64_t>::max()))) {
+    return std::numeric_limits<int64_t>::max();
+  }
+  return static_cast<int64_t>(std::ceil(needed));
+}
+
+}  // namespace qb::judge

@@ -1,0 +1,80 @@
+#include "qb/judge/verdict.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "qb/common/units.hpp"
+
+namespace qb::judge {
+namespace {
+
+// For gates without a failure sentence (files read back): the name and the relation.
+std::string generic_failure(const GateResult& gate) {
+  if (std::isnan(gate.value)) return gate.name + ": " + gate.detail;
+  const bool at_most = gate.bound == GateBound::at_most;
+  auto shown = [&](double v) {
+    if (!std::isfinite(v)) return std::string("n/a");
+    switch (gate.kind) {
+      case GateKind::ratio:
+        return fmt::format("{:.2f}%", v * 100.0);
+      case GateKind::duration:
+        return format_duration_ns(v);
+      case GateKind::bytes:
+        return fmt::format("{:.0f} B", v);
+      case GateKind::index:
+        break;
+    }
+    return fmt::format("{:.4f}", v);
+  };
+  return fmt::format("{} {} {} {}", gate.name, shown(gate.value), at_most ? ">" : "<",
+                     shown(gate.threshold));
+}
+
+std::string join(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const auto& part : parts) out += (out.empty() ? "" : "; ") + part;
+  return out;
+}
+
+}  // namespace
+
+Verdict verdict_of(const Results& results) {
+  Verdict verdict;
+  const bool several = results.scenarios.size() > 1;
+  for (const ScenarioResult& scenario : results.scenarios) {
+    const std::string prefix = several ? fmt::format("[{}] ", scenario.name) : "";
+    for (const GateResult& gate : scenario.gates) {
+      if (!gate.judged) {
+        verdict.not_judged.push_back(fmt::format("{}{} ({})", prefix, gate.name, gate.detail));
+        continue;
+      }
+      ++verdict.judged;
+      if (gate.passed) {
+        ++verdict.held;
+      } else {
+        verdict.failed.push_back(prefix +
+                                 (gate.failure.empty() ? generic_failure(gate) : gate.failure));
+      }
+    }
+    uint32_t not_started = 0;
+    for (const FlowResult& flow : scenario.flows) not_started += flow.judged ? 0 : 1;
+    if (not_started != 0) {
+      verdict.not_judged.push_back(fmt::format(
+          "{}{} flow(s) not started in the window", prefix, not_started));
+    }
+  }
+  std::string line;
+  if (results.passed) {
+    line = fmt::format("PASSED: {} of {} judgements held", verdict.held, verdict.judged);
+  } else if (!verdict.failed.empty()) {
+    line = "FAILED: " + join(verdict.failed);
+  } else {
+    line = fmt::format("FAILED: {} of {} judgements held", verdict.held, verdict.judged);
+  }
+  if (!verdict.not_judged.empty()) line += "; not judged: " + join(verdict.not_judged);
+  verdict.summary = std::move(line);
+  return verdict;
+}
+
+}  // namespace qb::judge
