@@ -24,18 +24,18 @@
 #include "qb/engine/measure.hpp"
 #include "qb/engine/run.hpp"
 #include "qb/engine/run_memory.hpp"
+#include "qb/judge/judge.hpp"
+#include "qb/judge/run_metadata.hpp"
+#include "qb/judge/starvation_verdict.hpp"
+#include "qb/judge/window_checks.hpp"
 #include "qb/reports/compare_report.hpp"
 #include "qb/reports/explain.hpp"
-#include "qb/judge/judge.hpp"
-#include "qb/judge/window_checks.hpp"
-#include "qb/suite/shortfall.hpp"
 #include "qb/reports/output_file.hpp"
 #include "qb/reports/reporter_list.hpp"
 #include "qb/reports/results_reader.hpp"
-#include "qb/judge/run_metadata.hpp"
 #include "qb/reports/sender_results.hpp"
 #include "qb/reports/sender_summary.hpp"
-#include "qb/judge/starvation_verdict.hpp"
+#include "qb/suite/shortfall.hpp"
 #include "qb/suite/suite_loader.hpp"
 #include "terminal_safe.hpp"
 
@@ -461,15 +461,16 @@ std::vector<LiveScenario> live_scenarios(const suite::Suite& suite,
 // Rank 0's second clock estimate, after the run (every rank takes part; bounded: a rank that
 // is gone costs 10 s, not the job), printed against the first; nullopt when it failed.
 std::optional<std::vector<cluster::ClockOffset>> clocks_after_run(
-    cluster::Communicator& comm, const std::vector<cluster::ClockOffset>& before,
-    int64_t before_ns, bool reporting) {
+    cluster::Communicator& comm, const std::vector<cluster::ClockOffset>& before, int64_t before_ns,
+    bool reporting) {
   cluster::Wait wait = job_wait();
   wait.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   auto after = cluster::estimate_clock_offsets(comm, kClockSamples, wait);
   if (!after) {
     if (reporting) {
-      fmt::print(std::cerr, "warning: the clocks could not be compared after the run ({}): "
-                            "their drift is unknown\n",
+      fmt::print(std::cerr,
+                 "warning: the clocks could not be compared after the run ({}): "
+                 "their drift is unknown\n",
                  after.error().message);
     }
     return std::nullopt;
@@ -601,8 +602,8 @@ int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicat
   const engine::SuiteMeasurement measured = engine::measure(*run);
   std::vector<Warning> warnings = prepared.loaded.compile_warnings;
   if (host_role) {
-    const auto bounds = cluster::host_clock_bounds(
-        *roles, clock_offsets, offsets_after ? &*offsets_after : nullptr);
+    const auto bounds = cluster::host_clock_bounds(*roles, clock_offsets,
+                                                   offsets_after ? &*offsets_after : nullptr);
     for (const cluster::HostClockBound& host : bounds) {
       fmt::print(std::cerr,
                  "host {} (rank {}): one-way latency to the receiver within +- {} ns (the clock "

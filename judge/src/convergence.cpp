@@ -78,8 +78,8 @@ void judge_convergence(const suite::CompiledScenario& compiled, double tolerance
         c.worst_time_ns = std::max(c.worst_time_ns, result.time_ns);
         spans.emplace_back(e, SettledSpan{static_cast<size_t>(settled), static_cast<size_t>(last)});
       } else {
-        spans.emplace_back(e, SettledSpan{static_cast<size_t>((first + last + 1) / 2),
-                                          static_cast<size_t>(last)});
+        spans.emplace_back(
+            e, SettledSpan{static_cast<size_t>((first + last + 1) / 2), static_cast<size_t>(last)});
       }
       all_converged = all_converged && result.converged;
     }
@@ -92,7 +92,8 @@ void judge_convergence(const suite::CompiledScenario& compiled, double tolerance
   c.worst_flow_error_settled = spans.empty() ? 1.0 : 0.0;
   c.worst_flow_settled.clear();
   c.settled_from_ns = window_end_ns;
-  const bool modelled = compiled.scenario != nullptr && compiled.plan.flows.size() == out.flows.size();
+  const bool modelled =
+      compiled.scenario != nullptr && compiled.plan.flows.size() == out.flows.size();
   for (const auto& [e, span] : spans) {
     const std::vector<double>& expected = epochs[e].flow_bps;
     const size_t width = span.last - span.first;
@@ -100,8 +101,8 @@ void judge_convergence(const suite::CompiledScenario& compiled, double tolerance
     const int64_t span_ns = static_cast<int64_t>(width) * bin_ns;
     std::vector<double> noise(out.flows.size(), 0.0);
     if (modelled) {
-      noise = model_noise(compiled, NoiseInput{expected, std::vector<int64_t>(expected.size(), span_ns),
-                                               span_ns});
+      noise = model_noise(
+          compiled, NoiseInput{expected, std::vector<int64_t>(expected.size(), span_ns), span_ns});
     }
     std::vector<double> ratios;
     for (size_t f = 0; f < out.flows.size(); ++f) {
@@ -115,7 +116,8 @@ void judge_convergence(const suite::CompiledScenario& compiled, double tolerance
         c.worst_flow_error_settled = error;
         c.worst_flow_settled = out.flows[f].name;
         c.worst_flow_noise_settled =
-            noise[f] / std::sqrt(static_cast<double>(std::max<uint32_t>(out.repetitions_completed, 1)));
+            noise[f] /
+            std::sqrt(static_cast<double>(std::max<uint32_t>(out.repetitions_completed, 1)));
       }
     }
     // The last judged epoch's span: where the settled Jain index and "settled from" are read.

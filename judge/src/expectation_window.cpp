@@ -11,7 +11,8 @@ SpanExpectation expectation_over(const suite::CompiledScenario& compiled, int64_
   if (to_ns <= from_ns) return out;
   const auto span = static_cast<double>(to_ns - from_ns);
   for (size_t f = 0; f < flows; ++f) {
-    out.active_ns[f] = std::max<int64_t>(0, to_ns - std::max(from_ns, compiled.plan.flows[f].start_ns));
+    out.active_ns[f] =
+        std::max<int64_t>(0, to_ns - std::max(from_ns, compiled.plan.flows[f].start_ns));
   }
   if (compiled.epochs.empty()) {
     // One set of shares from the (common) start on.

@@ -8,13 +8,13 @@
 #include "convergence.hpp"
 #include "policy_results.hpp"
 #include "qb/common/units.hpp"
-#include "qb/judge/expectation_window.hpp"
-#include "qb/judge/sampling_noise.hpp"
-#include "qb/suite/shortfall.hpp"
 #include "qb/engine/measure.hpp"
 #include "qb/engine/run_memory.hpp"
+#include "qb/judge/expectation_window.hpp"
+#include "qb/judge/sampling_noise.hpp"
 #include "qb/judge/starvation_verdict.hpp"
 #include "qb/judge/verdict.hpp"
+#include "qb/suite/shortfall.hpp"
 
 namespace qb::judge {
 namespace {
@@ -39,7 +39,7 @@ const engine::FlowLatency* latency_named(const engine::ScenarioMeasurement& meas
 
 // Why a defaulted judgement is not made: the suite turned it off.
 GateResult not_judged_gate(std::string name, std::string why, GateKind kind, GateBound bound) {
-  GateResult gate{std::move(name), true, 0.0, 0.0, "", std::move(why), kind, bound};
+  GateResult gate = gate_result(std::move(name), true, 0.0, 0.0, "", std::move(why), kind, bound);
   gate.judged = false;
   return gate;
 }
@@ -72,23 +72,22 @@ GateResult share_gate(const char* name, const char* what, const std::vector<Shar
       worst = &row;
     }
   }
-  GateResult gate{name, false, std::fabs(worst->error), limit, "",
-                  fmt::format("worst {}: {} ({:+.3f}%{}){}", what, *worst->name,
-                              worst->error * 100.0,
-                              worst->noise > 0.0
-                                  ? fmt::format(", sampling noise ±{:.3g}% at {:g}% confidence",
-                                                z * worst->noise * 100.0, kNoiseConfidence * 100.0)
-                                  : "",
-                              span),
-                  GateKind::ratio, GateBound::at_most};
+  GateResult gate = gate_result(
+      name, false, std::fabs(worst->error), limit, "",
+      fmt::format("worst {}: {} ({:+.3f}%{}){}", what, *worst->name, worst->error * 100.0,
+                  worst->noise > 0.0
+                      ? fmt::format(", sampling noise ±{:.3g}% at {:g}% confidence",
+                                    z * worst->noise * 100.0, kNoiseConfidence * 100.0)
+                      : "",
+                  span),
+      GateKind::ratio, GateBound::at_most);
   gate.allowance = z * worst->noise;
   gate.passed = gate.value <= gate.threshold + gate.allowance;
-  gate.failure = fmt::format("{} not held: {} {:+.1f}% (limit {:g}%{})",
-                             std::string_view(what) == "flow" ? "shares" : "group shares",
-                             *worst->name, worst->error * 100.0, limit * 100.0,
-                             gate.allowance > 0.0
-                                 ? fmt::format(" + ±{:.2g}% noise", gate.allowance * 100.0)
-                                 : "");
+  gate.failure = fmt::format(
+      "{} not held: {} {:+.1f}% (limit {:g}%{})",
+      std::string_view(what) == "flow" ? "shares" : "group shares", *worst->name,
+      worst->error * 100.0, limit * 100.0,
+      gate.allowance > 0.0 ? fmt::format(" + ±{:.2g}% noise", gate.allowance * 100.0) : "");
   return gate;
 }
 
@@ -113,8 +112,7 @@ void judge_shares(const suite::GateSpec& spec, ScenarioResult& scenario) {
     scenario.gates.push_back(
         share_gate("max_share_error", "flow", rows, *spec.max_share_error, span));
   }
-  if (!off_in_suite(spec, "max_group_share_error", GateKind::ratio, GateBound::at_most,
-                    scenario)) {
+  if (!off_in_suite(spec, "max_group_share_error", GateKind::ratio, GateBound::at_most, scenario)) {
     std::vector<ShareRow> rows;
     for (const GroupResult& group : scenario.groups) {
       if (group.judged) rows.push_back(ShareRow{&group.name, group.error, group.noise});
@@ -149,12 +147,13 @@ void judge_jain(const suite::GateSpec& spec, ScenarioResult& scenario) {
     return;
   }
   const double jain = settled.present ? settled.jain_settled : scenario.fairness.jain;
-  GateResult gate{"min_jain", false, jain, *spec.min_jain, "",
-                  settled.present ? "settled" : "", GateKind::index, GateBound::at_least};
+  GateResult gate =
+      gate_result("min_jain", false, jain, *spec.min_jain, "", settled.present ? "settled" : "",
+                  GateKind::index, GateBound::at_least);
   gate.allowance = settled.present ? 0.0 : jain_allowance(judged);
   gate.passed = gate.value >= gate.threshold - gate.allowance;
-  gate.failure = fmt::format("fairness not held: normalised Jain {:.4f} (limit {:g})", jain,
-                             *spec.min_jain);
+  gate.failure =
+      fmt::format("fairness not held: normalised Jain {:.4f} (limit {:g})", jain, *spec.min_jain);
   scenario.gates.push_back(std::move(gate));
 }
 
@@ -190,9 +189,9 @@ void judge_caps(const suite::GateSpec& spec, ScenarioResult& scenario) {
                                              GateKind::ratio, GateBound::at_most));
     return;
   }
-  GateResult gate{"max_cap_overshoot", worst <= *spec.max_cap_overshoot, worst,
-                  *spec.max_cap_overshoot, "", "worst element: " + worst_name, GateKind::ratio,
-                  GateBound::at_most};
+  GateResult gate = gate_result("max_cap_overshoot", worst <= *spec.max_cap_overshoot, worst,
+                                *spec.max_cap_overshoot, "", "worst element: " + worst_name,
+                                GateKind::ratio, GateBound::at_most);
   gate.failure = fmt::format("caps not held: {} {:+.1f}% over its cap (limit {:g}%)", worst_name,
                              worst * 100.0, *spec.max_cap_overshoot * 100.0);
   scenario.gates.push_back(std::move(gate));
@@ -224,12 +223,13 @@ void judge_convergence_gate(const suite::GateSpec& spec, ScenarioResult& scenari
   bool passed = settled.converged && value <= limit;
   if (settled.held_by_backpressure) {
     passed = false;
-    detail = fmt::format("held by lossless back-pressure, not by the program: the senders were "
-                         "paused {:.1f}% of the window",
-                         settled.paused_fraction * 100.0);
+    detail = fmt::format(
+        "held by lossless back-pressure, not by the program: the senders were "
+        "paused {:.1f}% of the window",
+        settled.paused_fraction * 100.0);
   }
-  GateResult gate{"convergence_time", passed, value, limit, "ns", detail,
-                  GateKind::duration, GateBound::at_most};
+  GateResult gate = gate_result("convergence_time", passed, value, limit, "ns", detail,
+                                GateKind::duration, GateBound::at_most);
   if (settled.held_by_backpressure) {
     gate.failure = "convergence not the program's: " + detail;
   } else if (!settled.converged) {
@@ -252,13 +252,13 @@ void judge_gates(const suite::GateSpec& spec, const engine::ScenarioMeasurement&
     for (const auto& [name, value] : measured.driver_stats) {
       if (name == "switch_queue_max_bytes") depth = value;
     }
-    GateResult gate{"max_queue_depth", depth <= static_cast<double>(*spec.max_queue_depth_bytes),
+    GateResult gate =
+        gate_result("max_queue_depth", depth <= static_cast<double>(*spec.max_queue_depth_bytes),
                     depth, static_cast<double>(*spec.max_queue_depth_bytes), "B",
-                    "deepest switch egress class queue", GateKind::bytes, GateBound::at_most};
-    gate.failure = std::isfinite(depth)
-                       ? fmt::format("queue too deep: {:.0f} B (limit {:.0f} B)", depth,
-                                     gate.threshold)
-                       : "queue depth: the driver measured no switch queue";
+                    "deepest switch egress class queue", GateKind::bytes, GateBound::at_most);
+    gate.failure = std::isfinite(depth) ? fmt::format("queue too deep: {:.0f} B (limit {:.0f} B)",
+                                                      depth, gate.threshold)
+                                        : "queue depth: the driver measured no switch queue";
     scenario.gates.push_back(std::move(gate));
   }
   judge_caps(spec, scenario);
@@ -272,9 +272,9 @@ void judge_gates(const suite::GateSpec& spec, const engine::ScenarioMeasurement&
     const char* basis = gate.basis == suite::LatencyGate::Basis::sent ? ",sent" : "";
     auto add = [&](const char* key, const std::optional<int64_t>& threshold, double percentile) {
       if (!threshold) return;
-      GateResult result{fmt::format("latency.{}[{}{}]", key, gate.flow, basis), false, 0.0,
-                        static_cast<double>(*threshold), "ns", "", GateKind::duration,
-                        GateBound::at_most};
+      GateResult result = gate_result(fmt::format("latency.{}[{}{}]", key, gate.flow, basis), false,
+                                      0.0, static_cast<double>(*threshold), "ns", "",
+                                      GateKind::duration, GateBound::at_most);
       if (merged.count() == 0) {
         // Nothing completed: no value to compare, and an empty histogram must not pass.
         result.value = std::numeric_limits<double>::quiet_NaN();
@@ -286,9 +286,9 @@ void judge_gates(const suite::GateSpec& spec, const engine::ScenarioMeasurement&
         result.value = static_cast<double>(value);
         result.passed = value <= *threshold;
         result.detail = fmt::format("{} samples", merged.count());
-        result.failure = fmt::format("{} {} above its limit {}", result.name,
-                                     format_duration_ns(result.value),
-                                     format_duration_ns(result.threshold));
+        result.failure =
+            fmt::format("{} {} above its limit {}", result.name, format_duration_ns(result.value),
+                        format_duration_ns(result.threshold));
       }
       scenario.gates.push_back(std::move(result));
     };
@@ -369,7 +369,8 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run,
   out.bin_ns = run.bin_ns;
   if (run.requested_bin_ns != 0 && run.requested_bin_ns != run.bin_ns) {
     out.bin_requested_ns = run.requested_bin_ns;
-  }  out.repetitions_partial = measured.repetitions_partial;
+  }
+  out.repetitions_partial = measured.repetitions_partial;
   if (measured.repetitions_partial != 0) out.measured_ns_reps = measured.measured_ns_reps;
   out.wall_seconds = measured.wall_seconds;
   out.driver_stats = measured.driver_stats;
@@ -419,10 +420,9 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run,
       // It never ran in the window: nothing to compare, and no error to report.
       flow.judged = false;
       flow.error = 0.0;
-      flow.not_judged =
-          fmt::format("not started: starts at {}, after the window ends at {}",
-                      format_duration_ns(static_cast<double>(plan.start_ns)),
-                      format_duration_ns(static_cast<double>(window_end_ns)));
+      flow.not_judged = fmt::format("not started: starts at {}, after the window ends at {}",
+                                    format_duration_ns(static_cast<double>(plan.start_ns)),
+                                    format_duration_ns(static_cast<double>(window_end_ns)));
     }
     flow.host = plan.host;
     flow.tclass = policy::tc_name(plan.tx_tclass);
@@ -546,7 +546,8 @@ double jain_index(const std::vector<double>& ratios) noexcept {
 }
 
 Result<Results> judge_run(const suite::Suite& suite, const engine::SuiteRun& run,
-                      const engine::SuiteMeasurement& measurement, const RunMetadata& metadata) {
+                          const engine::SuiteMeasurement& measurement,
+                          const RunMetadata& metadata) {
   Results results;
   results.tool_version = metadata.tool_version;
   results.suite = suite.name;

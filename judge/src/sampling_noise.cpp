@@ -50,8 +50,7 @@ std::vector<double> model_noise(const suite::CompiledScenario& compiled, const N
       noise[f] = granularity;
       continue;
     }
-    const gen::ArrivalSpec& arrival =
-        compiled.scenario->flows[compiled.flow_spec[f]].arrival;
+    const gen::ArrivalSpec& arrival = compiled.scenario->flows[compiled.flow_spec[f]].arrival;
     const double cv = compiled.wire_bytes_cv[f];
     double variance = granularity * granularity;
     switch (arrival.kind) {

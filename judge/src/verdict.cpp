@@ -60,8 +60,8 @@ Verdict verdict_of(const Results& results) {
     uint32_t not_started = 0;
     for (const FlowResult& flow : scenario.flows) not_started += flow.judged ? 0 : 1;
     if (not_started != 0) {
-      verdict.not_judged.push_back(fmt::format(
-          "{}{} flow(s) not started in the window", prefix, not_started));
+      verdict.not_judged.push_back(
+          fmt::format("{}{} flow(s) not started in the window", prefix, not_started));
     }
   }
   std::string line;

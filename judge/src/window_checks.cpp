@@ -53,8 +53,8 @@ void noise_warnings(const suite::CompiledScenario& compiled, const Window& windo
   const suite::Scenario& scenario = *compiled.scenario;
   if (!scenario.gates.max_share_error || window.duration_ns <= 0) return;
   const double limit = *scenario.gates.max_share_error;
-  const SpanExpectation expected = expectation_over(
-      compiled, window.warmup_ns, window.warmup_ns + window.duration_ns);
+  const SpanExpectation expected =
+      expectation_over(compiled, window.warmup_ns, window.warmup_ns + window.duration_ns);
   const std::vector<double> noise =
       model_noise(compiled, NoiseInput{expected.flow_bps, expected.active_ns, window.duration_ns});
   size_t judged = 0, worst = 0;
@@ -86,7 +86,8 @@ void noise_warnings(const suite::CompiledScenario& compiled, const Window& windo
 }  // namespace
 
 Window window_of(const suite::Scenario& scenario) {
-  return Window{scenario.warmup_ns, scenario.duration_ns, std::max<uint32_t>(scenario.repetitions, 1)};
+  return Window{scenario.warmup_ns, scenario.duration_ns,
+                std::max<uint32_t>(scenario.repetitions, 1)};
 }
 
 std::vector<Warning> window_warnings(const suite::CompiledScenario& compiled,

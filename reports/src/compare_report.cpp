@@ -65,12 +65,11 @@ void print_comparison(const Comparison& comparison, std::ostream& out, size_t ma
     fmt::print(out, "{} metrics compared; {} changed beyond the threshold\n",
                comparison.metrics.size(), comparison.regressions + comparison.improvements);
   } else {
-    fmt::print(
-        out,
-        "compare \"{}\": {} -> {} (threshold {:.2f}%, alpha {}, Mann-Whitney U over "
-        "repetitions)\n",
-        comparison.suite, comparison.baseline_label, comparison.current_label,
-        comparison.options.threshold * 100.0, comparison.options.alpha);
+    fmt::print(out,
+               "compare \"{}\": {} -> {} (threshold {:.2f}%, alpha {}, Mann-Whitney U over "
+               "repetitions)\n",
+               comparison.suite, comparison.baseline_label, comparison.current_label,
+               comparison.options.threshold * 100.0, comparison.options.alpha);
     // Every flagged row is explained by one of the two counts.
     fmt::print(out,
                "{} of {} metrics vary enough to be tested{}; {} more decided by the spread rule "

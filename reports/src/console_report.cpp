@@ -53,10 +53,9 @@ void print_row(std::ostream& out, RateUnit unit, const std::string& name, const 
                double expected_bps, const MeasuredRates& measured, const std::string& error,
                const LatencySummary& lat, const LatencySummary& lat_from_sent) {
   const RateCells cells = rate_cells(unit, expected_bps, measured);
-  fmt::print(out, kRowFormat, name, leaf, cells.expected, cells.measured, error,
-             cells.goodput, cells.extra, latency(lat.p50_ns, lat.count),
-             latency(lat.p99_ns, lat.count), latency(lat.p999_ns, lat.count),
-             latency(lat_from_sent.p99_ns, lat_from_sent.count));
+  fmt::print(out, kRowFormat, name, leaf, cells.expected, cells.measured, error, cells.goodput,
+             cells.extra, latency(lat.p50_ns, lat.count), latency(lat.p99_ns, lat.count),
+             latency(lat.p999_ns, lat.count), latency(lat_from_sent.p99_ns, lat_from_sent.count));
 }
 
 template <typename Pick>
@@ -127,8 +126,7 @@ void print_classes(const ScenarioResult& s, std::ostream& out, RateUnit unit) {
     MeasuredRates shown = measured;
     shown.wire_bps = c.measured_bps;
     const RateCells cells = rate_cells(unit, c.expected_bps, shown);
-    fmt::print(out, kClassFormat, c.name, c.flows,
-               fmt::format("{:.2f}%", c.expected_share * 100.0),
+    fmt::print(out, kClassFormat, c.name, c.flows, fmt::format("{:.2f}%", c.expected_share * 100.0),
                fmt::format("{:.2f}%", c.measured_share * 100.0), cells.expected, cells.measured,
                percent(c.error), cells.goodput, latency(c.latency.p50_ns, c.latency.count),
                latency(c.latency.p99_ns, c.latency.count));

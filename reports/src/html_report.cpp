@@ -263,8 +263,7 @@ void verdict(Markup& m, const Results& r, const Comparison* c) {
     m.element("p", {},
               gates == 0 ? "Nothing was judged."
                          : "Every judgement held: " + plural(gates, "judgement", "judgements") +
-                               " in " + plural(r.scenarios.size(), "scenario", "scenarios") +
-                               ".");
+                               " in " + plural(r.scenarios.size(), "scenario", "scenarios") + ".");
   } else {
     m.element("p", {},
               std::to_string(failed.size()) + " of " + plural(gates, "gate", "gates") + " failed:");
@@ -385,7 +384,9 @@ void gates_table(Markup& m, const ScenarioResult& s) {
   m.close().close();
   m.open("tbody");
   for (const auto& g : s.gates) {
-    m.open("tr", {{"class", !g.judged ? "gate not-judged" : g.passed ? "gate" : "gate failed"},
+    m.open("tr", {{"class", !g.judged  ? "gate not-judged"
+                            : g.passed ? "gate"
+                                       : "gate failed"},
                   {"data-gate", g.name},
                   {"data-passed", bool_text(g.passed)},
                   {"data-judged", bool_text(g.judged)},
@@ -401,9 +402,9 @@ void gates_table(Markup& m, const ScenarioResult& s) {
     m.element("td", {{"class", "mono"}}, g.name);
     m.element("td", {{"class", "num"}}, g.judged ? gate_value(g, g.value) : std::string("–"));
     m.element("td", {{"class", "num"}},
-              g.judged ? gate_threshold(g) + (g.allowance > 0.0
-                                                  ? " (± " + gate_value(g, g.allowance) + " noise)"
-                                                  : std::string()) +
+              g.judged ? gate_threshold(g) +
+                             (g.allowance > 0.0 ? " (± " + gate_value(g, g.allowance) + " noise)"
+                                                : std::string()) +
                              (g.default_limit ? " default" : "")
                        : std::string("–"));
     m.element("td", {{"class", "muted"}}, g.detail);

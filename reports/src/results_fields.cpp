@@ -559,10 +559,9 @@ const Field<ConvergenceEpoch> kConvergenceEpochFields[] = {
     member<&ConvergenceEpoch::judged>("judged"),
     member<&ConvergenceEpoch::converged>("converged"),
     member<&ConvergenceEpoch::time_ns>("time_ns"),
-    member<&ConvergenceEpoch::not_judged>("not_judged", Presence::optional,
-                                          [](const ConvergenceEpoch& epoch) {
-                                            return !epoch.not_judged.empty();
-                                          }),
+    member<&ConvergenceEpoch::not_judged>(
+        "not_judged", Presence::optional,
+        [](const ConvergenceEpoch& epoch) { return !epoch.not_judged.empty(); }),
 };
 template <>
 const RecordSchema<ConvergenceEpoch>& schema_of<ConvergenceEpoch>() {
@@ -731,10 +730,9 @@ const Field<ScenarioResult> kScenarioFields[] = {
     // Only when a port arbitrates between classes (ETS or VLArb).
     member<&ScenarioResult::arbitration>("arbitration", Presence::optional, has_arbitration),
     // Only when a class or flow is expected far below what it offers (suite/shortfall.hpp).
-    member<&ScenarioResult::shortfalls>("shortfalls", Presence::optional,
-                                        [](const ScenarioResult& scenario) {
-                                          return !scenario.shortfalls.empty();
-                                        }),
+    member<&ScenarioResult::shortfalls>(
+        "shortfalls", Presence::optional,
+        [](const ScenarioResult& scenario) { return !scenario.shortfalls.empty(); }),
 };
 template <>
 const RecordSchema<ScenarioResult>& schema_of<ScenarioResult>() {

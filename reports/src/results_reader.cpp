@@ -9,7 +9,6 @@
 #include <sstream>
 
 #include "qb/judge/verdict.hpp"
-
 #include "results_fields.hpp"
 
 namespace qb::report {

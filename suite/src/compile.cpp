@@ -126,8 +126,7 @@ double mean_wire_bytes(const gen::SizeSpec& size, const policy::WireModel& wire,
   });
 }
 
-double wire_bytes_cv(const gen::SizeSpec& size, const policy::WireModel& wire,
-                     policy::RdmaOp op) {
+double wire_bytes_cv(const gen::SizeSpec& size, const policy::WireModel& wire, policy::RdmaOp op) {
   const double mean = mean_wire_bytes(size, wire, op);
   const double mean_square = mean_over_sizes(size, [&](uint64_t bytes) {
     const auto w = static_cast<double>(wire.wire_bytes_for_message(bytes, op));

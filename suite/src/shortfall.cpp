@@ -33,7 +33,7 @@ std::string key(const std::string& scenario_where, const std::string& section_wh
 }
 
 struct ClassLoad {
-  double offered_bps = 0.0;   // +inf: a saturating flow
+  double offered_bps = 0.0;  // +inf: a saturating flow
   double expected_bps = 0.0;
   size_t first_flow = std::numeric_limits<size_t>::max();
 };
@@ -76,11 +76,10 @@ void ets_shortfalls(const CompiledScenario& compiled, const std::vector<ClassLoa
       if (other == tc || groups[other] <= groups[tc] || !(loads[other].expected_bps > 0.0)) {
         continue;
       }
-      above.push_back(fmt::format("TC{} ({}, {}.tsa[{}]{})", other, tsa_name(eth.tsa[other]),
-                                  eth_key, other,
-                                  eth.tsa[other] == policy::TcSelect::vendor
-                                      ? ": mlx5's default, served before ETS TCs"
-                                      : ""));
+      above.push_back(fmt::format(
+          "TC{} ({}, {}.tsa[{}]{})", other, tsa_name(eth.tsa[other]), eth_key, other,
+          eth.tsa[other] == policy::TcSelect::vendor ? ": mlx5's default, served before ETS TCs"
+                                                     : ""));
       above_bps += loads[other].expected_bps;
     }
     const policy::FlowPlan& first = plan.flows[load.first_flow];
@@ -91,19 +90,20 @@ void ets_shortfalls(const CompiledScenario& compiled, const std::vector<ClassLoa
     shortfall.where = scenario.flows[compiled.flow_spec[load.first_flow]].where;
     std::string why;
     if (eth.tc_max_rate_bps[tc] > 0.0 && eth.tc_max_rate_bps[tc] < could_use) {
-      why = fmt::format("capped at {} by {}.tc_max_rate[{}]", format_rate_bps(eth.tc_max_rate_bps[tc]),
-                        eth_key, tc);
+      why = fmt::format("capped at {} by {}.tc_max_rate[{}]",
+                        format_rate_bps(eth.tc_max_rate_bps[tc]), eth_key, tc);
     }
     if (!above.empty()) {
       std::string list;
       for (const auto& name : above) list += (list.empty() ? "" : ", ") + name;
-      why += fmt::format("{}served only after {}, which take {} of the {} port", why.empty() ? "" : "; ",
-                         list, format_rate_bps(above_bps), format_rate_bps(capacity));
+      why += fmt::format("{}served only after {}, which take {} of the {} port",
+                         why.empty() ? "" : "; ", list, format_rate_bps(above_bps),
+                         format_rate_bps(capacity));
     }
     if (why.empty()) continue;
     shortfall.cause = fmt::format(
-        "TC{} (priority {} of flow '{}', {}.prio_tc) is expected {} of the {} it could use: {}",
-        tc, first.priority, first.group, eth_key, format_rate_bps(load.expected_bps),
+        "TC{} (priority {} of flow '{}', {}.prio_tc) is expected {} of the {} it could use: {}", tc,
+        first.priority, first.group, eth_key, format_rate_bps(load.expected_bps),
         format_rate_bps(could_use), why);
     out.push_back(std::move(shortfall));
   }
@@ -134,9 +134,10 @@ void vlarb_shortfalls(const CompiledScenario& compiled, const std::vector<ClassL
     const uint32_t low = weight_in(tables.vlarb_low, vl);
     std::string why;
     if (high == 0 && low == 0) {
-      why = fmt::format("VL{} has no entry of non-zero weight in {}.vlarb_high or vlarb_low (or "
-                        "the OpenSM file's qos_vlarb_*): it is never served",
-                        vl, ib_key);
+      why = fmt::format(
+          "VL{} has no entry of non-zero weight in {}.vlarb_high or vlarb_low (or "
+          "the OpenSM file's qos_vlarb_*): it is never served",
+          vl, ib_key);
     } else if (high == 0) {
       std::string list;
       double above_bps = 0.0;
@@ -159,10 +160,10 @@ void vlarb_shortfalls(const CompiledScenario& compiled, const std::vector<ClassL
     shortfall.starved = load.expected_bps <= kStarvedFraction * could_use;
     shortfall.loc = scenario.flows[compiled.flow_spec[load.first_flow]].loc;
     shortfall.where = scenario.flows[compiled.flow_spec[load.first_flow]].where;
-    shortfall.cause = fmt::format("VL{} (flow '{}') is expected {} of the {} it could use: {}", vl,
-                                  plan.flows[load.first_flow].group,
-                                  format_rate_bps(load.expected_bps), format_rate_bps(could_use),
-                                  why);
+    shortfall.cause =
+        fmt::format("VL{} (flow '{}') is expected {} of the {} it could use: {}", vl,
+                    plan.flows[load.first_flow].group, format_rate_bps(load.expected_bps),
+                    format_rate_bps(could_use), why);
     out.push_back(std::move(shortfall));
   }
 }
@@ -217,10 +218,10 @@ std::vector<Warning> starvation_warnings(const CompiledScenario& compiled) {
   std::vector<Warning> warnings;
   for (Shortfall& shortfall : shortfall_causes(compiled, compiled.expected.flow_bps)) {
     if (!shortfall.starved) continue;
-    warnings.push_back(Warning{
-        shortfall.cause + " (its flows are expected 0 bit/s; a latency gate on them has no "
-                          "samples to judge)",
-        shortfall.where, shortfall.loc});
+    warnings.push_back(
+        Warning{shortfall.cause + " (its flows are expected 0 bit/s; a latency gate on them has no "
+                                  "samples to judge)",
+                shortfall.where, shortfall.loc});
   }
   return warnings;
 }

@@ -638,8 +638,9 @@ GateSpec read_gates(const Located* section, std::vector<Warning>& warnings) {
   judgement("min_jain", gates.min_jain, [&] {
     const std::optional<double> jain = reader.number("min_jain", 0.0, 1.0);
     if (jain && !(*jain > 0.0)) {
-      reader.fail_at("min_jain", "min_jain must be above 0 and at most 1 (\"off\" turns the "
-                                 "judgement off)");
+      reader.fail_at("min_jain",
+                     "min_jain must be above 0 and at most 1 (\"off\" turns the "
+                     "judgement off)");
     }
     return jain;
   });

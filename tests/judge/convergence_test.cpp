@@ -233,6 +233,8 @@ std::unique_ptr<Judged> judge_series(const std::string& gates,
   auto suite = suite::load_suite_string(
       "[suite]\nwarmup = \"0s\"\nduration = \"1200us\"\nbin = \"100us\"\nrepetitions = 1\n"
       "[port]\nrate = \"100Gbps\"\ntransport = \"rocev2\"\nmtu = 4096\n"
+      // A switch: max_queue_depth judges its egress queue (without one the gate is refused).
+      "[fabric]\nswitch = true\n"
       "[[flow]]\nname = \"a\"\nsize = 65536\nrate = \"saturate\"\n"
       "[[flow]]\nname = \"b\"\nsize = 65536\nrate = \"saturate\"\nstart = \"500us\"\n"
       "[gates]\n" +

@@ -92,7 +92,7 @@ TEST(HtmlLabels, VerdictNamesTheKindOfEachRegression) {
 TEST(HtmlLabels, JainChartDrawsTheMinJainGate) {
   Results results = testing::sample_results();
   results.scenarios[0].gates = {
-      GateResult{"min_jain", true, 0.9999, 0.995, "", "", GateKind::index, GateBound::at_least}};
+      gate_result("min_jain", true, 0.9999, 0.995, "", "", GateKind::index, GateBound::at_least)};
   const std::string html = render_html_report(results);
   EXPECT_EQ(count(html, "class=\"gate-line jain-gate\""), 1u);
   EXPECT_NE(html.find("data-min-jain=\"0.995\""), std::string::npos);
@@ -103,8 +103,8 @@ TEST(HtmlLabels, JainChartDrawsTheMinJainGate) {
 
 TEST(HtmlLabels, FailedGateSaysTheRelationThatHolds) {
   Results results = testing::sample_results();
-  GateResult gate{"latency.p99[g1-qp]", false, 250000, 200000, "ns", "", GateKind::duration,
-                  GateBound::at_most};
+  GateResult gate = gate_result("latency.p99[g1-qp]", false, 250000, 200000, "ns", "",
+                                GateKind::duration, GateBound::at_most);
   results.scenarios[0].gates = {gate};
   results.scenarios[0].passed = results.passed = false;
   const std::string html = render_html_report(results);

@@ -138,10 +138,10 @@ inline Results sample_results(size_t reps = 5, double g2_scale = 1.0) {
   s.fairness.worst_group = "g2-qp";
   s.fairness.jain_series = {0.9999, 1.0};
   for (size_t i = 0; i < reps; ++i) s.fairness.jain_reps.push_back(0.99999);
-  s.gates.push_back(GateResult{"max_share_error", true, 0.0003, 0.01, "", "worst flow: g2-qp",
-                               GateKind::ratio, GateBound::at_most});
-  s.gates.push_back(GateResult{"latency.p99[g1-qp]", false, 250000, 200000, "ns",
-                               "1000 samples & <more>", GateKind::duration, GateBound::at_most});
+  s.gates.push_back(gate_result("max_share_error", true, 0.0003, 0.01, "", "worst flow: g2-qp",
+                                GateKind::ratio, GateBound::at_most));
+  s.gates.push_back(gate_result("latency.p99[g1-qp]", false, 250000, 200000, "ns",
+                                "1000 samples & <more>", GateKind::duration, GateBound::at_most));
   s.driver_stats = {{"zeta_events", 12.0}, {"alpha_packets", 34.5}};
   s.passed = false;
   r.scenarios.push_back(s);

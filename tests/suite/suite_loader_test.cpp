@@ -619,8 +619,8 @@ max_cap_overshoot = "2%"
   EXPECT_FALSE(gates.max_group_share_error.has_value());
   EXPECT_FALSE(gates.min_jain.has_value());
   EXPECT_FALSE(gates.convergence_time_ns.has_value());
-  EXPECT_EQ(gates.off, (std::vector<std::string>{"max_group_share_error", "min_jain",
-                                                 "convergence_time"}));
+  EXPECT_EQ(gates.off,
+            (std::vector<std::string>{"max_group_share_error", "min_jain", "convergence_time"}));
   EXPECT_TRUE(gates.turned_off("min_jain"));
   EXPECT_FALSE(gates.turned_off("max_share_error"));
   EXPECT_DOUBLE_EQ(gates.max_share_error.value_or(0), kDefaultMaxShareError);
@@ -669,8 +669,7 @@ max = "1s"
   expect_error("[gates]\nmin_jain = 0\n", {"gates.min_jain", 2, 12, "above 0"});
   expect_error("[gates]\nmax_queue_depth = \"off\"\n",
                {"gates.max_queue_depth", 2, 19, "no default judgement to turn off"});
-  expect_error("[gates]\nmax_share_eror = \"off\"\n",
-               {"gates.max_share_eror", 2, 1, "known keys"});
+  expect_error("[gates]\nmax_share_eror = \"off\"\n", {"gates.max_share_eror", 2, 1, "known keys"});
   expect_error("[[gates.latency]]\nflow = \"a\"\n",
                {"gates.latency[0]", 1, 1, "at least one of p50, p90, p99, p999, max"});
   expect_error("[[gates.latency]]\np99 = \"1us\"\n",

@@ -7,9 +7,9 @@
 #include "qb/common/result.hpp"
 #include "qb/engine/measure.hpp"
 #include "qb/engine/run.hpp"
-#include "qb/suite/suite.hpp"
 #include "qb/judge/results.hpp"
 #include "qb/judge/run_metadata.hpp"
+#include "qb/suite/suite.hpp"
 
 namespace qb::judge {
 
@@ -19,7 +19,7 @@ inline constexpr double kBackpressureHeldFraction = 0.05;
 
 /// Errc::invalid_measurement when a complete run delivered nothing at all.
 Result<Results> judge_run(const suite::Suite& suite, const engine::SuiteRun& run,
-                      const engine::SuiteMeasurement& measurement, const RunMetadata& metadata);
+                          const engine::SuiteMeasurement& measurement, const RunMetadata& metadata);
 
 /// Normalised Jain index over ratios x_i (1 when all equal; 1/n when one flow gets everything).
 double jain_index(const std::vector<double>& ratios) noexcept;

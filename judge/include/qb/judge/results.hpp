@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "qb/engine/latency_summary.hpp"
@@ -73,8 +74,8 @@ struct GroupResult {
   double expected_bps = 0.0;  // sum of its flows' (time-weighted)
   double measured_bps = 0.0;
   double error = 0.0;
-  double noise = 0.0;   // relative 1 sigma, from its flows'
-  bool judged = true;   // false: none of its flows started in the window
+  double noise = 0.0;  // relative 1 sigma, from its flows'
+  bool judged = true;  // false: none of its flows started in the window
   std::vector<double> measured_bps_reps;
   LatencySummary latency;
   LatencySummary latency_from_sent;
@@ -175,6 +176,22 @@ struct GateResult {
   /// 5%)"). Not in the file (the verdict is).
   std::string failure;
 };
+
+/// A gate with the fields every gate has (the others keep their defaults).
+inline GateResult gate_result(std::string name, bool passed, double value, double threshold,
+                              std::string unit, std::string detail, GateKind kind,
+                              GateBound bound) {
+  GateResult gate;
+  gate.name = std::move(name);
+  gate.passed = passed;
+  gate.value = value;
+  gate.threshold = threshold;
+  gate.unit = std::move(unit);
+  gate.detail = std::move(detail);
+  gate.kind = kind;
+  gate.bound = bound;
+  return gate;
+}
 
 struct Fairness {
   double jain = 1.0;              // normalised: over measured/expected of every flow

@@ -20,7 +20,6 @@ struct Window {
 /// The scenario's own window (its warm-up, duration and repetitions).
 Window window_of(const suite::Scenario& scenario);
 
-std::vector<Warning> window_warnings(const suite::CompiledScenario& compiled,
-                                     const Window& window);
+std::vector<Warning> window_warnings(const suite::CompiledScenario& compiled, const Window& window);
 
 }  // namespace qb::judge

@@ -21,8 +21,8 @@ namespace qb::report {
 std::string explain_json(const suite::Suite& suite,
                          const std::vector<suite::CompiledScenario>& compiled);
 
-void print_explain(const suite::Suite& suite,
-                   const std::vector<suite::CompiledScenario>& compiled, std::ostream& out);
+void print_explain(const suite::Suite& suite, const std::vector<suite::CompiledScenario>& compiled,
+                   std::ostream& out);
 
 /// The model choices behind the expectations, named as reference/qos-semantics.md asks.
 std::vector<std::string> model_choices(const suite::CompiledScenario& compiled);

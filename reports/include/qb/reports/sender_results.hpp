@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "qb/engine/run.hpp"
+#include "qb/judge/run_metadata.hpp"
 #include "qb/reports/json_results.hpp"
 #include "qb/reports/results.hpp"
-#include "qb/judge/run_metadata.hpp"
 #include "qb/reports/sender_summary.hpp"
 #include "qb/suite/suite.hpp"
 

@@ -7,17 +7,17 @@
 #include <vector>
 
 #include "qb/common/result.hpp"
-#include "qb/suite/suite.hpp"
 #include "qb/policies/oracle.hpp"
 #include "qb/policies/qos_plan.hpp"
+#include "qb/suite/suite.hpp"
 
 namespace qb::suite {
 
 /// What the oracle expects while a set of flows is running: flows that join later (a flow's
 /// `start`) change every active flow's share from their start on.
 struct ExpectationEpoch {
-  int64_t start_ns = 0;           // from time zero (the warm-up's start)
-  std::vector<double> flow_bps;   // per flow instance, wire bit/s (0 before the flow starts)
+  int64_t start_ns = 0;          // from time zero (the warm-up's start)
+  std::vector<double> flow_bps;  // per flow instance, wire bit/s (0 before the flow starts)
 };
 
 struct CompiledScenario {
@@ -29,8 +29,8 @@ struct CompiledScenario {
   std::vector<double> mean_wire_bytes;  // per flow instance: mean wire bytes per message
   std::vector<double> mean_message_bytes;
   std::vector<double> mean_packet_wire_bytes;  // per flow instance: mean wire bytes per packet
-  std::vector<double> wire_bytes_cv;  // per flow instance: coefficient of variation of the
-                                      // wire bytes per message (0 for one size)
+  std::vector<double> wire_bytes_cv;           // per flow instance: coefficient of variation of the
+                                               // wire bytes per message (0 for one size)
   policy::OracleResult expected;               // wire bit/s per flow and per tree element
   std::vector<double> expected_class_bps;      // per arb class at the bottleneck port (NIC/switch)
   std::vector<std::string> oracle_notes;       // e.g. the VLArb credit rule vs the weight ratio
@@ -44,8 +44,7 @@ struct CompiledScenario {
 /// a traffic class the chosen provider rejects. Every flow gets its class (tclass, DSCP,
 /// priority, SL, TC/VL) and the plan its port QoS and fabric; expectations come from the class
 /// oracle (policy::expected_rates_with_classes).
-Result<CompiledScenario> compile_scenario(const Scenario& scenario,
-                                          std::vector<Warning>& warnings);
+Result<CompiledScenario> compile_scenario(const Scenario& scenario, std::vector<Warning>& warnings);
 
 /// Compiles every scenario of a suite (config errors: Errc::invalid_config, nothing compiled).
 Result<std::vector<CompiledScenario>> compile_suite(const Suite& suite,

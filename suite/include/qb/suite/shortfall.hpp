@@ -12,8 +12,8 @@
 namespace qb::suite {
 
 struct Shortfall {
-  std::string subject;  // "TC0", "VL4", a flow group
-  std::string cause;    // the sentence, key included
+  std::string subject;   // "TC0", "VL4", a flow group
+  std::string cause;     // the sentence, key included
   bool starved = false;  // expected (nearly) nothing
   SourceLoc loc;         // the [[flow]] entry of the flows it concerns (the first)
   std::string where;     // its key path

@@ -63,7 +63,7 @@ struct FlowSpec {
   // zero (the start of the warm-up), for flows that join a running fabric.
   int64_t start_ns = 0;
   int64_t start_step_ns = 0;
-  SourceLoc start_loc;  // `start` (or `start_step`) when written
+  SourceLoc start_loc;           // `start` (or `start_step`) when written
   policy::PathQuery path_query;  // service_id, pkey, qos_class, source_guid, destination_guid
   bool has_path_query = false;
   std::string path_query_where;  // the first of those keys written, for errors
@@ -174,9 +174,9 @@ inline constexpr double kDefaultMaxCapOvershoot = 0.01;
 inline constexpr int64_t kSettleWithinEpoch = std::numeric_limits<int64_t>::max();
 
 /// The keys of [gates] that hold a judgement made by default (the ones "off" applies to).
-inline constexpr const char* kDefaultJudgements[] = {
-    "max_share_error", "max_group_share_error", "min_jain", "max_cap_overshoot",
-    "convergence_time"};
+inline constexpr const char* kDefaultJudgements[] = {"max_share_error", "max_group_share_error",
+                                                     "min_jain", "max_cap_overshoot",
+                                                     "convergence_time"};
 
 struct GateSpec {
   // An empty limit is a judgement the suite turned off ("off"; listed in `off`).
