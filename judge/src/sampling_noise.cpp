@@ -62,14 +62,11 @@ std::vector<double> model_noise(const suite::CompiledScenario& compiled, const N
         // edges; a message rate leaves the sizes to chance.
         if (!(arrival.rate_bps > 0.0)) variance += cv * cv / messages;
         break;
-      case gen::ArrivalSpec::Kind::onoff: {
+      case gen::ArrivalSpec::Kind::onoff:
+        // Its on windows are counted exactly in the expectation (expectation_window.cpp):
+        // only the sizes are left to chance, as for CBR.
         if (!(arrival.rate_bps > 0.0)) variance += cv * cv / messages;
-        const double period_s =
-            static_cast<double>(arrival.on_ns) * 1e-9 + static_cast<double>(arrival.off_ns) * 1e-9;
-        const double edge = std::min(period_s / active_s, 1.0);
-        variance += edge * edge / 3.0;
         break;
-      }
       case gen::ArrivalSpec::Kind::saturate:
         break;
     }

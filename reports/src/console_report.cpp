@@ -184,10 +184,10 @@ void print_scenario(const ScenarioResult& s, std::ostream& out, const ConsoleOpt
   if (!s.gates.empty()) fmt::print(out, "  gates:\n");
   for (const auto& gate : s.gates) {
     if (!gate.judged) {
-      fmt::print(out, "    {:<10} {:<28} {}\n", "NOT JUDGED", gate.name, gate.detail);
+      fmt::print(out, "    SKIP {:<28} not judged: {}\n", gate.name, gate.detail);
       continue;
     }
-    fmt::print(out, "    {:<10} {:<28} {}{}   {}\n", gate.passed ? "PASS" : "FAIL", gate.name,
+    fmt::print(out, "    {} {:<28} {}{}   {}\n", gate.passed ? "PASS" : "FAIL", gate.name,
                format_gate_relation(gate), gate.default_limit ? " (default limit)" : "",
                gate.detail);
   }

@@ -493,7 +493,7 @@ void groups_table(Markup& m, const ScenarioResult& s) {
     m.element("td", {{"class", "muted"}}, g.leaf);
     m.element("td", {{"class", "num"}}, std::to_string(g.flows));
     rate_tds(m, g.expected_bps, measured);
-    m.element("td", {{"class", "num"}}, format_percent(g.error));
+    m.element("td", {{"class", "num"}}, g.judged ? format_percent(g.error) : "not started");
     m.element("td", {{"class", "num"}}, latency_cell(g.latency.p50_ns, g.latency.count));
     m.element("td", {{"class", "num"}}, latency_cell(g.latency.p99_ns, g.latency.count));
     m.element("td", {{"class", "num"}}, latency_cell(g.latency.p999_ns, g.latency.count));
@@ -596,7 +596,7 @@ void flows_table(Markup& m, const ScenarioResult& s, const std::vector<size_t>& 
               : offered_payload ? gbit_cell(*offered_payload)
                                 : std::string("–"));
     rate_tds(m, f.expected_bps, measured);
-    m.element("td", {{"class", "num"}}, format_percent(f.error));
+    m.element("td", {{"class", "num"}}, f.judged ? format_percent(f.error) : "not started");
     m.element("td", {{"class", "num"}}, latency_cell(f.latency.p50_ns, f.latency.count));
     m.element("td", {{"class", "num"}}, latency_cell(f.latency.p99_ns, f.latency.count));
     m.element("td", {{"class", "num"}}, latency_cell(f.latency.p999_ns, f.latency.count));

@@ -34,8 +34,9 @@ TEST_P(ConfigSuite, RunsOnTheSimulatorAndPassesItsGates) {
   ASSERT_TRUE(results.ok()) << results.error().to_string();
   EXPECT_TRUE(results->complete);
   for (const auto& scenario : results->scenarios) {
-    EXPECT_FALSE(scenario.gates.empty())
-        << scenario.name << ": a suite without gates tests nothing";
+    size_t judged = 0;
+    for (const auto& gate : scenario.gates) judged += gate.judged ? 1 : 0;
+    EXPECT_GT(judged, 0u) << scenario.name << ": a suite that judges nothing tests nothing";
     for (const auto& gate : scenario.gates) {
       EXPECT_TRUE(gate.passed) << scenario.name << ": " << gate.name << " = " << gate.value
                                << " (threshold " << gate.threshold << ") " << gate.detail;
@@ -98,6 +99,35 @@ TEST_P(ConfigSuite, RunsOnTheSimulatorAndPassesItsGates) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, ConfigSuite, ::testing::ValuesIn(config_files()),
+                         [](const ::testing::TestParamInfo<std::string>& param_info) {
+                           std::string name =
+                               std::filesystem::path(param_info.param).stem().string();
+                           for (char& c : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return name;
+                         });
+
+// Sampling noise must not fail a shipped suite (issue 25, item 4): at 50 ms and other seeds
+// (cbr_redistribution's Poisson flow alone is off its mean by ~1.4 % there) every suite still
+// passes what it judges. scripts/seed_sweep.sh runs seeds 1-10 at both durations.
+class ConfigSuiteShortWindow : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ConfigSuiteShortWindow, PassesAt50msWithOtherSeeds) {
+  auto suite = suite::load_suite_file(GetParam());
+  ASSERT_TRUE(suite.ok()) << suite.error().to_string();
+  for (const uint64_t seed : {2u, 5u}) {
+    engine::RunOptions options;
+    options.seed = seed;
+    options.duration_ns = 50'000'000;
+    options.repetitions = 1;
+    auto results = testing_support::run_and_judge(*suite, "sim", options);
+    ASSERT_TRUE(results.ok()) << results.error().to_string();
+    EXPECT_TRUE(results->passed) << "seed " << seed << ": " << results->verdict.summary;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Configs, ConfigSuiteShortWindow, ::testing::ValuesIn(config_files()),
                          [](const ::testing::TestParamInfo<std::string>& param_info) {
                            std::string name =
                                std::filesystem::path(param_info.param).stem().string();

@@ -41,8 +41,9 @@ struct Judged {
 
 // Judges `text` as if each flow had been measured at a constant rate in every bin: `gbps`, or
 // with `of_expected`, that multiple of its expectation over the window.
-std::unique_ptr<Judged> judge_measured(const std::string& text, std::vector<double> gbps,
-                                       uint64_t latency_samples = 1000, bool of_expected = false) {
+std::unique_ptr<Judged> judge_measured(
+    const std::string& text, std::vector<double> gbps, uint64_t latency_samples = 1000,
+    bool of_expected = false, std::vector<std::pair<std::string, double>> driver_stats = {}) {
   auto out = std::make_unique<Judged>();
   auto suite = suite::load_suite_string(text, "verdict.toml");
   EXPECT_TRUE(suite.ok()) << suite.error().to_string();
@@ -78,6 +79,7 @@ std::unique_ptr<Judged> judge_measured(const std::string& text, std::vector<doub
   engine::ScenarioMeasurement m;
   m.repetitions_completed = 1;
   m.bins = bins;
+  m.driver_stats = std::move(driver_stats);
   for (size_t f = 0; f < flows; ++f) {
     engine::TrafficMeasurement t;
     t.flows = 1;
@@ -277,6 +279,36 @@ TEST(Verdict, AStarvedClassIsNamedAndItsLatencyGateHasNoSamples) {
   EXPECT_NE(judged->results->verdict.summary.find("latency.p99[voice]: no samples"),
             std::string::npos)
       << judged->results->verdict.summary;
+}
+
+// Item 7: on a lossless fabric, credit back-pressure can hold the shares with no help from the
+// program; the convergence judgement then says so and fails.
+TEST(Verdict, BackPressureIsNotTheProgramsConvergence) {
+  const std::string dcqcn =
+      "[suite]\nwarmup = \"0s\"\nduration = \"1200us\"\nbin = \"100us\"\nrepetitions = 1\n"
+      "[port]\nrate = \"100Gbps\"\ntransport = \"rocev2\"\nmtu = 4096\n"
+      "[fabric]\nhosts = 2\nswitch = true\n[fabric.ecn]\nmin_threshold = \"100KB\"\n"
+      "[dpa]\nprogram = \"dcqcn\"\n"
+      "[[flow]]\nname = \"h0\"\nhost = 0\nsize = 65536\nrate = \"saturate\"\n"
+      "[[flow]]\nname = \"h1\"\nhost = 1\nsize = 65536\nrate = \"saturate\"\n";
+  // Two hosts at 50 each from the first bin: "settled in 0 ns".
+  auto free = judge_measured(dcqcn, {50.0, 50.0}, 1000, false, {{"backpressure_paused_ns", 0.0}});
+  ASSERT_TRUE(free);
+  const GateResult* settled = gate_named(free->scenario(), "convergence_time");
+  ASSERT_NE(settled, nullptr);
+  EXPECT_TRUE(settled->passed) << settled->detail;
+  // The same rates with the senders paused by credit half of the window (2 hosts x 1.2 ms).
+  auto held = judge_measured(dcqcn, {50.0, 50.0}, 1000, false,
+                             {{"backpressure_paused_ns", 1'200'000.0}});
+  ASSERT_TRUE(held);
+  const Convergence& c = held->scenario().convergence;
+  EXPECT_TRUE(c.held_by_backpressure);
+  EXPECT_NEAR(c.paused_fraction, 0.5, 1e-9);
+  const GateResult* gate = gate_named(held->scenario(), "convergence_time");
+  ASSERT_NE(gate, nullptr);
+  EXPECT_FALSE(gate->passed);
+  EXPECT_NE(gate->detail.find("back-pressure"), std::string::npos) << gate->detail;
+  EXPECT_FALSE(held->results->passed);
 }
 
 // Gates nothing in the scenario can judge are refused at load, not failed after the run.

@@ -22,7 +22,7 @@ TEST(GateFields, KindAndBoundRoundTripWhateverTheName) {
     for (const GateBound bound : {GateBound::at_most, GateBound::at_least}) {
       // A name that says nothing, and names that would derive the other kind and bound.
       for (const char* name : {"custom", "min_jain", "max_share_error"}) {
-        r.scenarios[0].gates.push_back({name, true, 1.0, 2.0, "ns", "", kind, bound});
+        r.scenarios[0].gates.push_back(gate_result(name, true, 1.0, 2.0, "ns", "", kind, bound));
       }
     }
   }
@@ -70,9 +70,9 @@ TEST(GateFields, FilesWithoutThemDeriveThemFromNameAndUnit) {
   for (const Case& c : cases) {
     // Held with the other kind and bound: what is read back can only come from name and unit.
     r.scenarios[0].gates.push_back(
-        {c.name, true, 1.0, 1.0, c.unit, "",
-         c.kind == GateKind::index ? GateKind::ratio : GateKind::index,
-         c.bound == GateBound::at_most ? GateBound::at_least : GateBound::at_most});
+        gate_result(c.name, true, 1.0, 1.0, c.unit, "",
+                    c.kind == GateKind::index ? GateKind::ratio : GateKind::index,
+                    c.bound == GateBound::at_most ? GateBound::at_least : GateBound::at_most));
   }
   // An older file: the same gates without "kind" and "bound".
   auto doc = nlohmann::ordered_json::parse(results_to_json(r));

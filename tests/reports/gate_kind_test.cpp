@@ -30,22 +30,22 @@ std::string console(const Results& r) {
 
 TEST(GateKind, RenderersFollowTheKindAndBoundNotTheName) {
   // A name that says nothing: only the fields can tell the renderers what it is.
-  const Results ratio =
-      with_gate({"custom", true, 0.25, 0.5, "", "", GateKind::ratio, GateBound::at_least});
+  const Results ratio = with_gate(
+      gate_result("custom", true, 0.25, 0.5, "", "", GateKind::ratio, GateBound::at_least));
   EXPECT_NE(console(ratio).find("custom                       25.0000% >= 50.0000%"),
             std::string::npos)
       << console(ratio);
   EXPECT_NE(render_html_report(ratio).find(">≥ 50%<"), std::string::npos);
   EXPECT_NE(run_junit_xml(ratio).find("measured 25.0000% &gt;= 50.0000%"), std::string::npos);
 
-  const Results index =
-      with_gate({"custom", true, 0.25, 0.5, "", "", GateKind::index, GateBound::at_most});
+  const Results index = with_gate(
+      gate_result("custom", true, 0.25, 0.5, "", "", GateKind::index, GateBound::at_most));
   EXPECT_NE(console(index).find("0.250000 <= 0.500000"), std::string::npos) << console(index);
   EXPECT_NE(render_html_report(index).find(">≤ 0.5<"), std::string::npos);
   EXPECT_NE(run_junit_xml(index).find("measured 0.250000 &lt;= 0.500000"), std::string::npos);
 
-  const Results duration =
-      with_gate({"custom", false, 250000, 200000, "", "", GateKind::duration, GateBound::at_most});
+  const Results duration = with_gate(
+      gate_result("custom", false, 250000, 200000, "", "", GateKind::duration, GateBound::at_most));
   // Failed: the relation that holds, then the limit (never "250 us <= 200 us").
   EXPECT_NE(console(duration).find("FAIL custom                       250.00 us > 200.00 us "
                                    "(limit <= 200.00 us)"),
@@ -55,8 +55,8 @@ TEST(GateKind, RenderersFollowTheKindAndBoundNotTheName) {
   EXPECT_NE(
       run_junit_xml(duration).find("measured 250.00 us &gt; 200.00 us (limit &lt;= 200.00 us)"),
       std::string::npos);
-  const Results low =
-      with_gate({"custom", false, 0.25, 0.5, "", "", GateKind::index, GateBound::at_least});
+  const Results low = with_gate(
+      gate_result("custom", false, 0.25, 0.5, "", "", GateKind::index, GateBound::at_least));
   EXPECT_NE(console(low).find("0.250000 < 0.500000 (limit >= 0.500000)"), std::string::npos)
       << console(low);
 }

@@ -157,10 +157,10 @@ Results hand_results() {
   s.fairness.worst_flow = kHostile;
   s.fairness.worst_flow_error = std::fabs(s.flows[1].error);
   s.fairness.jain_series = {0.99, 0.999, 1.0, 0.00001};
-  s.gates.push_back({"max_share_error", false, 0.0198, 0.01, "", "worst flow: <b>x</b>",
-                     GateKind::ratio, GateBound::at_most});
-  s.gates.push_back({"latency.p99[g1-qp]", true, 65940.0, 200000.0, "ns", "3000 samples",
-                     GateKind::duration, GateBound::at_most});
+  s.gates.push_back(gate_result("max_share_error", false, 0.0198, 0.01, "", "worst flow: <b>x</b>",
+                                GateKind::ratio, GateBound::at_most));
+  s.gates.push_back(gate_result("latency.p99[g1-qp]", true, 65940.0, 200000.0, "ns", "3000 samples",
+                                GateKind::duration, GateBound::at_most));
   s.passed = false;
   r.scenarios.push_back(std::move(s));
   return r;

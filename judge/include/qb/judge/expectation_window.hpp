@@ -16,7 +16,9 @@ struct SpanExpectation {
   std::vector<int64_t> active_ns;  // per flow instance: the part of the span after its start
 };
 
-/// Over [from_ns, to_ns), times from time zero (the warm-up's start).
+/// Over [from_ns, to_ns), times from time zero (the warm-up's start). An on/off flow that gets
+/// all it offers is expected over its on windows inside the span (its clock runs from time
+/// zero), not at its long-run mean.
 SpanExpectation expectation_over(const suite::CompiledScenario& compiled, int64_t from_ns,
                                  int64_t to_ns);
 

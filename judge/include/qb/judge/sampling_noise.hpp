@@ -33,8 +33,8 @@ struct NoiseInput {
 ///    wire bytes per message;
 ///  - cbr: the sizes' cv / sqrt(N) when the rate is in messages/s (0 when in bit/s: gaps follow
 ///    the sizes), plus one message of window granularity (1 / N);
-///  - onoff: as cbr, plus one on/off period of window granularity (period / span, as a uniform
-///    error: / sqrt(3));
+///  - onoff: as cbr (its on windows inside the span are in its expectation exactly:
+///    expectation_window.hpp);
 ///  - a flow held below what it offers (saturating, capped, or a share smaller than its load):
 ///    one message of granularity, plus its part of the noise the offered-load flows leave to be
 ///    redistributed (their absolute noise pooled, shared in proportion to the held flows'
