@@ -243,7 +243,6 @@ void SimModel<Shape>::reset() noexcept {
   for (Host& host : hosts_) {
     host.held_mask = 0;
     host.credit_held_mask = 0;
-    host.credit_timed_mask = 0;
     host.link_free_ps = 0;
     host.carry = 0;
     host.tx_wire_bytes = 0;
@@ -412,22 +411,15 @@ uint32_t SimModel<Shape>::ready_queue(uint32_t host, uint32_t nic_class) noexcep
       if ((nic.credit_held_mask & bit) == 0) {
         ++stats_.credit_pauses;
         ++credit_waiters_;
-      }
-      nic.credit_held_mask |= bit;
-      // Timed again when the room that came back was taken before the class could use it.
-      if ((nic.credit_timed_mask & bit) == 0) {
-        nic.credit_timed_mask |= bit;
         credit_wait_begins(static_cast<uint32_t>(class_buffer));
       }
+      nic.credit_held_mask |= bit;
       return policy::TreeScheduler::kNone;
     }
     if ((nic.credit_held_mask & bit) != 0) {
       nic.credit_held_mask &= ~bit;
       --credit_waiters_;
-      if ((nic.credit_timed_mask & bit) != 0) {
-        nic.credit_timed_mask &= ~bit;
-        credit_wait_ends(static_cast<uint32_t>(class_buffer), 1);
-      }
+      credit_wait_ends(static_cast<uint32_t>(class_buffer), 1);
     }
   }
   while (sched.any_backlogged()) {
@@ -591,9 +583,7 @@ bool SimModel<Shape>::step() noexcept {
   }
   if (switched()) {
     switch_.return_credits(now_ps_, [this](uint32_t buffer) {
-      const uint32_t h = switch_.host_of(buffer);
-      mark_due(h);  // a class held for credit may send again
-      end_class_credit_waits(h, buffer);
+      mark_due(switch_.host_of(buffer));  // a class held for credit may send again
       if (!paused_[buffer].empty()) {
         credit_wait_ends(buffer, static_cast<uint32_t>(paused_[buffer].size()));
       }
@@ -665,20 +655,6 @@ void SimModel<Shape>::backpressure_series(uint32_t c, std::vector<double>& pause
   std::vector<double> most_hosts;
   paused_series_.series(c, now_ps_, most_hosts, paused_fraction);
   for (double& hosts : paused_fraction) hosts /= static_cast<double>(class_hosts_[c]);
-}
-
-template <class Shape>
-void SimModel<Shape>::end_class_credit_waits(uint32_t h, uint32_t buffer) noexcept {
-  Host& host = hosts_[h];
-  for (uint32_t m = host.credit_timed_mask; m != 0; m &= m - 1) {
-    const auto c = static_cast<uint32_t>(__builtin_ctz(m));
-    if (host.class_buffer[c] != static_cast<int32_t>(buffer) ||
-        !switch_.has_room(buffer, largest_packet_bytes_)) {
-      continue;
-    }
-    host.credit_timed_mask &= ~(1U << c);
-    credit_wait_ends(buffer, 1);
-  }
 }
 
 template <class Shape>

@@ -175,9 +175,6 @@ class SimModel final : public Queue, public Clock, private RateActions {
     // held because that buffer has no room for a largest packet (woken by credit returns).
     std::array<int32_t, policy::kMaxArbClasses> class_buffer{};
     uint32_t credit_held_mask = 0;
-    // Classes held for credit whose wait is still timed (credit_waits_): the wait ends when
-    // room for a largest packet is back, which may be before the NIC looks again.
-    uint32_t credit_timed_mask = 0;
     int64_t link_free_ps = 0;
     uint64_t carry = 0;
     Serialiser serialiser;       // the link's: serialise() with the last size's division kept
@@ -330,9 +327,6 @@ class SimModel final : public Queue, public Clock, private RateActions {
   /// A sender of `buffer` starts, or `senders` of it stop, waiting for credit at now_ps_.
   void credit_wait_begins(uint32_t buffer) noexcept;
   void credit_wait_ends(uint32_t buffer, uint32_t senders) noexcept;
-  /// Credit came back to `buffer` at host `h`: the timed waits of its classes that have room
-  /// again end.
-  void end_class_credit_waits(uint32_t h, uint32_t buffer) noexcept;
   /// Counts `packets` of `flow` dropped at `at_ps` when inside the measured window.
   void count_drops(uint32_t flow, int64_t at_ps, uint64_t packets) noexcept {
     if (at_ps >= window_start_ps_ && at_ps < window_end_ps_) flow_drops_[flow] += packets;

@@ -390,6 +390,25 @@ TEST(SimFabric, BackPressureTimeIsReportedPerHostAndClass) {
   }
 }
 
+TEST(SimFabric, BackPressureTimeIsNeverTimeSpentSending) {
+  // One host, NIC ETS 50/50 between TC0 and TC1, each into its own switch class, a 95 Gbit/s
+  // egress ETS 90/10: TC1 gets 9.5 Gbit/s and waits for credit the rest of the time, but for
+  // the moments its credit is back while TC0's packet is on the link.
+  QosPlan plan = plan_with({{0, 0, 0}, {1, 0, 1}}, policy::Transport::rocev2);
+  plan.nic_qos = ets_qos({E, E, V, V, V, V, V, V}, {50, 50, 0, 0, 0, 0, 0, 0});
+  plan.switched = true;
+  plan.switch_rate_bps = 95e9;
+  plan.switch_qos = ets_qos({E, E, V, V, V, V, V, V}, {90, 10, 0, 0, 0, 0, 0, 0});
+  auto driver = started(plan);
+  const Loop r = saturate(*driver, 2, 16384, 0, 5'000'000);
+  const double run_ns = stat(*driver, "virtual_time_ns");
+  const double paused = stat(*driver, "backpressure_paused_ns.h0.TC1") / run_ns;
+  const double sending = r.wire_bps[1] / kLinkBps;  // of the NIC's link
+  EXPECT_NEAR(sending, 0.1, 0.005);
+  EXPECT_LE(paused + sending, 1.0);
+  EXPECT_GT(paused + sending, 0.97);
+}
+
 TEST(SimFabric, BackPressureTimeOfFlowsHeldOneByOne) {
   // Host 0's NIC class feeds two switch buffers (TC0 and TC1), so its flows wait for credit
   // one by one; host 1 feeds TC0. Every (host, switch class) with flows has its figure, and the
