@@ -25,7 +25,7 @@ struct PortStats {
   uint64_t drops = 0;             // packets of VL15 (dropped) flows discarded at the NIC
   uint64_t dropped_messages = 0;  // their messages, completed without an ACK
   uint64_t switch_busy_ps = 0;    // switch egress link serialising
-  uint64_t credit_pauses = 0;     // a flow held because its switch buffer had no room
+  uint64_t credit_pauses = 0;     // a NIC class or flow began waiting for switch credit
   // Most bytes one switch buffer held: lossless, an (ingress, class) buffer's credit in use;
   // lossy, an egress class's bytes (queued or on their way; a dropped packet takes none).
   uint64_t switch_buffer_high_water_bytes = 0;
