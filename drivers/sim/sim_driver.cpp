@@ -103,7 +103,8 @@ class SimDriver final : public DriverBackend {
       if (name == "link_utilisation") value = now_ps > 0 ? busy / now_ps : 0.0;
     }
     stats.emplace_back("hosts", static_cast<double>(port_.hosts()));
-    stats.emplace_back("drops", static_cast<double>(s.drops));
+    // Every packet the fabric dropped: VL15 discards at the NICs and lossy switch drops.
+    stats.emplace_back("drops", static_cast<double>(s.drops + s.switch_drops));
     stats.emplace_back("dropped_messages", static_cast<double>(s.dropped_messages));
     for (uint32_t m = port_.nic_class_mask(); m != 0; m &= m - 1) {
       const auto c = static_cast<uint32_t>(__builtin_ctz(m));
@@ -120,13 +121,37 @@ class SimDriver final : public DriverBackend {
       stats.emplace_back("switch_class_wire_bytes." + name,
                          static_cast<double>(s.switch_class_wire_bytes[c]));
     }
-    stats.emplace_back("switch_buffer_bytes", static_cast<double>(port_.switch_buffer_bytes()));
+    // Lossy: no credit buffers; the high water is of the egress class buffers
+    // (lossy_buffer_bytes).
+    if (!port_.lossy()) {
+      stats.emplace_back("switch_buffer_bytes", static_cast<double>(port_.switch_buffer_bytes()));
+    }
     stats.emplace_back("switch_buffer_high_water_bytes",
                        static_cast<double>(s.switch_buffer_high_water_bytes));
     stats.emplace_back("credit_pauses", static_cast<double>(s.credit_pauses));
+    add_backpressure_stats(stats);
     if (port_.lossy()) add_lossy_stats(stats);
     if (congestion_) add_congestion_stats(stats);
   }
+
+  // Time the senders waited for switch credit (lossless back-pressure), per sending host and
+  // switch class (each buffer that flows feed), and in all (the sum).
+  void add_backpressure_stats(DriverStats& stats) const {
+    int64_t total_ps = 0;
+    const size_t total_at = stats.size();
+    stats.emplace_back("backpressure_paused_ns", 0.0);
+    for (uint32_t b = 0; b < port_.switch_buffer_count(); ++b) {
+      if (!port_.buffer_has_flows(b)) continue;
+      const int64_t paused_ps = port_.backpressure_paused_ps(b);
+      total_ps += paused_ps;
+      stats.emplace_back("backpressure_paused_ns.h" + std::to_string(port_.host_of_buffer(b)) +
+                             "." + policy::arb_class_name(switch_qos_, port_.class_of_buffer(b)),
+                         static_cast<double>(paused_ps) / 1000.0);
+    }
+    stats[total_at].second = static_cast<double>(total_ps) / 1000.0;
+  }
+
+  std::vector<uint64_t> flow_drops() const override { return port_.flow_drops(); }
 
   // Drops, NACKs and retransmissions of a lossy fabric (only then: the lossless plans' results
   // keep their fields).
@@ -168,6 +193,21 @@ class SimDriver final : public DriverBackend {
       QueueDepthSeries& q = out.emplace_back();
       q.name = policy::arb_class_name(switch_qos_, c);
       port_.queue_depth_series(c, q.max_bytes, q.mean_bytes);
+    }
+    return out;
+  }
+
+  // Every lossless switched plan with bins: back-pressure may hold shares with or without a
+  // congestion-control program.
+  std::vector<BackpressureSeries> backpressure_series() const override {
+    std::vector<BackpressureSeries> out;
+    if (!port_.switched() || port_.lossy()) return out;
+    for (uint32_t m = port_.switch_class_mask(); m != 0; m &= m - 1) {
+      const auto c = static_cast<uint32_t>(__builtin_ctz(m));
+      BackpressureSeries series;
+      series.name = policy::arb_class_name(switch_qos_, c);
+      port_.backpressure_series(c, series.paused_fraction);
+      if (!series.paused_fraction.empty()) out.push_back(std::move(series));
     }
     return out;
   }

@@ -179,6 +179,22 @@ void SimModel<Shape>::configure(const Topology& topology, const policy::QosPlan&
 
   paused_.assign(flows_per_buffer.size(), {});
   for (size_t b = 0; b < paused_.size(); ++b) paused_[b].reserve(flows_per_buffer[b]);
+  credit_waits_.assign(flows_per_buffer.size(), CreditWait{});
+  class_hosts_.fill(0);
+  for (size_t b = 0; b < credit_waits_.size(); ++b) {
+    credit_waits_[b].flows = flows_per_buffer[b] > 0;
+    if (credit_waits_[b].flows) ++class_hosts_[class_of_buffer(static_cast<uint32_t>(b))];
+  }
+  if (switched_ && !plan.congestion.lossy) {
+    paused_series_.configure(switch_.class_count(), plan.congestion.series_start_ns * 1000,
+                             plan.congestion.series_bin_ns * 1000, plan.congestion.series_bins);
+  } else {
+    paused_series_.configure(0, 0, 0, 0);
+  }
+  flow_drops_.assign(flow_count, 0);
+  window_start_ps_ = std::max<int64_t>(topology.window_start_ns, 0) * 1000;
+  window_end_ps_ =
+      topology.window_end_ns >= INT64_MAX / 1000 ? INT64_MAX : topology.window_end_ns * 1000;
   retransmit_timeout_ps_ = plan.congestion.retransmit_timeout_ns * 1000;
   every_event_ = every_event_for_tests();
   if (wakeups_used()) {
@@ -241,6 +257,10 @@ void SimModel<Shape>::reset() noexcept {
   }
   for (auto& paused : paused_) paused.clear();
   credit_waiters_ = 0;
+  for (CreditWait& wait : credit_waits_) wait = CreditWait{0, wait.flows, 0, 0};
+  paused_hosts_.fill(0);
+  paused_series_.start();
+  std::fill(flow_drops_.begin(), flow_drops_.end(), 0);
   if constexpr (kFabric) {
     // Every host due once: the first step sorts them (a visit to an idle one changes nothing).
     std::fill(due_.begin(), due_.end(), 0);
@@ -391,6 +411,7 @@ uint32_t SimModel<Shape>::ready_queue(uint32_t host, uint32_t nic_class) noexcep
       if ((nic.credit_held_mask & bit) == 0) {
         ++stats_.credit_pauses;
         ++credit_waiters_;
+        credit_wait_begins(static_cast<uint32_t>(class_buffer));
       }
       nic.credit_held_mask |= bit;
       return policy::TreeScheduler::kNone;
@@ -398,6 +419,7 @@ uint32_t SimModel<Shape>::ready_queue(uint32_t host, uint32_t nic_class) noexcep
     if ((nic.credit_held_mask & bit) != 0) {
       nic.credit_held_mask &= ~bit;
       --credit_waiters_;
+      credit_wait_ends(static_cast<uint32_t>(class_buffer), 1);
     }
   }
   while (sched.any_backlogged()) {
@@ -411,6 +433,7 @@ uint32_t SimModel<Shape>::ready_queue(uint32_t host, uint32_t nic_class) noexcep
     paused_[info.buffer].push_back(flow);
     ++credit_waiters_;
     ++stats_.credit_pauses;
+    credit_wait_begins(info.buffer);
   }
   return policy::TreeScheduler::kNone;
 }
@@ -488,7 +511,9 @@ inline bool SimModel<Shape>::nic_transmit(uint32_t h) noexcept {
       // The transport timer: restarted by every packet, it fires on a silent flow.
       wakeups_.set(flow * kWakeKinds + kWakeRetransmit, now_ps_ + retransmit_timeout_ps_);
     }
-    switch_.accept(info_[flow].buffer, packet, now_ps_, stats_);
+    if (!switch_.accept(info_[flow].buffer, packet, now_ps_, stats_)) {
+      count_drops(flow, packet.arrive_ps, 1);  // when it would have entered the switch
+    }
   } else {
     Lane& lane = lanes_[h];
     lane.rx.push(RxEvent{end_ps + propagation_ps_, flow, slot, last, payload, wire_bytes});
@@ -540,6 +565,7 @@ void SimModel<Shape>::drop_messages(uint32_t h) noexcept {
     ++fq.next_tx;
     stats_.drops += packets;
     ++stats_.dropped_messages;
+    count_drops(flow, now_ps_, packets);
     return;
   }
 }
@@ -558,6 +584,9 @@ bool SimModel<Shape>::step() noexcept {
   if (switched()) {
     switch_.return_credits(now_ps_, [this](uint32_t buffer) {
       mark_due(switch_.host_of(buffer));  // a class held for credit may send again
+      if (!paused_[buffer].empty()) {
+        credit_wait_ends(buffer, static_cast<uint32_t>(paused_[buffer].size()));
+      }
       credit_waiters_ -= static_cast<uint32_t>(paused_[buffer].size());
       for (const uint32_t flow : paused_[buffer]) {
         info_[flow].held &= static_cast<uint8_t>(~kHeldCredit);
@@ -598,6 +627,41 @@ bool SimModel<Shape>::step() noexcept {
     }
   }
   return ok;
+}
+
+template <class Shape>
+void SimModel<Shape>::credit_wait_begins(uint32_t buffer) noexcept {
+  CreditWait& wait = credit_waits_[buffer];
+  if (wait.waiting++ != 0) return;
+  wait.since_ps = now_ps_;
+  const uint32_t c = class_of_buffer(buffer);
+  paused_series_.change(c, now_ps_, ++paused_hosts_[c]);
+}
+
+template <class Shape>
+void SimModel<Shape>::credit_wait_ends(uint32_t buffer, uint32_t senders) noexcept {
+  CreditWait& wait = credit_waits_[buffer];
+  wait.waiting -= senders;
+  if (wait.waiting != 0) return;
+  wait.paused_ps += now_ps_ - wait.since_ps;
+  const uint32_t c = class_of_buffer(buffer);
+  paused_series_.change(c, now_ps_, --paused_hosts_[c]);
+}
+
+template <class Shape>
+void SimModel<Shape>::backpressure_series(uint32_t c, std::vector<double>& paused_fraction) const {
+  paused_fraction.clear();
+  if (!switched() || class_hosts_[c] == 0) return;
+  std::vector<double> most_hosts;
+  paused_series_.series(c, now_ps_, most_hosts, paused_fraction);
+  for (double& hosts : paused_fraction) hosts /= static_cast<double>(class_hosts_[c]);
+}
+
+template <class Shape>
+int64_t SimModel<Shape>::backpressure_paused_ps(uint32_t buffer) const noexcept {
+  if (buffer >= credit_waits_.size()) return 0;
+  const CreditWait& wait = credit_waits_[buffer];
+  return wait.paused_ps + (wait.waiting > 0 ? now_ps_ - wait.since_ps : 0);  // one still open
 }
 
 template <class Shape>

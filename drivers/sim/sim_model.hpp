@@ -31,6 +31,7 @@
 #include "qb/drivers/driver.hpp"
 #include "qb/policies/port_arbiter.hpp"
 #include "qb/policies/tree_scheduler.hpp"
+#include "queue_depth_recorder.hpp"
 #include "rate_control.hpp"
 #include "sim_dimension.hpp"
 #include "sim_events.hpp"
@@ -103,6 +104,24 @@ class SimModel final : public Queue, public Clock, private RateActions {
     max_bytes.clear();
     mean_bytes.clear();
     if (switched()) switch_.depth_series(c, now_ps_, max_bytes, mean_bytes);
+  }
+  /// Per flow: its packets dropped (VL15 discards at the NIC, lossy switch tail drops) inside
+  /// the measured window.
+  const std::vector<uint64_t>& flow_drops() const noexcept { return flow_drops_; }
+  /// Switch buffer `buffer` (an ingress host and switch class): whether flows feed it, and how
+  /// long its senders waited for credit (lossless back-pressure) by now.
+  bool buffer_has_flows(uint32_t buffer) const noexcept {
+    return buffer < credit_waits_.size() && credit_waits_[buffer].flows;
+  }
+  int64_t backpressure_paused_ps(uint32_t buffer) const noexcept;
+  /// Switch class `c`: per bin of the measured window, the share of its sending hosts' time
+  /// spent waiting for credit (empty without a lossless switch or bins).
+  void backpressure_series(uint32_t c, std::vector<double>& paused_fraction) const;
+  uint32_t switch_buffer_count() const noexcept { return switched() ? switch_.buffer_count() : 0; }
+  /// The host and switch class of switch buffer `buffer`.
+  uint32_t host_of_buffer(uint32_t buffer) const noexcept { return switch_.host_of(buffer); }
+  uint32_t class_of_buffer(uint32_t buffer) const noexcept {
+    return buffer % switch_.class_count();
   }
   /// Classes that have flows, at the NIC ports and at the switch egress.
   uint32_t nic_class_mask() const noexcept { return nic_class_mask_; }
@@ -291,6 +310,30 @@ class SimModel final : public Queue, public Clock, private RateActions {
   int64_t largest_packet_bytes_ = 0;  // wire bytes of the largest packet the wire model makes
   SimSwitch switch_;
   std::vector<std::vector<uint32_t>> paused_;  // per switch buffer: flows waiting for credit
+  // Per switch buffer: the time its senders (a credit-held NIC class, or paused flows) waited
+  // for credit, as one interval while any of them waits (back-pressure attribution).
+  struct CreditWait {
+    uint32_t waiting = 0;   // senders of the buffer waiting now
+    bool flows = false;     // flows feed the buffer
+    int64_t since_ps = 0;   // the wait began (waiting > 0)
+    int64_t paused_ps = 0;  // closed waits
+  };
+  std::vector<CreditWait> credit_waits_;
+  // Per switch class: hosts waiting for credit now, over time (a step function, as the queue
+  // depth is), and hosts with flows.
+  std::array<uint32_t, policy::kMaxArbClasses> paused_hosts_{};
+  std::array<uint32_t, policy::kMaxArbClasses> class_hosts_{};
+  QueueDepthRecorder paused_series_;
+  /// A sender of `buffer` starts, or `senders` of it stop, waiting for credit at now_ps_.
+  void credit_wait_begins(uint32_t buffer) noexcept;
+  void credit_wait_ends(uint32_t buffer, uint32_t senders) noexcept;
+  /// Counts `packets` of `flow` dropped at `at_ps` when inside the measured window.
+  void count_drops(uint32_t flow, int64_t at_ps, uint64_t packets) noexcept {
+    if (at_ps >= window_start_ps_ && at_ps < window_end_ps_) flow_drops_[flow] += packets;
+  }
+  std::vector<uint64_t> flow_drops_;  // per flow, inside the measured window
+  int64_t window_start_ps_ = 0;
+  int64_t window_end_ps_ = INT64_MAX;
   // Credit-held classes plus paused flows: while 0, a credit return wakes no one, so it is no
   // event of its own (the next step takes it back before anything asks for room).
   uint32_t credit_waiters_ = 0;

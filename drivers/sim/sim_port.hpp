@@ -90,6 +90,32 @@ class SimPort {
   int64_t queue_depth_max_bytes() const noexcept {
     return std::visit([](const auto& m) { return m.queue_depth_max_bytes(); }, model_);
   }
+  /// Per flow: its packets dropped inside the measured window.
+  const std::vector<uint64_t>& flow_drops() const noexcept {
+    return std::visit([](const auto& m) -> const std::vector<uint64_t>& { return m.flow_drops(); },
+                      model_);
+  }
+  /// Switch buffers, one per (ingress host, switch class); see SimModel.
+  uint32_t switch_buffer_count() const noexcept {
+    return std::visit([](const auto& m) { return m.switch_buffer_count(); }, model_);
+  }
+  bool buffer_has_flows(uint32_t buffer) const noexcept {
+    return std::visit([buffer](const auto& m) { return m.buffer_has_flows(buffer); }, model_);
+  }
+  uint32_t host_of_buffer(uint32_t buffer) const noexcept {
+    return std::visit([buffer](const auto& m) { return m.host_of_buffer(buffer); }, model_);
+  }
+  uint32_t class_of_buffer(uint32_t buffer) const noexcept {
+    return std::visit([buffer](const auto& m) { return m.class_of_buffer(buffer); }, model_);
+  }
+  /// Switch class `c`: the share of its hosts' time waiting for credit per bin, up to now.
+  void backpressure_series(uint32_t c, std::vector<double>& paused_fraction) const {
+    std::visit([&](const auto& m) { m.backpressure_series(c, paused_fraction); }, model_);
+  }
+  /// How long the senders of switch buffer `buffer` waited for credit, by now.
+  int64_t backpressure_paused_ps(uint32_t buffer) const noexcept {
+    return std::visit([buffer](const auto& m) { return m.backpressure_paused_ps(buffer); }, model_);
+  }
 
  private:
   std::variant<SimModel<SingleLink>, SimModel<Fabric>> model_;

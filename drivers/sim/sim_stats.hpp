@@ -25,10 +25,12 @@ struct PortStats {
   uint64_t drops = 0;             // packets of VL15 (dropped) flows discarded at the NIC
   uint64_t dropped_messages = 0;  // their messages, completed without an ACK
   uint64_t switch_busy_ps = 0;    // switch egress link serialising
-  uint64_t credit_pauses = 0;     // a flow held because its switch buffer had no room
-  uint64_t switch_buffer_high_water_bytes = 0;  // most credit in use on one (ingress, class)
-  uint64_t ecn_marks = 0;                       // packets marked CE entering the switch
-  uint64_t cnps = 0;                            // CNPs the receiver sent
+  uint64_t credit_pauses = 0;     // a NIC class or flow began waiting for switch credit
+  // Most bytes one switch buffer held: lossless, an (ingress, class) buffer's credit in use;
+  // lossy, an egress class's bytes (queued or on their way; a dropped packet takes none).
+  uint64_t switch_buffer_high_water_bytes = 0;
+  uint64_t ecn_marks = 0;           // packets marked CE entering the switch
+  uint64_t cnps = 0;                // CNPs the receiver sent
   uint64_t cnp_ring_overflows = 0;  // CNPs lost because too many were in flight (never with
                                     // the ring sized for the fabric; counted to be sure)
   // Lossy mode.

@@ -154,9 +154,15 @@ bool SimSwitch::accept(uint32_t buffer, const Packet& packet, int64_t now_ps,
   }
   queues_[buffer].push(queued);
   queue_bytes_[buffer] += packet.wire_bytes;
-  credit_used_[buffer] += packet.wire_bytes;
+  // The buffer a packet takes room in: lossless, its (ingress, class) buffer until its credit is
+  // back at the NIC; lossy (no credit), its egress class's until it leaves.
+  int64_t held_bytes = class_bytes;
+  if (!lossy_) {
+    credit_used_[buffer] += packet.wire_bytes;
+    held_bytes = credit_used_[buffer];
+  }
   stats.switch_buffer_high_water_bytes =
-      std::max(stats.switch_buffer_high_water_bytes, static_cast<uint64_t>(credit_used_[buffer]));
+      std::max(stats.switch_buffer_high_water_bytes, static_cast<uint64_t>(held_bytes));
   return true;
 }
 

@@ -182,7 +182,7 @@ class SimSwitch {
   int64_t ack_propagation_ps_ = 0;
   std::optional<policy::PortArbiter> arbiter_;
   std::vector<RingBuffer<Packet>> queues_;  // per (host, switch class)
-  std::vector<int64_t> credit_used_;        // per (host, switch class): the NICs' view
+  std::vector<int64_t> credit_used_;        // per (host, switch class): the NICs' view (lossless)
   std::vector<int64_t> queue_bytes_;        // per (host, switch class): wire bytes in queues_
   RingBuffer<CreditEvent> credits_;
   std::array<uint32_t, policy::kMaxArbClasses> rr_{};  // next ingress host per class

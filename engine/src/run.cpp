@@ -175,6 +175,8 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t scen
         std::max(topology.max_message_bytes, compiled.scenario->flows[spec].size.largest_bytes());
   }
   topology.stop = interrupted;
+  topology.window_start_ns = scenario_run.warmup_ns;
+  topology.window_end_ns = scenario_run.warmup_ns + scenario_run.duration_ns;
   // A rank of a job: its part, and the endpoint exchange its driver takes part in.
   std::vector<uint32_t> sent_flows;  // a sending rank's flows
   if (role != nullptr) {
@@ -283,6 +285,11 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t scen
   const Status stopped = check(d.stop(), "stop");
   result.measurement.driver_stats = d.stats();
   result.measurement.queue_depth = d.queue_depth_series();
+  // Drops reach no receiver: the driver counted them per flow inside the window.
+  const std::vector<uint64_t> drops = d.flow_drops();
+  for (size_t f = 0; f < drops.size() && f < result.measurement.flows.size(); ++f) {
+    result.measurement.flows[f].drops += drops[f];
+  }
   d.close();
   if (!stopped && role != nullptr) {
     // Not alone: the other ranks go on to the next repetition, whose start agreement this

@@ -73,8 +73,11 @@ constexpr auto V = TcSelect::vendor;
 constexpr auto S = TcSelect::strict;
 constexpr auto E = TcSelect::ets;
 
-std::unique_ptr<Driver> started(const QosPlan& plan, int64_t propagation_ns = kPropagationNs) {
+std::unique_ptr<Driver> started(const QosPlan& plan, int64_t propagation_ns = kPropagationNs,
+                                int64_t window_start_ns = 0, int64_t window_end_ns = INT64_MAX) {
   Topology topology;
+  topology.window_start_ns = window_start_ns;
+  topology.window_end_ns = window_end_ns;
   topology.port_rate_bps = plan.port_rate_bps;
   topology.wire = plan.wire;
   topology.propagation_delay_ns = propagation_ns;
@@ -85,6 +88,13 @@ std::unique_ptr<Driver> started(const QosPlan& plan, int64_t propagation_ns = kP
   EXPECT_TRUE(applied.ok()) << (applied ? "" : applied.error().to_string());
   EXPECT_TRUE(driver->start().ok());
   return driver;
+}
+
+bool has_stat(const Driver& driver, const std::string& name) {
+  for (const auto& [key, value] : driver.stats()) {
+    if (key == name) return true;
+  }
+  return false;
 }
 
 double stat(const Driver& driver, const std::string& name) {
@@ -274,6 +284,10 @@ TEST(SimFabric, TwoHostIncastGetsEqualShares) {
             stat(*driver, "switch_buffer_bytes") - 4200);
   EXPECT_GT(stat(*driver, "credit_pauses"), 0.0);
   EXPECT_EQ(stat(*driver, "hosts"), 2.0);
+  // Each NIC gets half the egress: it waits for credit about half the time.
+  const double run_ns = stat(*driver, "virtual_time_ns");
+  EXPECT_NEAR(stat(*driver, "backpressure_paused_ns.h0.port") / run_ns, 0.5, 0.02);
+  EXPECT_NEAR(stat(*driver, "backpressure_paused_ns.h1.port") / run_ns, 0.5, 0.02);
 }
 
 TEST(SimFabric, BackPressureMakesTheHostTreeRedistribute) {
@@ -312,6 +326,123 @@ TEST(SimFabric, DroppedFlowIsCountedAndStillCompletes) {
   // Each 8 KiB message is two packets, discarded at the port rate.
   EXPECT_EQ(stat(*driver, "drops"), 2.0 * stat(*driver, "dropped_messages"));
   EXPECT_GE(stat(*driver, "dropped_messages"), static_cast<double>(r.tx_done[1]));
+}
+
+TEST(SimFabric, DroppedPacketsAreTheirFlowsDropsInsideTheWindow) {
+  // The engine's per-flow drops come from flow_drops(): every VL15 discard of the run when the
+  // window is the whole run, and only those inside [100 us, 1.1 ms) when it is that.
+  QosPlan plan = plan_with({{0}, {0, 0, 0, true}}, policy::Transport::ib, RdmaOp::send);
+  auto whole = started(plan);
+  saturate(*whole, 2, 8192, 0, 2'100'000);
+  const std::vector<uint64_t> all = whole->flow_drops();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0], 0u);
+  EXPECT_EQ(static_cast<double>(all[1]), stat(*whole, "drops"));
+
+  auto windowed = started(plan, kPropagationNs, 100'000, 1'100'000);
+  saturate(*windowed, 2, 8192, 0, 2'100'000);
+  const std::vector<uint64_t> inside = windowed->flow_drops();
+  ASSERT_EQ(inside.size(), 2u);
+  EXPECT_EQ(stat(*windowed, "drops"), stat(*whole, "drops"));  // the window changes nothing else
+  // Half the run's time, at a steady discard rate: about half its drops (two packets a message).
+  EXPECT_NEAR(static_cast<double>(inside[1]) / static_cast<double>(all[1]), 1.0 / 2.1, 0.01);
+  EXPECT_EQ(inside[1] % 2, 0u);
+}
+
+TEST(SimFabric, BackPressureTimeIsReportedPerHostAndClass) {
+  // One NIC at 100 Gbit/s into a 50 Gbit/s egress: once the buffer is full the NIC sends one
+  // packet per credit back, half the time, and waits for credit the other half.
+  QosPlan plan = plan_with({{0, 0}}, policy::Transport::rocev2);
+  plan.switched = true;
+  plan.switch_rate_bps = 50e9;
+  plan.congestion.series_start_ns = 0;  // ten 1 ms bins
+  plan.congestion.series_bin_ns = 1'000'000;
+  plan.congestion.series_bins = 10;
+  auto driver = started(plan);
+  saturate(*driver, 1, 16384, 0, 10'000'000);
+  const double run_ns = stat(*driver, "virtual_time_ns");
+  const double paused_ns = stat(*driver, "backpressure_paused_ns.h0.port");
+  EXPECT_NEAR(paused_ns / run_ns, 0.5, 0.01) << paused_ns;
+  EXPECT_EQ(stat(*driver, "backpressure_paused_ns"), paused_ns);
+  EXPECT_GT(stat(*driver, "credit_pauses"), 1000.0);
+  // Over time: half of every bin, and the bins add up to the total.
+  const std::vector<BackpressureSeries> series = driver->backpressure_series();
+  ASSERT_EQ(series.size(), 1u);
+  EXPECT_EQ(series[0].name, "port");
+  ASSERT_EQ(series[0].paused_fraction.size(), 10u);
+  double binned_ns = 0;
+  for (const double fraction : series[0].paused_fraction) {
+    EXPECT_NEAR(fraction, 0.5, 0.01);
+    binned_ns += fraction * 1e6;
+  }
+  EXPECT_NEAR(binned_ns, paused_ns, 1000.0);  // the run may end a step past the last bin
+
+  // The same NIC into a 100 Gbit/s egress never waits.
+  plan.switch_rate_bps = kLinkBps;
+  auto fast = started(plan);
+  saturate(*fast, 1, 16384, 0, 2'000'000);
+  EXPECT_EQ(stat(*fast, "backpressure_paused_ns.h0.port"), 0.0);
+  EXPECT_EQ(stat(*fast, "backpressure_paused_ns"), 0.0);
+  const std::vector<BackpressureSeries> never = fast->backpressure_series();
+  ASSERT_EQ(never.size(), 1u);
+  for (const double fraction : never[0].paused_fraction) {
+    EXPECT_EQ(fraction, 0.0);
+  }
+}
+
+TEST(SimFabric, BackPressureTimeIsNeverTimeSpentSending) {
+  // One host, NIC ETS 50/50 between TC0 and TC1, each into its own switch class, a 95 Gbit/s
+  // egress ETS 90/10: TC1 gets 9.5 Gbit/s and waits for credit the rest of the time, but for
+  // the moments its credit is back while TC0's packet is on the link.
+  QosPlan plan = plan_with({{0, 0, 0}, {1, 0, 1}}, policy::Transport::rocev2);
+  plan.nic_qos = ets_qos({E, E, V, V, V, V, V, V}, {50, 50, 0, 0, 0, 0, 0, 0});
+  plan.switched = true;
+  plan.switch_rate_bps = 95e9;
+  plan.switch_qos = ets_qos({E, E, V, V, V, V, V, V}, {90, 10, 0, 0, 0, 0, 0, 0});
+  auto driver = started(plan);
+  const Loop r = saturate(*driver, 2, 16384, 0, 5'000'000);
+  const double run_ns = stat(*driver, "virtual_time_ns");
+  const double paused = stat(*driver, "backpressure_paused_ns.h0.TC1") / run_ns;
+  const double sending = r.wire_bps[1] / kLinkBps;  // of the NIC's link
+  EXPECT_NEAR(sending, 0.1, 0.005);
+  EXPECT_LE(paused + sending, 1.0);
+  EXPECT_GT(paused + sending, 0.97);
+}
+
+TEST(SimFabric, BackPressureTimeOfFlowsHeldOneByOne) {
+  // Host 0's NIC class feeds two switch buffers (TC0 and TC1), so its flows wait for credit
+  // one by one; host 1 feeds TC0. Every (host, switch class) with flows has its figure, and the
+  // total is their sum; host 0's TC1 flow gets 50 of its 75 Gbit/s NIC share at the switch.
+  QosPlan plan = plan_with({{0, 0, 0}, {0, 0, 1}, {0, 1, 0}}, policy::Transport::rocev2);
+  plan.hosts = 2;
+  plan.switched = true;
+  plan.switch_rate_bps = kLinkBps;
+  plan.switch_qos = ets_qos({E, E, V, V, V, V, V, V}, {50, 50, 0, 0, 0, 0, 0, 0});
+  auto driver = started(plan);
+  saturate(*driver, 3, 16384, 0, 5'000'000);
+  const double run_ns = stat(*driver, "virtual_time_ns");
+  const double h0_tc0 = stat(*driver, "backpressure_paused_ns.h0.TC0");
+  const double h0_tc1 = stat(*driver, "backpressure_paused_ns.h0.TC1");
+  const double h1_tc0 = stat(*driver, "backpressure_paused_ns.h1.TC0");
+  EXPECT_FALSE(has_stat(*driver, "backpressure_paused_ns.h1.TC1"));  // no flow there
+  for (const double paused : {h0_tc0, h0_tc1, h1_tc0}) {
+    EXPECT_GT(paused, 0.1 * run_ns);
+    EXPECT_LE(paused, run_ns);
+  }
+  EXPECT_NEAR(stat(*driver, "backpressure_paused_ns"), h0_tc0 + h0_tc1 + h1_tc0, 1e-3);
+
+  // One host, a flow on each of two switch classes ETS 50/50 at a 50 Gbit/s egress: each flow
+  // gets 25 Gbit/s, a packet per credit back, sent in a quarter of that time at 100 Gbit/s;
+  // the other three quarters it waits for credit.
+  QosPlan one = plan_with({{0, 0, 0}, {0, 0, 1}}, policy::Transport::rocev2);
+  one.switched = true;
+  one.switch_rate_bps = 50e9;
+  one.switch_qos = ets_qos({E, E, V, V, V, V, V, V}, {50, 50, 0, 0, 0, 0, 0, 0});
+  auto alone = started(one);
+  saturate(*alone, 2, 16384, 0, 5'000'000);
+  const double alone_ns = stat(*alone, "virtual_time_ns");
+  EXPECT_NEAR(stat(*alone, "backpressure_paused_ns.h0.TC0") / alone_ns, 0.75, 0.02);
+  EXPECT_NEAR(stat(*alone, "backpressure_paused_ns.h0.TC1") / alone_ns, 0.75, 0.02);
 }
 
 TEST(SimFabric, DeterministicAcrossRuns) {

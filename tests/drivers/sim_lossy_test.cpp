@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "rate_control.hpp"
+#include "sim_driver.hpp"
 #include "sim_port.hpp"
 
 namespace qb::drv::sim {
@@ -53,14 +54,18 @@ class NackCounter final : public RateControl {
   }
 };
 
-void start_port(SimPort& port, const QosPlan& plan, RateControl* program = nullptr) {
+Topology topology_of(const QosPlan& plan) {
   Topology topology;
   topology.port_rate_bps = plan.port_rate_bps;
   topology.wire = plan.wire;
   topology.propagation_delay_ns = kPropagationNs;
   topology.flow_count = static_cast<uint32_t>(plan.flows.size());
+  return topology;
+}
+
+void start_port(SimPort& port, const QosPlan& plan, RateControl* program = nullptr) {
   port.attach(program);
-  port.configure(topology, plan);
+  port.configure(topology_of(plan), plan);
   port.start();
 }
 
@@ -223,6 +228,92 @@ TEST(SimLossy, DeterministicAcrossRuns) {
   EXPECT_EQ(da.delivered, db.delivered);
   EXPECT_EQ(a.stats().switch_drops, b.stats().switch_drops);
   EXPECT_EQ(a.stats().retransmitted_packets, b.stats().retransmitted_packets);
+}
+
+}  // namespace
+}  // namespace qb::drv::sim
+
+namespace qb::drv::sim {
+namespace {
+
+TEST(SimLossy, TheBufferHighWaterIsTheBytesTheEgressClassHolds) {
+  // Lossy mode returns no credit: the high water is of the egress class buffer (bytes queued or
+  // on their way, freed when they leave), so it stays within the buffer it overflows.
+  SimPort port;
+  start_port(port, incast(2, true, 16384));
+  run(port, 2, 65536, 5'000'000, 4);
+  const PortStats& s = port.stats();
+  ASSERT_GT(s.switch_drops, 100u);
+  EXPECT_LE(s.switch_buffer_high_water_bytes, 16384u);
+  EXPECT_GT(s.switch_buffer_high_water_bytes, 16384u - 4200u);  // a packet more did not fit
+}
+
+TEST(SimLossy, EverySwitchDropIsADropOfItsFlow) {
+  SimPort port;
+  start_port(port, incast(2, true, 16384));
+  run(port, 2, 65536, 5'000'000, 4);
+  const std::vector<uint64_t>& drops = port.flow_drops();
+  ASSERT_EQ(drops.size(), 2u);
+  EXPECT_EQ(drops[0] + drops[1], port.stats().switch_drops);  // the window: the whole run
+
+  // Only the drops inside the measured window count as the flows'.
+  Topology topology = topology_of(incast(2, true, 16384));
+  topology.window_start_ns = 1'000'000;
+  topology.window_end_ns = 3'000'000;
+  SimPort windowed;
+  windowed.configure(topology, incast(2, true, 16384));
+  windowed.start();
+  run(windowed, 2, 65536, 5'000'000, 4);
+  const std::vector<uint64_t>& inside = windowed.flow_drops();
+  EXPECT_EQ(windowed.stats().switch_drops, port.stats().switch_drops);
+  EXPECT_GT(inside[0] + inside[1], 0u);
+  EXPECT_LT(inside[0] + inside[1], drops[0] + drops[1]);
+}
+
+TEST(SimLossy, DriverStatsNameEachCounterOnce) {
+  // `drops` counts every packet the fabric dropped (here all at the switch); there is no credit
+  // buffer in lossy mode, so no switch_buffer_bytes beside lossy_buffer_bytes; no back-pressure.
+  const QosPlan plan = incast(2, true, 16384);
+  auto driver = make_sim_driver();
+  ASSERT_TRUE(driver->open(topology_of(plan)).ok());
+  ASSERT_TRUE(driver->apply(plan).ok());
+  ASSERT_TRUE(driver->start().ok());
+  std::map<std::string, double> stats;
+  auto run_driver = [&] {
+    Queue& queue = driver->queue(0);
+    Clock& clock = driver->clock(0);
+    std::vector<Message> burst;
+    std::vector<uint64_t> sequence(2, 0);
+    for (uint32_t f = 0; f < 2; ++f) {
+      for (int i = 0; i < 4; ++i) burst.push_back(Message{f, 65536, 0, sequence[f]++});
+    }
+    std::array<Completion, 64> batch;
+    while (clock.now_ns() < 2'000'000) {
+      if (!burst.empty()) burst.erase(burst.begin(), burst.begin() + queue.tx_burst(burst));
+      for (uint32_t n = queue.poll(batch); n > 0; n = queue.poll(batch)) {
+        for (uint32_t i = 0; i < n; ++i) {
+          const Completion& c = batch[i];
+          if (c.kind == Completion::Kind::tx_done) {
+            burst.push_back(Message{c.flow, 65536, clock.now_ns(), sequence[c.flow]++});
+          }
+        }
+      }
+      if (burst.empty()) clock.wait_until(2'000'000);
+    }
+  };
+  run_driver();
+  for (const auto& [name, value] : driver->stats()) stats[name] = value;
+  ASSERT_GT(stats["switch_drops"], 0.0);
+  EXPECT_EQ(stats["drops"], stats["switch_drops"]);
+  EXPECT_FALSE(stats.contains("switch_buffer_bytes"));
+  EXPECT_EQ(stats["lossy_buffer_bytes"], 16384.0);
+  EXPECT_LE(stats["switch_buffer_high_water_bytes"], stats["lossy_buffer_bytes"]);
+  EXPECT_EQ(stats["backpressure_paused_ns"], 0.0);
+  EXPECT_EQ(stats["backpressure_paused_ns.h0.port"], 0.0);
+  EXPECT_EQ(stats["credit_pauses"], 0.0);
+  const std::vector<uint64_t> drops = driver->flow_drops();
+  ASSERT_EQ(drops.size(), 2u);
+  EXPECT_EQ(static_cast<double>(drops[0] + drops[1]), stats["switch_drops"]);
 }
 
 }  // namespace

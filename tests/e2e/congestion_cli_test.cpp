@@ -144,6 +144,16 @@ TEST(CongestionCli, ALossyRunReportsItsDropsInTheJsonAndOnTheConsole) {
   }
   EXPECT_EQ(stats["lossy_buffer_bytes"].get<double>(), 16000.0);
   EXPECT_LE(stats["switch_queue_max_bytes"].get<double>(), 16000.0);
+  EXPECT_LE(stats["switch_buffer_high_water_bytes"].get<double>(), 16000.0);
+  EXPECT_EQ(stats["drops"].get<double>(), stats["switch_drops"].get<double>());
+  // A packet the switch drops is a drop of its flow (the one repetition's, inside its window:
+  // those entering the switch after its end count for no flow).
+  double flow_drops = 0;
+  for (const json& flow : results["scenarios"][0]["flows"]) {
+    flow_drops += flow["drops"].get<double>();
+  }
+  EXPECT_GT(flow_drops, 0.0);
+  EXPECT_LE(flow_drops, stats["switch_drops"].get<double>());
 }
 
 }  // namespace

@@ -144,6 +144,10 @@ struct Topology {
   /// A rank of a multi-host job: its part, and the exchange for capabilities().exchanges_endpoints
   /// drivers. Unset: one process drives and receives every flow.
   std::optional<JobPart> job;
+  /// The measured window, [window_start_ns, window_end_ns) of run time: what a driver counts per
+  /// flow besides the completions (flow_drops()) counts inside it, as the engine counts those.
+  int64_t window_start_ns = 0;
+  int64_t window_end_ns = INT64_MAX;
 };
 
 /// The worker that drives flow `flow`: the engine gives worker w every flow f with
@@ -160,6 +164,13 @@ struct QueueDepthSeries {
   std::string name;                // the egress class: "port", "TC3", "VL1"
   std::vector<double> max_bytes;   // per bin: the deepest
   std::vector<double> mean_bytes;  // per bin: time-weighted mean
+};
+
+/// How much of a switch class's sending hosts' time lossless back-pressure held them (waiting
+/// for credit), per time bin of the measured window (the simulator's).
+struct BackpressureSeries {
+  std::string name;                     // the switch class: "port", "TC3", "VL1"
+  std::vector<double> paused_fraction;  // per bin: time-weighted, mean over the class's hosts
 };
 
 /// The ops a driver implements. The generic Driver calls them in order (open -> apply [-> apply]
@@ -179,6 +190,12 @@ class DriverBackend {
   virtual DriverStats stats() const = 0;
   /// Queue depth over time, for the drivers that model a switch; none by default.
   virtual std::vector<QueueDepthSeries> queue_depth_series() const { return {}; }
+  /// Back-pressure over time, for the drivers that model a lossless switch; none by default.
+  virtual std::vector<BackpressureSeries> backpressure_series() const { return {}; }
+  /// Per flow instance (plan order): its packets the driver's fabric dropped inside the measured
+  /// window, which no completion reports (the simulator's switch and VL15 discards); empty
+  /// (the default): none counted.
+  virtual std::vector<uint64_t> flow_drops() const { return {}; }
   virtual void close() noexcept = 0;
 };
 

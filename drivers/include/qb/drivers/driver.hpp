@@ -40,6 +40,10 @@ class Driver final {
   std::vector<QueueDepthSeries> queue_depth_series() const {
     return backend_->queue_depth_series();
   }
+  std::vector<BackpressureSeries> backpressure_series() const {
+    return backend_->backpressure_series();
+  }
+  std::vector<uint64_t> flow_drops() const { return backend_->flow_drops(); }
   /// Idempotent; a closed driver can be opened again.
   void close() noexcept;
 
