@@ -23,6 +23,11 @@ Results every_field() {
   ScenarioResult& s = r.scenarios.front();
   s.repetitions_partial = 1;  // an interrupted run: its measured windows are listed
   s.measured_ns_reps.assign(s.repetitions, s.duration_ns);
+  // A saturating flow with messages outstanding at the window's end (its tail censored).
+  s.flows[0].latency.outstanding = 16;
+  s.flows[0].latency.oldest_outstanding_ns = 51'000'000;
+  s.flows[0].latency.censored = engine::LatencyCensored{false, false, true, true, true};
+  s.flows[0].latency.outstanding_limit = 16;
   for (auto& flow : s.flows) {
     flow.host = 1;
     flow.tclass = "low_latency";
