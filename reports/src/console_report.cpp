@@ -120,7 +120,7 @@ bool at_least(const LatencySummary& l, LatencyColumn c) {
 }
 
 constexpr const char* kLatencyFormat =
-    "  {:<20} {:>7} {:>9} {:>9} {:>9} {:>10} {:>10} {:>10} {:>9} {:>11} {:>10}\n";
+    "  {:<20} {:>7} {:>9} {:>9} {:>9} {:>10} {:>10} {:>10} {:>9} {:>12} {:>10}\n";
 constexpr size_t kLatencyColumns = static_cast<size_t>(LatencyColumn::count);
 
 void print_latency(std::ostream& out, const std::vector<LatencyRow>& flows,

@@ -13,7 +13,7 @@
 namespace qb {
 namespace {
 
-Result<report::Results> run_config(const std::string& name, engine::RunOptions options = {}) {
+Result<judge::Results> run_config(const std::string& name, engine::RunOptions options = {}) {
   auto suite = suite::load_suite_file(QB_SOURCE_DIR "/configs/" + name);
   if (!suite.ok()) return std::move(suite).error();
   return testing_support::run_and_judge(*suite, "sim", options);
@@ -23,7 +23,7 @@ TEST(LatencyOutstanding, AStuckFlowOfTheLossyIncastShowsAsStuck) {
   auto results = run_config("incast_lossy_no_cc.toml");
   ASSERT_TRUE(results.ok()) << results.error().to_string();
   const auto& scenario = results->scenarios.front();
-  const report::FlowResult* stuck = nullptr;
+  const judge::FlowResult* stuck = nullptr;
   for (const auto& flow : scenario.flows) {
     const auto& l = flow.latency;
     // A saturating flow never has more outstanding than its QP keeps posted (per repetition).

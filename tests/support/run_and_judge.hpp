@@ -7,11 +7,12 @@
 
 #include "qb/engine/measure.hpp"
 #include "qb/judge/judge.hpp"
+#include "qb/reports/results.hpp"  // report::Results, which the tests name
 #include "run_suite_on.hpp"
 
 namespace qb::testing_support {
 
-inline Result<report::Results> run_and_judge(const suite::Suite& suite, const std::string& driver,
+inline Result<judge::Results> run_and_judge(const suite::Suite& suite, const std::string& driver,
                                              const engine::RunOptions& options) {
   std::vector<Warning> warnings;
   auto run = run_suite_on(suite, driver, options, &warnings);
