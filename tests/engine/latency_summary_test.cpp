@@ -1,6 +1,6 @@
 // Latency summaries with messages still outstanding at the window's end: the percentiles are the
 // delivered messages', censored ("≥") when outstanding messages older than them reach their
-// rank; min, mean and stdev beside them.
+// rank beyond its sampling noise; min, mean and stdev beside them.
 #include "qb/engine/latency_summary.hpp"
 
 #include <gtest/gtest.h>
@@ -47,20 +47,29 @@ TEST(LatencyCensoring, ALowerBoundWhereOlderOutstandingReachTheRank) {
   EXPECT_TRUE(s.censored.max);
 }
 
-TEST(LatencyCensoring, OneOlderMessageCensorsOnlyWhatItReaches) {
+TEST(LatencyCensoring, OlderOutstandingWithinThePercentilesNoiseCensorNothingButTheMax) {
   const Histogram h = delivered();
   Histogram one;
   one.record(10'000);  // older than p99 (1 us), younger than p99.9 (2 ms)
-  // p99: rank ceil(0.99 x 1001) = 991 > the 990 delivered at 1 us: a lower bound.
-  EXPECT_TRUE(censored_at_age(h, one, 99, h.value_at_percentile(99)));
-  // p50: rank 501, 990 delivered at or below: exact.
-  EXPECT_FALSE(censored_at_age(h, one, 50, h.value_at_percentile(50)));
-  // p99.9 (2 ms) is older than it: exact.
-  EXPECT_FALSE(censored_at_age(h, one, 99.9, h.value_at_percentile(99.9)));
-  EXPECT_FALSE(censored_at_age(h, one, 100, h.max()));
-  // The same message within the value's bucket is not older than it.
+  // p99: rank ceil(0.99 x 1001) = 991, one more than the 990 delivered at 1 us: within the
+  // p99's sampling noise (sqrt(1001 x 0.99 x 0.01) = 3.1 ranks), so exact.
+  EXPECT_FALSE(censored_at_age(h, one, 99, h.value_at_percentile(99)));
+  // Four of them: rank 994, four short of it, beyond 3.2 ranks of noise: a lower bound.
+  Histogram four;
+  four.record_n(10'000, 4);
+  EXPECT_TRUE(censored_at_age(h, four, 99, h.value_at_percentile(99)));
+  // p50: rank 502, 990 delivered at or below: exact.
+  EXPECT_FALSE(censored_at_age(h, four, 50, h.value_at_percentile(50)));
+  // p99.9 (2 ms) and the maximum are older than them: exact.
+  EXPECT_FALSE(censored_at_age(h, four, 99.9, h.value_at_percentile(99.9)));
+  EXPECT_FALSE(censored_at_age(h, four, 100, h.max()));
+  // The maximum has no noise: one message older than every delivered one censors it.
+  Histogram oldest;
+  oldest.record(3'000'000);
+  EXPECT_TRUE(censored_at_age(h, oldest, 100, h.max()));
+  // A message within the value's bucket is not older than it.
   Histogram same;
-  same.record(1'000);
+  same.record_n(1'000, 16);
   EXPECT_FALSE(censored_at_age(h, same, 99, h.value_at_percentile(99)));
 }
 

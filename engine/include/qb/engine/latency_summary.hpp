@@ -47,8 +47,10 @@ LatencySummary summarise(const Histogram& delivered, const Histogram* outstandin
 /// The censoring rule for one percentile p (in [0, 100]) whose value over `delivered` is
 /// `value_ns`: true when the messages of `outstanding_age` older than `value_ns` (their
 /// latency is at least their age) would move the p-th percentile of delivered + them above
-/// `value_ns`, which is then only a lower bound. Outstanding messages younger than it are in
-/// flight as usual (the window took in as many from the warm-up) and do not count.
+/// `value_ns` by more ranks than its own sampling noise, sqrt(n p (1 - p)); `value_ns` is then
+/// only a lower bound. Outstanding messages younger than it are in flight as usual (the window
+/// took in as many from the warm-up) and do not count. For p = 100 (the maximum) the noise is
+/// 0: any outstanding message older than every delivered one censors it.
 bool censored_at_age(const Histogram& delivered, const Histogram& outstanding_age, double p,
                      int64_t value_ns);
 
