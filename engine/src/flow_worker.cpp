@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <chrono>
 #include <limits>
 
@@ -109,6 +110,7 @@ FlowWorker::FlowWorker(const suite::CompiledScenario& compiled, uint64_t seed, W
   FlowState& state = flows_[flow];
   // Fixed sizes draw no random numbers, so skipping the sampler changes nothing.
   const uint32_t bytes = state.fixed_bytes != 0 ? state.fixed_bytes : state.sizes.next(state.rng);
+  scheduled_ring_[state.ring_offset + (state.next_sequence & state.ring_mask)] = scheduled_ns;
   burst_[burst_size_++] = drv::Message{flow, bytes, scheduled_ns, state.next_sequence++};
   ++state.outstanding;
   state.late_posts += now_ns > scheduled_ns ? 1 : 0;
@@ -185,10 +187,13 @@ uint32_t FlowWorker::post_run(uint32_t flow, int64_t scheduled_ns, int64_t now_n
   uint64_t sequence = state.next_sequence;
   uint64_t late = 0;
   drv::Message* const out = burst_.data() + burst_size_;
+  int64_t* const ring = scheduled_ring_.data() + state.ring_offset;
+  const uint64_t ring_mask = state.ring_mask;
   uint32_t n = 0;
   while (n < limit && next_ns <= now_ns) {
     // Fixed sizes draw no random numbers, so skipping the sampler changes nothing.
     const uint32_t bytes = state.fixed_bytes != 0 ? state.fixed_bytes : state.sizes.next(state.rng);
+    ring[sequence & ring_mask] = next_ns;
     out[n++] = drv::Message{flow, bytes, next_ns, sequence++};
     late += now_ns > next_ns ? 1 : 0;
     next_ns = state.saturating ? now_ns : arrivals.next_ns(next_ns, bytes, state.rng);
@@ -211,12 +216,18 @@ uint32_t FlowWorker::post_run(uint32_t flow, int64_t scheduled_ns, int64_t now_n
                                                            int64_t now_ns,
                                                            uint32_t count) noexcept {
   drv::Message* const out = burst_.data() + burst_size_;
+  int64_t* const ring = scheduled_ring_.data() + state.ring_offset;
+  const uint64_t ring_mask = state.ring_mask;
   uint64_t sequence = state.next_sequence;
   if (state.fixed_bytes != 0) {
     const uint32_t bytes = state.fixed_bytes;
-    for (uint32_t n = 0; n < count; ++n) out[n] = drv::Message{flow, bytes, now_ns, sequence++};
+    for (uint32_t n = 0; n < count; ++n) {
+      ring[sequence & ring_mask] = now_ns;
+      out[n] = drv::Message{flow, bytes, now_ns, sequence++};
+    }
   } else {
     for (uint32_t n = 0; n < count; ++n) {
+      ring[sequence & ring_mask] = now_ns;
       out[n] = drv::Message{flow, state.sizes.next(state.rng), now_ns, sequence++};
     }
   }
@@ -308,7 +319,13 @@ void FlowWorker::post_due_batched(int64_t now_ns) noexcept {
     return;
   }
   const int64_t offset_ns = c.time_ns - window_.warmup_ns;
-  if (offset_ns < 0 || offset_ns >= window_.duration_ns) return;
+  if (offset_ns < 0 || offset_ns >= window_.duration_ns) [[unlikely]] {
+    // Delivered before the window: not outstanding at its end (after it: still outstanding).
+    if (offset_ns < 0 && c.last_of_message) {
+      delivered_next_[c.flow] = std::max(delivered_next_[c.flow], c.sequence + 1);
+    }
+    return;
+  }
   FlowCounters& flow = counters[c.flow];
   if (c.kind == drv::Completion::Kind::rx_message) {
     if (c.payload_bytes != rx_packets_of_bytes_) [[unlikely]] {
@@ -334,6 +351,7 @@ void FlowWorker::post_due_batched(int64_t now_ns) noexcept {
   flow.series_wire_bytes[bin_index_] += c.wire_bytes;
   if (c.last_of_message) {
     ++flow.messages;
+    delivered_next_[c.flow] = std::max(delivered_next_[c.flow], c.sequence + 1);
     if (c.sent_ns == drv::Completion::kUntimed) return;
     const int64_t from_scheduled_ns = c.time_ns - c.scheduled_ns;
     const int64_t from_sent_ns = c.time_ns - c.sent_ns;
@@ -360,6 +378,21 @@ void FlowWorker::post_due_batched(int64_t now_ns) noexcept {
     flow.from_sent_ns.record_repeated(latency_run_.from_sent_ns, latency_run_.count);
   }
   latency_run_.count = 0;
+}
+
+void FlowWorker::record_outstanding(const std::vector<uint64_t>& delivered_next, int64_t end_ns,
+                                    std::vector<FlowLatency>& latency) const {
+  for (const uint32_t f : owned_) {
+    if (f >= flows_.size() || f >= latency.size()) continue;
+    const FlowState& state = flows_[f];
+    const uint64_t posted = state.next_sequence;
+    const uint64_t known = posted - std::min<uint64_t>(posted, state.ring_mask + 1);
+    const uint64_t delivered = f < delivered_next.size() ? delivered_next[f] : 0;
+    for (uint64_t s = std::max(delivered, known); s < posted; ++s) {
+      const int64_t scheduled_ns = scheduled_ring_[state.ring_offset + (s & state.ring_mask)];
+      latency[f].outstanding_age_ns.record(std::max<int64_t>(end_ns - scheduled_ns, 0));
+    }
+  }
 }
 
 void FlowWorker::publish_post_counts(std::vector<FlowCounters>& counters) const {
@@ -425,6 +458,19 @@ WorkerOutcome FlowWorker::run(drv::Queue& queue, drv::Clock& clock,
   rx_packets_of_bytes_ = 0;
   rx_packets_ = wire_.packets_for_message(0);
   latency_run_ = LatencyRun{};
+  // A ring of scheduled times per owned flow, deep enough for every message not yet
+  // acknowledged (the window): stored at each post, read once when the window ends.
+  delivered_next_.assign(flows_.size(), 0);
+  size_t ring_slots = 0;
+  for (const uint32_t f : owned_) {
+    if (f >= flows_.size()) continue;
+    FlowState& state = flows_[f];
+    const uint64_t slots = std::bit_ceil(std::max<uint64_t>(state.window, 1));
+    state.ring_offset = ring_slots;
+    state.ring_mask = slots - 1;
+    ring_slots += slots;
+  }
+  scheduled_ring_.assign(std::max<size_t>(ring_slots, 1), 0);
   // Series for the flows this worker owns only: W workers x all flows would multiply the
   // series memory by the worker count (the merge adds whatever each worker has). A flow's
   // frames received on another worker's queue get it there, once (on_completion).

@@ -93,6 +93,17 @@ class FlowWorker {
   WorkerOutcome run(drv::Queue& queue, drv::Clock& clock, const std::atomic<bool>* interrupted,
                     std::vector<FlowCounters>& counters, std::vector<FlowLatency>& latency);
 
+  /// After run(): per flow (every flow: its frames may reach any worker), one past the highest
+  /// sequence this worker saw delivered (last packet) before the measured window's end.
+  const std::vector<uint64_t>& delivered_next() const noexcept { return delivered_next_; }
+  /// After run(): records into latency[f].outstanding_age_ns, for the flows this worker
+  /// drives, the age at `end_ns` (from the scheduled send time) of every message posted and
+  /// not delivered (sequence >= delivered_next[f], the highest over every worker). Only the
+  /// last posts the ring holds are known (a send window's worth: every message not yet
+  /// acknowledged, so all on drivers whose tx_done follows delivery).
+  void record_outstanding(const std::vector<uint64_t>& delivered_next, int64_t end_ns,
+                          std::vector<FlowLatency>& latency) const;
+
  private:
   struct FlowState {
     gen::ArrivalProcess arrivals;
@@ -106,6 +117,10 @@ class FlowWorker {
     int64_t next_ns = 0;          // scheduled time of the next message (scheduled flows)
     int64_t start_offset_ns = 0;  // the flow's `start`: its first message, after time zero
     uint64_t next_sequence = 0;
+    // Scheduled times of the last posts, by sequence & ring_mask in scheduled_ring_: what
+    // the messages outstanding at the window's end have waited (owned flows only).
+    size_t ring_offset = 0;
+    uint64_t ring_mask = 0;
     // Copied into FlowCounters when run() returns: counted here, on the flow's hot line.
     uint64_t late_posts = 0;
   };
@@ -175,6 +190,8 @@ class FlowWorker {
     int64_t from_sent_ns = 0;
   };
   LatencyRun latency_run_;
+  std::vector<int64_t> scheduled_ring_;   // per owned flow, a power of two >= its window
+  std::vector<uint64_t> delivered_next_;  // per flow (delivered_next())
 
   // Live view (show_live): off unless attached; the boundary is checked once per loop turn.
   WorkerLive live_;

@@ -38,10 +38,20 @@ void add_flow(TrafficMeasurement& into, const TrafficMeasurement& flow) {
   for (size_t b = 0; b < flow.series_bps.size(); ++b) into.series_bps[b] += flow.series_bps[b];
   into.histograms.from_scheduled_ns.merge(flow.histograms.from_scheduled_ns);
   into.histograms.from_sent_ns.merge(flow.histograms.from_sent_ns);
+  into.histograms.outstanding_age_ns.merge(flow.histograms.outstanding_age_ns);
+  // One depth for the aggregate only when every flow in it has the same.
+  into.latency.outstanding_limit =
+      into.flows == 1 || into.latency.outstanding_limit == flow.latency.outstanding_limit
+          ? flow.latency.outstanding_limit
+          : 0;
 }
 
+// Outstanding messages censor the percentiles from the scheduled send time; their send times
+// are not known until they complete, so the figures from the actual send time stay uncensored.
 void summarise_histograms(TrafficMeasurement& m) {
-  m.latency = summarise(m.histograms.from_scheduled_ns);
+  const uint32_t outstanding_limit = m.latency.outstanding_limit;
+  m.latency = summarise(m.histograms.from_scheduled_ns, &m.histograms.outstanding_age_ns);
+  m.latency.outstanding_limit = outstanding_limit;
   m.latency_from_sent = summarise(m.histograms.from_sent_ns);
 }
 
@@ -156,6 +166,8 @@ ScenarioMeasurement measure(const ScenarioRun& run) {
     for (double bps : flow.measured_bps_reps) flow.measured_bps += bps / rep_count;
     flow.measured_payload_bps = payload_sum / rep_count;
     flow.histograms = run.latency[f];
+    const suite::FlowSpec& spec = compiled.scenario->flows[compiled.flow_spec[f]];
+    if (spec.arrival.saturating()) flow.latency.outstanding_limit = spec.arrival.outstanding;
     summarise_histograms(flow);
     out.flows.push_back(std::move(flow));
   }

@@ -11,7 +11,8 @@ namespace {
 
 // Bumped whenever a field is added: processes of one job run one build, but a stale binary on
 // one host must fail loudly rather than merge garbage.
-constexpr uint32_t kFormatVersion = 3;  // 2: the switch queue depth; 3: worker starvation
+// 2: the switch queue depth; 3: worker starvation; 4: the ages of outstanding messages
+constexpr uint32_t kFormatVersion = 4;
 
 class ByteWriter {
  public:
@@ -202,6 +203,7 @@ std::string encode_outcome(const RepetitionOutcome& outcome) {
   put_list(w, outcome.latency, [](ByteWriter& out, const FlowLatency& latency) {
     put_histogram(out, latency.from_scheduled_ns);
     put_histogram(out, latency.from_sent_ns);
+    put_histogram(out, latency.outstanding_age_ns);
   });
   return w.take();
 }
@@ -243,9 +245,10 @@ Result<RepetitionOutcome> decode_outcome(std::string_view bytes) {
       r.get(m.starvation.run_delay_ns) && r.get(m.starvation.stalled_ns) &&
       r.get(m.starvation.longest_stall_ns) && r.get(m.starvation.involuntary_switches) &&
       r.get(m.starvation.stalls) &&
-      get_list(r, outcome.latency, 2 * 60, [](ByteReader& in, FlowLatency& latency) {
+      get_list(r, outcome.latency, 3 * 60, [](ByteReader& in, FlowLatency& latency) {
         return get_histogram(in, latency.from_scheduled_ns) &&
-               get_histogram(in, latency.from_sent_ns);
+               get_histogram(in, latency.from_sent_ns) &&
+               get_histogram(in, latency.outstanding_age_ns);
       });
   if (!ok) return bad("truncated or corrupt");
   if (!r.done()) return bad("trailing bytes");

@@ -269,16 +269,35 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t scen
   result.measurement.complete = true;
   result.measurement.measured_ns = 0;
   for (uint32_t w = 0; w < workers; ++w) {
-    merge_counters(result.measurement.flows, counters[w]);
-    for (uint32_t f = 0; f < flow_count; ++f) {
-      absorb(result.latency[f].from_scheduled_ns, std::move(latency[w][f].from_scheduled_ns));
-      absorb(result.latency[f].from_sent_ns, std::move(latency[w][f].from_sent_ns));
-    }
     result.measurement.complete = result.measurement.complete && outcomes[w].complete;
     result.measurement.starvation.keep_worse(outcomes[w].starvation);
     // Workers stop together (same flag, same deadline): the longest one is the window.
     result.measurement.measured_ns =
         std::max(result.measurement.measured_ns, outcomes[w].measured_ns);
+  }
+  // Messages still outstanding when the window ended (or the run stopped in it): a flow's
+  // deliveries may reach any worker, its posts are its own worker's. A rank of a multi-host
+  // job sees only one side, and a send-only driver none.
+  if (role == nullptr && d.capabilities().receives && result.measurement.measured_ns > 0) {
+    std::vector<uint64_t> delivered_next(flow_count, 0);
+    for (const auto& worker : flow_workers) {
+      const std::vector<uint64_t>& seen = worker->delivered_next();
+      for (size_t f = 0; f < flow_count && f < seen.size(); ++f) {
+        delivered_next[f] = std::max(delivered_next[f], seen[f]);
+      }
+    }
+    const int64_t window_end_ns = scenario_run.warmup_ns + result.measurement.measured_ns;
+    for (uint32_t w = 0; w < workers; ++w) {
+      flow_workers[w]->record_outstanding(delivered_next, window_end_ns, latency[w]);
+    }
+  }
+  for (uint32_t w = 0; w < workers; ++w) {
+    merge_counters(result.measurement.flows, counters[w]);
+    for (uint32_t f = 0; f < flow_count; ++f) {
+      absorb(result.latency[f].from_scheduled_ns, std::move(latency[w][f].from_scheduled_ns));
+      absorb(result.latency[f].from_sent_ns, std::move(latency[w][f].from_sent_ns));
+      absorb(result.latency[f].outstanding_age_ns, std::move(latency[w][f].outstanding_age_ns));
+    }
   }
   result.clock = std::string(d.clock(0).name());
   summarise_repetition(compiled, result);
@@ -318,6 +337,8 @@ bool merge_outcome(SuiteRun& run, RepetitionOutcome&& outcome) {
     absorb(scenario_run.latency[f].from_scheduled_ns,
            std::move(outcome.latency[f].from_scheduled_ns));
     absorb(scenario_run.latency[f].from_sent_ns, std::move(outcome.latency[f].from_sent_ns));
+    absorb(scenario_run.latency[f].outstanding_age_ns,
+           std::move(outcome.latency[f].outstanding_age_ns));
   }
   run.clock = outcome.clock;
   run.workers = std::max<uint32_t>(run.workers, outcome.workers);

@@ -4,6 +4,7 @@
 #include <fmt/ostream.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 
@@ -32,30 +33,141 @@ std::string worst_error(const std::vector<Row>& rows, const std::string& name, d
   return fmt::format("{:.3f}%", magnitude * 100.0);
 }
 
-// Rates in the unit --units picks; latency from the scheduled send time (p50, p99, p99.9: it
-// includes waiting behind the flow's earlier messages) and from the actual send time (p99).
+// Rates in the unit --units picks (latency has its own table, print_latency).
 // The fifth rate column is 11 wide: under --units mpps its basis is "wire Gbit/s".
-constexpr const char* kRowFormat =
-    "  {:<20} {:<10} {:>12} {:>12} {:>9} {:>14} {:>11} {:>10} {:>10} {:>10} {:>18}\n";
+constexpr const char* kRowFormat = "  {:<20} {:<10} {:>12} {:>12} {:>9} {:>14} {:>11}\n";
 
-// Two header lines: what each column is, then its basis and unit (latency: which percentile).
+// Two header lines: what each column is, then its basis and unit.
 void print_header(std::ostream& out, RateUnit unit) {
   const RateHeader h = rate_header(unit);
-  fmt::print(out, "  {:<20} {:<10} {:>12} {:>12} {:>9} {:>14} {:>11} {:>32} {:>18}\n", "flow",
-             "leaf", h.expected, h.measured, "error", h.goodput, h.extra,
-             "latency from scheduled send", "from actual send");
+  fmt::print(out, kRowFormat, "flow", "leaf", h.expected, h.measured, "error", h.goodput, h.extra);
   fmt::print(out, kRowFormat, "", "", h.expected_basis, h.measured_basis, "", h.goodput_basis,
-             h.extra_basis, "p50", "p99", "p99.9", "p99");
+             h.extra_basis);
 }
 
 // `error` is the relative error as text, or why the row is not judged.
 void print_row(std::ostream& out, RateUnit unit, const std::string& name, const std::string& leaf,
-               double expected_bps, const MeasuredRates& measured, const std::string& error,
-               const LatencySummary& lat, const LatencySummary& lat_from_sent) {
+               double expected_bps, const MeasuredRates& measured, const std::string& error) {
   const RateCells cells = rate_cells(unit, expected_bps, measured);
   fmt::print(out, kRowFormat, name, leaf, cells.expected, cells.measured, error, cells.goodput,
-             cells.extra, latency(lat.p50_ns, lat.count), latency(lat.p99_ns, lat.count),
-             latency(lat.p999_ns, lat.count), latency(lat_from_sent.p99_ns, lat_from_sent.count));
+             cells.extra);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Latency, like perftest: min / mean / stdev beside the percentiles, each column in one unit
+// (named in the header) so a column reads down; "≥" marks a lower bound (messages outstanding
+// at the window's end are older than it: a stuck flow reads as stuck, not as a short tail).
+
+struct LatencyRow {
+  std::string name;
+  const LatencySummary* sched;  // from the scheduled send time
+  const LatencySummary* sent;   // from the actual send time
+};
+
+// One unit for a column: the largest in which its largest figure is at least 1.
+struct TimeUnit {
+  const char* name;
+  double ns;
+};
+TimeUnit unit_for(double largest_ns) {
+  if (largest_ns >= 1e9) return {"s", 1e9};
+  if (largest_ns >= 1e6) return {"ms", 1e6};
+  if (largest_ns >= 1e3) return {"us", 1e3};
+  return {"ns", 1.0};
+}
+
+// Four significant digits (a 3-digit histogram is exact to 0.1 %), no exponent.
+std::string in_unit(double ns, TimeUnit unit, bool at_least = false) {
+  if (!std::isfinite(ns)) return "-";
+  const double v = ns / unit.ns;
+  const double magnitude = std::fabs(v);
+  const int decimals = magnitude >= 1000 ? 0 : magnitude >= 100 ? 1 : magnitude >= 10 ? 2 : 3;
+  return fmt::format("{}{:.{}f}", at_least ? "≥" : "", v, unit.ns == 1.0 ? 0 : decimals);
+}
+
+// Columns: figure (of the row's summaries), censored flag, whether the row has it.
+enum class LatencyColumn { min, mean, stdev, p50, p99, p999, sent_p99, oldest, count };
+
+double figure(const LatencyRow& row, LatencyColumn c) {
+  const LatencySummary& l = *row.sched;
+  switch (c) {
+    case LatencyColumn::min: return static_cast<double>(l.min_ns);
+    case LatencyColumn::mean: return l.mean_ns;
+    case LatencyColumn::stdev: return l.stdev_ns;
+    case LatencyColumn::p50: return static_cast<double>(l.p50_ns);
+    case LatencyColumn::p99: return static_cast<double>(l.p99_ns);
+    case LatencyColumn::p999: return static_cast<double>(l.p999_ns);
+    case LatencyColumn::sent_p99: return static_cast<double>(row.sent->p99_ns);
+    case LatencyColumn::oldest: return static_cast<double>(l.oldest_outstanding_ns);
+    case LatencyColumn::count: break;
+  }
+  return 0.0;
+}
+
+bool shown(const LatencyRow& row, LatencyColumn c) {
+  if (c == LatencyColumn::oldest) return row.sched->outstanding != 0;
+  if (c == LatencyColumn::sent_p99) return row.sent->count != 0;
+  return row.sched->count != 0;
+}
+
+bool at_least(const LatencySummary& l, LatencyColumn c) {
+  switch (c) {
+    case LatencyColumn::p50: return l.censored.p50;
+    case LatencyColumn::p99: return l.censored.p99;
+    case LatencyColumn::p999: return l.censored.p999;
+    default: return false;
+  }
+}
+
+constexpr const char* kLatencyFormat =
+    "  {:<20} {:>7} {:>9} {:>9} {:>9} {:>10} {:>10} {:>10} {:>9} {:>12} {:>10}\n";
+constexpr size_t kLatencyColumns = static_cast<size_t>(LatencyColumn::count);
+
+void print_latency(std::ostream& out, const std::vector<LatencyRow>& flows,
+                   const std::vector<LatencyRow>& groups) {
+  std::array<TimeUnit, kLatencyColumns> units{};
+  for (size_t c = 0; c < kLatencyColumns; ++c) {
+    double largest = 0.0;
+    for (const auto* rows : {&flows, &groups}) {
+      for (const LatencyRow& row : *rows) {
+        const double v = figure(row, static_cast<LatencyColumn>(c));
+        if (shown(row, static_cast<LatencyColumn>(c)) && std::isfinite(v)) {
+          largest = std::max(largest, std::fabs(v));
+        }
+      }
+    }
+    units[c] = unit_for(largest);
+  }
+  const auto basis = [&](const char* from, LatencyColumn c) {
+    return fmt::format("{} {}", from, units[static_cast<size_t>(c)].name);
+  };
+  fmt::print(out,
+             "  latency (sched: from the scheduled send time, waiting behind the flow's earlier "
+             "messages included; sent: from the actual send time; ≥: a lower bound)\n");
+  fmt::print(out, kLatencyFormat, "flow", "depth", "min", "mean", "stdev", "p50", "p99", "p99.9",
+             "p99", "outstanding", "oldest");
+  fmt::print(out, kLatencyFormat, "", "per QP", basis("sched", LatencyColumn::min),
+             basis("sched", LatencyColumn::mean), basis("sched", LatencyColumn::stdev),
+             basis("sched", LatencyColumn::p50), basis("sched", LatencyColumn::p99),
+             basis("sched", LatencyColumn::p999), basis("sent", LatencyColumn::sent_p99),
+             "at end", basis("age", LatencyColumn::oldest));
+  const auto print = [&](const LatencyRow& row) {
+    std::array<std::string, kLatencyColumns> cells;
+    for (size_t c = 0; c < kLatencyColumns; ++c) {
+      const auto column = static_cast<LatencyColumn>(c);
+      cells[c] = shown(row, column)
+                     ? in_unit(figure(row, column), units[c], at_least(*row.sched, column))
+                     : "-";
+    }
+    const LatencySummary& l = *row.sched;
+    fmt::print(out, kLatencyFormat, row.name,
+               l.outstanding_limit != 0 ? std::to_string(l.outstanding_limit) : "-", cells[0],
+               cells[1], cells[2], cells[3], cells[4], cells[5], cells[6],
+               l.outstanding != 0 ? std::to_string(l.outstanding) : "-", cells[7]);
+  };
+  for (const LatencyRow& row : flows) print(row);
+  fmt::print(out, "  groups:\n");
+  for (const LatencyRow& row : groups) print(row);
 }
 
 template <typename Pick>
@@ -152,22 +264,24 @@ void print_scenario(const ScenarioResult& s, std::ostream& out, const ConsoleOpt
     fmt::print(out, "  ({} flows: the {} with the largest error)\n", s.flows.size(),
                options.worst_flows);
   }
+  std::vector<LatencyRow> flow_latency, group_latency;
   for (size_t f : order) {
     const auto& flow = s.flows[f];
     print_row(out, unit, flow.name, flow.leaf, flow.expected_bps, measured_rates(flow),
-              flow.judged ? percent(flow.error) : std::string("not started"), flow.latency,
-              flow.latency_from_sent);
+              flow.judged ? percent(flow.error) : std::string("not started"));
+    flow_latency.push_back({flow.name, &flow.latency, &flow.latency_from_sent});
   }
   fmt::print(out, "  groups:\n");
   for (const auto& group : s.groups) {
     MeasuredRates measured =
         sum_rates(members(s, [&](const FlowResult& f) { return f.group == group.name; }));
     measured.wire_bps = group.measured_bps;  // the judged figure
-    print_row(out, unit, fmt::format("{} (x{})", group.name, group.flows), group.leaf,
-              group.expected_bps, measured,
-              group.judged ? percent(group.error) : std::string("not started"), group.latency,
-              group.latency_from_sent);
+    const std::string name = fmt::format("{} (x{})", group.name, group.flows);
+    print_row(out, unit, name, group.leaf, group.expected_bps, measured,
+              group.judged ? percent(group.error) : std::string("not started"));
+    group_latency.push_back({name, &group.latency, &group.latency_from_sent});
   }
+  print_latency(out, flow_latency, group_latency);
   if (!s.classes.empty()) print_classes(s, out, unit);
   for (const auto& note : s.oracle_notes) fmt::print(out, "  oracle: {}\n", note);
   for (const auto& why : s.shortfalls) fmt::print(out, "  why: {}\n", why);

@@ -301,11 +301,45 @@ constexpr Field<typename MemberOf<Member>::Record> member(
 // ---------------------------------------------------------------------------------------------
 // The fields, struct by struct, in the order they are written (docs/results-schema.md).
 
+// Which percentiles are lower bounds (messages outstanding at the window's end).
+const Field<engine::LatencyCensored> kCensoredFields[] = {
+    member<&engine::LatencyCensored::p50>("p50"),   member<&engine::LatencyCensored::p90>("p90"),
+    member<&engine::LatencyCensored::p99>("p99"),   member<&engine::LatencyCensored::p999>("p999"),
+    member<&engine::LatencyCensored::max>("max"),
+};
+template <>
+const RecordSchema<engine::LatencyCensored>& schema_of<engine::LatencyCensored>() {
+  static const RecordSchema<engine::LatencyCensored> schema{kCensoredFields};
+  return schema;
+}
+
+bool has_outstanding(const LatencySummary& l) {
+  return l.outstanding != 0;
+}
+bool has_outstanding_limit(const LatencySummary& l) {
+  return l.outstanding_limit != 0;
+}
+
+// stdev, outstanding, censored and outstanding_limit: optional, absent in older files (and the
+// outstanding ones in latency_from_sent_ns, whose send times an outstanding message lacks).
 const Field<LatencySummary> kLatencyFields[] = {
-    member<&LatencySummary::p50_ns>("p50"),        member<&LatencySummary::p90_ns>("p90"),
-    member<&LatencySummary::p99_ns>("p99"),        member<&LatencySummary::p999_ns>("p999"),
-    member<&LatencySummary::max_ns>("max"),        member<&LatencySummary::min_ns>("min"),
-    member<&LatencySummary::mean_ns>("mean"),      member<&LatencySummary::count>("count"),
+    member<&LatencySummary::p50_ns>("p50"),
+    member<&LatencySummary::p90_ns>("p90"),
+    member<&LatencySummary::p99_ns>("p99"),
+    member<&LatencySummary::p999_ns>("p999"),
+    member<&LatencySummary::max_ns>("max"),
+    member<&LatencySummary::min_ns>("min"),
+    member<&LatencySummary::mean_ns>("mean"),
+    member<&LatencySummary::stdev_ns>(
+        "stdev", Presence::optional, nullptr,
+        [](LatencySummary& l) { l.stdev_ns = std::numeric_limits<double>::quiet_NaN(); }),
+    member<&LatencySummary::count>("count"),
+    member<&LatencySummary::outstanding>("outstanding", Presence::optional, has_outstanding),
+    member<&LatencySummary::oldest_outstanding_ns>("oldest_outstanding", Presence::optional,
+                                                   has_outstanding),
+    member<&LatencySummary::censored>("censored", Presence::optional, has_outstanding),
+    member<&LatencySummary::outstanding_limit>("outstanding_limit", Presence::optional,
+                                               has_outstanding_limit),
     member<&LatencySummary::spectrum>("spectrum"),
 };
 template <>

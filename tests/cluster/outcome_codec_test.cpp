@@ -62,6 +62,9 @@ RepetitionOutcome sample_outcome() {
       l.from_sent_ns.record(static_cast<int64_t>(latency_ns(rng)) - 5);  // some clamp at 0
     }
   }
+  // Messages outstanding at the window's end, by age.
+  outcome.latency[2].outstanding_age_ns.record_n(51'200'000, 16);
+  outcome.latency[2].outstanding_age_ns.record(3'000);
   // Past 2^53 the sum is kept as a double: that state must travel too.
   outcome.latency[1].from_scheduled_ns.record_n(20'000'000'000, 1'000'000);
   return outcome;
@@ -113,7 +116,10 @@ TEST(OutcomeCodec, RoundTripsEveryFieldExactly) {
   for (size_t f = 0; f < sent.latency.size(); ++f) {
     expect_same(sent.latency[f].from_scheduled_ns, got->latency[f].from_scheduled_ns);
     expect_same(sent.latency[f].from_sent_ns, got->latency[f].from_sent_ns);
+    expect_same(sent.latency[f].outstanding_age_ns, got->latency[f].outstanding_age_ns);
   }
+  EXPECT_EQ(got->latency[2].outstanding_age_ns.count(), 17u);
+  EXPECT_EQ(got->latency[2].outstanding_age_ns.max(), 51'200'000);
   // The restored histogram answers as the original does.
   EXPECT_EQ(got->latency[0].from_sent_ns.value_at_percentile(99.9),
             sent.latency[0].from_sent_ns.value_at_percentile(99.9));

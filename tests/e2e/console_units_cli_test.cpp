@@ -79,13 +79,14 @@ TEST(ConsoleUnits, GoodputAndWireSideBySideWithTheirBasis) {
   const UnitsRun run = run_units(suite, {});
   ASSERT_EQ(run.outcome.exit_code, 0) << run.outcome.err;
   const std::string& out = run.outcome.out;
-  for (const char* label : {"wire Gbit/s", "payload Gbit/s", "Mpps", "goodput",
-                            "latency from scheduled send", "from actual send"}) {
+  for (const char* label :
+       {"wire Gbit/s", "payload Gbit/s", "Mpps", "goodput", "sched: from the scheduled send time",
+        "sent: from the actual send time"}) {
     EXPECT_NE(out.find(label), std::string::npos) << label << "\n" << out;
   }
   const auto row = row_of(out, "f");
-  ASSERT_GE(row.size(), 11u) << out;
-  // flow leaf expected measured error goodput Mpps p50 p99 p99.9 p99(from sent)
+  ASSERT_EQ(row.size(), 7u) << out;
+  // flow leaf expected measured error goodput Mpps (latency: its own table below)
   EXPECT_EQ(row[3], fmt::format("{:.3f}", run.flow["measured_bps"].get<double>() / 1e9)) << out;
   EXPECT_EQ(row[5], fmt::format("{:.3f}", run.flow["measured_payload_bps"].get<double>() / 1e9))
       << out;
@@ -148,8 +149,38 @@ std::string line_starting(const std::string& out, const std::string& first) {
   return {};
 }
 
+// The lines whose first cell is `first`, in order.
+std::vector<std::string> lines_starting(const std::string& out, const std::string& first) {
+  std::vector<std::string> found;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream cells(line);
+    std::string cell;
+    if (cells >> cell && cell == first) found.push_back(line);
+  }
+  return found;
+}
+
+// The line after `line` in `out`.
+std::string line_after(const std::string& out, const std::string& line) {
+  const size_t at = out.find(line + "\n");
+  if (at == std::string::npos) return {};
+  const size_t start = at + line.size() + 1;
+  return out.substr(start, out.find('\n', start) - start);
+}
+
+// Display columns of a prefix of a UTF-8 line ("≥" is one column, three bytes).
+size_t columns(const std::string& line, size_t bytes) {
+  size_t n = 0;
+  for (size_t i = 0; i < bytes && i < line.size(); ++i) {
+    if ((static_cast<unsigned char>(line[i]) & 0xC0) != 0x80) ++n;
+  }
+  return n;
+}
+
 // Right-aligned columns: every header label ends where its column's figures end, whatever
-// --units picks (under mpps the fifth rate column is headed "wire Gbit/s", 11 characters).
+// --units picks (under mpps the fifth rate column is headed "wire Gbit/s", 11 characters), in
+// the rates table and in the latency table (names, then basis and unit, per column).
 TEST(ConsoleUnits, HeadersStayAlignedWithTheirColumnsInEveryUnit) {
   const std::string suite = write_temp("units_align.toml", cbr_suite("2G", "1024"));
   for (const char* unit : {"gbit", "gbyte", "mpps"}) {
@@ -157,32 +188,45 @@ TEST(ConsoleUnits, HeadersStayAlignedWithTheirColumnsInEveryUnit) {
     const UnitsRun run = run_units(suite, {"--units", unit});
     ASSERT_EQ(run.outcome.exit_code, 0) << run.outcome.err;
     const std::string& out = run.outcome.out;
-    const std::string row = line_starting(out, "f");
-    const std::string names = line_starting(out, "flow");
-    // The basis line: the only one with "p99.9" on it.
-    std::string basis;
-    std::istringstream lines(out);
-    for (std::string line; std::getline(lines, line);) {
-      if (line.find("p99.9") != std::string::npos) basis = line;
-    }
-    ASSERT_FALSE(row.empty() || names.empty() || basis.empty()) << out;
+    const std::vector<std::string> rows = lines_starting(out, "f");
+    const std::vector<std::string> headers = lines_starting(out, "flow");
+    ASSERT_EQ(rows.size(), 4u) << out;  // its rates, its group's, its latency, its group's
+    ASSERT_EQ(headers.size(), 2u) << out;
+    const std::string& row = rows[0];
+    const std::string& names = headers[0];
+    const std::string basis = line_after(out, names);
+    ASSERT_FALSE(basis.empty()) << out;
     const std::vector<size_t> cells = cell_ends(row);
-    ASSERT_EQ(cells.size(), 11u) << row;
-    // flow leaf | expected measured error goodput extra | p50 p99 p99.9 | p99 (from sent)
-    const size_t extra_end = cells[6], p50_end = cells[7], p999_end = cells[9],
-                 sent_end = cells[10];
+    ASSERT_EQ(cells.size(), 7u) << row;
+    // flow leaf | expected measured error goodput extra
+    const size_t extra_end = cells[6];
     const std::string extra_basis = std::string(unit) == "mpps" ? "wire Gbit/s" : "Mpps";
     const size_t at = basis.find(extra_basis, basis.find("payload"));
     ASSERT_NE(at, std::string::npos) << basis;
     EXPECT_EQ(at + extra_basis.size(), extra_end) << "\n" << basis << "\n" << row;
-    EXPECT_EQ(basis.find(" p50 ") + 4, p50_end) << "\n" << basis << "\n" << row;
-    EXPECT_EQ(basis.find("p99.9") + 5, p999_end) << "\n" << basis << "\n" << row;
-    EXPECT_EQ(basis.rfind("p99") + 3, sent_end) << "\n" << basis << "\n" << row;
     const std::string extra_name = std::string(unit) == "mpps" ? "measured" : "packets";
     EXPECT_EQ(names.rfind(extra_name) + extra_name.size(), extra_end) << "\n"
                                                                       << names << "\n"
                                                                       << row;
-    EXPECT_EQ(names.find("scheduled send") + 14, p999_end) << "\n" << names << "\n" << row;
+    // Latency: flow depth | min mean stdev p50 p99 p99.9 | p99 (sent) | outstanding oldest.
+    const std::string& lat_names = headers[1];
+    const std::string lat_basis = line_after(out, lat_names);
+    const std::string lat_row = line_after(out, lat_basis);
+    const std::vector<size_t> lat_cells = cell_ends(lat_row);
+    ASSERT_EQ(lat_cells.size(), 11u) << lat_row;
+    const std::vector<size_t> name_ends = cell_ends(lat_names);
+    ASSERT_EQ(name_ends.size(), 11u) << lat_names;
+    for (size_t c = 1; c < 11; ++c) {
+      EXPECT_EQ(columns(lat_names, name_ends[c]), columns(lat_row, lat_cells[c]))
+          << "column " << c << "\n" << lat_names << "\n" << lat_row;
+    }
+    // Each latency figure's basis and unit, e.g. "sched us", ends where its column does.
+    for (size_t c = 2; c < 9; ++c) {
+      const size_t end = columns(lat_row, lat_cells[c]);
+      EXPECT_TRUE(end >= 2 && lat_basis.size() >= end &&
+                  lat_basis[end - 1] == 's' && lat_basis[end] != 's')
+          << "column " << c << "\n" << lat_basis << "\n" << lat_row;
+    }
   }
 }
 

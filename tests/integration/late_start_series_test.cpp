@@ -9,6 +9,7 @@
 #include "../support/run_and_judge.hpp"
 #include "qb/engine/run.hpp"
 #include "qb/judge/judge.hpp"
+#include "qb/reports/results.hpp"
 #include "qb/suite/suite_loader.hpp"
 
 namespace qb {

@@ -18,6 +18,7 @@ inline LatencySummary latency(int64_t base_ns) {
   l.max_ns = base_ns * 5;
   l.min_ns = base_ns / 2;
   l.mean_ns = static_cast<double>(base_ns) * 1.25;
+  l.stdev_ns = static_cast<double>(base_ns) * 0.5;
   l.spectrum = {{0.0, base_ns / 2}, {50.0, base_ns}, {99.999, base_ns * 4}, {100.0, base_ns * 5}};
   return l;
 }

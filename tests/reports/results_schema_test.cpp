@@ -23,6 +23,21 @@ Results every_field() {
   ScenarioResult& s = r.scenarios.front();
   s.repetitions_partial = 1;  // an interrupted run: its measured windows are listed
   s.measured_ns_reps.assign(s.repetitions, s.duration_ns);
+  // Saturating flows with messages outstanding at the window's end (their tails censored).
+  const auto stuck = [](LatencySummary& l) {
+    l.outstanding = 16;
+    l.oldest_outstanding_ns = 51'000'000;
+    l.censored = engine::LatencyCensored{false, false, true, true, true};
+    l.outstanding_limit = 16;
+  };
+  for (auto& flow : s.flows) {
+    stuck(flow.latency);
+    stuck(flow.latency_from_sent);
+  }
+  for (auto& group : s.groups) {
+    stuck(group.latency);
+    stuck(group.latency_from_sent);
+  }
   for (auto& flow : s.flows) {
     flow.host = 1;
     flow.tclass = "low_latency";
@@ -39,6 +54,7 @@ Results every_field() {
   c.expected_share = 0.01;
   c.measured_share = 0.01;
   c.latency = testing::latency(1000);
+  stuck(c.latency);
   s.classes = {c};
   s.oracle_notes = {"a note"};
   s.convergence.present = true;  // a congestion-control scenario
@@ -108,8 +124,14 @@ TEST(ResultsSchema, TheWriterWritesExactlyTheListedFields) {
 
 TEST(ResultsSchema, WithoutClassesOnlyTheOptionalFieldsAreLeftOut) {
   // Optional for the reader (files written before them lack them), always written now.
-  const std::set<std::string> always_written = {"scenarios[].gates[].kind",
-                                                "scenarios[].gates[].bound"};
+  const std::set<std::string> always_written = {
+      "scenarios[].gates[].kind",
+      "scenarios[].gates[].bound",
+      "scenarios[].flows[].latency_ns.stdev",
+      "scenarios[].flows[].latency_from_sent_ns.stdev",
+      "scenarios[].groups[].latency_ns.stdev",
+      "scenarios[].groups[].latency_from_sent_ns.stdev",
+      "scenarios[].classes[].latency_ns.stdev"};
   std::set<std::string> written;
   collect(nlohmann::ordered_json::parse(results_to_json(testing::sample_results())), "", written);
   std::set<std::string> optional;

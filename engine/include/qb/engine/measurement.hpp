@@ -53,6 +53,9 @@ struct RepetitionMeasurement {
 struct FlowLatency {
   Histogram from_scheduled_ns;  // delivery - scheduled send time (includes sender stalls)
   Histogram from_sent_ns;       // delivery - actual send time
+  /// Messages posted and not delivered at the measured window's end: their age then, from
+  /// the scheduled send time (a lower bound on their latency; censors the percentiles).
+  Histogram outstanding_age_ns;
 };
 
 }  // namespace qb::engine
