@@ -51,7 +51,7 @@ bool contains(const std::string& text, const std::string& part) {
 
 // The first run: the usual ConnectX layout, no gid_index. perftest picks index 3 (the
 // RoCE v2 entry of the IPv4 address), and so does the driver, saying why.
-TEST(GidSelect, ConnectXLayoutPicksTheIpv4RoceV2EntryWithoutOptions) {
+TEST(VerbsGidSelect, ConnectXLayoutPicksTheIpv4RoceV2EntryWithoutOptions) {
   auto port = port_with(connectx_roce_gids(), std::nullopt);
   ASSERT_TRUE(port.ok()) << port.error().to_string();
   EXPECT_EQ(port->gid_index, 3);
@@ -66,7 +66,7 @@ TEST(GidSelect, ConnectXLayoutPicksTheIpv4RoceV2EntryWithoutOptions) {
 
 // The same entries in another order, with empty entries between (a deleted address): the
 // IPv4-mapped RoCE v2 one still wins, wherever it is.
-TEST(GidSelect, Ipv4RoceV2EntryWinsWhereverItIs) {
+TEST(VerbsGidSelect, Ipv4RoceV2EntryWinsWhereverItIs) {
   auto port = port_with({v2(kIpv4), v1(kLinkLocal), v2(kLinkLocal)}, std::nullopt);
   ASSERT_TRUE(port.ok()) << port.error().to_string();
   EXPECT_EQ(port->gid_index, 0);
@@ -77,7 +77,7 @@ TEST(GidSelect, Ipv4RoceV2EntryWinsWhereverItIs) {
 
 // RoCE v2 only: IPv4-mapped first, then a global IPv6 address, then link-local; among equals
 // the lowest index.
-TEST(GidSelect, RoceV2OnlyTablesRankIpv4ThenGlobalThenLinkLocal) {
+TEST(VerbsGidSelect, RoceV2OnlyTablesRankIpv4ThenGlobalThenLinkLocal) {
   auto port =
       port_with({v2(kLinkLocal), v2(kGlobal), v2(kIpv4), v2("::ffff:10.0.0.7")}, std::nullopt);
   ASSERT_TRUE(port.ok()) << port.error().to_string();
@@ -96,7 +96,7 @@ TEST(GidSelect, RoceV2OnlyTablesRankIpv4ThenGlobalThenLinkLocal) {
 }
 
 // RoCE v1 only: exit 3 at gid_index, listing what the table has and what to change.
-TEST(GidSelect, RoceV1OnlyTableIsExitThreeWithTheFix) {
+TEST(VerbsGidSelect, RoceV1OnlyTableIsExitThreeWithTheFix) {
   auto port = port_with({v1(kLinkLocal), v1(kIpv4)}, std::nullopt);
   ASSERT_FALSE(port.ok());
   const Error& error = port.error();
@@ -112,7 +112,7 @@ TEST(GidSelect, RoceV1OnlyTableIsExitThreeWithTheFix) {
 }
 
 // No GID at all (no address, netdev down): exit 3 saying so.
-TEST(GidSelect, EmptyTableIsExitThreeNamingTheAddress) {
+TEST(VerbsGidSelect, EmptyTableIsExitThreeNamingTheAddress) {
   auto port = port_with({empty(), empty()}, std::nullopt);
   ASSERT_FALSE(port.ok());
   EXPECT_EQ(port.error().code, Errc::unavailable);
@@ -122,7 +122,7 @@ TEST(GidSelect, EmptyTableIsExitThreeNamingTheAddress) {
 }
 
 // InfiniBand: index 0, the port GID (for a GRH), whatever the RoCE rules say.
-TEST(GidSelect, InfinibandUsesThePortGid) {
+TEST(VerbsGidSelect, InfinibandUsesThePortGid) {
   auto port = port_with(infiniband_gids(), std::nullopt, IBV_LINK_LAYER_INFINIBAND);
   ASSERT_TRUE(port.ok()) << port.error().to_string();
   EXPECT_EQ(port->gid_index, 0);
@@ -137,7 +137,7 @@ TEST(GidSelect, InfinibandUsesThePortGid) {
 
 // gid_index overrides the choice: taken when it is a non-empty RoCE v2 entry (even a
 // link-local one the driver would not pick), else exit 3 at the key with the hint.
-TEST(GidSelect, GidIndexIsTheOverride) {
+TEST(VerbsGidSelect, GidIndexIsTheOverride) {
   auto port = port_with(connectx_roce_gids(), 1U);
   ASSERT_TRUE(port.ok()) << port.error().to_string();
   EXPECT_EQ(port->gid_index, 1);
@@ -165,7 +165,7 @@ TEST(GidSelect, GidIndexIsTheOverride) {
 
 // A table that cannot be read (not an empty entry: another error) stops the choice: picking
 // among the entries that could be read might pick the wrong one.
-TEST(GidSelect, QueryFailureIsExitThreeNamingTheIndex) {
+TEST(VerbsGidSelect, QueryFailureIsExitThreeNamingTheIndex) {
   FakeMlx5 fake(FakeDeviceConfig{});
   std::string name;
   auto context = open_verbs_device(fake, "", &name);
@@ -179,7 +179,7 @@ TEST(GidSelect, QueryFailureIsExitThreeNamingTheIndex) {
   fake.close_device(*context);
 }
 
-TEST(GidSelect, GidTextAndKinds) {
+TEST(VerbsGidSelect, GidTextAndKinds) {
   EXPECT_TRUE(gid_is_ipv4_mapped(gid_from_text(kIpv4)));
   EXPECT_FALSE(gid_is_ipv4_mapped(gid_from_text(kLinkLocal)));
   EXPECT_FALSE(gid_is_ipv4_mapped(gid_from_text("::1:ffff:c0a8:10a")));

@@ -29,7 +29,7 @@ PinnedBytes two_groups(bool mlx5_queues) {
   return pinned_bytes_lower_bound(shape);
 }
 
-TEST(LockedMemory, PinnedBytesAreBuffersAndMlx5Queues) {
+TEST(VerbsLockedMemory, PinnedBytesAreBuffersAndMlx5Queues) {
   const PinnedBytes pinned = two_groups(true);
   EXPECT_EQ(pinned.buffers, 2u * 4096);
   // CQs: 8 x 256 and 8 x 512 CQEs of 64 bytes; QPs: 8 x 256 send WQEs of 64 bytes, 8 x 512
@@ -40,7 +40,7 @@ TEST(LockedMemory, PinnedBytesAreBuffersAndMlx5Queues) {
   EXPECT_EQ(two_groups(false).buffers, 2u * 4096);
 }
 
-TEST(LockedMemory, LowLimitIsExitThreeWithTheUlimitFix) {
+TEST(VerbsLockedMemory, LowLimitIsExitThreeWithTheUlimitFix) {
   const PinnedBytes pinned = two_groups(true);  // 598016 bytes: 584 KiB
   LockedMemoryLimit limit;
   limit.soft_bytes = 64 * 1024;
@@ -65,7 +65,7 @@ TEST(LockedMemory, LowLimitIsExitThreeWithTheUlimitFix) {
 }
 
 // A hard limit below the need: `ulimit -l` cannot raise it; the fix is root's.
-TEST(LockedMemory, LowHardLimitNamesLimitsConfSystemdAndContainers) {
+TEST(VerbsLockedMemory, LowHardLimitNamesLimitsConfSystemdAndContainers) {
   LockedMemoryLimit limit;
   limit.soft_bytes = 4 * 1024;
   limit.hard_bytes = 4 * 1024;
@@ -81,13 +81,13 @@ TEST(LockedMemory, LowHardLimitNamesLimitsConfSystemdAndContainers) {
   EXPECT_TRUE(contains(m, "CAP_IPC_LOCK")) << m;
 }
 
-TEST(LockedMemory, ThisProcessesLimitReads) {
+TEST(VerbsLockedMemory, ThisProcessesLimitReads) {
   const LockedMemoryLimit limit = read_locked_memory_limit();
   EXPECT_LE(limit.soft_bytes, limit.hard_bytes);
 }
 
 // The driver refuses before it makes anything: no PD, MR, CQ or QP was asked for.
-TEST(LockedMemory, DriverChecksBeforeMakingAnything) {
+TEST(VerbsLockedMemory, DriverChecksBeforeMakingAnything) {
   policy::QosPlan plan;
   plan.wire = policy::WireModel{policy::Transport::rocev2, 4096};
   Topology topology;

@@ -53,7 +53,7 @@ Result<DriverFactory> fake_without_sched(std::vector<ConfigOverride> more = {}) 
 
 // The man page's tree (7:3, g2 capped at 4096 Mbit/s, 4 QPs a leaf, all saturating): every QP
 // is paced at the oracle's rate for it.
-TEST(SoftwareTree, PacesEveryHeldBackFlowAtItsOracleShare) {
+TEST(VerbsSoftwareTree, PacesEveryHeldBackFlowAtItsOracleShare) {
   const auto loaded = load("mlx5_two_groups.toml");
   const policy::QosPlan& plan = loaded.compiled[0].plan;
   const std::vector<double> pace = software_pace_bps(plan);
@@ -69,7 +69,7 @@ TEST(SoftwareTree, PacesEveryHeldBackFlowAtItsOracleShare) {
 
 // CBR and Poisson flows below their share are left to their own generator (0: not paced);
 // the saturating ones are paced.
-TEST(SoftwareTree, FlowsWithinTheirShareAreNotPaced) {
+TEST(VerbsSoftwareTree, FlowsWithinTheirShareAreNotPaced) {
   const auto loaded = load("cbr_redistribution.toml");
   const policy::QosPlan& plan = loaded.compiled[0].plan;
   const std::vector<double> pace = software_pace_bps(plan);
@@ -91,7 +91,7 @@ TEST(SoftwareTree, FlowsWithinTheirShareAreNotPaced) {
 // End to end on the fake's simulated timing: without the NIC tree the QPs would share the port
 // equally (the man-page tree's g1 QPs would get 12.5 % each instead of 24 %); paced in software
 // every flow lands within 2 % of the oracle, and the results say the tree was software.
-TEST(SoftwareTree, ShippedTreesLandOnTheOracleWithoutNicScheduling) {
+TEST(VerbsSoftwareTree, ShippedTreesLandOnTheOracleWithoutNicScheduling) {
   for (const char* file :
        {"mlx5_two_groups.toml", "three_level_caps.toml", "cbr_redistribution.toml"}) {
     SCOPED_TRACE(file);
@@ -121,7 +121,7 @@ TEST(SoftwareTree, ShippedTreesLandOnTheOracleWithoutNicScheduling) {
 
 // Without tree = "software", a device without mlx5dv_sched stops the run (exit 3) naming the
 // device, the capability and the option.
-TEST(SoftwareTree, WithoutTheOptionNoSchedIsExitThreeNamingDeviceCapabilityAndOption) {
+TEST(VerbsSoftwareTree, WithoutTheOptionNoSchedIsExitThreeNamingDeviceCapabilityAndOption) {
   const auto loaded = load("mlx5_two_groups.toml");
   auto factory = fake_without_sched();
   ASSERT_TRUE(factory.ok()) << factory.error().to_string();
