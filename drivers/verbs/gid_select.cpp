@@ -194,4 +194,14 @@ Result<GidChoice> choose_gid(VerbsOps& ops, ibv_context* context, const std::str
   return choice;
 }
 
+Status check_peer_gid_family(const ibv_gid& mine, const ibv_gid& theirs) {
+  if (gid_is_ipv4_mapped(mine) == gid_is_ipv4_mapped(theirs)) return {};
+  const auto family = [](const ibv_gid& gid) { return gid_is_ipv4_mapped(gid) ? "IPv4" : "IPv6"; };
+  return gid_error(fmt::format(
+      "this host's GID {} is {} and the peer's {} is {}: RoCE v2 packets of one family do not "
+      "reach the other. Set gid_index on one host to a RoCE v2 GID of the other's family "
+      "(`show_gids`; an IPv4 address on both ports is the usual fix)",
+      format_gid(mine), family(mine), format_gid(theirs), family(theirs)));
+}
+
 }  // namespace qb::drv::verbs

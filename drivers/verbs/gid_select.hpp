@@ -51,4 +51,9 @@ Result<GidChoice> choose_gid(VerbsOps& ops, ibv_context* context, const std::str
                              uint8_t port, int gid_table_len, bool infiniband,
                              std::optional<uint32_t> requested);
 
+/// RoCE v2 to another host: the packets are IPv4 when the source GID is IPv4-mapped, else IPv6,
+/// so both ends' GIDs must be of one family (perftest refuses a mix too). Errc::unavailable at
+/// driver.verbs.gid_index naming both GIDs and what to set.
+Status check_peer_gid_family(const ibv_gid& mine, const ibv_gid& theirs);
+
 }  // namespace qb::drv::verbs

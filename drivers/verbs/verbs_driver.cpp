@@ -15,6 +15,7 @@
 
 #include "driver_notes.hpp"
 #include "fake_mlx5.hpp"
+#include "gid_select.hpp"
 #include "job_exchange.hpp"
 #include "nic_sched_tree.hpp"
 #include "peer_link.hpp"
@@ -556,6 +557,9 @@ class VerbsDriver final : public DriverBackend {
   // INIT -> RTR -> RTS towards `remote`, with the flow's SL and traffic class.
   Status connect(ibv_qp* qp, const QpEndpoint& remote, const policy::FlowPlan& flow,
                  bool requester) {
+    if (!port_.infiniband) {
+      if (Status s = check_peer_gid_family(port_.gid, remote.gid); !s) return s;
+    }
     ibv_qp_attr rtr{};
     rtr.qp_state = IBV_QPS_RTR;
     rtr.path_mtu = path_mtu_;

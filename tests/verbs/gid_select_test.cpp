@@ -179,6 +179,20 @@ TEST(VerbsGidSelect, QueryFailureIsExitThreeNamingTheIndex) {
   fake.close_device(*context);
 }
 
+// Two hosts: an IPv4-mapped GID on one end and an IPv6 one on the other cannot talk RoCE v2.
+TEST(VerbsGidSelect, PeersMustUseOneAddressFamily) {
+  EXPECT_TRUE(check_peer_gid_family(gid_from_text(kIpv4), gid_from_text("::ffff:10.0.0.7")).ok());
+  EXPECT_TRUE(check_peer_gid_family(gid_from_text(kLinkLocal), gid_from_text(kGlobal)).ok());
+  const Status mixed = check_peer_gid_family(gid_from_text(kIpv4), gid_from_text(kLinkLocal));
+  ASSERT_FALSE(mixed.ok());
+  EXPECT_EQ(mixed.error().code, Errc::unavailable);
+  EXPECT_EQ(mixed.error().where, "driver.verbs.gid_index");
+  EXPECT_TRUE(contains(mixed.error().message,
+                       "::ffff:192.168.1.10 is IPv4 and the peer's "
+                       "fe80::ac0:ebff:fe3d:ca54 is IPv6"))
+      << mixed.error().message;
+}
+
 TEST(VerbsGidSelect, GidTextAndKinds) {
   EXPECT_TRUE(gid_is_ipv4_mapped(gid_from_text(kIpv4)));
   EXPECT_FALSE(gid_is_ipv4_mapped(gid_from_text(kLinkLocal)));
