@@ -830,7 +830,9 @@ DriverEntry verbs_driver_entry() {
   DriverEntry entry;
   entry.available = true;
   entry.contract_options = {"provider = \"fake\"",
-                            "provider = \"fake\"\nfake_timing = \"instant\"\nworkers = 2"};
+                            "provider = \"fake\"\nfake_timing = \"instant\"\nworkers = 2",
+                            // A device without mlx5dv_sched, the tree paced in software.
+                            "provider = \"fake\"\nfake_sched_support = false\ntree = \"software\""};
   entry.parse_options = [](const ConfigTable& table) -> std::unique_ptr<const DriverOptions> {
     auto options = std::make_unique<verbs::VerbsOptions>();
     options->config = verbs::parse_verbs_config(table);
