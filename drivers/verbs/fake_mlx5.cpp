@@ -1,6 +1,7 @@
 // The fake ConnectX: see fake_mlx5.hpp for what it enforces and its model choices.
 #include "fake_mlx5.hpp"
 
+#include <arpa/inet.h>
 #include <fmt/format.h>
 
 #include <array>
@@ -8,8 +9,10 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <deque>
 #include <mutex>
+#include <stdexcept>
 #include <type_traits>
 
 #include "qb/drivers/backend.hpp"
@@ -615,7 +618,7 @@ int FakeMlx5::query_port(ibv_context* context, uint8_t port, ibv_port_attr* attr
   attr->active_mtu = p.active_mtu;
   attr->link_layer = p.link_layer;
   attr->lid = p.link_layer == IBV_LINK_LAYER_INFINIBAND ? p.lid : 0;
-  attr->gid_tbl_len = p.gid_count;
+  attr->gid_tbl_len = p.gid_table_len;
   attr->pkey_tbl_len = 128;
   // The speed x width nearest the configured rate, as the link layer encodes it.
   double best = -1.0;
@@ -647,13 +650,12 @@ int FakeMlx5::query_gid(ibv_context* context, uint8_t port, int index, ibv_gid* 
   State& s = *state_;
   if (s.begin(fmt::format("query_gid({}, {})", port, index))) return s.fail_error;
   if (!s.check_alive(State::record_of(context), "context")) return s.refuse(EINVAL, "context");
-  if (port != 1 || index < 0 || index >= s.config.port.gid_count) {
+  if (port != 1 || index < 0 || index >= s.config.port.gid_table_len) {
     return s.refuse(EINVAL, "no such GID index");
   }
-  *gid = {};
-  gid->raw[0] = 0xfe;
-  gid->raw[1] = 0x80;
-  gid->raw[15] = static_cast<uint8_t>(index + 1);
+  // ibv_query_gid gives an empty entry as zeros.
+  const auto i = static_cast<size_t>(index);
+  *gid = i < s.config.port.gids.size() ? s.config.port.gids[i].gid : ibv_gid{};
   return 0;
 }
 
@@ -663,22 +665,19 @@ int FakeMlx5::query_gid_ex(ibv_context* context, uint32_t port, uint32_t index,
   if (s.begin(fmt::format("query_gid_ex({}, {})", port, index))) return s.fail_error;
   if (!s.check_alive(State::record_of(context), "context")) return s.refuse(EINVAL, "context");
   const FakePortConfig& p = s.config.port;
-  if (port != 1 || index >= static_cast<uint32_t>(p.gid_count)) {
+  if (port != 1 || index >= static_cast<uint32_t>(p.gid_table_len)) {
     return s.refuse(EINVAL, "no such GID index");
   }
-  for (const int empty : p.empty_gids) {
-    if (static_cast<uint32_t>(empty) == index) return s.refuse(ENODATA, "empty GID entry");
+  const ibv_gid zero{};
+  if (index >= p.gids.size() || std::memcmp(&p.gids[index].gid, &zero, sizeof(zero)) == 0) {
+    return s.refuse(ENODATA, "empty GID entry");
   }
   *entry = {};
-  entry->gid.raw[0] = 0xfe;
-  entry->gid.raw[1] = 0x80;
-  entry->gid.raw[15] = static_cast<uint8_t>(index + 1);
+  entry->gid = p.gids[index].gid;
   entry->gid_index = index;
   entry->port_num = port;
-  entry->gid_type = index < p.gid_types.size()                ? p.gid_types[index]
-                    : p.link_layer == IBV_LINK_LAYER_ETHERNET ? IBV_GID_TYPE_ROCE_V2
-                                                              : IBV_GID_TYPE_IB;
-  entry->ndev_ifindex = p.link_layer == IBV_LINK_LAYER_ETHERNET ? 2 : 0;
+  entry->gid_type = p.gids[index].type;
+  entry->ndev_ifindex = 0;  // not this machine's interfaces: no netdev named
   return 0;
 }
 
@@ -929,8 +928,13 @@ int FakeMlx5::modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask) {
       return s.refuse(EINVAL, "RoCE needs a GRH (is_global = 1)");
     }
     if (!ethernet && attr->ah_attr.dlid == 0) return s.refuse(EINVAL, "IB needs a DLID");
-    if (attr->ah_attr.is_global != 0 && attr->ah_attr.grh.sgid_index >= s.config.port.gid_count) {
-      return s.refuse(EINVAL, "no such GID index");
+    if (attr->ah_attr.is_global != 0) {
+      const size_t sgid = attr->ah_attr.grh.sgid_index;
+      const ibv_gid zero{};
+      if (sgid >= s.config.port.gids.size() ||
+          std::memcmp(&s.config.port.gids[sgid].gid, &zero, sizeof(zero)) == 0) {
+        return s.refuse(EINVAL, "no GID at sgid_index");
+      }
     }
     if (attr->ah_attr.sl > 15) return s.refuse(EINVAL, "SL beyond 15");
     if (attr->path_mtu > s.config.port.active_mtu) {
@@ -1266,12 +1270,38 @@ Clock* FakeMlx5::simulated_clock() noexcept {
   return state_->config.timing == FakeTiming::simulated ? &state_->sim_clock : nullptr;
 }
 
+LockedMemoryLimit FakeMlx5::locked_memory_limit() {
+  return state_->config.locked_memory;
+}
+
+ibv_gid gid_from_text(const char* text) {
+  ibv_gid gid{};
+  if (inet_pton(AF_INET6, text, gid.raw) != 1) {
+    throw std::invalid_argument(fmt::format("not a GID: '{}'", text));
+  }
+  return gid;
+}
+
+std::vector<FakeGid> connectx_roce_gids() {
+  const ibv_gid link_local = gid_from_text("fe80::ac0:ebff:fe3d:ca54");
+  const ibv_gid ipv4 = gid_from_text("::ffff:192.168.1.10");
+  return {{link_local, IBV_GID_TYPE_ROCE_V1},
+          {link_local, IBV_GID_TYPE_ROCE_V2},
+          {ipv4, IBV_GID_TYPE_ROCE_V1},
+          {ipv4, IBV_GID_TYPE_ROCE_V2}};
+}
+
+std::vector<FakeGid> infiniband_gids() {
+  return {{gid_from_text("fe80::248a:703:b1:bc04"), IBV_GID_TYPE_IB}};
+}
+
 FakeDeviceConfig fake_device_for_port(double rate_bps, const policy::WireModel& wire,
                                       int64_t propagation_delay_ns) {
   FakeDeviceConfig config;
   config.port.rate_bps = rate_bps;
   config.port.link_layer =
       wire.transport == policy::Transport::ib ? IBV_LINK_LAYER_INFINIBAND : IBV_LINK_LAYER_ETHERNET;
+  if (wire.transport == policy::Transport::ib) config.port.gids = infiniband_gids();
   config.port.vlan = wire.vlan;
   config.port.ipv6 = wire.ipv6;
   config.port.ib_grh = wire.ib_grh;

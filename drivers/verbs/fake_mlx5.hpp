@@ -22,17 +22,31 @@
 
 namespace qb::drv::verbs {
 
+struct FakeGid {
+  ibv_gid gid{};
+  ibv_gid_type type = IBV_GID_TYPE_ROCE_V2;
+};
+/// A GID from its text ("fe80::ac0:ebff:fe3d:ca54", "::ffff:192.168.1.10"); throws on bad text.
+ibv_gid gid_from_text(const char* text);
+/// The table of a ConnectX Ethernet port with one IPv4 address, as `show_gids` lists it: index
+/// 0 the link-local GID (from the MAC) as RoCE v1, 1 the same as RoCE v2, 2 and 3 the
+/// IPv4-mapped pair (v1, v2).
+std::vector<FakeGid> connectx_roce_gids();
+/// An InfiniBand port: index 0 the port GID (the default subnet prefix and the port GUID).
+std::vector<FakeGid> infiniband_gids();
+
 struct FakePortConfig {
   uint8_t link_layer = IBV_LINK_LAYER_ETHERNET;  // IBV_LINK_LAYER_INFINIBAND for IB
   ibv_port_state state = IBV_PORT_ACTIVE;
   ibv_mtu active_mtu = IBV_MTU_4096;
   double rate_bps = 100e9;  // reported as the nearest speed x width; the simulated link rate
   uint16_t lid = 1;         // IB
-  int gid_count = 4;
-  /// ibv_query_gid_ex's type per GID index (beyond the list: RoCE v2 on Ethernet, IB on IB),
-  /// and indexes whose entry is empty (ENODATA).
-  std::vector<ibv_gid_type> gid_types;
-  std::vector<int> empty_gids;
+  /// The GID table (gid_tbl_len entries): ibv_query_gid_ex's answer per index; an all-zero
+  /// GID, or an index beyond the list, is an empty entry (ENODATA). By default a ConnectX RoCE
+  /// port with one IPv4 address (connectx_roce_gids); fake_device_for_port gives an IB port
+  /// infiniband_gids.
+  std::vector<FakeGid> gids = connectx_roce_gids();
+  int gid_table_len = 16;
   /// Simulated timing: one-way propagation, and the wire model's extras the link layer and the
   /// QP's path MTU do not give (VLAN tag, IPv6, IB GRH).
   int64_t propagation_delay_ns = 0;
@@ -64,6 +78,9 @@ struct FakeDeviceConfig {
   uint32_t rate_limit_min_kbps = 1'000;
   uint32_t rate_limit_max_kbps = 100'000'000;
   bool rate_limit_rc = true;  // packet_pacing_caps.supported_qpts has RC
+  /// The process's locked-memory allowance the fake reports (VerbsOps::locked_memory_limit):
+  /// unlimited unless a test lowers it.
+  LockedMemoryLimit locked_memory;
   /// The first QP number handed out: fakes in different processes of one job given different
   /// ones have QP numbers as unique as a fabric's devices (a test can tell whose QP it is).
   uint32_t first_qp_number = 0x100;
@@ -129,6 +146,7 @@ class FakeMlx5 final : public VerbsOps {
   int post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) noexcept override;
   int post_recv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad_wr) noexcept override;
   int poll_cq(ibv_cq_ex* cq, std::span<WorkCompletion> out, bool timestamps) noexcept override;
+  LockedMemoryLimit locked_memory_limit() override;
   Clock* simulated_clock() noexcept override;
   std::string_view provider_name() const noexcept override { return "fake"; }
 

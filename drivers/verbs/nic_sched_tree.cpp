@@ -34,13 +34,8 @@ mlx5dv_sched_attr sched_attr_for(const policy::SchedTree& tree, uint32_t element
 // create command fails, EINVAL): bw_share at most the QoS capability max_tsar_bw_share (100 on a
 // ConnectX-6 Dx, in the capability dump of the mlx5ctl tool's documentation), and at most
 // 2^log_nic_max_sched_depth levels (log 2 there: 4, the root included).
-static std::string advice(int error, const mlx5dv_sched_attr& attr, uint32_t depth,
-                          bool root_made) {
+static std::string advice(int error, const mlx5dv_sched_attr& attr, uint32_t depth) {
   if (error == EOPNOTSUPP) {
-    if (!root_made) {
-      return ": this device or its firmware has no NIC scheduling elements; run the suite on a "
-             "ConnectX that has them, or on --driver sim";
-    }
     std::string missing;
     if ((attr.flags & MLX5DV_SCHED_ELEM_ATTR_FLAGS_MAX_AVG_BW) != 0) {
       missing = "nic_rate_limit (for its max_avg_bw cap)";
@@ -66,7 +61,8 @@ static std::string advice(int error, const mlx5dv_sched_attr& attr, uint32_t dep
   return "";
 }
 
-Status NicSchedTree::build(VerbsOps& ops, ibv_context* context, const policy::SchedTree& tree) {
+Status NicSchedTree::build(VerbsOps& ops, ibv_context* context, const policy::SchedTree& tree,
+                           const std::string& device) {
   destroy();
   ops_ = &ops;
   leaf_of_.assign(tree.elements.size(), nullptr);
@@ -94,11 +90,25 @@ Status NicSchedTree::build(VerbsOps& ops, ibv_context* context, const policy::Sc
       const int error = errno != 0 ? errno : EIO;
       const bool root_made = !created_.empty();
       destroy();
+      if (error == EOPNOTSUPP && !root_made) {
+        // No scheduling elements at all: the device is not a ConnectX with NIC QoS.
+        return make_error(
+            Errc::unavailable,
+            fmt::format(
+                "verbs: {} has no NIC scheduling elements: mlx5dv_sched_node_create for node "
+                "'{}' failed: {} (errno {}). The suite's tree needs mlx5dv_sched, a ConnectX "
+                "with the NIC QoS capability nic_qp_scheduling (Soft-RoCE, other vendors' "
+                "RNICs and VFs without it have none): set tree = \"software\" under "
+                "[driver.verbs] (or --driver-option tree=software) to pace each QP at its oracle "
+                "share instead, or run the suite on --driver sim",
+                device, e.name, std::strerror(error), error),
+            "driver.verbs.tree");
+      }
       return make_error(
           error == EOPNOTSUPP ? Errc::unavailable : Errc::runtime,
           fmt::format("verbs: mlx5dv_sched_{}_create for {} '{}' failed: {} (errno {}){}",
                       e.is_leaf ? "leaf" : "node", e.is_leaf ? "leaf" : "node", e.name,
-                      std::strerror(error), error, advice(error, attr, depth, root_made)),
+                      std::strerror(error), error, advice(error, attr, depth)),
           "sched");
     }
     created_.push_back(made);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "qb/common/result.hpp"
@@ -27,8 +28,11 @@ class NicSchedTree {
 
   /// Creates every element of `tree` (root first, then depth first in child order). On a
   /// failure, what was made is destroyed again and the error names the element and the errno
-  /// (Errc::unavailable for EOPNOTSUPP: a device or firmware without NIC scheduling).
-  Status build(VerbsOps& ops, ibv_context* context, const policy::SchedTree& tree);
+  /// (Errc::unavailable for EOPNOTSUPP; at the root, a device without mlx5dv_sched: at
+  /// driver.verbs.tree, naming the device, the capability and tree = "software").
+  /// `device` names the device in the errors.
+  Status build(VerbsOps& ops, ibv_context* context, const policy::SchedTree& tree,
+               const std::string& device);
   /// The leaf made for tree element `element` (nullptr: not built, or not a leaf).
   const mlx5dv_sched_leaf* leaf(uint32_t element) const noexcept;
   bool built() const noexcept { return !created_.empty(); }

@@ -3,7 +3,7 @@
 namespace qb::drv::verbs {
 
 VerbsConfig parse_verbs_config(const ConfigTable& table) {
-  table.allow_only({"provider", "device", "port", "gid_index", "workers", "hw_rate_limit",
+  table.allow_only({"provider", "device", "port", "gid_index", "workers", "tree", "hw_rate_limit",
                     "hw_pacing", "peer", "listen", "fake_timing", "fake_sched_support"});
   VerbsConfig config;
   if (auto provider = table.string("provider")) {
@@ -20,8 +20,22 @@ VerbsConfig parse_verbs_config(const ConfigTable& table) {
   config.device = table.string("device").value_or("");
   // Port numbers are 8-bit and start at 1 (0 is the switch management port on IB switches).
   config.port = static_cast<uint8_t>(table.integer("port", 1, 254).value_or(1));
-  config.gid_index = static_cast<int>(table.integer("gid_index", 0, 65535).value_or(0));
+  // The GRH's sgid_index is 8 bits (ibv_global_route).
+  if (auto index = table.integer("gid_index", 0, 255)) {
+    config.gid_index = static_cast<uint32_t>(*index);
+  }
   config.workers = static_cast<uint32_t>(table.integer("workers", 1, 64).value_or(1));
+  if (auto tree = table.string("tree")) {
+    if (*tree == "nic") {
+      config.tree = TreeMode::nic;
+    } else if (*tree == "software") {
+      config.tree = TreeMode::software;
+    } else {
+      table.fail_at("tree",
+                    "must be \"nic\" (mlx5dv_sched: the tree built in the NIC) or \"software\" "
+                    "(each QP paced at its oracle share, for devices without mlx5dv_sched)");
+    }
+  }
   config.hw_rate_limit = table.boolean("hw_rate_limit").value_or(false);
   config.hw_pacing = table.string_list("hw_pacing").value_or(std::vector<std::string>{});
   for (const auto& name : config.hw_pacing) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,13 +15,20 @@ enum class Provider { rdma_core, fake };
 /// How the fake completes work requests: on the simulator's timing behind the seam (virtual
 /// time: runs land on the oracle), or at once (real time: measures the driver's own cost).
 enum class FakeTiming { simulated, instant };
+/// Where the suite's scheduling tree is enforced: in the NIC (mlx5dv_sched), or, on a device
+/// without it (Soft-RoCE, other vendors' RNICs, a VF without the capability), by pacing each
+/// QP at its oracle share in software.
+enum class TreeMode { nic, software };
 
 struct VerbsConfig {
   Provider provider = Provider::rdma_core;
   std::string device;  // "mlx5_0"; empty: the first device
   uint8_t port = 1;
-  int gid_index = 0;  // RoCE: the GID the QPs use (show_gids lists the RoCE v2 ones)
+  /// The GID the QPs use (show_gids lists the RoCE v2 ones); unset: picked as perftest does
+  /// (gid_select.hpp).
+  std::optional<uint32_t> gid_index;
   uint32_t workers = 1;
+  TreeMode tree = TreeMode::nic;
   /// Per-QP hardware pacing (IBV_QP_RATE_LIMIT) at each paced flow's mean rate, on top of the
   /// engine's own pacing; needs packet_pacing_caps for RC QPs.
   bool hw_rate_limit = false;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <cmath>
@@ -12,12 +13,15 @@
 #include <cstring>
 #include <tuple>
 
+#include "driver_notes.hpp"
 #include "fake_mlx5.hpp"
+#include "gid_select.hpp"
 #include "job_exchange.hpp"
 #include "nic_sched_tree.hpp"
 #include "peer_link.hpp"
 #include "qb/drivers/registry.hpp"
 #include "qp_exchange.hpp"
+#include "software_tree.hpp"
 #include "verbs_port.hpp"
 #include "verbs_worker.hpp"
 
@@ -25,6 +29,7 @@ namespace qb::drv::verbs {
 namespace {
 
 constexpr uint32_t kRingSlots = 2 * kSendQueueDepth;  // room for a receiver a window behind
+constexpr uint32_t kNvidiaVendorId = 0x02c9;          // Mellanox's IEEE OUI: ConnectX
 constexpr int kAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
 
 // How often a worker reads the clock info again: half the period mlx5dv_get_clock_info(3)
@@ -103,7 +108,7 @@ class VerbsDriver final : public DriverBackend {
   Capabilities capabilities() const override {
     Capabilities caps;
     caps.virtual_time = simulated();
-    caps.hw_sched_tree = true;
+    caps.hw_sched_tree = config_.tree == TreeMode::nic;
     caps.hw_timestamps = port_.completion_timestamps && port_.clock_info;
     caps.max_workers = caps.virtual_time ? 1 : config_.workers;
     caps.max_flows = 1U << 16;  // two QPs each
@@ -151,6 +156,7 @@ class VerbsDriver final : public DriverBackend {
     auto port = query_verbs_port(*ops_, context_, device_, config_);
     if (!port) return std::move(port).error();
     port_ = *port;
+    print_note_once(port_.gid_note);
     const bool ib_suite = topology.wire.transport == policy::Transport::ib;
     if (ib_suite != port_.infiniband) {
       return verbs_error(
@@ -191,6 +197,7 @@ class VerbsDriver final : public DriverBackend {
                       topology.port_rate_bps / 1e9, port_.describe(), port_.speed_bps / 1e9),
           "port.rate");
     }
+    if (Status s = check_pinned_memory(topology); !s) return s;
     errno = 0;
     pd_ = ops_->alloc_pd(context_);
     if (pd_ == nullptr) return call_failed("ibv_alloc_pd", errno, device_);
@@ -218,6 +225,23 @@ class VerbsDriver final : public DriverBackend {
       link_ = std::move(*link);
     }
     return {};
+  }
+
+  // Before anything is made: can the locked-memory limit hold what open() and apply() pin?
+  Status check_pinned_memory(const Topology& topology) {
+    std::vector<uint32_t> flows_per_worker(std::max(1U, topology.workers), 0);
+    const auto workers = static_cast<uint32_t>(flows_per_worker.size());
+    for (const uint32_t f : flows_here()) ++flows_per_worker[worker_of_flow(f, workers)];
+    PinnedShape shape;
+    shape.flows_per_worker = flows_per_worker;
+    shape.buffer_bytes = std::max<uint32_t>(64, topology.max_message_bytes);
+    shape.requesters = role() != Role::receiver;
+    shape.responders = role() != Role::sender;
+    shape.send_queue_depth = kSendQueueDepth;
+    shape.ring_slots = kRingSlots;
+    shape.mlx5_queues = port_.vendor_id == kNvidiaVendorId;
+    return check_locked_memory(ops_->locked_memory_limit(), pinned_bytes_lower_bound(shape),
+                               device_);
   }
 
   Status open_worker(WorkerResources& r, uint32_t w, uint32_t buffer_bytes) {
@@ -270,9 +294,15 @@ class VerbsDriver final : public DriverBackend {
         }
       }
     }
-    // A receiver's NIC does not schedule what the sender sends: only senders build the tree.
+    // A receiver's NIC does not schedule what the sender sends: only senders build the tree
+    // (in the NIC, or as each QP's pace).
+    pace_bps_.clear();
     if (role() != Role::receiver && !policy::is_implicit_tree(plan.tree)) {
-      if (Status s = tree_.build(*ops_, context_, plan.tree); !s) return s;
+      if (config_.tree == TreeMode::software) {
+        pace_software_tree(plan);
+      } else if (Status s = tree_.build(*ops_, context_, plan.tree, device_); !s) {
+        return s;
+      }
     }
     qps_.resize(plan.flows.size());
     const auto workers = static_cast<uint32_t>(resources_.size());
@@ -314,6 +344,21 @@ class VerbsDriver final : public DriverBackend {
       }
     }
     return make_workers(plan, remote);
+  }
+
+  // tree = "software": each flow's pace, and the line that says so.
+  void pace_software_tree(const policy::QosPlan& plan) {
+    pace_bps_ = software_pace_bps(plan);
+    uint32_t paced = 0;
+    for (const double bps : pace_bps_) paced += bps > 0.0 ? 1 : 0;
+    const auto flows = static_cast<uint32_t>(plan.flows.size());
+    print_note_once(fmt::format(
+        "{}: tree = \"software\": the scheduling tree is not built in the NIC; {} QPs are paced "
+        "at their oracle share in software{}",
+        device_,
+        paced == flows ? fmt::format("all {}", flows) : fmt::format("{} of {}", paced, flows),
+        paced == flows ? ""
+                       : fmt::format(", the other {} offer less than their share", flows - paced)));
   }
 
   enum class Role { loopback, sender, receiver };
@@ -410,6 +455,7 @@ class VerbsDriver final : public DriverBackend {
       const QpEndpoint target = remote.empty() ? local_endpoint(f, qps_[f].responder) : remote[f];
       setup.remote_address = target.address;
       setup.remote_key = target.rkey;
+      setup.pace_bps = f < pace_bps_.size() ? pace_bps_[f] : 0.0;
       flows_of[w].push_back(setup);
     }
     Clock* simulated = ops_->simulated_clock();
@@ -511,6 +557,9 @@ class VerbsDriver final : public DriverBackend {
   // INIT -> RTR -> RTS towards `remote`, with the flow's SL and traffic class.
   Status connect(ibv_qp* qp, const QpEndpoint& remote, const policy::FlowPlan& flow,
                  bool requester) {
+    if (!port_.infiniband) {
+      if (Status s = check_peer_gid_family(port_.gid, remote.gid); !s) return s;
+    }
     ibv_qp_attr rtr{};
     rtr.qp_state = IBV_QPS_RTR;
     rtr.path_mtu = path_mtu_;
@@ -666,7 +715,12 @@ class VerbsDriver final : public DriverBackend {
         {"ring_full", static_cast<double>(sum.ring_full)},
         {"poll_errors", static_cast<double>(sum.poll_errors)},
         {"port_speed_bps", port_.speed_bps},
+        {"gid_index", static_cast<double>(port_.gid_index)},
         {"nic_sched_tree", tree_.built() ? 1.0 : 0.0},
+        {"software_tree", config_.tree == TreeMode::software ? 1.0 : 0.0},
+        {"software_paced_flows",
+         static_cast<double>(std::count_if(pace_bps_.begin(), pace_bps_.end(),
+                                           [](double bps) { return bps > 0.0; }))},
         {"teardown_failures", static_cast<double>(teardown_failures_)},
     };
   }
@@ -724,6 +778,7 @@ class VerbsDriver final : public DriverBackend {
   uint32_t buffer_bytes_ = 0;
   std::vector<WorkerResources> resources_;
   NicSchedTree tree_;
+  std::vector<double> pace_bps_;  // tree = "software": per plan flow (software_tree.hpp)
   std::vector<FlowQps> qps_;
   std::vector<std::unique_ptr<VerbsWorker>> workers_;
   PeerLink link_;  // two hosts: the connection to the peer
@@ -775,7 +830,9 @@ DriverEntry verbs_driver_entry() {
   DriverEntry entry;
   entry.available = true;
   entry.contract_options = {"provider = \"fake\"",
-                            "provider = \"fake\"\nfake_timing = \"instant\"\nworkers = 2"};
+                            "provider = \"fake\"\nfake_timing = \"instant\"\nworkers = 2",
+                            // A device without mlx5dv_sched, the tree paced in software.
+                            "provider = \"fake\"\nfake_sched_support = false\ntree = \"software\""};
   entry.parse_options = [](const ConfigTable& table) -> std::unique_ptr<const DriverOptions> {
     auto options = std::make_unique<verbs::VerbsOptions>();
     options->config = verbs::parse_verbs_config(table);

@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "locked_memory.hpp"
+
 namespace qb::drv {
 class Clock;
 }
@@ -86,6 +88,9 @@ class VerbsOps {
   /// was created with IBV_WC_EX_WITH_COMPLETION_TIMESTAMP (read them).
   virtual int poll_cq(ibv_cq_ex* cq, std::span<WorkCompletion> out, bool timestamps) noexcept = 0;
 
+  /// Not rdma-core: the process's locked-memory allowance, which memory regions (and on mlx5
+  /// the QP and CQ queues) count against. The fake answers its configured one.
+  virtual LockedMemoryLimit locked_memory_limit() { return read_locked_memory_limit(); }
   /// Not rdma-core: a simulated device runs on simulated time, and the driver then takes the
   /// engine's clock from it (virtual time, one worker). Real devices: nullptr.
   virtual Clock* simulated_clock() noexcept { return nullptr; }

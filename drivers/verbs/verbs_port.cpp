@@ -5,6 +5,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "gid_select.hpp"
+
 namespace qb::drv::verbs {
 
 double port_speed_bps(uint8_t active_speed, uint8_t active_width, bool ethernet) noexcept {
@@ -144,51 +146,15 @@ Result<PortInfo> query_verbs_port(VerbsOps& ops, ibv_context* context, const std
   info.active_mtu = port_attr.active_mtu;
   info.speed_bps = port_speed_bps(port_attr.active_speed, port_attr.active_width, !info.infiniband);
   info.lid = port_attr.lid;
-  info.gid_index = config.gid_index;
-  if (!info.infiniband) {
-    // RoCE: the QPs' GRH uses this GID; the driver's traffic is RoCE v2 (UDP/IP, DSCP in the
-    // traffic class), so the entry must be a non-empty RoCE v2 one.
-    ibv_gid_entry entry{};
-    const int rc = config.gid_index >= port_attr.gid_tbl_len
-                       ? EINVAL
-                       : ops.query_gid_ex(context, config.port,
-                                          static_cast<uint32_t>(config.gid_index), &entry);
-    bool zero = true;
-    for (const uint8_t byte : entry.gid.raw) zero = zero && byte == 0;
-    if (rc != 0 || zero) {
-      return make_error(
-          Errc::unavailable,
-          fmt::format("verbs: {} port {} has no GID at index {} ({}; the table has {}): pick a "
-                      "RoCE v2 GID with `show_gids` (an interface with an IP address) and set "
-                      "gid_index",
-                      device, config.port, config.gid_index,
-                      rc != 0
-                          ? fmt::format("ibv_query_gid_ex: {} (errno {})", std::strerror(rc), rc)
-                          : std::string("the entry is empty"),
-                      port_attr.gid_tbl_len),
-          "driver.verbs.gid_index");
-    }
-    if (entry.gid_type != IBV_GID_TYPE_ROCE_V2) {
-      return make_error(
-          Errc::unavailable,
-          fmt::format("verbs: {} port {} GID index {} is {}, not RoCE v2 (the driver's traffic is "
-                      "RoCE v2: UDP/IP, DSCP in the traffic class): pick a RoCE v2 GID with "
-                      "`show_gids` and set gid_index",
-                      device, config.port, config.gid_index,
-                      entry.gid_type == IBV_GID_TYPE_ROCE_V1 ? "RoCE v1" : "an InfiniBand GID"),
-          "driver.verbs.gid_index");
-    }
-    info.gid = entry.gid;
-  } else if (config.gid_index != 0) {
-    if (config.gid_index >= port_attr.gid_tbl_len ||
-        ops.query_gid(context, config.port, config.gid_index, &info.gid) != 0) {
-      return make_error(Errc::unavailable,
-                        fmt::format("verbs: {} port {} has no GID at index {} (the table has {}): "
-                                    "pick a RoCE v2 GID with `show_gids` and set gid_index",
-                                    device, config.port, config.gid_index, port_attr.gid_tbl_len),
-                        "driver.verbs.gid_index");
-    }
-  }
+  // RoCE: the QPs' GRH uses this GID, and the driver's traffic is RoCE v2 (UDP/IP, DSCP in the
+  // traffic class). IB: the port GID, for a GRH.
+  auto gid = choose_gid(ops, context, device, config.port, port_attr.gid_tbl_len, info.infiniband,
+                        config.gid_index);
+  if (!gid) return std::move(gid).error();
+  info.gid_index = static_cast<int>(gid->index);
+  info.gid = gid->gid;
+  info.gid_note = std::move(gid->note);
+  info.vendor_id = device_attr.orig_attr.vendor_id;
   info.max_qp_wr = static_cast<uint32_t>(device_attr.orig_attr.max_qp_wr);
   info.max_cqe = device_attr.orig_attr.max_cqe;
   info.pacing = device_attr.packet_pacing_caps;

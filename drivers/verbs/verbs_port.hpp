@@ -22,6 +22,9 @@ struct PortInfo {
   uint16_t lid = 0;
   ibv_gid gid{};
   int gid_index = 0;
+  /// Which GID and why (gid_select.hpp): printed when the driver opens the port.
+  std::string gid_note;
+  uint32_t vendor_id = 0;  // 0x02c9: NVIDIA (Mellanox); Soft-RoCE's is 0xffffff
   uint32_t max_qp_wr = 0;
   int max_cqe = 0;
   bool completion_timestamps = false;  // the CQs can carry them
@@ -48,7 +51,7 @@ uint32_t ib_mtu_bytes(ibv_mtu mtu) noexcept;
 Result<ibv_context*> open_verbs_device(VerbsOps& ops, const std::string& device,
                                        std::string* opened_name);
 
-/// Errc::unavailable for a port out of range, down, or a missing GID index (RoCE).
+/// Errc::unavailable for a port out of range or down, and for the GID (choose_gid).
 Result<PortInfo> query_verbs_port(VerbsOps& ops, ibv_context* context, const std::string& device,
                                   const VerbsConfig& config);
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 
 #include "host_clock.hpp"
 
@@ -49,7 +50,15 @@ VerbsWorker::VerbsWorker(WorkerSetup setup, std::vector<WorkerFlowSetup> flows, 
   flows_.reserve(flows.size());
   for (auto& f : flows) {
     slot_of_flow_[f.flow] = static_cast<uint32_t>(flows_.size());
-    flows_.push_back(Flow{f, std::vector<InFlight>(slots), 0, 0, 0, UINT32_MAX, 0});
+    Flow flow;
+    flow.setup = f;
+    flow.ring.resize(slots);
+    if (f.pace_bps > 0.0 && f.requester != nullptr) {
+      flow.pace_ns_per_byte = 8e9 / f.pace_bps;
+      // Room for every message the engine may have outstanding (at most the send queue's).
+      flow.held.resize(slots);
+    }
+    flows_.push_back(std::move(flow));
   }
   slot_count_ = static_cast<uint32_t>(flows_.size());
   // The fields of a send request that never change, set once: post_chain writes only the
@@ -113,6 +122,12 @@ void VerbsWorker::start(int64_t host0_ns, int64_t device0_ns,
   stopped_ = false;
 }
 
+void VerbsWorker::stop() noexcept {
+  stopped_ = true;
+  for (Flow& flow : flows_) flow.held_count = 0;
+  held_flows_ = 0;
+}
+
 void VerbsWorker::refresh_clock_info() noexcept {
   clock_info_countdown_ = kClockInfoCheckEvery;
   const int64_t now = host_now_ns();
@@ -141,7 +156,14 @@ void VerbsWorker::wait_until(int64_t deadline_ns) noexcept {
   // The slow path (nothing to send yet): the clock info's age is looked at every wait (after
   // it on simulated time, which may jump far ahead).
   if (setup_.simulated_clock != nullptr) {
+    // Paced messages leave at their time: the wait ends then at the latest.
+    if (held_flows_ != 0) {
+      const int64_t now = now_ns();
+      release_held(now);
+      deadline_ns = std::min(deadline_ns, next_release_ns(now));
+    }
     setup_.simulated_clock->wait_until(deadline_ns + host0_ns_);
+    if (held_flows_ != 0) release_held(now_ns());
     if (setup_.nic_timestamps) refresh_clock_info();
     return;
   }
@@ -167,6 +189,7 @@ void VerbsWorker::wait_until(int64_t deadline_ns) noexcept {
       }
     }
     const int64_t now = now_ns();
+    if (held_flows_ != 0) release_held(now);
     if (first) {
       until_ns = std::min(deadline_ns, now + kSliceNs);
       first = false;
@@ -238,10 +261,96 @@ uint32_t VerbsWorker::post_chain(Flow& flow, uint32_t slot, std::span<const Mess
   return static_cast<uint32_t>(accepted);
 }
 
+uint32_t VerbsWorker::post_all(Flow& flow, uint32_t slot, std::span<const Message> messages,
+                               int64_t sent_ns) noexcept {
+  size_t done = 0;
+  while (done < messages.size()) {
+    const uint32_t posted = post_chain(flow, slot, messages.subspan(done), sent_ns);
+    done += posted;
+    if (posted < std::min(messages.size() - done + posted, kMaxChain)) break;  // full
+  }
+  return static_cast<uint32_t>(done);
+}
+
+double VerbsWorker::pace_cost_ns(Flow& flow, const Message& message) noexcept {
+  if (flow.pace_cost_of_bytes != message.bytes) [[unlikely]] {
+    const uint64_t wire = setup_.wire.wire_bytes_for_message(message.bytes, wire_op(flow.setup.op));
+    flow.pace_cost_ns = static_cast<double>(wire) * flow.pace_ns_per_byte;
+    flow.pace_cost_of_bytes = message.bytes;
+  }
+  return flow.pace_cost_ns;
+}
+
+size_t VerbsWorker::paced_prefix(Flow& flow, std::span<const Message> messages, int64_t now_ns,
+                                 double* base_ns) noexcept {
+  const auto now = static_cast<double>(now_ns);
+  *base_ns = std::max(flow.pace_next_ns, now - kPaceSlackNs);
+  double next = *base_ns;
+  size_t n = 0;
+  while (n < messages.size() && next <= now) next += pace_cost_ns(flow, messages[n++]);
+  return n;
+}
+
+uint32_t VerbsWorker::paced_burst(Flow& flow, uint32_t slot, std::span<const Message> messages,
+                                  int64_t now_ns) noexcept {
+  uint32_t posted = 0;
+  if (flow.held_count == 0) {
+    double next = 0.0;
+    const size_t allowed = paced_prefix(flow, messages, now_ns, &next);
+    posted = post_all(flow, slot, messages.first(allowed), now_ns);
+    for (uint32_t i = 0; i < posted; ++i) next += pace_cost_ns(flow, messages[i]);
+    if (posted != 0) flow.pace_next_ns = next;
+  }
+  // The rest waits, in order, behind what is held already.
+  const auto capacity = static_cast<uint32_t>(flow.held.size());
+  const uint32_t before = flow.held_count;
+  uint32_t taken = posted;
+  for (; taken < messages.size() && flow.held_count < capacity; ++taken) {
+    flow.held[(flow.held_head + flow.held_count++) & (capacity - 1)] = messages[taken];
+  }
+  if (before == 0 && flow.held_count != 0) ++held_flows_;
+  return taken;
+}
+
+void VerbsWorker::release_held(int64_t now_ns) noexcept {
+  for (uint32_t slot = 0; slot < slot_count_ && held_flows_ != 0; ++slot) {
+    Flow& flow = flows_[slot];
+    const auto capacity = static_cast<uint32_t>(flow.held.size());
+    while (flow.held_count != 0) {
+      // The held messages up to the ring's end: one span.
+      const uint32_t contiguous = std::min(flow.held_count, capacity - flow.held_head);
+      const std::span<const Message> waiting(flow.held.data() + flow.held_head, contiguous);
+      double next = 0.0;
+      const size_t allowed = paced_prefix(flow, waiting, now_ns, &next);
+      const uint32_t posted = post_all(flow, slot, waiting.first(allowed), now_ns);
+      if (posted == 0) break;
+      for (uint32_t i = 0; i < posted; ++i) next += pace_cost_ns(flow, waiting[i]);
+      flow.pace_next_ns = next;
+      flow.held_head = (flow.held_head + posted) & (capacity - 1);
+      flow.held_count -= posted;
+      if (flow.held_count == 0) --held_flows_;
+      if (posted < contiguous) break;  // not yet its time, or the send queue is full
+    }
+  }
+}
+
+int64_t VerbsWorker::next_release_ns(int64_t now_ns) const noexcept {
+  double earliest = static_cast<double>(INT64_MAX);
+  for (const Flow& flow : flows_) {
+    if (flow.held_count != 0 && flow.pace_next_ns > static_cast<double>(now_ns)) {
+      earliest = std::min(earliest, flow.pace_next_ns);
+    }
+  }
+  return earliest >= static_cast<double>(INT64_MAX) ? INT64_MAX
+                                                    : static_cast<int64_t>(std::ceil(earliest));
+}
+
 uint32_t VerbsWorker::tx_burst(std::span<const Message> messages) noexcept {
   if (stopped_ || messages.empty()) return 0;
   // One clock read for the burst's chains: each one's sent time is still read before its post.
   const int64_t sent_ns = now_ns();
+  // Held messages first: a flow's messages leave in order.
+  if (held_flows_ != 0) release_held(sent_ns);
   size_t done = 0;
   while (done < messages.size()) {
     // A run of messages of one flow goes as one chain of work requests.
@@ -255,6 +364,12 @@ uint32_t VerbsWorker::tx_burst(std::span<const Message> messages) noexcept {
       // A receiver: the sender is another host. Accepted and dropped without a completion,
       // so the flow's window fills once and the engine only waits and polls.
       done += run;
+      continue;
+    }
+    if (flows_[slot].pace_ns_per_byte > 0.0) {
+      const uint32_t taken = paced_burst(flows_[slot], slot, messages.subspan(done, run), sent_ns);
+      done += taken;
+      if (taken < run) return static_cast<uint32_t>(done);  // held ring full: retried
       continue;
     }
     // Chains of at most kMaxChain work requests; a short one means the flow is full.
@@ -387,6 +502,8 @@ uint32_t VerbsWorker::drain_recv(std::span<Completion> out, size_t count,
 uint32_t VerbsWorker::poll(std::span<Completion> out) noexcept {
   // A worker that never waits (saturated) looks at it every kClockInfoCheckEvery polls.
   if (setup_.nic_timestamps && --clock_info_countdown_ == 0) refresh_clock_info();
+  // Paced messages whose time came while the engine was busy.
+  if (held_flows_ != 0) release_held(now_ns());
   // Both CQs first, then one clock read for both: without device timestamps a completion is
   // timed when it was polled. Receives first; send completions as many as `out` has room for
   // after them (wait_until() may have peeked some already).

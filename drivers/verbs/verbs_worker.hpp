@@ -34,6 +34,9 @@ struct WorkerFlowSetup {
   ibv_qp* responder = nullptr;  // nullptr: another host (counted there)
   uint64_t remote_address = 0;  // the responder's buffer (write/read)
   uint32_t remote_key = 0;
+  /// tree = "software": the requester is paced at this wire bit/s (its oracle share); 0: not
+  /// paced (posted as the engine posts).
+  double pace_bps = 0.0;
 };
 
 struct WorkerSetup {
@@ -83,8 +86,8 @@ class VerbsWorker final : public Queue, public Clock {
   void start(int64_t host0_ns, int64_t device0_ns, const mlx5dv_clock_info& clock_info) noexcept;
   /// The host clock (simulated on a simulated device), not relative to the run's zero.
   int64_t host_now_ns() const noexcept;
-  /// Posts from now on are refused.
-  void stop() noexcept { stopped_ = true; }
+  /// Posts from now on are refused; messages held for their paced time are dropped.
+  void stop() noexcept;
 
   uint32_t tx_burst(std::span<const Message> messages) noexcept override;
   uint32_t poll(std::span<Completion> out) noexcept override;
@@ -112,6 +115,16 @@ class VerbsWorker final : public Queue, public Clock {
     // The wire bytes of the last message size received (a flow's sizes mostly repeat).
     uint32_t wire_of_bytes = UINT32_MAX;
     uint32_t wire_bytes = 0;
+    // tree = "software": ns of link time per wire byte at the flow's share (0: not paced),
+    // when its next message may be posted, the cost of the last message size, and the
+    // messages the engine gave that wait for their time (a ring of `held` slots).
+    double pace_ns_per_byte = 0.0;
+    double pace_next_ns = 0.0;
+    uint32_t pace_cost_of_bytes = UINT32_MAX;
+    double pace_cost_ns = 0.0;
+    std::vector<Message> held;
+    uint32_t held_head = 0;
+    uint32_t held_count = 0;
   };
   static constexpr size_t kMaxChain = 32;
   static constexpr size_t kPollBatch = 64;
@@ -136,6 +149,25 @@ class VerbsWorker final : public Queue, public Clock {
   uint32_t drain_recv(std::span<Completion> out, size_t count, int64_t polled_ns) noexcept;
   /// The peeked send completions `out` has room for (the rest stay peeked).
   uint32_t drain_send(std::span<Completion> out, int64_t polled_ns) noexcept;
+  /// Posts `messages` (of the flow in `slot`) chain after chain; returns how many went.
+  uint32_t post_all(Flow& flow, uint32_t slot, std::span<const Message> messages,
+                    int64_t sent_ns) noexcept;
+  /// Paced flows: link time of one message at the flow's share.
+  double pace_cost_ns(Flow& flow, const Message& message) noexcept;
+  /// How many of `messages`, in order, the flow's pace lets go at `now_ns`; `base_ns` is
+  /// where their pacing starts (the flow's next time, moved up to at most kPaceSlackNs ago).
+  size_t paced_prefix(Flow& flow, std::span<const Message> messages, int64_t now_ns,
+                      double* base_ns) noexcept;
+  /// A paced flow's run from tx_burst: what its pace allows now is posted, the rest held.
+  /// Returns how many were taken (fewer only when the held ring is full).
+  uint32_t paced_burst(Flow& flow, uint32_t slot, std::span<const Message> messages,
+                       int64_t now_ns) noexcept;
+  /// Posts the held messages whose time has come.
+  void release_held(int64_t now_ns) noexcept;
+  /// The earliest time a held message waits for its pace (INT64_MAX: none does; a flow held
+  /// by a full send queue waits for a completion instead).
+  int64_t next_release_ns(int64_t now_ns) const noexcept;
+
   /// `count` receives on the flow's responder, chained.
   bool post_receives(Flow& flow, uint32_t slot, uint32_t count) noexcept;
   Completion received(Flow& flow, const InFlight& message, int64_t time_ns) const noexcept;
@@ -158,6 +190,11 @@ class VerbsWorker final : public Queue, public Clock {
   uint64_t converted_timestamp_ = 0;
   int64_t converted_ns_ = 0;
   WorkerStats stats_;
+  // Paced flows with held messages: release_held() has work.
+  uint32_t held_flows_ = 0;
+  // A paced flow late by more than this (the worker busy elsewhere) catches up at most this
+  // much link time in a burst; the rest of the lateness is lost, as a shaper's bucket depth.
+  static constexpr double kPaceSlackNs = 20'000.0;
   std::array<ibv_send_wr, kMaxChain> wrs_{};
   std::array<ibv_sge, kMaxChain> sges_{};
   std::array<ibv_recv_wr, kMaxChain> recv_wrs_{};  // chained in order once (constructor)

@@ -1,6 +1,7 @@
 // `qosbench run --driver verbs` end to end (the built binary): the shipped man-page suite on the
 // fake ConnectX judged against the oracle, the same suite with no RDMA device on this machine
-// (exit 3, no results), a device without NIC scheduling (exit 3 naming the element), an
+// (exit 3, no results), a device without NIC scheduling (exit 3 naming the element and the
+// option; with tree = "software" it runs), the GID picked without gid_index, an
 // Ethernet suite (exit 2 at its transport), and Ctrl-C (incomplete results, exit 3).
 #include <gtest/gtest.h>
 
@@ -57,8 +58,36 @@ TEST(VerbsCli, ManPageSuiteOnTheFakeIsJudgedAgainstTheOracle) {
     EXPECT_GT(flow["messages"].get<double>(), 0.0);
   }
   EXPECT_EQ(scenario["driver_stats"]["nic_sched_tree"], 1.0);
+  EXPECT_EQ(scenario["driver_stats"]["software_tree"], 0.0);
   EXPECT_EQ(scenario["driver_stats"]["error_completions"], 0.0);
   EXPECT_EQ(scenario["driver_stats"]["teardown_failures"], 0.0);
+  // The fake's GID table is a ConnectX port's (0 RoCE v1, 1 RoCE v2, 2-3 the IPv4-mapped
+  // pair): with no gid_index the run uses index 3 and says why.
+  EXPECT_EQ(scenario["driver_stats"]["gid_index"], 3.0);
+  EXPECT_NE(o.err.find("qosbench: verbs: mlx5_0 port 1: GID index 3 (RoCE v2, "
+                       "::ffff:192.168.1.10): picked automatically"),
+            std::string::npos)
+      << o.err;
+}
+
+// A device without mlx5dv_sched, with tree = "software": the run passes its gates, and the
+// results and stderr say the tree was paced in software.
+TEST(VerbsCli, SoftwareTreeRunsOnADeviceWithoutSchedulingElements) {
+  const std::string json_path = ::testing::TempDir() + "/verbs_software_tree.json";
+  std::filesystem::remove(json_path);
+  const Outcome o =
+      run_qosbench({"run", kTwoGroups, "--driver", "verbs", "--driver-option", "provider=fake",
+                    "--driver-option", "fake_sched_support=false", "--driver-option",
+                    "tree=software", "--repetitions", "1", "--json", json_path, "--quiet"});
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  const auto results = read_json(json_path);
+  const auto& stats = results["scenarios"][0]["driver_stats"];
+  EXPECT_EQ(stats["software_tree"], 1.0);
+  EXPECT_EQ(stats["nic_sched_tree"], 0.0);
+  EXPECT_EQ(stats["software_paced_flows"], 8.0);
+  EXPECT_NE(o.err.find("tree = \"software\": the scheduling tree is not built in the NIC"),
+            std::string::npos)
+      << o.err;
 }
 
 TEST(VerbsCli, WithoutAnRdmaDeviceExitsThreeAndWritesNoResults) {
@@ -85,6 +114,11 @@ TEST(VerbsCli, DeviceWithoutSchedulingElementsExitsThreeNamingTheElement) {
   EXPECT_EQ(o.exit_code, 3) << o.out << o.err;
   EXPECT_NE(o.err.find("mlx5dv_sched_node_create for node 'root' failed"), std::string::npos)
       << o.err;
+  // The device, the capability it lacks and the option that runs the suite anyway.
+  EXPECT_NE(o.err.find("error: driver.verbs.tree: "), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("mlx5_0 has no NIC scheduling elements"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("nic_qp_scheduling"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("tree = \"software\""), std::string::npos) << o.err;
   EXPECT_FALSE(std::filesystem::exists(json_path));
 }
 

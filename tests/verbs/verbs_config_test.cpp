@@ -30,6 +30,10 @@ TEST(VerbsConfig, DefaultsAreLoopbackOnTheFirstDeviceWithOneWorker) {
   EXPECT_EQ(c.workers, 1u);
   EXPECT_TRUE(c.peer.empty());
   EXPECT_EQ(c.listen, 0);
+  EXPECT_FALSE(c.gid_index.has_value());  // picked from the port's GID table
+  EXPECT_EQ(c.tree, TreeMode::nic);
+  EXPECT_EQ(parse("tree = \"software\"\n").tree, TreeMode::software);
+  EXPECT_EQ(parse("gid_index = 3\n").gid_index, 3u);
   const VerbsConfig two = parse("peer = \"rx-host:18515\"\nworkers = 2\nhw_rate_limit = true\n");
   EXPECT_EQ(two.peer, "rx-host:18515");
   EXPECT_EQ(two.workers, 2u);
@@ -50,6 +54,8 @@ TEST(VerbsConfig, BadValuesAreRefusedAtTheirKey) {
   EXPECT_EQ(refused_key("port = 0\n"), "driver.verbs.port");
   EXPECT_EQ(refused_key("workers = 0\n"), "driver.verbs.workers");
   EXPECT_EQ(refused_key("gid_index = -1\n"), "driver.verbs.gid_index");
+  EXPECT_EQ(refused_key("gid_index = 256\n"), "driver.verbs.gid_index");  // sgid_index: 8 bits
+  EXPECT_EQ(refused_key("tree = \"hardware\"\n"), "driver.verbs.tree");
   EXPECT_EQ(refused_key("listen = 70000\n"), "driver.verbs.listen");
   EXPECT_EQ(refused_key("peer = \"host\"\n"), "driver.verbs.peer");
   EXPECT_EQ(refused_key("peer = \"h:1\"\nlisten = 2\n"), "driver.verbs.listen");

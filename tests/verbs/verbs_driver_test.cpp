@@ -427,6 +427,27 @@ TEST(VerbsDriver, TreeBeyondTheDevicesLimitsIsRefusedNamingTheElement) {
   }
 }
 
+// The first run: a ConnectX port's usual GID table (0 RoCE v1, 1 RoCE v2, 2-3 the
+// IPv4-mapped pair) and no gid_index: every QP's GRH uses index 3, and the results say so.
+TEST(VerbsDriver, ConnectXGidLayoutRunsWithoutOptions) {
+  const auto loaded = load("mlx5_two_groups.toml");
+  auto [owned_fake, driver] = applied_on_fake(loaded.compiled[0]);
+  const auto rtr = calls_starting(*owned_fake, "modify_qp");
+  size_t global = 0;
+  for (const auto& call : rtr) {
+    if (call.find("is_global=1") == std::string::npos) continue;
+    ++global;
+    EXPECT_NE(call.find("sgid_index=3"), std::string::npos) << call;
+  }
+  EXPECT_EQ(global, 16u);  // a requester and a responder per flow instance
+  double gid_index = -1;
+  for (const auto& [name, value] : driver->stats()) {
+    if (name == "gid_index") gid_index = value;
+  }
+  EXPECT_EQ(gid_index, 3.0);
+  driver->close();
+}
+
 TEST(VerbsDriver, RefusesWhatCannotRunWithAnActionableError) {
   const auto loaded = load("mlx5_two_groups.toml");
   const auto& compiled = loaded.compiled[0];
@@ -456,6 +477,11 @@ TEST(VerbsDriver, RefusesWhatCannotRunWithAnActionableError) {
       {"port 2", [](FakeDeviceConfig&, VerbsConfig& c, Topology&) { c.port = 2; },
        Errc::unavailable, "driver.verbs.port"},
       {"GID index missing", [](FakeDeviceConfig&, VerbsConfig& c, Topology&) { c.gid_index = 9; },
+       Errc::unavailable, "driver.verbs.gid_index"},
+      {"RoCE v1 GIDs only",
+       [](FakeDeviceConfig& d, VerbsConfig&, Topology&) {
+         for (FakeGid& gid : d.port.gids) gid.type = IBV_GID_TYPE_ROCE_V1;
+       },
        Errc::unavailable, "driver.verbs.gid_index"},
       {"unknown device", [](FakeDeviceConfig&, VerbsConfig& c, Topology&) { c.device = "mlx5_7"; },
        Errc::unavailable, "driver.verbs.device"},

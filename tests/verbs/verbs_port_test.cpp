@@ -83,49 +83,5 @@ TEST(VerbsPort, FakeConnectXReadsAsItsLinkSpeed) {
   fake.close_device(*context);
 }
 
-Result<PortInfo> roce_port(const FakeDeviceConfig& device, int gid_index) {
-  FakeMlx5 fake(device);
-  std::string name;
-  auto context = open_verbs_device(fake, "", &name);
-  EXPECT_TRUE(context.ok());
-  VerbsConfig config;
-  config.gid_index = gid_index;
-  auto port = query_verbs_port(fake, *context, name, config);
-  fake.close_device(*context);
-  return port;
-}
-
-// RoCE: the GID at gid_index must be there (non-zero) and RoCE v2 (ibv_query_gid_ex), else
-// exit 3 at driver.verbs.gid_index with the show_gids hint. mlx5's usual table: v1 and v2 of
-// each address.
-TEST(VerbsPort, RoceGidMustBeANonEmptyRoceV2Entry) {
-  FakeDeviceConfig device;
-  device.port.gid_types = {IBV_GID_TYPE_ROCE_V1, IBV_GID_TYPE_ROCE_V2, IBV_GID_TYPE_ROCE_V1,
-                           IBV_GID_TYPE_ROCE_V2};
-  device.port.empty_gids = {3};
-  {
-    auto port = roce_port(device, 1);
-    ASSERT_TRUE(port.ok()) << port.error().to_string();
-    EXPECT_EQ(port->gid.raw[15], 2);  // the entry of index 1
-  }
-  {
-    auto port = roce_port(device, 0);
-    ASSERT_FALSE(port.ok());
-    EXPECT_EQ(port.error().code, Errc::unavailable);  // exit 3
-    EXPECT_EQ(port.error().where, "driver.verbs.gid_index");
-    EXPECT_NE(port.error().message.find("RoCE v1"), std::string::npos) << port.error().message;
-    EXPECT_NE(port.error().message.find("show_gids"), std::string::npos) << port.error().message;
-  }
-  for (const int index : {3, 9}) {  // empty (ENODATA), beyond the table
-    auto port = roce_port(device, index);
-    ASSERT_FALSE(port.ok()) << index;
-    EXPECT_EQ(port.error().code, Errc::unavailable);
-    EXPECT_EQ(port.error().where, "driver.verbs.gid_index");
-    EXPECT_NE(port.error().message.find("no GID at index"), std::string::npos)
-        << port.error().message;
-    EXPECT_NE(port.error().message.find("show_gids"), std::string::npos) << port.error().message;
-  }
-}
-
 }  // namespace
 }  // namespace qb::drv::verbs
