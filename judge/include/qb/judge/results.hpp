@@ -210,9 +210,9 @@ struct ConvergenceEpoch {
   int64_t start_ns = 0;  // from time zero (the warm-up's start)
   uint32_t active_flows = 0;
   bool judged = false;     // false: no whole time bin inside the epoch's measured part
-  std::string not_judged;  // why, when not judged: "starts after the window", "no whole bin"
   bool converged = false;  // judged and settled before the epoch ended
   int64_t time_ns = 0;     // converged: from the epoch's start to the first settled bin
+  std::string not_judged;  // why, when not judged: "starts after the window", "no whole bin"
 };
 
 struct Convergence {
