@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <string_view>
 
 #include "convergence.hpp"
 #include "policy_results.hpp"
@@ -91,12 +95,26 @@ GateResult share_gate(const char* name, const char* what, const std::vector<Shar
   return gate;
 }
 
+// With joins or a program, the settled figures need an epoch judged inside the window.
+bool no_epoch_judged(const Convergence& convergence) {
+  if (!convergence.present) return false;
+  for (const ConvergenceEpoch& epoch : convergence.epochs) {
+    if (epoch.judged) return false;
+  }
+  return true;
+}
+constexpr const char* kNoEpochJudged =
+    "no change of the active flows has a whole time bin in the window";
+
 void judge_shares(const suite::GateSpec& spec, ScenarioResult& scenario) {
   const Convergence& settled = scenario.convergence;
   if (!off_in_suite(spec, "max_share_error", GateKind::ratio, GateBound::at_most, scenario)) {
     std::vector<ShareRow> rows;
     std::string span;
-    if (settled.present) {
+    if (no_epoch_judged(settled)) {
+      scenario.gates.push_back(
+          not_judged_gate("max_share_error", kNoEpochJudged, GateKind::ratio, GateBound::at_most));
+    } else if (settled.present) {
       // Congestion control: shares are judged once the rates settled, not while converging.
       if (!settled.worst_flow_settled.empty()) {
         rows.push_back(ShareRow{&settled.worst_flow_settled, settled.worst_flow_error_settled,
@@ -109,8 +127,10 @@ void judge_shares(const suite::GateSpec& spec, ScenarioResult& scenario) {
         if (flow.judged) rows.push_back(ShareRow{&flow.name, flow.error, flow.noise});
       }
     }
-    scenario.gates.push_back(
-        share_gate("max_share_error", "flow", rows, *spec.max_share_error, span));
+    if (!no_epoch_judged(settled)) {
+      scenario.gates.push_back(
+          share_gate("max_share_error", "flow", rows, *spec.max_share_error, span));
+    }
   }
   if (!off_in_suite(spec, "max_group_share_error", GateKind::ratio, GateBound::at_most, scenario)) {
     std::vector<ShareRow> rows;
@@ -141,9 +161,10 @@ void judge_jain(const suite::GateSpec& spec, ScenarioResult& scenario) {
   for (const FlowResult& flow : scenario.flows) {
     if (flow.judged && flow.expected_bps > 0.0) judged.push_back(&flow);
   }
-  if (judged.empty()) {
-    scenario.gates.push_back(not_judged_gate("min_jain", "no flow started in the measured window",
-                                             GateKind::index, GateBound::at_least));
+  if (judged.empty() || no_epoch_judged(settled)) {
+    scenario.gates.push_back(not_judged_gate(
+        "min_jain", judged.empty() ? "no flow started in the measured window" : kNoEpochJudged,
+        GateKind::index, GateBound::at_least));
     return;
   }
   const double jain = settled.present ? settled.jain_settled : scenario.fairness.jain;
@@ -306,19 +327,27 @@ void judge_gates(const suite::GateSpec& spec, const engine::ScenarioMeasurement&
   }
 }
 
-// A congestion-control program is judged on what it did: when the lossless fabric paused the
-// senders for a good part of the window, credit back-pressure held the rates, not the program.
+// A congestion-control program is judged on what it did: when the lossless fabric paused a
+// sender for a good part of the window, credit back-pressure held its rate, not the program.
+// The simulator's backpressure_paused_ns.h<host>.<class> (drivers/sim) give each host's paused
+// time; the most-paused host decides.
 void attribute_backpressure(const suite::CompiledScenario& compiled,
                             const engine::ScenarioMeasurement& measured, int64_t span_ns,
                             ScenarioResult& out) {
   Convergence& c = out.convergence;
   if (!c.present || span_ns <= 0) return;
-  double paused_ns = 0.0;
+  constexpr std::string_view kPerHost = "backpressure_paused_ns.h";
+  std::map<uint32_t, double> paused_ns_by_host;
   for (const auto& [name, value] : measured.driver_stats) {
-    if (name == "backpressure_paused_ns") paused_ns = value;
+    if (!std::string_view(name).starts_with(kPerHost)) continue;
+    const std::string_view rest = std::string_view(name).substr(kPerHost.size());
+    uint32_t host = 0;
+    const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), host);
+    if (ec == std::errc() && end != rest.data()) paused_ns_by_host[host] += value;
   }
-  const double senders = static_cast<double>(compiled.plan.host_count());
-  c.paused_fraction = paused_ns / (senders * static_cast<double>(span_ns));
+  double worst = 0.0;
+  for (const auto& [host, paused_ns] : paused_ns_by_host) worst = std::max(worst, paused_ns);
+  c.paused_fraction = std::min(1.0, worst / static_cast<double>(span_ns));
   c.held_by_backpressure = !compiled.plan.congestion.dpa.program.empty() &&
                            c.paused_fraction > kBackpressureHeldFraction;
 }

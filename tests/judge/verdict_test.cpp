@@ -292,14 +292,17 @@ TEST(Verdict, BackPressureIsNotTheProgramsConvergence) {
       "[[flow]]\nname = \"h0\"\nhost = 0\nsize = 65536\nrate = \"saturate\"\n"
       "[[flow]]\nname = \"h1\"\nhost = 1\nsize = 65536\nrate = \"saturate\"\n";
   // Two hosts at 50 each from the first bin: "settled in 0 ns".
-  auto free = judge_measured(dcqcn, {50.0, 50.0}, 1000, false, {{"backpressure_paused_ns", 0.0}});
+  auto free = judge_measured(dcqcn, {50.0, 50.0}, 1000, false,
+                             {{"backpressure_paused_ns.h0.port", 0.0}});
   ASSERT_TRUE(free);
   const GateResult* settled = gate_named(free->scenario(), "convergence_time");
   ASSERT_NE(settled, nullptr);
   EXPECT_TRUE(settled->passed) << settled->detail;
-  // The same rates with the senders paused by credit half of the window (2 hosts x 1.2 ms).
+  // The same rates with host 1 paused by credit half of the 1.2 ms window.
   auto held = judge_measured(dcqcn, {50.0, 50.0}, 1000, false,
-                             {{"backpressure_paused_ns", 1'200'000.0}});
+                             {{"backpressure_paused_ns", 600'000.0},
+                              {"backpressure_paused_ns.h0.port", 0.0},
+                              {"backpressure_paused_ns.h1.port", 600'000.0}});
   ASSERT_TRUE(held);
   const Convergence& c = held->scenario().convergence;
   EXPECT_TRUE(c.held_by_backpressure);

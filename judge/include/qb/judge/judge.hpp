@@ -14,7 +14,7 @@
 namespace qb::judge {
 
 /// A congestion-control program's convergence is not its own when the lossless fabric paused
-/// the senders more than this fraction of the window (docs/semantics.md, "Back-pressure").
+/// a sender more than this fraction of the window (docs/semantics.md, "Back-pressure").
 inline constexpr double kBackpressureHeldFraction = 0.05;
 
 /// Errc::invalid_measurement when a complete run delivered nothing at all.

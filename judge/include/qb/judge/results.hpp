@@ -228,10 +228,10 @@ struct Convergence {
   double worst_flow_error_settled = 0.0;
   std::string worst_flow_settled;
   double worst_flow_noise_settled = 0.0;  // that flow's relative noise over its settled bins
-  /// Lossless back-pressure, not the program, held the rates: the senders spent more than
+  /// Lossless back-pressure, not the program, held the rates: a sender spent more than
   /// kBackpressureHeldFraction of the window paused by credit (docs/semantics.md).
   bool held_by_backpressure = false;
-  double paused_fraction = 0.0;  // senders' paused time over (hosts x window)
+  double paused_fraction = 0.0;  // the most-paused sender's paused time over the window
 };
 
 /// A switch egress queue's depth per time bin of the measured window.
