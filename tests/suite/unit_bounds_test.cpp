@@ -3,6 +3,7 @@
 // written (no conversion wrapped or saturated on the way), and the next one up is refused at
 // the key with the key's own range. tests/integration/unit_bounds_run_test.cpp runs the keys the
 // simulator converts at these values.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "qb/suite/suite_loader.hpp"
+#include "qb_dpa/programs.h"
 
 namespace qb::suite {
 namespace {
@@ -66,7 +68,15 @@ std::vector<KeyBound> bounds() {
       {"dpa.tx_sample_interval", dpa, "tx_sample_interval", "\"1000s\"", "\"1001s\"", "",
        [](const Scenario& s) { return static_cast<double>(s.dpa.plan.tx_sample_interval_ns); },
        1e12},
-      // Parameters: one of each kind with a unit, at its spec's maximum.
+      {"flow[0].start", "[[flow]]\nname = \"g\"\nsize = 4096\nrate = \"saturate\"\n", "start",
+       "\"1000s\"", "\"1000000000001ns\"", "",
+       [](const Scenario& s) { return static_cast<double>(s.flows[0].start_ns); }, 1e12},
+      {"flow[0].size", "[[flow]]\nname = \"g\"\nrate = \"saturate\"\n", "size", "\"2GiB\"",
+       "2147483649", "",
+       [](const Scenario& s) { return static_cast<double>(s.flows[0].size.largest_bytes()); },
+       2147483648.0},
+      // Parameters: one of each kind with a unit, at its spec's maximum (every parameter of
+      // every program: EveryDpaParameterTakesItsMaximumAndRefusesTheNextUnit below).
       {"dpa.params.rpg_time_reset", dpa + "[dpa.params]\n", "rpg_time_reset", "\"1s\"",
        "\"1000000001ns\"", "",
        [](const Scenario& s) { return static_cast<double>(s.dpa.plan.params[0]); }, 1e9},
@@ -104,10 +114,62 @@ TEST(UnitBounds, TheNextValueUpIsRefusedAtTheKey) {
     EXPECT_EQ(suite.error().where, bound.key) << suite.error().to_string();
     // The key's own range, or the longest duration there is: never a wrapped or internal one.
     const std::string& message = suite.error().message;
-    EXPECT_TRUE(message.find(" must be ") != std::string::npos ||
+    EXPECT_TRUE(message.find(" must ") != std::string::npos ||
+                message.find(" is outside ") != std::string::npos ||
                 message.find(" is above ") != std::string::npos ||
                 message.find("longer than 2562 h") != std::string::npos)
         << message;
+  }
+}
+
+// Every parameter of every shipped program, written in its own unit at its spec's maximum,
+// lands in the plan as that maximum; one unit more is refused with the parameter's own range.
+TEST(UnitBounds, EveryDpaParameterTakesItsMaximumAndRefusesTheNextUnit) {
+  for (uint32_t p = 0; p < qb_dpa_program_count(); ++p) {
+    const qb_dpa_program& program = *qb_dpa_program_at(p);
+    const bool receiver = program.role == QB_DPA_ROLE_RECEIVER;
+    const std::string head =
+        receiver ? "[dpa]\nprogram = \"pcc_rtt\"\nreceiver_program = \"" +
+                       std::string(program.name) + "\"\n[dpa.receiver_params]\n"
+                 : "[dpa]\nprogram = \"" + std::string(program.name) + "\"\n[dpa.params]\n";
+    for (uint32_t i = 0; i < program.param_count; ++i) {
+      const qb_dpa_param_spec& spec = program.params[i];
+      SCOPED_TRACE(std::string(program.name) + "." + spec.name);
+      std::string largest;
+      std::string above;
+      switch (spec.kind) {
+        case QB_DPA_PARAM_FRACTION:  // written as the fraction, read back in 2^-20 steps
+          largest = fmt::format("{:.17g}", static_cast<double>(spec.max_value) / (1 << 20));
+          above = fmt::format("{:.17g}", static_cast<double>(spec.max_value + 1) / (1 << 20));
+          break;
+        case QB_DPA_PARAM_TIME_NS:
+          largest = fmt::format("\"{}ns\"", spec.max_value);
+          above = fmt::format("\"{}ns\"", spec.max_value + 1);
+          break;
+        case QB_DPA_PARAM_BYTES:
+          largest = fmt::format("\"{}B\"", spec.max_value);
+          above = fmt::format("\"{}B\"", spec.max_value + 1);
+          break;
+        case QB_DPA_PARAM_RATE_MBPS:
+          largest = fmt::format("\"{}Mbps\"", spec.max_value);
+          above = fmt::format("\"{}Mbps\"", spec.max_value + 1);
+          break;
+        default:
+          largest = fmt::format("{}", spec.max_value);
+          above = fmt::format("{}", spec.max_value + 1);
+          break;
+      }
+      const std::string key = std::string(spec.name) + " = ";
+      auto suite = load_suite_string(head + key + largest + "\n" + std::string(kFlow), "p.toml");
+      ASSERT_TRUE(suite) << suite.error().to_string();
+      const policy::DpaPlan& plan = suite->scenarios.front().dpa.plan;
+      EXPECT_EQ((receiver ? plan.receiver_params : plan.params).at(i), spec.max_value);
+      auto refused = load_suite_string(head + key + above + "\n" + std::string(kFlow), "p.toml");
+      ASSERT_FALSE(refused) << "loaded " << above;
+      EXPECT_NE(refused.error().message.find(std::string(spec.name) + " must be in "),
+                std::string::npos)
+          << refused.error().message;
+    }
   }
 }
 
