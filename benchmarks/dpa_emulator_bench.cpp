@@ -107,11 +107,12 @@ constexpr uint32_t kPccLikeEvents =
     QB_DPA_EVENT_BIT(QB_DPA_EV_TX_SAMPLE);
 
 const qb_dpa_program kTrivialProgram = {
-    "count_only", "bench: counts events", kPccLikeEvents, sizeof(uint64_t), nullptr, 0, count_only};
+    "count_only", "bench: counts events", kPccLikeEvents, sizeof(uint64_t), nullptr, 0, count_only,
+    QB_DPA_ROLE_SENDER};
 const qb_dpa_program kPccLikeProgram = {"pcc_like",     "bench: RTT-based rate control",
                                         kPccLikeEvents, sizeof(PccLikeContext),
                                         kPccLikeParams, kParams,
-                                        pcc_like};
+                                        pcc_like,       QB_DPA_ROLE_SENDER};
 
 // ---- The event stream: one lap of a ring, replayed with time moving on. ----
 

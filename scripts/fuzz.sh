@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (ASan + UBSan) in build-fuzz/ and runs each for a
-# bounded time: by default suite_loader_fuzz 60 s, opensm_conf_fuzz 30 s, opensm_policy_fuzz
-# 30 s, results_reader_fuzz 30 s, outcome_codec_fuzz 20 s (170 s in all); QB_FUZZ_SECONDS=N gives every target N
-# seconds. Fails on any crash, leak or sanitizer report; the input that triggered it is left in
-# build-fuzz/artifacts/.
+# bounded time: by default suite_loader_fuzz 60 s, congestion_tables_fuzz 30 s, opensm_conf_fuzz
+# 30 s, opensm_policy_fuzz 30 s, results_reader_fuzz 30 s, outcome_codec_fuzz 20 s (200 s in
+# all); QB_FUZZ_SECONDS=N gives every target N seconds. Fails on any crash, leak or sanitizer
+# report; the input that triggered it is left in build-fuzz/artifacts/.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${QB_FUZZ_BUILD_DIR:-$root/build-fuzz}
 # target:default seconds:seed corpus:dictionary
 specs=(
   "suite_loader_fuzz:60:corpus:suite.dict"
+  "congestion_tables_fuzz:30:corpus-congestion:congestion.dict"
   "opensm_conf_fuzz:30:corpus-opensm-conf:opensm-conf.dict"
   "opensm_policy_fuzz:30:corpus-opensm-policy:opensm-policy.dict"
   "results_reader_fuzz:30:corpus-results:results.dict"

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <optional>
 
+#include "dpa_drops.hpp"
 #include "live_console.hpp"
 #include "output_flags.hpp"
 #include "qb/cluster/agreement.hpp"
@@ -306,6 +307,13 @@ void print_job_roles(const cluster::JobRoles& roles,
   }
 }
 
+// `--interval 0` in any unit ("0", "0s", "0ms"): no interval lines, as documented.
+bool no_interval_lines(const std::string& interval) {
+  if (interval == "0") return true;
+  auto ns = parse_duration_ns(interval, /*allow_zero=*/true);
+  return ns && *ns == 0;
+}
+
 // What a run needs before it starts, every input checked: the suite (compiled), its driver,
 // the baseline and the engine's options.
 struct PreparedRun {
@@ -362,7 +370,7 @@ Result<PreparedRun> prepare_run(const RunArgs& args) {
     }
     options.duration_ns = *duration;
   }
-  if (!args.interval.empty() && args.interval != "0") {
+  if (!args.interval.empty() && !no_interval_lines(args.interval)) {
     auto interval = parse_duration_ns(args.interval);
     // Below a microsecond the lines would outnumber what anyone reads (and slow the run).
     if (interval && *interval < 1'000) {
@@ -435,7 +443,7 @@ Result<const suite::FabricSpec*> job_fabric(const PreparedRun& prepared, uint32_
 LiveConsoleOptions live_console_options(const RunArgs& args, bool reporting, bool measures_here) {
   LiveConsoleOptions console;
   console.status_line = reporting && stderr_is_terminal();
-  console.intervals = measures_here && args.interval != "0";
+  console.intervals = measures_here && !no_interval_lines(args.interval);
   console.style.colour = stderr_is_terminal() && colour_allowed();
   console.style.unit = report::parse_rate_unit(args.units).value_or(report::RateUnit::gbit_per_s);
   return console;
@@ -621,9 +629,12 @@ int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicat
       warnings.push_back(Warning{std::move(*note), "fabric.hosts", {}});
     }
   }
+  // An overloaded DPA: said in the results' warnings; past the bound the run cannot pass.
+  const bool dpa_overloaded = warn_dpa_drops(*run, warnings);
   auto results =
       judge::judge_run(*suite, *run, measured, judge::current_run_metadata(std::move(warnings)));
   if (!results) return fail(results.error());
+  if (dpa_overloaded) results->passed = false;
 
   auto outputs = run_outputs(args);
   if (!outputs) return fail(outputs.error());
@@ -644,7 +655,7 @@ int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicat
   }
 
   const bool regressed = comparison && comparison->failed();
-  if (!results->complete || report::starved_invalid(*results)) return 3;
+  if (!results->complete || report::starved_invalid(*results) || dpa_overloaded) return 3;
   return results->passed && !regressed ? 0 : 1;
 }
 

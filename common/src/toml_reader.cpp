@@ -241,6 +241,24 @@ std::optional<int64_t> TableReader::duration_ns(std::string_view key, bool allow
   return *parsed;
 }
 
+std::optional<int64_t> TableReader::duration_ns(std::string_view key, int64_t min_ns,
+                                                int64_t max_ns, std::string_view why) const {
+  const auto* node = find(key);
+  if (node == nullptr) return std::nullopt;
+  const auto* text = node->as_string();
+  if (text == nullptr) at(key).fail_type("a string (a duration such as \"100ms\")");
+  // Unbounded first: however far out, the message gives this key's own range.
+  auto ns = parse_duration_ns_unbounded(text->get());
+  if (!ns) fail_at(key, ns.error().message);
+  if (!(*ns >= static_cast<double>(min_ns) && *ns <= static_cast<double>(max_ns))) {
+    fail_at(key, fmt::format("{} must be in {}..{}{}, got \"{}\"", key,
+                             format_duration_ns(static_cast<double>(min_ns)),
+                             format_duration_ns(static_cast<double>(max_ns)),
+                             why.empty() ? std::string() : fmt::format(" ({})", why), text->get()));
+  }
+  return std::clamp<int64_t>(std::llround(*ns), min_ns, max_ns);
+}
+
 const toml::table* TableReader::subtable(std::string_view key) const {
   const auto* node = find(key);
   if (node == nullptr) return nullptr;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -156,14 +157,18 @@ Result<Rate> parse_rate(std::string_view text, bool allow_zero) {
                     "kpps, Mpps)",
                     suffix, text));
   }
-  if (!std::isfinite(rate.value) || rate.value < 0 || (rate.value == 0 && !allow_zero)) {
+  if (std::isnan(rate.value)) return bad(fmt::format("'{}' is not a rate", text));
+  if (std::isinf(rate.value) && rate.value > 0) {
+    return bad(fmt::format("rate '{}' is beyond any rate qosbench takes", text));
+  }
+  if (rate.value < 0 || (rate.value == 0 && !allow_zero)) {
     return bad(fmt::format("rate '{}' must be {}", text,
                            allow_zero ? "zero or greater" : "greater than zero"));
   }
   return rate;
 }
 
-Result<int64_t> parse_duration_ns(std::string_view text, bool allow_zero) {
+Result<double> parse_duration_ns_unbounded(std::string_view text) {
   double number = 0;
   std::string_view suffix;
   if (!split_number(text, number, suffix)) {
@@ -176,16 +181,29 @@ Result<int64_t> parse_duration_ns(std::string_view text, bool allow_zero) {
                            text));
   }
   const double ns = number * unit->factor;
-  if (!std::isfinite(ns) || ns < 0 || ns > 9.2e18) {
-    return bad(fmt::format("duration '{}' is out of range", text));
+  if (std::isnan(ns)) return bad(fmt::format("'{}' is not a duration", text));
+  return ns;
+}
+
+Result<int64_t> parse_duration_ns(std::string_view text, bool allow_zero) {
+  auto parsed = parse_duration_ns_unbounded(text);
+  if (!parsed) return std::move(parsed).error();
+  const double ns = *parsed;
+  if (ns < 0) return bad(fmt::format("duration '{}' must be zero or greater", text));
+  if (!(ns <= static_cast<double>(kMaxDurationNs))) {
+    return bad(
+        fmt::format("duration '{}' is longer than {:.0f} h, the longest qosbench takes "
+                    "(picoseconds in 64 bits)",
+                    text, static_cast<double>(kMaxDurationNs) / 3600e9));
   }
   if (!allow_zero && ns < 1.0) {
     return bad(fmt::format("duration '{}' must be greater than zero", text));
   }
-  return static_cast<int64_t>(std::llround(ns));
+  // The bound is not exact in a double: the rounded value may be one above it.
+  return std::min<int64_t>(std::llround(ns), kMaxDurationNs);
 }
 
-Result<uint64_t> parse_size_bytes(std::string_view text) {
+Result<double> parse_size_bytes_unbounded(std::string_view text) {
   double number = 0;
   std::string_view suffix;
   if (!split_number(text, number, suffix)) {
@@ -206,8 +224,18 @@ Result<uint64_t> parse_size_bytes(std::string_view text) {
                            suffix, text));
   }
   const double bytes = number * unit->factor;
-  if (!std::isfinite(bytes) || bytes < 1.0 || bytes > 1.8e19) {
-    return bad(fmt::format("size '{}' must be at least one byte", text));
+  if (std::isnan(bytes)) return bad(fmt::format("'{}' is not a size", text));
+  return bytes;
+}
+
+Result<uint64_t> parse_size_bytes(std::string_view text) {
+  auto parsed = parse_size_bytes_unbounded(text);
+  if (!parsed) return std::move(parsed).error();
+  const double bytes = *parsed;
+  if (bytes < 1.0) return bad(fmt::format("size '{}' must be at least one byte", text));
+  if (!(bytes <= static_cast<double>(kMaxSizeBytes))) {
+    return bad(
+        fmt::format("size '{}' is larger than 2^62 bytes, the largest qosbench takes", text));
   }
   if (bytes != std::floor(bytes)) {
     return bad(fmt::format("size '{}' is not a whole number of bytes", text));

@@ -334,4 +334,5 @@ const struct qb_dpa_program qb_dpa_program_dcqcn = {
     dcqcn_params,
     DCQCN_PARAM_COUNT,
     dcqcn_handle,
+    QB_DPA_ROLE_SENDER,
 };

@@ -192,4 +192,5 @@ const struct qb_dpa_program qb_dpa_program_pcc_rtt = {
     pcc_rtt_params,
     PCC_RTT_PARAM_COUNT,
     pcc_rtt_handle,
+    QB_DPA_ROLE_SENDER,
 };

@@ -32,4 +32,5 @@ const struct qb_dpa_program qb_dpa_program_reflector = {
     0, /* no parameters */
     0,
     reflector_handle,
+    QB_DPA_ROLE_RECEIVER,
 };

@@ -227,7 +227,9 @@ DpaRateControl::Pending DpaRateControl::pop_pending() noexcept {
 void DpaRateControl::add_stats(DriverStats& stats, int64_t virtual_ns) const {
   auto add = [&stats, virtual_ns](const std::string& prefix, const dpa::Emulator& emulator,
                                   uint32_t threads) {
-    const dpa::EmulatorStats& s = emulator.stats();
+    // Clipped to the run: handlers queued past its end did not run in it.
+    const dpa::EmulatorStats s =
+        emulator.stats_until(static_cast<uint64_t>(std::max<int64_t>(virtual_ns, 0)));
     stats.emplace_back(prefix + "events", static_cast<double>(s.events));
     stats.emplace_back(prefix + "dropped_events", static_cast<double>(s.dropped_events));
     stats.emplace_back(prefix + "rate_clamps", static_cast<double>(s.rate_clamps));

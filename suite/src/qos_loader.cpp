@@ -623,6 +623,14 @@ FabricSpec read_fabric(const Located* section) {
     } else {
       reader.at("switch_rate").fail_type("a string (a bit rate such as \"100Gbps\") or an integer");
     }
+    // The port rate's bound: the simulator serialises at an integer bit/s.
+    if (spec.switch_rate_bps > kMaxPortRateBps) {
+      reader.fail_at(
+          "switch_rate",
+          fmt::format("switch_rate {} is above {}, the largest port rate qosbench "
+                      "takes (u32 Mbit/s)",
+                      format_rate_bps(spec.switch_rate_bps), format_rate_bps(kMaxPortRateBps)));
+    }
   }
   read_fabric_congestion(reader, spec);
   read_placements(reader, spec);

@@ -39,6 +39,7 @@ constexpr int64_t kMaxRepetitions = 1000;
 constexpr int64_t kMaxFlowCount = 65536;
 constexpr int64_t kMaxFlowStartNs = 1'000'000'000'000;  // 1000 s
 constexpr int64_t kMaxOutstanding = 4096;
+constexpr int64_t kMaxPropagationDelayNs = 1'000'000;  // 1 ms one way
 constexpr int64_t kDefaultBinNs = 1'000'000;
 
 template <class T>
@@ -176,7 +177,8 @@ PortSpec read_port(const Located* section) {
     }
     port.wire.ib_grh = *grh;
   }
-  if (auto delay = reader.duration_ns("propagation_delay", true)) {
+  if (auto delay = reader.duration_ns("propagation_delay", 0, kMaxPropagationDelayNs,
+                                      "200 km of fibre; a longer link is no single hop")) {
     port.propagation_delay_ns = *delay;
   }
   return port;

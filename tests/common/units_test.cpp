@@ -1,5 +1,6 @@
 #include "qb/common/units.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "qb/common/result.hpp"
@@ -71,6 +72,48 @@ TEST(ParseDuration, Units) {
   EXPECT_FALSE(parse_duration_ns("10").ok());
   EXPECT_FALSE(parse_duration_ns("-1s").ok());
   EXPECT_FALSE(parse_duration_ns("1e30s").ok());
+}
+
+// Every duration fits the simulator's picoseconds in 64 bits: the longest one taken converts
+// without wrapping, one beyond it is refused saying so (not "out of range").
+TEST(ParseDuration, LongestFitsPicoseconds) {
+  const auto longest = parse_duration_ns("2562h");
+  ASSERT_TRUE(longest.ok());
+  EXPECT_LE(*longest, kMaxDurationNs);
+  EXPECT_LE(*longest, INT64_MAX / 1000);
+  const auto at_bound = parse_duration_ns(fmt::format("{}ns", kMaxDurationNs));
+  ASSERT_TRUE(at_bound.ok()) << at_bound.error().message;
+  EXPECT_EQ(*at_bound, kMaxDurationNs);
+  for (const char* text : {"2563h", "3000h", "1e30s", "infs"}) {
+    const auto refused = parse_duration_ns(text);
+    ASSERT_FALSE(refused.ok()) << text;
+    EXPECT_NE(refused.error().message.find("longer than 2562 h"), std::string::npos)
+        << refused.error().message;
+  }
+  const auto nan = parse_duration_ns("nans");
+  ASSERT_FALSE(nan.ok());
+  EXPECT_NE(nan.error().message.find("not a duration"), std::string::npos);
+  EXPECT_NE(parse_duration_ns("-1s").error().message.find("zero or greater"), std::string::npos);
+  // Unbounded: what a reader with a range of its own compares before converting.
+  EXPECT_DOUBLE_EQ(*parse_duration_ns_unbounded("1e30s"), 1e39);
+  EXPECT_EQ(*parse_duration_ns_unbounded("-2us"), -2000.0);
+  EXPECT_FALSE(parse_duration_ns_unbounded("2 fortnights").ok());
+}
+
+// "1e30B" is too large, not too small (the message said "must be at least one byte").
+TEST(ParseSize, TooLargeSaysSo) {
+  for (const char* text : {"1e30B", "1e19", "5e18B"}) {
+    const auto size = parse_size_bytes(text);
+    ASSERT_FALSE(size.ok()) << text;
+    EXPECT_EQ(size.error().message.find("at least one byte"), std::string::npos)
+        << size.error().message;
+  }
+  EXPECT_NE(parse_size_bytes("1e30B").error().message.find("larger than 2^62 bytes"),
+            std::string::npos);
+  EXPECT_EQ(*parse_size_bytes("4611686018427387904"), kMaxSizeBytes);
+  EXPECT_NE(parse_size_bytes("0B").error().message.find("at least one byte"), std::string::npos);
+  EXPECT_EQ(*parse_size_bytes_unbounded("0B"), 0.0);
+  EXPECT_DOUBLE_EQ(*parse_size_bytes_unbounded("1e30B"), 1e30);
 }
 
 TEST(ParseSize, BinaryAndDecimalPrefixes) {

@@ -156,5 +156,74 @@ TEST(CongestionCli, ALossyRunReportsItsDropsInTheJsonAndOnTheConsole) {
   EXPECT_LE(flow_drops, stats["switch_drops"].get<double>());
 }
 
+// Issue 26 item 5: tx_sample_interval = "1ns" made the emulator drop 99 % of its events and the
+// run passed without a word. Now: the warning in the results and on the console, the run not
+// passed, exit 3 (an invalid measurement, as a starved worker's), the results still written.
+TEST(CongestionCli, AnOverloadedDpaIsAnInvalidMeasurement) {
+  std::string text = incast("");
+  text.replace(text.find("name = \"cc\"\n"), 12,
+               "name = \"cc\"\nrepetitions = 1\nwarmup = \"0s\"\nduration = \"2ms\"\n"
+               "bin = \"100us\"\n");
+  text.replace(text.find("program = \"pcc_rtt\"\n"), 20,
+               "program = \"pcc_rtt\"\nhandler_cost = \"100ns\"\nqueue_events = 4\n"
+               "tx_sample_interval = \"1ns\"\n");
+  const std::string path = write_temp("overloaded_dpa.toml", text);
+  const std::string json_path = ::testing::TempDir() + "/overloaded_dpa.json";
+  std::filesystem::remove(json_path);
+  const Outcome outcome = run_qosbench({"run", path, "--json", json_path});
+  EXPECT_EQ(outcome.exit_code, 3) << outcome.err;
+  const json results = json::parse(read_file(json_path));
+  EXPECT_FALSE(results["passed"].get<bool>());
+  const json& stats = results["scenarios"][0]["driver_stats"];
+  EXPECT_GT(stats["dpa_dropped_events"].get<double>(), 0.1 * stats["dpa_events"].get<double>());
+  std::string warning;
+  for (const auto& item : results["warnings"]) {
+    if (item.get<std::string>().find("DPA dropped") != std::string::npos) warning = item;
+  }
+  EXPECT_NE(warning.find("dpa: scenario \"cc\": the senders' DPA dropped "), std::string::npos)
+      << results["warnings"].dump();
+  EXPECT_NE(warning.find("an invalid measurement"), std::string::npos) << warning;
+  EXPECT_NE(outcome.out.find("warning: dpa: scenario \"cc\": the senders' DPA dropped"),
+            std::string::npos)
+      << outcome.out;
+}
+
+// The same suite with room for its events: no warning, the exit code of its gates.
+TEST(CongestionCli, ADpaThatKeepsUpHasNoDropWarning) {
+  std::string text = incast("");
+  text.replace(text.find("name = \"cc\"\n"), 12,
+               "name = \"cc\"\nrepetitions = 1\nwarmup = \"0s\"\nduration = \"2ms\"\n"
+               "bin = \"100us\"\n");
+  text.replace(text.find("program = \"pcc_rtt\"\n"), 20,
+               "program = \"pcc_rtt\"\nhandler_cost = \"100ns\"\ntx_sample_interval = \"10us\"\n");
+  const std::string path = write_temp("keeping_up_dpa.toml", text);
+  const std::string json_path = ::testing::TempDir() + "/keeping_up_dpa.json";
+  std::filesystem::remove(json_path);
+  const Outcome outcome = run_qosbench({"run", path, "--quiet", "--json", json_path});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+  const json results = json::parse(read_file(json_path));
+  EXPECT_EQ(results["scenarios"][0]["driver_stats"]["dpa_dropped_events"].get<double>(), 0.0);
+  EXPECT_EQ(results["warnings"].dump().find("DPA dropped"), std::string::npos);
+}
+
+// "0: none" is documented for --interval: "0s" (or any zero duration) means it too.
+TEST(CongestionCli, IntervalZeroInAnyUnitMeansNoIntervalLines) {
+  std::string text = incast("");
+  text.replace(text.find("name = \"cc\"\n"), 12,
+               "name = \"cc\"\nrepetitions = 1\nwarmup = \"0s\"\nduration = \"2ms\"\n");
+  const std::string path = write_temp("interval_zero.toml", text);
+  const Outcome lines = run_qosbench({"run", path, "--interval", "100us"});
+  const Outcome none = run_qosbench({"run", path, "--interval", "0"});
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  ASSERT_NE(lines.err, none.err);  // the interval lines (stderr, not a terminal)
+  for (const char* zero : {"0s", "0ms", "0.0us"}) {
+    const Outcome outcome = run_qosbench({"run", path, "--interval", zero});
+    EXPECT_EQ(outcome.exit_code, 0) << zero << ": " << outcome.err;
+    EXPECT_EQ(outcome.err, none.err) << zero;
+  }
+  const Outcome refused = run_qosbench({"run", path, "--interval", "-1s"});
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+}
+
 }  // namespace
 }  // namespace qb::e2e

@@ -165,18 +165,13 @@ TEST(DpaSection, ReceiverProgramAndItsParameters) {
   EXPECT_EQ(plan.receiver_program, "reflector");
   EXPECT_TRUE(plan.receiver_params.empty());  // the reflector has none
 
-  // A receiver running a program with parameters gets its own defaults and values.
-  auto both = load(
-      "[dpa]\nprogram = \"pcc_rtt\"\nreceiver_program = \"dcqcn\"\n"
-      "[dpa.receiver_params]\nrpg_gd = 12\n" +
-      std::string(kFlow));
-  ASSERT_TRUE(both) << both.error().to_string();
-  const policy::DpaPlan& two = only_scenario(both).dpa.plan;
-  EXPECT_EQ(two.receiver_program, "dcqcn");
-  ASSERT_EQ(two.receiver_params.size(), 15u);
-  EXPECT_EQ(two.receiver_params[5], 12);
-  EXPECT_EQ(two.receiver_params[0], 300000);
-  EXPECT_EQ(two.params.size(), 7u);  // the sender's are pcc_rtt's
+  // The receiver's parameters are its program's own (the reflector has none); a sender
+  // program there is refused (DpaProgramRoles below).
+  expect_load_error(
+      "[dpa]\nprogram = \"pcc_rtt\"\nreceiver_program = \"reflector\"\n"
+      "[dpa.receiver_params]\nrpg_gd = 12\n",
+      {"dpa.receiver_params.rpg_gd", 5, 10,
+       "program 'reflector' has no parameter 'rpg_gd' (its parameters: none)"});
 }
 
 TEST(DpaSection, AScenarioTakesItsOwnDpaOrTheTopLevelOne) {
@@ -590,6 +585,70 @@ TEST(FabricPlacementErrors, OnePerHostARankOnceAndRankOrHostname) {
                     {"fabric.receiver.ranks", 4, 1, "unknown key"});
   expect_load_error("[fabric]\nhosts = 1\nhost = 3\n",
                     {"fabric.host", 3, 8, "an array of tables ([[fabric.host]])"});
+}
+
+// ---- issue 26: roles, parameter ranges, DPA and fabric bounds ----------------------------------
+
+// A receiver program on the senders (or a sender program on the receiver) would leave the
+// incast without congestion control while the suite claims it: refused at the key.
+TEST(DpaProgramRoles, TheWrongSideIsRefusedAtItsKey) {
+  expect_load_error("[dpa]\nprogram = \"reflector\"\n",
+                    {"dpa.program", 2, 11,
+                     "'reflector' is a receiver program (receiver side: answers RTT probes"});
+  expect_load_error("[dpa]\nprogram = \"reflector\"\n",
+                    {"dpa.program", 2, 11, "program takes a sender program: pcc_rtt, dcqcn"});
+  expect_load_error(
+      "[dpa]\nprogram = \"pcc_rtt\"\nreceiver_program = \"dcqcn\"\n",
+      {"dpa.receiver_program", 3, 20, "'dcqcn' is a sender program (DCQCN reaction point"});
+  expect_load_error(
+      "[dpa]\nprogram = \"pcc_rtt\"\nreceiver_program = \"dcqcn\"\n",
+      {"dpa.receiver_program", 3, 20, "receiver_program takes a receiver program: reflector"});
+  auto good = load("[dpa]\nprogram = \"dcqcn\"\nreceiver_program = \"reflector\"\n");
+  EXPECT_TRUE(good) << good.error().to_string();
+}
+
+// However far out of range, a parameter's error gives its own range (rpg_threshold's 1..31),
+// not the reader's internal one.
+TEST(DpaParamErrors, FarOutOfRangeGivesTheParametersOwnRange) {
+  expect_load_error(
+      "[dpa]\nprogram = \"dcqcn\"\n[dpa.params]\nrpg_threshold = 9223372036854775807\n",
+      {"dpa.params.rpg_threshold", 4, 17,
+       "rpg_threshold must be in 1..31, got 9223372036854775807"});
+  expect_load_error(
+      "[dpa]\nprogram = \"dcqcn\"\n[dpa.params]\nrpg_threshold = -9223372036854775807\n",
+      {"dpa.params.rpg_threshold", 4, 17, "rpg_threshold must be in 1..31"});
+  expect_load_error("[dpa]\nprogram = \"dcqcn\"\n[dpa.params]\nrpg_byte_reset = \"1e30B\"\n",
+                    {"dpa.params.rpg_byte_reset", 4, 18,
+                     "rpg_byte_reset must be in 0..2147483647 bytes, got \"1e30B\""});
+  expect_load_error("[dpa]\nprogram = \"pcc_rtt\"\n[dpa.params]\nupdate_factor = 1e300\n",
+                    {"dpa.params.update_factor", 4, 17, "update_factor must be in 9.53674e-07..1"});
+  expect_load_error("[dpa]\nprogram = \"pcc_rtt\"\n[dpa.params]\nbase_rtt = \"3000h\"\n",
+                    {"dpa.params.base_rtt", 4, 12, "base_rtt must be in 0 ns..1.000 s"});
+  expect_load_error("[dpa]\nprogram = \"dcqcn\"\n[dpa.params]\nrpg_ai_rate = \"1e300Gbps\"\n",
+                    {"dpa.params.rpg_ai_rate", 4, 15, "rpg_ai_rate must be in 0..10000000 Mbit/s"});
+  expect_load_error("[dpa]\nprogram = \"dcqcn\"\n[dpa.params]\nrpg_gd = 11.5\n",
+                    {"dpa.params.rpg_gd", 4, 10, "expected an integer, got a float"});
+  // 0 disables the byte counter, also written as a size.
+  auto zero = compile(std::string(kFlow) +
+                      "[dpa]\nprogram = \"dcqcn\"\n[dpa.params]\nrpg_byte_reset = \"0B\"\n");
+  ASSERT_NE(zero, nullptr);
+}
+
+TEST(DpaSectionErrors, DurationsBoundedToWhatCanRun) {
+  expect_load_error("[dpa]\nprogram = \"pcc_rtt\"\nhandler_cost = \"1h\"\n",
+                    {"dpa.handler_cost", 3, 16, "handler_cost must be in 0 ns..1.00 ms"});
+  expect_load_error(
+      "[dpa]\nprogram = \"pcc_rtt\"\ntx_sample_interval = \"3000h\"\n",
+      {"dpa.tx_sample_interval", 3, 22, "tx_sample_interval must be in 0 ns..1000.000 s"});
+  expect_load_error("[fabric]\nhosts = 2\ncnp_interval = \"3000h\"\n",
+                    {"fabric.cnp_interval", 3, 16, "cnp_interval must be in 0 ns..1000.000 s"});
+  expect_load_error(
+      "[fabric]\nhosts = 2\nmode = \"lossy\"\nbuffer = 100000\nretransmit_timeout = \"3000h\"\n",
+      {"fabric.retransmit_timeout", 5, 22, "retransmit_timeout must be in 1.00 us..8796.093 s"});
+  expect_load_error("[fabric]\nhosts = 2\nswitch_rate = \"1e30Gbps\"\n",
+                    {"fabric.switch_rate", 3, 15, "the largest port rate qosbench takes"});
+  expect_load_error("[fabric]\nhosts = 2\nmode = \"lossy\"\nbuffer = \"1e30B\"\n",
+                    {"fabric.buffer", 4, 10, "buffer must be in 8192..1099511627776 bytes"});
 }
 
 }  // namespace

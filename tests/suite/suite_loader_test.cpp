@@ -275,7 +275,7 @@ TEST(SuiteLoader, PortErrors) {
   expect_error("[port]\ngrh = true\n", {"port.grh", 2, 7, "ib only"});
   expect_error("[port]\nvlan = \"yes\"\n", {"port.vlan", 2, 8, "expected a boolean"});
   expect_error("[port]\npropagation_delay = \"-1ns\"\n",
-               {"port.propagation_delay", 2, 21, "out of range"});
+               {"port.propagation_delay", 2, 21, "must be in 0 ns..1.00 ms"});
   expect_error("port = 5\n", {"port", 1, 8, "expected a table, got an integer"});
 }
 

@@ -70,10 +70,25 @@ Posted Emulator::post(const qb_dpa_event& event) noexcept {
   const uint64_t queue_delay_ns = slot.start_ns - event.now_ns;
   ++stats_.events;
   ++stats_.events_by_kind[event.kind];
-  stats_.queue_delay_total_ns += queue_delay_ns;
+  if (__builtin_add_overflow(stats_.queue_delay_total_ns, queue_delay_ns,
+                             &stats_.queue_delay_total_ns)) {
+    stats_.queue_delay_total_ns = UINT64_MAX;
+  }
   stats_.queue_delay_max_ns = std::max(stats_.queue_delay_max_ns, queue_delay_ns);
   stats_.busy_ns += cost_ns;
   return posted;
+}
+
+EmulatorStats Emulator::stats_until(uint64_t end_ns) const noexcept {
+  EmulatorStats out = stats_;
+  const ThreadQueues::Beyond beyond =
+      threads_.beyond(end_ns, static_cast<uint64_t>(config_.handler_cost_ns));
+  out.busy_ns -= std::min(out.busy_ns, beyond.busy_ns);
+  if (out.queue_delay_total_ns != UINT64_MAX) {
+    out.queue_delay_total_ns -= std::min(out.queue_delay_total_ns, beyond.wait_ns);
+  }
+  out.queue_delay_max_ns = std::min(out.queue_delay_max_ns, end_ns);
+  return out;
 }
 
 }  // namespace qb::dpa

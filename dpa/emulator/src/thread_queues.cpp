@@ -19,4 +19,22 @@ void ThreadQueues::clear() noexcept {
   std::fill(ends_ns_.begin(), ends_ns_.end(), uint64_t{0});
 }
 
+ThreadQueues::Beyond ThreadQueues::beyond(uint64_t now_ns, uint64_t cost_ns) const noexcept {
+  Beyond out;
+  for (std::size_t t = 0; t < threads_.size(); ++t) {
+    const Thread& state = threads_[t];
+    const uint64_t* ends_ns = ends_ns_.data() + t * capacity_;
+    for (uint32_t i = 0; i < state.count; ++i) {
+      uint32_t slot = state.head + i;
+      if (slot >= capacity_) slot -= capacity_;
+      const uint64_t end_ns = ends_ns[slot];
+      if (end_ns <= now_ns) continue;
+      const uint64_t start_ns = end_ns - cost_ns;
+      out.busy_ns += end_ns - std::max(start_ns, now_ns);
+      if (start_ns > now_ns) out.wait_ns += start_ns - now_ns;
+    }
+  }
+  return out;
+}
+
 }  // namespace qb::dpa

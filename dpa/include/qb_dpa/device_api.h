@@ -121,6 +121,15 @@ struct qb_dpa_flow {
 typedef void (*qb_dpa_handler)(const struct qb_dpa_event* event, struct qb_dpa_flow flow,
                                struct qb_dpa_actions* actions);
 
+/* Which NIC's DPA a program is written for: the senders' (congestion control: [dpa] program)
+ * or the receiver's (e.g. answering probes: receiver_program). A suite that puts a program on
+ * the other side is refused. */
+enum qb_dpa_role {
+  QB_DPA_ROLE_NONE = 0, /* declares none: no suite can use it */
+  QB_DPA_ROLE_SENDER = 1,
+  QB_DPA_ROLE_RECEIVER = 2
+};
+
 struct qb_dpa_program {
   const char* name;
   const char* summary;
@@ -129,6 +138,7 @@ struct qb_dpa_program {
   const struct qb_dpa_param_spec* params;
   uint32_t param_count; /* <= QB_DPA_MAX_PARAMS */
   qb_dpa_handler handle;
+  uint32_t role; /* enum qb_dpa_role; last, so the other fields keep their places */
 };
 
 #ifdef __cplusplus

@@ -77,6 +77,43 @@ TEST_F(EmulatorTest, OneThreadRunsEventsInArrivalOrderEachTakingTheHandlerCost) 
   EXPECT_EQ(stats.busy_ns, 400u);
 }
 
+// Issue 26 item 4: a handler of an hour gave a thread utilisation of 5.76e7 and waits past
+// 2^63 ns. Clipped to a run that ended at 60 ms: only the thread time inside the run is busy,
+// and the waits of events not started by its end count up to the end only.
+TEST_F(EmulatorTest, StatsUntilTheRunsEndLeaveOutWhatCameAfterIt) {
+  constexpr uint64_t kHourNs = 3'600'000'000'000;
+  constexpr uint64_t kEndNs = 60'000'000;
+  emulator.configure(config_for(test::recording_program, 2, static_cast<int64_t>(kHourNs)), 4);
+  ASSERT_TRUE(emulator.post(event_at(0, 0)).accepted);     // thread 0: runs 0 .. 1 h
+  ASSERT_TRUE(emulator.post(event_at(10, 2)).accepted);    // thread 0: waits until 1 h
+  ASSERT_TRUE(emulator.post(event_at(1000, 1)).accepted);  // thread 1: runs 1000 ns .. 1 h
+  const EmulatorStats& all = emulator.stats();
+  EXPECT_EQ(all.busy_ns, 3 * kHourNs);
+  EXPECT_EQ(all.queue_delay_total_ns, kHourNs - 10);
+
+  const EmulatorStats clipped = emulator.stats_until(kEndNs);
+  EXPECT_EQ(clipped.events, 3u);
+  EXPECT_EQ(clipped.busy_ns, kEndNs + (kEndNs - 1000));  // two threads, each busy to the end
+  EXPECT_LE(clipped.busy_ns, 2 * kEndNs);
+  EXPECT_EQ(clipped.queue_delay_total_ns, kEndNs - 10);  // the waiting one, until the end
+  EXPECT_EQ(clipped.queue_delay_max_ns, kEndNs);
+  // Nothing past the end: the same figures.
+  const EmulatorStats later = emulator.stats_until(3 * kHourNs);
+  EXPECT_EQ(later.busy_ns, all.busy_ns);
+  EXPECT_EQ(later.queue_delay_total_ns, all.queue_delay_total_ns);
+  EXPECT_EQ(later.queue_delay_max_ns, all.queue_delay_max_ns);
+}
+
+TEST_F(EmulatorTest, StatsUntilAHandlerRunningAtTheEndCountItsTimeInTheRunOnly) {
+  emulator.configure(config_for(test::recording_program, 1, 100), 1);
+  ASSERT_TRUE(emulator.post(event_at(0, 0)).accepted);   // 0 .. 100
+  ASSERT_TRUE(emulator.post(event_at(50, 0)).accepted);  // 100 .. 200, waited 50
+  const EmulatorStats clipped = emulator.stats_until(150);
+  EXPECT_EQ(clipped.busy_ns, 150u);
+  EXPECT_EQ(clipped.queue_delay_total_ns, 50u);  // it started at 100, inside the run
+  EXPECT_EQ(clipped.queue_delay_max_ns, 50u);
+}
+
 TEST_F(EmulatorTest, TheHandlerSeesTheEventAtItsStartTimeWithItsOtherFieldsUnchanged) {
   emulator.configure(config_for(test::recording_program, 1, 50), 1);
   emulator.post(event_at(0, 0));

@@ -68,15 +68,17 @@ static void count_flow_events(const qb_dpa_event* event, qb_dpa_flow flow,
 }  // extern "C"
 
 const qb_dpa_program recording_program = {
-    "recording", "test: logs its calls", kEveryKind, 0, nullptr, 0, log_call};
+    "recording", "test: logs its calls", kEveryKind, 0, nullptr, 0, log_call, QB_DPA_ROLE_SENDER};
 const qb_dpa_program rate_from_bytes_program = {
-    "rate_from_bytes", "test: rate = bytes", kEveryKind, 0, nullptr, 0, rate_from_bytes};
+    "rate_from_bytes", "test: rate = bytes", kEveryKind, 0, nullptr, 0,
+    rate_from_bytes,   QB_DPA_ROLE_SENDER};
 const qb_dpa_program flow_counter_program = {
-    "flow_counter",   "test: counts per flow", kEveryKind, QB_DPA_FLOW_CONTEXT_BYTES, nullptr, 0,
-    count_flow_events};
+    "flow_counter",    "test: counts per flow", kEveryKind, QB_DPA_FLOW_CONTEXT_BYTES, nullptr, 0,
+    count_flow_events, QB_DPA_ROLE_SENDER};
 const qb_dpa_program cnp_only_program = {
-    "cnp_only", "test: CNPs only", QB_DPA_EVENT_BIT(QB_DPA_EV_CNP), 0, nullptr, 0, log_call};
+    "cnp_only", "test: CNPs only", QB_DPA_EVENT_BIT(QB_DPA_EV_CNP), 0, nullptr, 0,
+    log_call,   QB_DPA_ROLE_SENDER};
 const qb_dpa_program two_params_program = {
-    "two_params", "test: two params", kEveryKind, 0, kTwoParams, 2, log_call};
+    "two_params", "test: two params", kEveryKind, 0, kTwoParams, 2, log_call, QB_DPA_ROLE_SENDER};
 
 }  // namespace qb::dpa::test

@@ -66,6 +66,19 @@ TEST(DpaProgramRegistry, EveryProgramIsWellFormed) {
   }
 }
 
+// A suite puts a program on the senders' or the receiver's NIC by its declared role (the loader
+// refuses the other side): every shipped program declares one, the right one.
+TEST(DpaProgramRegistry, EveryProgramDeclaresItsRole) {
+  for (std::uint32_t index = 0; index < qb_dpa_program_count(); ++index) {
+    const qb_dpa_program& program = *qb_dpa_program_at(index);
+    EXPECT_TRUE(program.role == QB_DPA_ROLE_SENDER || program.role == QB_DPA_ROLE_RECEIVER)
+        << program.name << " declares role " << program.role;
+  }
+  EXPECT_EQ(qb_dpa_program_pcc_rtt.role, static_cast<std::uint32_t>(QB_DPA_ROLE_SENDER));
+  EXPECT_EQ(qb_dpa_program_dcqcn.role, static_cast<std::uint32_t>(QB_DPA_ROLE_SENDER));
+  EXPECT_EQ(qb_dpa_program_reflector.role, static_cast<std::uint32_t>(QB_DPA_ROLE_RECEIVER));
+}
+
 TEST(DpaProgramRegistry, PccRttDefaultsAreDocaPccs) {
   const qb_dpa_program& program = qb_dpa_program_pcc_rtt;
   ASSERT_EQ(program.param_count, 7u);

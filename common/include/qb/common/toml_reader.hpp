@@ -87,8 +87,11 @@ class TableReader {
   std::optional<double> number(std::string_view key, double min, double max) const;
   std::optional<bool> boolean(std::string_view key) const;
   std::optional<std::vector<std::string>> string_list(std::string_view key) const;
-  /// A duration string such as "100ms".
+  /// A duration string such as "100ms" (at most kMaxDurationNs).
   std::optional<int64_t> duration_ns(std::string_view key, bool allow_zero) const;
+  /// A duration within [min_ns, max_ns]; `why` (may be empty) says where a bound comes from.
+  std::optional<int64_t> duration_ns(std::string_view key, int64_t min_ns, int64_t max_ns,
+                                     std::string_view why) const;
   /// A sub-table (fails when the key holds something else).
   const toml::table* subtable(std::string_view key) const;
 
@@ -100,7 +103,7 @@ class TableReader {
 
 /// A ConfigTable reading `table`, a table inside `document`, which it keeps alive (the suite
 /// loader keeps [driver.<name>] tables so, with their source positions).
-ConfigTable make_config_table(std::shared_ptr<const toml::table> document,
-                              const toml::table& table, std::string path, std::string file);
+ConfigTable make_config_table(std::shared_ptr<const toml::table> document, const toml::table& table,
+                              std::string path, std::string file);
 
 }  // namespace qb::config

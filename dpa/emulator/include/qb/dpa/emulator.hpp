@@ -40,10 +40,10 @@ struct EmulatorConfig {
 
 /// What the emulator counted over a run (results: driver stats "dpa_*").
 struct EmulatorStats {
-  uint64_t events = 0;          // posted and handled
-  uint64_t dropped_events = 0;  // posted to a full thread
-  uint64_t rate_clamps = 0;     // SET_RATE outside [QB_DPA_RATE_MIN, QB_DPA_RATE_LINE]
-  uint64_t queue_delay_total_ns = 0;  // sum over handled events of start - arrival
+  uint64_t events = 0;                // posted and handled
+  uint64_t dropped_events = 0;        // posted to a full thread
+  uint64_t rate_clamps = 0;           // SET_RATE outside [QB_DPA_RATE_MIN, QB_DPA_RATE_LINE]
+  uint64_t queue_delay_total_ns = 0;  // sum over handled events of start - arrival (saturates)
   uint64_t queue_delay_max_ns = 0;
   uint64_t busy_ns = 0;  // thread time spent in handlers, all threads
   /// Events per kind (QB_DPA_EV_*), handled ones.
@@ -71,6 +71,10 @@ class Emulator {
   Posted post(const qb_dpa_event& event) noexcept;
 
   const EmulatorStats& stats() const noexcept { return stats_; }
+  /// The stats of a run that ended at `end_ns` (after the last post): handler time and waits
+  /// after it are left out (a handler queued behind a long one did not run in the run), so
+  /// busy_ns is at most threads x end_ns and no wait is longer than the run.
+  EmulatorStats stats_until(uint64_t end_ns) const noexcept;
   const qb_dpa_program& program() const noexcept { return *config_.program; }
   /// The parameter block the program sees (defaults filled in).
   std::span<const int64_t> params() const noexcept { return config_.params; }
@@ -78,7 +82,7 @@ class Emulator {
  private:
   EmulatorConfig config_;
   uint32_t flows_ = 0;
-  std::vector<unsigned char> contexts_;  // flows * QB_DPA_FLOW_CONTEXT_BYTES
+  std::vector<unsigned char> contexts_;   // flows * QB_DPA_FLOW_CONTEXT_BYTES
   std::vector<uint32_t> thread_of_flow_;  // flow % threads, without a division per event
   ThreadQueues threads_;
   EmulatorStats stats_;

@@ -23,6 +23,14 @@ class ThreadQueues {
   /// Every thread idle and empty (keeps the memory).
   void clear() noexcept;
 
+  /// What the held events spend after `now_ns` (no arrival after it yet): handler time, and
+  /// the waits of those not started by then.
+  struct Beyond {
+    uint64_t busy_ns = 0;
+    uint64_t wait_ns = 0;
+  };
+  Beyond beyond(uint64_t now_ns, uint64_t cost_ns) const noexcept;
+
   /// An event for `thread` arriving at `arrival_ns` that takes `cost_ns`: false when the thread
   /// already holds `capacity` events that end after `arrival_ns`, else its slot (queued).
   /// Arrivals must not go back in time: events that ended by `arrival_ns` are forgotten.
