@@ -28,6 +28,7 @@
 #include "qb/judge/judge.hpp"
 #include "qb/judge/run_metadata.hpp"
 #include "qb/judge/starvation_verdict.hpp"
+#include "qb/judge/verdict.hpp"
 #include "qb/judge/window_checks.hpp"
 #include "qb/reports/compare_report.hpp"
 #include "qb/reports/explain.hpp"
@@ -634,7 +635,10 @@ int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicat
   auto results =
       judge::judge_run(*suite, *run, measured, judge::current_run_metadata(std::move(warnings)));
   if (!results) return fail(results.error());
-  if (dpa_overloaded) results->passed = false;
+  if (dpa_overloaded) {
+    results->passed = false;
+    results->verdict = judge::verdict_of(*results);  // says it is an invalid measurement
+  }
 
   auto outputs = run_outputs(args);
   if (!outputs) return fail(outputs.error());

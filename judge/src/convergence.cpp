@@ -36,6 +36,12 @@ void judge_convergence(const suite::CompiledScenario& compiled, double tolerance
   // then (at the receiver a few microseconds later) fall out of it, so it reads low.
   size_t bins = out.flows.empty() ? 0 : out.flows.front().series_bps.size();
   if (bins > 2) --bins;
+  // Interrupted repetitions measured less: bins past the longest one's end are not the run's.
+  if (out.repetitions_partial != 0 && !out.measured_ns_reps.empty()) {
+    const int64_t measured_ns =
+        *std::max_element(out.measured_ns_reps.begin(), out.measured_ns_reps.end());
+    bins = std::min(bins, static_cast<size_t>(std::max<int64_t>(0, measured_ns / bin_ns)));
+  }
   const int64_t window_end_ns = out.warmup_ns + static_cast<int64_t>(bins) * bin_ns;
 
   std::vector<std::pair<size_t, SettledSpan>> spans;  // (epoch, span) of every judged epoch
@@ -112,12 +118,14 @@ void judge_convergence(const suite::CompiledScenario& compiled, double tolerance
       const double ratio = sum / static_cast<double>(width) / expected[f];
       ratios.push_back(ratio);
       const double error = std::fabs(ratio - 1.0);
+      const double share_noise =
+          noise[f] /
+          std::sqrt(static_cast<double>(std::max<uint32_t>(out.repetitions_completed, 1)));
+      c.settled_shares.push_back(SettledShare{out.flows[f].name, ratio - 1.0, share_noise});
       if (c.worst_flow_settled.empty() || error > c.worst_flow_error_settled) {
         c.worst_flow_error_settled = error;
         c.worst_flow_settled = out.flows[f].name;
-        c.worst_flow_noise_settled =
-            noise[f] /
-            std::sqrt(static_cast<double>(std::max<uint32_t>(out.repetitions_completed, 1)));
+        c.worst_flow_noise_settled = share_noise;
       }
     }
     // The last judged epoch's span: where the settled Jain index and "settled from" are read.

@@ -6,12 +6,12 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <string_view>
 
 #include "convergence.hpp"
 #include "policy_results.hpp"
 #include "qb/common/units.hpp"
+#include "qb/engine/latency_summary.hpp"
 #include "qb/engine/measure.hpp"
 #include "qb/engine/run_memory.hpp"
 #include "qb/judge/expectation_window.hpp"
@@ -41,16 +41,18 @@ const engine::FlowLatency* latency_named(const engine::ScenarioMeasurement& meas
   return nullptr;
 }
 
-// Why a defaulted judgement is not made: the suite turned it off.
+// A judgement listed but not made, and why (off in the suite, nothing to judge).
 GateResult not_judged_gate(std::string name, std::string why, GateKind kind, GateBound bound) {
   GateResult gate = gate_result(std::move(name), true, 0.0, 0.0, "", std::move(why), kind, bound);
   gate.judged = false;
   return gate;
 }
 
-bool off_in_suite(const suite::GateSpec& spec, const char* key, GateKind kind, GateBound bound,
+// `limit` empty is a judgement turned off (the loader lists it in spec.off).
+template <class Limit>
+bool off_in_suite(const Limit& limit, const char* key, GateKind kind, GateBound bound,
                   ScenarioResult& scenario) {
-  if (!spec.turned_off(key)) return false;
+  if (limit.has_value()) return false;
   scenario.gates.push_back(not_judged_gate(key, "off in the suite", kind, bound));
   return true;
 }
@@ -108,17 +110,18 @@ constexpr const char* kNoEpochJudged =
 
 void judge_shares(const suite::GateSpec& spec, ScenarioResult& scenario) {
   const Convergence& settled = scenario.convergence;
-  if (!off_in_suite(spec, "max_share_error", GateKind::ratio, GateBound::at_most, scenario)) {
+  if (!off_in_suite(spec.max_share_error, "max_share_error", GateKind::ratio, GateBound::at_most,
+                    scenario)) {
     std::vector<ShareRow> rows;
     std::string span;
     if (no_epoch_judged(settled)) {
       scenario.gates.push_back(
           not_judged_gate("max_share_error", kNoEpochJudged, GateKind::ratio, GateBound::at_most));
     } else if (settled.present) {
-      // Congestion control: shares are judged once the rates settled, not while converging.
-      if (!settled.worst_flow_settled.empty()) {
-        rows.push_back(ShareRow{&settled.worst_flow_settled, settled.worst_flow_error_settled,
-                                settled.worst_flow_noise_settled});
+      // Congestion control: shares are judged once the rates settled, not while converging;
+      // every (flow, epoch) is a row, so the confidence covers all of them.
+      for (const SettledShare& share : settled.settled_shares) {
+        rows.push_back(ShareRow{&share.flow, share.error, share.noise});
       }
       span = fmt::format(" after each change settled (the last from {})",
                          format_duration_ns(static_cast<double>(settled.settled_from_ns)));
@@ -132,7 +135,8 @@ void judge_shares(const suite::GateSpec& spec, ScenarioResult& scenario) {
           share_gate("max_share_error", "flow", rows, *spec.max_share_error, span));
     }
   }
-  if (!off_in_suite(spec, "max_group_share_error", GateKind::ratio, GateBound::at_most, scenario)) {
+  if (!off_in_suite(spec.max_group_share_error, "max_group_share_error", GateKind::ratio,
+                    GateBound::at_most, scenario)) {
     std::vector<ShareRow> rows;
     for (const GroupResult& group : scenario.groups) {
       if (group.judged) rows.push_back(ShareRow{&group.name, group.error, group.noise});
@@ -155,7 +159,8 @@ double jain_allowance(const std::vector<const FlowResult*>& flows) {
 }
 
 void judge_jain(const suite::GateSpec& spec, ScenarioResult& scenario) {
-  if (off_in_suite(spec, "min_jain", GateKind::index, GateBound::at_least, scenario)) return;
+  if (off_in_suite(spec.min_jain, "min_jain", GateKind::index, GateBound::at_least, scenario))
+    return;
   const Convergence& settled = scenario.convergence;
   std::vector<const FlowResult*> judged;
   for (const FlowResult& flow : scenario.flows) {
@@ -202,7 +207,8 @@ void judge_caps(const suite::GateSpec& spec, ScenarioResult& scenario) {
   }
   const bool written = spec.written("max_cap_overshoot");
   if (worst_name.empty() && !written) return;  // no cap to judge, and the suite asked nothing
-  if (off_in_suite(spec, "max_cap_overshoot", GateKind::ratio, GateBound::at_most, scenario)) {
+  if (off_in_suite(spec.max_cap_overshoot, "max_cap_overshoot", GateKind::ratio, GateBound::at_most,
+                   scenario)) {
     return;
   }
   if (worst_name.empty()) {
@@ -221,15 +227,13 @@ void judge_caps(const suite::GateSpec& spec, ScenarioResult& scenario) {
 void judge_convergence_gate(const suite::GateSpec& spec, ScenarioResult& scenario) {
   const Convergence& settled = scenario.convergence;
   if (!settled.present) return;
-  if (off_in_suite(spec, "convergence_time", GateKind::duration, GateBound::at_most, scenario)) {
+  if (off_in_suite(spec.convergence_time_ns, "convergence_time", GateKind::duration,
+                   GateBound::at_most, scenario)) {
     return;
   }
-  bool any_judged = false;
-  for (const ConvergenceEpoch& epoch : settled.epochs) any_judged = any_judged || epoch.judged;
-  if (!any_judged) {
-    scenario.gates.push_back(not_judged_gate("convergence_time",
-                                             "no change of the active flows inside the window",
-                                             GateKind::duration, GateBound::at_most));
+  if (no_epoch_judged(settled)) {
+    scenario.gates.push_back(not_judged_gate("convergence_time", kNoEpochJudged, GateKind::duration,
+                                             GateBound::at_most));
     return;
   }
   const bool bounded = *spec.convergence_time_ns != suite::kSettleWithinEpoch;
@@ -262,6 +266,60 @@ void judge_convergence_gate(const suite::GateSpec& spec, ScenarioResult& scenari
   scenario.gates.push_back(std::move(gate));
 }
 
+// A latency bound over the delivered messages and those still outstanding at the window's end
+// (their latency is at least their age): a percentile that the outstanding ones censor is only
+// a lower bound, and cannot pass; no delivered message at all is "no samples", not 0 ns.
+void judge_latency(const suite::GateSpec& spec, const engine::ScenarioMeasurement& measured,
+                   ScenarioResult& scenario) {
+  static const engine::FlowLatency kNoSamples;
+  for (const auto& gate : spec.latency) {
+    const engine::FlowLatency* latency = latency_named(measured, scenario, gate.flow);
+    if (latency == nullptr) latency = &kNoSamples;
+    const bool sent = gate.basis == suite::LatencyGate::Basis::sent;
+    const engine::Histogram& merged = sent ? latency->from_sent_ns : latency->from_scheduled_ns;
+    auto add = [&](const char* key, const std::optional<int64_t>& threshold, double percentile) {
+      if (!threshold) return;
+      GateResult result = gate_result(
+          fmt::format("latency.{}[{}{}]", key, gate.flow, sent ? ",sent" : ""), false, 0.0,
+          static_cast<double>(*threshold), "ns", "", GateKind::duration, GateBound::at_most);
+      if (merged.count() == 0) {
+        result.value = std::numeric_limits<double>::quiet_NaN();
+        result.detail = "no samples: no message of it completed in the window";
+        result.failure = result.name + ": no samples (no message of it completed)";
+        scenario.gates.push_back(std::move(result));
+        return;
+      }
+      const int64_t value =
+          percentile >= 100 ? merged.max() : merged.value_at_percentile(percentile);
+      // Send times of outstanding messages are unknown: only the scheduled basis is censored.
+      const bool censored =
+          !sent && engine::censored_at_age(merged, latency->outstanding_age_ns, percentile, value);
+      result.value = static_cast<double>(value);
+      result.passed = value <= *threshold && !censored;
+      result.detail = fmt::format("{} samples", merged.count());
+      if (censored) {
+        result.detail +=
+            fmt::format("; >= {}: {} message(s) outstanding at the window's end, the oldest {} old",
+                        format_duration_ns(result.value), latency->outstanding_age_ns.count(),
+                        format_duration_ns(static_cast<double>(latency->outstanding_age_ns.max())));
+      }
+      result.failure =
+          censored
+              ? fmt::format("{} at least {} (messages stuck at the window's end; limit {})",
+                            result.name, format_duration_ns(result.value),
+                            format_duration_ns(result.threshold))
+              : fmt::format("{} {} above its limit {}", result.name,
+                            format_duration_ns(result.value), format_duration_ns(result.threshold));
+      scenario.gates.push_back(std::move(result));
+    };
+    add("p50", gate.p50_ns, 50);
+    add("p90", gate.p90_ns, 90);
+    add("p99", gate.p99_ns, 99);
+    add("p999", gate.p999_ns, 99.9);
+    add("max", gate.max_ns, 100);
+  }
+}
+
 void judge_gates(const suite::GateSpec& spec, const engine::ScenarioMeasurement& measured,
                  ScenarioResult& scenario) {
   judge_shares(spec, scenario);
@@ -283,42 +341,7 @@ void judge_gates(const suite::GateSpec& spec, const engine::ScenarioMeasurement&
     scenario.gates.push_back(std::move(gate));
   }
   judge_caps(spec, scenario);
-  for (const auto& gate : spec.latency) {
-    static const engine::FlowLatency kNoSamples;
-    const engine::FlowLatency* latency = latency_named(measured, scenario, gate.flow);
-    if (latency == nullptr) latency = &kNoSamples;
-    const engine::Histogram& merged = gate.basis == suite::LatencyGate::Basis::sent
-                                          ? latency->from_sent_ns
-                                          : latency->from_scheduled_ns;
-    const char* basis = gate.basis == suite::LatencyGate::Basis::sent ? ",sent" : "";
-    auto add = [&](const char* key, const std::optional<int64_t>& threshold, double percentile) {
-      if (!threshold) return;
-      GateResult result = gate_result(fmt::format("latency.{}[{}{}]", key, gate.flow, basis), false,
-                                      0.0, static_cast<double>(*threshold), "ns", "",
-                                      GateKind::duration, GateBound::at_most);
-      if (merged.count() == 0) {
-        // Nothing completed: no value to compare, and an empty histogram must not pass.
-        result.value = std::numeric_limits<double>::quiet_NaN();
-        result.detail = "no samples: no message of it completed in the window";
-        result.failure = result.name + ": no samples (no message of it completed)";
-      } else {
-        const int64_t value =
-            percentile >= 100 ? merged.max() : merged.value_at_percentile(percentile);
-        result.value = static_cast<double>(value);
-        result.passed = value <= *threshold;
-        result.detail = fmt::format("{} samples", merged.count());
-        result.failure =
-            fmt::format("{} {} above its limit {}", result.name, format_duration_ns(result.value),
-                        format_duration_ns(result.threshold));
-      }
-      scenario.gates.push_back(std::move(result));
-    };
-    add("p50", gate.p50_ns, 50);
-    add("p90", gate.p90_ns, 90);
-    add("p99", gate.p99_ns, 99);
-    add("p999", gate.p999_ns, 99.9);
-    add("max", gate.max_ns, 100);
-  }
+  judge_latency(spec, measured, scenario);
   for (GateResult& gate : scenario.gates) {
     for (const char* key : suite::kDefaultJudgements) {
       if (gate.name == key && gate.judged && !spec.written(key)) gate.default_limit = true;
@@ -337,17 +360,18 @@ void attribute_backpressure(const suite::CompiledScenario& compiled,
   Convergence& c = out.convergence;
   if (!c.present || span_ns <= 0) return;
   constexpr std::string_view kPerHost = "backpressure_paused_ns.h";
-  std::map<uint32_t, double> paused_ns_by_host;
+  // A host's classes may wait at the same time: its most-paused class, not their sum. The
+  // counters run from the start of the warm-up (the run's whole time).
+  double worst_ns = 0.0;
   for (const auto& [name, value] : measured.driver_stats) {
     if (!std::string_view(name).starts_with(kPerHost)) continue;
     const std::string_view rest = std::string_view(name).substr(kPerHost.size());
     uint32_t host = 0;
     const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), host);
-    if (ec == std::errc() && end != rest.data()) paused_ns_by_host[host] += value;
+    if (ec == std::errc() && end != rest.data()) worst_ns = std::max(worst_ns, value);
   }
-  double worst = 0.0;
-  for (const auto& [host, paused_ns] : paused_ns_by_host) worst = std::max(worst, paused_ns);
-  c.paused_fraction = std::min(1.0, worst / static_cast<double>(span_ns));
+  const auto run_ns = static_cast<double>(out.warmup_ns + span_ns);
+  c.paused_fraction = std::min(1.0, worst_ns / run_ns);
   c.held_by_backpressure = !compiled.plan.congestion.dpa.program.empty() &&
                            c.paused_fraction > kBackpressureHeldFraction;
 }
@@ -510,7 +534,10 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run,
   }
   out.host_trees = host_tree_results(compiled, out.flows);
   out.arbitration = arbitration_results(compiled.plan);
-  for (const suite::Shortfall& shortfall : suite::shortfall_causes(compiled, window.flow_bps)) {
+  // From the shares while flows run (as explain gives them), not the window's time-weighted
+  // means, in which a late joiner would look starved.
+  for (const suite::Shortfall& shortfall :
+       suite::shortfall_causes(compiled, compiled.expected.flow_bps)) {
     out.shortfalls.push_back(shortfall.cause);
   }
 
@@ -615,6 +642,15 @@ Result<Results> judge_run(const suite::Suite& suite, const engine::SuiteRun& run
         scenario.name, format_duration_ns(static_cast<double>(scenario.bin_requested_ns)),
         format_duration_ns(static_cast<double>(scenario.bin_ns)), engine::kMaxSeriesBins,
         format_duration_ns(static_cast<double>(scenario.duration_ns))));
+  }
+  // Back-pressure held a congestion-controlled run's rates: said whatever its gates judge.
+  for (const ScenarioResult& scenario : results.scenarios) {
+    if (!scenario.convergence.held_by_backpressure) continue;
+    results.warnings.push_back(fmt::format(
+        "scenario \"{}\": lossless back-pressure, not the congestion-control program, held the "
+        "rates: a sender was paused by credit {:.1f}% of the run (docs/semantics.md, "
+        "\"Back-pressure\")",
+        scenario.name, scenario.convergence.paused_fraction * 100.0));
   }
   // A starved worker's figures describe the machine, not the policy: said, and past the bound
   // the run cannot pass (the command exits 3).

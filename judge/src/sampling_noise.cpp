@@ -7,12 +7,68 @@
 namespace qb::judge {
 namespace {
 
-bool offered_limited(double offered_bps, double expected_bps) noexcept {
-  // Its expectation is what it offers: its own arrivals decide what it sends.
-  return std::isfinite(offered_bps) && expected_bps >= offered_bps * (1.0 - 1e-9);
+// Its share, while it runs, is what it offers: its own arrivals decide what it sends. Judged on
+// the oracle's shares (every epoch it is active in), not on a time-weighted mean, which is
+// below the offer for a flow that joined late.
+bool offered_limited(const suite::CompiledScenario& compiled, size_t f) noexcept {
+  const double offered = compiled.offered_bps[f];
+  if (!std::isfinite(offered)) return false;
+  if (compiled.epochs.empty()) return compiled.expected.flow_bps[f] >= offered * (1.0 - 1e-9);
+  for (const suite::ExpectationEpoch& epoch : compiled.epochs) {
+    if (epoch.flow_bps[f] > 0.0 && epoch.flow_bps[f] < offered * (1.0 - 1e-9)) return false;
+  }
+  return true;
+}
+
+// The regularised incomplete beta function I_x(a, b), by its continued fraction (modified
+// Lentz), for the Student t distribution below.
+double incomplete_beta(double a, double b, double x) {
+  if (x <= 0.0) return 0.0;
+  if (x >= 1.0) return 1.0;
+  if (x > (a + 1.0) / (a + b + 2.0)) return 1.0 - incomplete_beta(b, a, 1.0 - x);
+  const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) +
+                                a * std::log(x) + b * std::log1p(-x)) /
+                       a;
+  constexpr double kTiny = 1e-300;
+  double c = 1.0, d = 1.0 - (a + b) * x / (a + 1.0);
+  d = 1.0 / (std::fabs(d) < kTiny ? kTiny : d);
+  double f = d;
+  for (int m = 1; m <= 300; ++m) {
+    for (const bool odd : {false, true}) {
+      const double numerator =
+          odd ? -(a + m) * (a + b + m) * x / ((a + 2.0 * m) * (a + 2.0 * m + 1.0))
+              : m * (b - m) * x / ((a + 2.0 * m - 1.0) * (a + 2.0 * m));
+      d = 1.0 + numerator * d;
+      d = 1.0 / (std::fabs(d) < kTiny ? kTiny : d);
+      c = 1.0 + numerator / c;
+      c = std::fabs(c) < kTiny ? kTiny : c;
+      f *= c * d;
+    }
+    if (std::fabs(c * d - 1.0) < 1e-14) break;
+  }
+  return front * f;
+}
+
+// P(|T| > t) for Student's t with `dof` degrees of freedom.
+double student_two_sided_tail(double t, double dof) {
+  return incomplete_beta(dof / 2.0, 0.5, dof / (dof + t * t));
 }
 
 }  // namespace
+
+double student_quantile(size_t dof, double confidence) {
+  const double tail = 1.0 - confidence;
+  double low = 0.0, high = 1e7;
+  for (int i = 0; i < 300 && high - low > 1e-9 * std::max(1.0, high); ++i) {
+    const double mid = 0.5 * (low + high);
+    if (student_two_sided_tail(mid, static_cast<double>(std::max<size_t>(dof, 1))) > tail) {
+      low = mid;
+    } else {
+      high = mid;
+    }
+  }
+  return high;
+}
 
 double noise_quantile(size_t judged, double confidence) {
   const double tail = (1.0 - confidence) / static_cast<double>(std::max<size_t>(judged, 1));
@@ -44,7 +100,7 @@ std::vector<double> model_noise(const suite::CompiledScenario& compiled, const N
     // Messages expected in the span: the expectation is over the whole span.
     const double messages = std::max(expected * span_s / wire_bits, 1.0);
     const double granularity = 1.0 / messages;  // one message more or less
-    if (!offered_limited(compiled.offered_bps[f], expected)) {
+    if (!offered_limited(compiled, f)) {
       held[f] = true;
       held_expected_bps += expected;
       noise[f] = granularity;
@@ -90,9 +146,13 @@ double noise_of_mean(double model_noise_one, std::span<const double> reps_bps, d
   if (n >= 2 && mean_bps > 0.0) {
     double sum_squares = 0.0;
     for (const double rep : reps_bps) sum_squares += (rep - mean_bps) * (rep - mean_bps);
+    // A standard error from a few repetitions is itself uncertain: widened by Student's t over
+    // the normal quantile (at 99 %: x24.7 for 2 repetitions, x3.9 for 3, x1.3 for 10), so z
+    // times it is the t interval.
     const double standard_error =
         std::sqrt(sum_squares / static_cast<double>(n - 1) / static_cast<double>(n));
-    noise = std::max(noise, standard_error / mean_bps);
+    const double widening = student_quantile(n - 1) / noise_quantile(1);
+    noise = std::max(noise, standard_error * widening / mean_bps);
   }
   return noise;
 }

@@ -63,14 +63,29 @@ Verdict verdict_of(const Results& results) {
       verdict.not_judged.push_back(
           fmt::format("{}{} flow(s) not started in the window", prefix, not_started));
     }
+    // A change of the active flows the window cut off (or never reached) is not judged either.
+    for (const ConvergenceEpoch& epoch : scenario.convergence.epochs) {
+      if (epoch.judged || epoch.not_judged.empty()) continue;
+      verdict.not_judged.push_back(
+          fmt::format("{}the change at {} ({} flows): {}", prefix,
+                      format_duration_ns(static_cast<double>(epoch.start_ns)), epoch.active_flows,
+                      epoch.not_judged));
+    }
   }
   std::string line;
-  if (results.passed) {
+  if (results.passed && verdict.failed.empty() && verdict.judged == 0) {
+    line = "NOT JUDGED: nothing was judged";  // nothing failed, and nothing held either
+  } else if (results.passed && verdict.failed.empty()) {
     line = fmt::format("PASSED: {} of {} judgements held", verdict.held, verdict.judged);
   } else if (!verdict.failed.empty()) {
     line = "FAILED: " + join(verdict.failed);
   } else {
-    line = fmt::format("FAILED: {} of {} judgements held", verdict.held, verdict.judged);
+    // Every judgement held, yet the run cannot pass: its measurement is not one (interrupted,
+    // a starved worker, an overloaded DPA; the warnings and the line's suffix say which).
+    line = fmt::format(
+        "FAILED: invalid or incomplete measurement (see the warnings); {} of {} "
+        "judgements held",
+        verdict.held, verdict.judged);
   }
   if (!verdict.not_judged.empty()) line += "; not judged: " + join(verdict.not_judged);
   verdict.summary = std::move(line);

@@ -25,15 +25,28 @@ std::string format_gate_value(const GateResult& gate, double value) {
 
 std::string format_gate_relation(const GateResult& gate) {
   const bool at_most = gate.bound == GateBound::at_most;
-  // No samples: there is no value to set against the limit.
-  if (std::isnan(gate.value)) return "no samples";
-  // An unbounded limit (convergence_time's default): the rates must settle at all.
-  if (!std::isfinite(gate.threshold)) {
-    if (gate.passed) return format_gate_value(gate, gate.value) + " (settled)";
-    return "never settled";
+  // No delivered message: there is no value to set against the limit.
+  if (std::isnan(gate.value) && gate.name.starts_with("latency.")) return "no samples";
+  if (gate.name == "convergence_time") {
+    // Never settling is +inf (null in a file); convergence_time's default limit is +inf too:
+    // the rates must settle before the next change, however long that takes.
+    if (!std::isfinite(gate.value)) {
+      return std::isfinite(gate.threshold)
+                 ? "never settled (limit " + format_gate_value(gate, gate.threshold) + ")"
+                 : "never settled";
+    }
+    if (!std::isfinite(gate.threshold)) {
+      return format_gate_value(gate, gate.value) +
+             (gate.passed ? " (settled)" : " (settled, but see the detail)");
+    }
   }
   const std::string value = format_gate_value(gate, gate.value);
-  const std::string threshold = format_gate_value(gate, gate.threshold);
+  // A share judgement passes within its limit plus the sampling noise it allows for.
+  const std::string threshold =
+      format_gate_value(gate, gate.threshold) +
+      (gate.allowance > 0.0 ? fmt::format(" {} {} noise", at_most ? "+" : "-",
+                                          format_gate_value(gate, gate.allowance))
+                            : "");
   const std::string limit = fmt::format("{} {}", at_most ? "<=" : ">=", threshold);
   if (gate.passed) return fmt::format("{} {}", value, limit);
   if (!std::isfinite(gate.value)) return fmt::format("{} (limit {})", value, limit);

@@ -230,6 +230,10 @@ void verdict(Markup& m, const Results& r, const Comparison* c) {
                  {"data-complete", bool_text(r.complete)}});
   m.element("div", {{"class", "label"}}, passed ? "PASS" : "FAIL");
   m.open("div");
+  // The verdict in words, as the console's last line says it (judge/verdict.hpp).
+  if (!r.verdict.summary.empty()) {
+    m.element("p", {{"class", "verdict-summary"}}, r.verdict.summary);
+  }
   if (regressed) {
     // The reason the page fails comes first.
     m.open("p");

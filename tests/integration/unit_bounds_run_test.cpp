@@ -14,7 +14,7 @@
 namespace qb {
 namespace {
 
-Result<report::Results> run_text(const std::string& text) {
+Result<judge::Results> run_text(const std::string& text) {
   auto suite = suite::load_suite_string(text, "bounds_run.toml");
   if (!suite) return std::move(suite).error();
   engine::RunOptions options;
@@ -23,7 +23,7 @@ Result<report::Results> run_text(const std::string& text) {
   return testing_support::run_and_judge(*suite, "sim", options);
 }
 
-double stat(const report::ScenarioResult& scenario, const std::string& name) {
+double stat(const judge::ScenarioResult& scenario, const std::string& name) {
   for (const auto& [key, value] : scenario.driver_stats) {
     if (key == name) return value;
   }

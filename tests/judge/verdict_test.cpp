@@ -223,6 +223,11 @@ TEST(SamplingNoise, PoissonFlowsCarryTheirNoise) {
   EXPECT_GT(noise[0], 10 * noise[1]);
   EXPECT_NEAR(noise_quantile(1), 2.5758, 1e-3);
   EXPECT_NEAR(noise_quantile(100), 3.8906, 1e-3);
+  // Student's t at 99 %, two-sided (the repetitions' spread): 1, 2 and 9 degrees of freedom.
+  EXPECT_NEAR(student_quantile(1), 63.657, 1e-2);
+  EXPECT_NEAR(student_quantile(2), 9.925, 1e-3);
+  EXPECT_NEAR(student_quantile(9), 3.250, 1e-3);
+  EXPECT_NEAR(student_quantile(10000), noise_quantile(1), 1e-3);
   EXPECT_EQ(span_for_noise(10, 0.04, 0.01), 160);
 }
 

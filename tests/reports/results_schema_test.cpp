@@ -58,7 +58,17 @@ Results every_field() {
   s.classes = {c};
   s.oracle_notes = {"a note"};
   s.convergence.present = true;  // a congestion-control scenario
-  s.convergence.epochs.push_back(ConvergenceEpoch{0, 2, true, true, 1000});
+  ConvergenceEpoch settled;
+  settled.active_flows = 2;
+  settled.judged = true;
+  settled.converged = true;
+  settled.time_ns = 1000;
+  s.convergence.epochs.push_back(settled);
+  ConvergenceEpoch late;  // after the window: not judged, and says why
+  late.start_ns = 1'000'000'000;
+  late.active_flows = 3;
+  late.not_judged = "starts after the measured window ends";
+  s.convergence.epochs.push_back(late);
   s.convergence.converged = true;
   s.convergence.worst_time_ns = 1000;
   s.convergence.worst_flow_settled = "g1-qp#0";

@@ -598,7 +598,7 @@ TEST(SuiteLoader, FlowErrors) {
 // Every run judges shares, fairness and caps (and convergence where flows join): a suite turns
 // a judgement off only by saying "off", and the verdict lists it as not judged.
 TEST(SuiteLoader, GatesAreJudgedByDefaultAndOffOnlyWhenSaid) {
-  auto plain = load("[[flow]]\nname = \"a\"\n");
+  auto plain = load("[[flow]]\nname = \"a\"\nsize = 4096\n");
   ASSERT_TRUE(plain.ok()) << plain.error().to_string();
   const GateSpec& defaults = plain->scenarios[0].gates;
   EXPECT_DOUBLE_EQ(defaults.max_share_error.value_or(0), kDefaultMaxShareError);
@@ -669,7 +669,7 @@ max = "1s"
   expect_error("[gates]\nmin_jain = 0\n", {"gates.min_jain", 2, 12, "above 0"});
   expect_error("[gates]\nmax_queue_depth = \"off\"\n",
                {"gates.max_queue_depth", 2, 19, "no default judgement to turn off"});
-  expect_error("[gates]\nmax_share_eror = \"off\"\n", {"gates.max_share_eror", 2, 1, "known keys"});
+  expect_error("[gates]\nmax_share_eror = \"off\"\n", {"gates.max_share_eror", 2, 1, "did you mean 'max_share_error'"});
   expect_error("[[gates.latency]]\nflow = \"a\"\n",
                {"gates.latency[0]", 1, 1, "at least one of p50, p90, p99, p999, max"});
   expect_error("[[gates.latency]]\np99 = \"1us\"\n",

@@ -215,6 +215,14 @@ struct ConvergenceEpoch {
   std::string not_judged;  // why, when not judged: "starts after the window", "no whole bin"
 };
 
+/// One flow's share over one epoch's settled part (the settled share judgement's rows; not in
+/// the file).
+struct SettledShare {
+  std::string flow;
+  double error = 0.0;  // mean over the settled bins / the epoch's share - 1
+  double noise = 0.0;  // relative 1 sigma over those bins
+};
+
 struct Convergence {
   bool present = false;  // the scenario has flows joining later, or a DPA program
   double tolerance = 0.05;
@@ -231,7 +239,8 @@ struct Convergence {
   /// Lossless back-pressure, not the program, held the rates: a sender spent more than
   /// kBackpressureHeldFraction of the window paused by credit (docs/semantics.md).
   bool held_by_backpressure = false;
-  double paused_fraction = 0.0;  // the most-paused sender's paused time over the window
+  double paused_fraction = 0.0;  // the most-paused sender's paused time over the run
+  std::vector<SettledShare> settled_shares;  // not in the file
 };
 
 /// A switch egress queue's depth per time bin of the measured window.

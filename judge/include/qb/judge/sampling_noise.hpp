@@ -12,13 +12,16 @@
 
 namespace qb::judge {
 
-/// Every noise-aware judgement holds at this confidence for the whole judgement: a scenario
-/// whose flows all got their expectation fails one by chance with at most 1 % probability.
+/// Each noise-aware judgement holds at this confidence over all its rows: a scenario whose flows
+/// all got their expectation fails a given share judgement by chance with at most 1 %.
 inline constexpr double kNoiseConfidence = 0.99;
 
 /// The two-sided normal quantile for `judged` simultaneous comparisons at `confidence`
 /// (Bonferroni): z with P(|N(0,1)| > z) = (1 - confidence) / judged.
 double noise_quantile(size_t judged, double confidence = kNoiseConfidence);
+
+/// The two-sided quantile of Student's t with `dof` degrees of freedom at `confidence`.
+double student_quantile(size_t dof, double confidence = kNoiseConfidence);
 
 /// What the noise of each flow instance is computed from over one measured span.
 struct NoiseInput {
@@ -43,7 +46,8 @@ struct NoiseInput {
 std::vector<double> model_noise(const suite::CompiledScenario& compiled, const NoiseInput& input);
 
 /// The relative standard uncertainty of a mean over repetitions: the model's for one span over
-/// sqrt(n), or the repetitions' own standard error when larger (n >= 2).
+/// sqrt(n), or the repetitions' own standard error when larger (n >= 2), widened by
+/// student_quantile(n - 1) / noise_quantile(1) for how little a few repetitions say.
 double noise_of_mean(double model_noise_one, std::span<const double> reps_bps, double mean_bps);
 
 /// The relative uncertainty of a sum of flows with relative uncertainties `noise` and
