@@ -6,16 +6,21 @@
 #   scripts/same_results.sh --before REV           # builds REV's qosbench in a temporary worktree
 #   scripts/same_results.sh --before-bin PATH      # or uses a qosbench built earlier
 #   [--after-bin PATH]                             # default: build/apps/qosbench/qosbench
+#   [--ignore KEY]...                              # leave KEY out of the JSON comparison (at any
+#                                                  # depth) and compare no console output: e.g.
+#                                                  # the judged fields when judging changed
 #
 # Exit 0 when every file matches, 1 when one differs (the first differing keys are printed).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 before_rev="" before_bin="" after_bin="$root/build/apps/qosbench/qosbench"
+ignore=()
 while (($#)); do
   case "$1" in
     --before) before_rev=$2; shift 2 ;;
     --before-bin) before_bin=$2; shift 2 ;;
     --after-bin) after_bin=$2; shift 2 ;;
+    --ignore) ignore+=(--ignore "$2"); shift 2 ;;
     *) echo "usage: $0 (--before REV | --before-bin PATH) [--after-bin PATH]" >&2; exit 2 ;;
   esac
 done
@@ -46,7 +51,9 @@ for suite in "${suites[@]}"; do
     (cd "$root" && "$bin" run "$suite" --driver sim --jobs 1 --json "$out.results.json" >"$out.stdout" 2>&1) || echo "exit $?" >>"$out.stdout"
     (cd "$root" && "$bin" explain "$suite" --json >"$out.explain.json" 2>&1) || true
   done
-  if python3 "$root/scripts/same_results_diff.py" "$work/before/${suite//\//_}" "$work/after/${suite//\//_}"; then
+  # Ignoring keys: the console prints them, so it is left out of the comparison.
+  ((${#ignore[@]})) && rm -f "$work/before/${suite//\//_}.stdout" "$work/after/${suite//\//_}.stdout"
+  if python3 "$root/scripts/same_results_diff.py" "${ignore[@]}" "$work/before/${suite//\//_}" "$work/after/${suite//\//_}"; then
     echo "same: $suite"
   else
     echo "DIFFERENT: $suite"

@@ -678,7 +678,9 @@ struct ScenarioFlows {
       Json& item = out.emplace_back(Json::object());
       const auto add = [&](std::span<const Field<FlowResult>> fields) {
         for (const Field<FlowResult>& field : fields) {
-          item[std::string(field.key)] = field.write(flow);
+          if (field.written == nullptr || field.written(flow)) {
+            item[std::string(field.key)] = field.write(flow);
+          }
         }
       };
       add(kFlowFields);

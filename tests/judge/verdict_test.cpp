@@ -137,7 +137,7 @@ TEST(Verdict, WhatIsTurnedOffIsListedAsNotJudged) {
   EXPECT_EQ(r.verdict.judged, 0u);
   // It never says more than was judged.
   EXPECT_EQ(r.verdict.summary,
-            "PASSED: 0 of 0 judgements held; not judged: max_share_error (off in the suite); "
+            "NOT JUDGED: nothing was judged; not judged: max_share_error (off in the suite); "
             "max_group_share_error (off in the suite); min_jain (off in the suite)");
 }
 
@@ -204,7 +204,7 @@ TEST(Verdict, AFlowStartingAfterTheWindowIsNotStarted) {
 TEST(SamplingNoise, PoissonFlowsCarryTheirNoise) {
   auto suite = suite::load_suite_string(
       "[port]\nrate = \"100Gbps\"\ntransport = \"rocev2\"\nmtu = 4096\n"
-      "[[flow]]\nname = \"p\"\nsize = 1000\nrate = \"1Gbps\"\narrival = \"poisson\"\n"
+      "[[flow]]\nname = \"p\"\nsize = 1000\nrate = \"1Gbps\"\npattern = \"poisson\"\n"
       "[[flow]]\nname = \"c\"\nsize = 1000\nrate = \"1Gbps\"\n",
       "noise.toml");
   ASSERT_TRUE(suite.ok()) << suite.error().to_string();
@@ -235,7 +235,7 @@ TEST(SamplingNoise, AShareGateFailsOnlyBeyondTheNoise) {
   const std::string poisson =
       "[suite]\nwarmup = \"0s\"\nduration = \"1200us\"\nbin = \"100us\"\nrepetitions = 1\n"
       "[port]\nrate = \"100Gbps\"\ntransport = \"rocev2\"\nmtu = 4096\n"
-      "[[flow]]\nname = \"p\"\nsize = 1000\nrate = \"1Gbps\"\narrival = \"poisson\"\n"
+      "[[flow]]\nname = \"p\"\nsize = 1000\nrate = \"1Gbps\"\npattern = \"poisson\"\n"
       "[gates]\nmax_share_error = \"1%\"\nmax_group_share_error = \"off\"\nmin_jain = \"off\"\n";
   // ~140 messages in 1.2 ms: about 8.5 % of noise, so a 5 % error is not evidence.
   auto noisy = judge_measured(poisson, {1.05}, 1000, true);

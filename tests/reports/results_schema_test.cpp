@@ -99,6 +99,11 @@ Results every_field() {
   s.starvation.lost_fraction = 0.02;
   s.starvation.unreliable = true;
   s.bin_requested_ns = 1;  // the suite's bin was coarsened
+  // A flow and a group that never started, and a shortfall: their optional fields.
+  s.flows.back().judged = false;
+  s.flows.back().not_judged = "not started: starts at 2 s, after the window ends at 110 ms";
+  s.groups.back().judged = false;
+  s.shortfalls = {"TC0 (priority 0 of flow 'voice', eth.prio_tc) is expected 0 bit/s"};
   return r;
 }
 
@@ -141,7 +146,14 @@ TEST(ResultsSchema, WithoutClassesOnlyTheOptionalFieldsAreLeftOut) {
       "scenarios[].flows[].latency_from_sent_ns.stdev",
       "scenarios[].groups[].latency_ns.stdev",
       "scenarios[].groups[].latency_from_sent_ns.stdev",
-      "scenarios[].classes[].latency_ns.stdev"};
+      "scenarios[].classes[].latency_ns.stdev",
+      // The verdict, the noise and the gates' judging fields (issue 25).
+      "verdict",
+      "scenarios[].flows[].noise",
+      "scenarios[].groups[].noise",
+      "scenarios[].gates[].allowance",
+      "scenarios[].gates[].judged",
+      "scenarios[].gates[].default_limit"};
   std::set<std::string> written;
   collect(nlohmann::ordered_json::parse(results_to_json(testing::sample_results())), "", written);
   std::set<std::string> optional;

@@ -598,7 +598,7 @@ TEST(SuiteLoader, FlowErrors) {
 // Every run judges shares, fairness and caps (and convergence where flows join): a suite turns
 // a judgement off only by saying "off", and the verdict lists it as not judged.
 TEST(SuiteLoader, GatesAreJudgedByDefaultAndOffOnlyWhenSaid) {
-  auto plain = load("[[flow]]\nname = \"a\"\nsize = 4096\n");
+  auto plain = load("[[flow]]\nname = \"a\"\nsize = 4096\nrate = \"saturate\"\n");
   ASSERT_TRUE(plain.ok()) << plain.error().to_string();
   const GateSpec& defaults = plain->scenarios[0].gates;
   EXPECT_DOUBLE_EQ(defaults.max_share_error.value_or(0), kDefaultMaxShareError);

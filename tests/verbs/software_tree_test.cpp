@@ -16,8 +16,8 @@
 #include "qb/engine/measure.hpp"
 #include "qb/engine/run.hpp"
 #include "qb/policies/oracle.hpp"
-#include "qb/reports/judge.hpp"
-#include "qb/reports/run_metadata.hpp"
+#include "qb/judge/judge.hpp"
+#include "qb/judge/run_metadata.hpp"
 #include "qb/suite/compile.hpp"
 #include "qb/suite/suite_loader.hpp"
 #include "verbs_driver.hpp"
@@ -108,7 +108,7 @@ TEST(VerbsSoftwareTree, ShippedTreesLandOnTheOracleWithoutNicScheduling) {
     EXPECT_EQ(stats["nic_sched_tree"], 0.0);
     EXPECT_GT(stats["software_paced_flows"], 0.0);
     auto results =
-        report::judge(loaded.suite, *run, engine::measure(*run), report::current_run_metadata({}));
+        judge::judge_run(loaded.suite, *run, engine::measure(*run), judge::current_run_metadata({}));
     ASSERT_TRUE(results.ok()) << results.error().to_string();
     for (const auto& scenario : results->scenarios) {
       for (const auto& flow : scenario.flows) {
