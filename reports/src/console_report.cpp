@@ -91,15 +91,24 @@ enum class LatencyColumn { min, mean, stdev, p50, p99, p999, sent_p99, oldest, c
 double figure(const LatencyRow& row, LatencyColumn c) {
   const LatencySummary& l = *row.sched;
   switch (c) {
-    case LatencyColumn::min: return static_cast<double>(l.min_ns);
-    case LatencyColumn::mean: return l.mean_ns;
-    case LatencyColumn::stdev: return l.stdev_ns;
-    case LatencyColumn::p50: return static_cast<double>(l.p50_ns);
-    case LatencyColumn::p99: return static_cast<double>(l.p99_ns);
-    case LatencyColumn::p999: return static_cast<double>(l.p999_ns);
-    case LatencyColumn::sent_p99: return static_cast<double>(row.sent->p99_ns);
-    case LatencyColumn::oldest: return static_cast<double>(l.oldest_outstanding_ns);
-    case LatencyColumn::count: break;
+    case LatencyColumn::min:
+      return static_cast<double>(l.min_ns);
+    case LatencyColumn::mean:
+      return l.mean_ns;
+    case LatencyColumn::stdev:
+      return l.stdev_ns;
+    case LatencyColumn::p50:
+      return static_cast<double>(l.p50_ns);
+    case LatencyColumn::p99:
+      return static_cast<double>(l.p99_ns);
+    case LatencyColumn::p999:
+      return static_cast<double>(l.p999_ns);
+    case LatencyColumn::sent_p99:
+      return static_cast<double>(row.sent->p99_ns);
+    case LatencyColumn::oldest:
+      return static_cast<double>(l.oldest_outstanding_ns);
+    case LatencyColumn::count:
+      break;
   }
   return 0.0;
 }
@@ -112,10 +121,14 @@ bool shown(const LatencyRow& row, LatencyColumn c) {
 
 bool at_least(const LatencySummary& l, LatencyColumn c) {
   switch (c) {
-    case LatencyColumn::p50: return l.censored.p50;
-    case LatencyColumn::p99: return l.censored.p99;
-    case LatencyColumn::p999: return l.censored.p999;
-    default: return false;
+    case LatencyColumn::p50:
+      return l.censored.p50;
+    case LatencyColumn::p99:
+      return l.censored.p99;
+    case LatencyColumn::p999:
+      return l.censored.p999;
+    default:
+      return false;
   }
 }
 
@@ -149,8 +162,8 @@ void print_latency(std::ostream& out, const std::vector<LatencyRow>& flows,
   fmt::print(out, kLatencyFormat, "", "per QP", basis("sched", LatencyColumn::min),
              basis("sched", LatencyColumn::mean), basis("sched", LatencyColumn::stdev),
              basis("sched", LatencyColumn::p50), basis("sched", LatencyColumn::p99),
-             basis("sched", LatencyColumn::p999), basis("sent", LatencyColumn::sent_p99),
-             "at end", basis("age", LatencyColumn::oldest));
+             basis("sched", LatencyColumn::p999), basis("sent", LatencyColumn::sent_p99), "at end",
+             basis("age", LatencyColumn::oldest));
   const auto print = [&](const LatencyRow& row) {
     std::array<std::string, kLatencyColumns> cells;
     for (size_t c = 0; c < kLatencyColumns; ++c) {

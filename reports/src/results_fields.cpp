@@ -303,8 +303,8 @@ constexpr Field<typename MemberOf<Member>::Record> member(
 
 // Which percentiles are lower bounds (messages outstanding at the window's end).
 const Field<engine::LatencyCensored> kCensoredFields[] = {
-    member<&engine::LatencyCensored::p50>("p50"),   member<&engine::LatencyCensored::p90>("p90"),
-    member<&engine::LatencyCensored::p99>("p99"),   member<&engine::LatencyCensored::p999>("p999"),
+    member<&engine::LatencyCensored::p50>("p50"), member<&engine::LatencyCensored::p90>("p90"),
+    member<&engine::LatencyCensored::p99>("p99"), member<&engine::LatencyCensored::p999>("p999"),
     member<&engine::LatencyCensored::max>("max"),
 };
 template <>

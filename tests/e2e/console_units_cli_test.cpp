@@ -218,14 +218,18 @@ TEST(ConsoleUnits, HeadersStayAlignedWithTheirColumnsInEveryUnit) {
     ASSERT_EQ(name_ends.size(), 11u) << lat_names;
     for (size_t c = 1; c < 11; ++c) {
       EXPECT_EQ(columns(lat_names, name_ends[c]), columns(lat_row, lat_cells[c]))
-          << "column " << c << "\n" << lat_names << "\n" << lat_row;
+          << "column " << c << "\n"
+          << lat_names << "\n"
+          << lat_row;
     }
     // Each latency figure's basis and unit, e.g. "sched us", ends where its column does.
     for (size_t c = 2; c < 9; ++c) {
       const size_t end = columns(lat_row, lat_cells[c]);
-      EXPECT_TRUE(end >= 2 && lat_basis.size() >= end &&
-                  lat_basis[end - 1] == 's' && lat_basis[end] != 's')
-          << "column " << c << "\n" << lat_basis << "\n" << lat_row;
+      EXPECT_TRUE(end >= 2 && lat_basis.size() >= end && lat_basis[end - 1] == 's' &&
+                  lat_basis[end] != 's')
+          << "column " << c << "\n"
+          << lat_basis << "\n"
+          << lat_row;
     }
   }
 }

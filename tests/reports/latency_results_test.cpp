@@ -84,7 +84,8 @@ TEST(LatencyResults, OlderFilesWithoutTheFieldsStillRead) {
 }
 
 // The console line whose first cell is `first`, after the line holding `after`.
-std::string line_after(const std::string& text, const std::string& after, const std::string& first) {
+std::string line_after(const std::string& text, const std::string& after,
+                       const std::string& first) {
   std::istringstream lines(text.substr(text.find(after)));
   for (std::string line; std::getline(lines, line);) {
     std::istringstream cells(line);
@@ -118,19 +119,19 @@ TEST(LatencyConsole, OneUnitPerColumnAndAtLeastWhereCensored) {
   std::string names, basis;
   std::getline(lines, names);
   std::getline(lines, basis);
-  EXPECT_EQ(cells_of(basis), (std::vector<std::string>{"per", "QP", "sched", "us", "sched", "us",
-                                                       "sched", "us", "sched", "us", "sched", "ms",
-                                                       "sched", "us", "sent", "us", "at", "end",
-                                                       "age", "ms"}))
+  EXPECT_EQ(cells_of(basis),
+            (std::vector<std::string>{"per",  "QP",    "sched", "us",    "sched", "us",    "sched",
+                                      "us",   "sched", "us",    "sched", "ms",    "sched", "us",
+                                      "sent", "us",    "at",    "end",   "age",   "ms"}))
       << basis;
   const std::vector<std::string> row = cells_of(line_after(text, "latency (sched", name));
   ASSERT_EQ(row.size(), 11u) << text;
-  EXPECT_EQ(row[1], "16");         // the QP's depth
-  EXPECT_EQ(row[5], "10.00");      // p50: 10 us, exact
-  EXPECT_EQ(row[6], "≥2.380");     // p99 in ms, a lower bound
-  EXPECT_EQ(row[7], "≥40.00");     // p99.9 in us, a lower bound
-  EXPECT_EQ(row[9], "16");         // outstanding at the end
-  EXPECT_EQ(row[10], "51.20");     // the oldest has waited 51.2 ms (and is waiting)
+  EXPECT_EQ(row[1], "16");      // the QP's depth
+  EXPECT_EQ(row[5], "10.00");   // p50: 10 us, exact
+  EXPECT_EQ(row[6], "≥2.380");  // p99 in ms, a lower bound
+  EXPECT_EQ(row[7], "≥40.00");  // p99.9 in us, a lower bound
+  EXPECT_EQ(row[9], "16");      // outstanding at the end
+  EXPECT_EQ(row[10], "51.20");  // the oldest has waited 51.2 ms (and is waiting)
   // Rate-driven flows have no depth, and a flow with nothing outstanding no age.
   const std::vector<std::string> other =
       cells_of(line_after(text, "latency (sched", r.scenarios[0].flows[1].name));

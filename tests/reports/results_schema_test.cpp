@@ -140,19 +140,13 @@ TEST(ResultsSchema, TheWriterWritesExactlyTheListedFields) {
 TEST(ResultsSchema, WithoutClassesOnlyTheOptionalFieldsAreLeftOut) {
   // Optional for the reader (files written before them lack them), always written now.
   const std::set<std::string> always_written = {
-      "scenarios[].gates[].kind",
-      "scenarios[].gates[].bound",
-      "scenarios[].flows[].latency_ns.stdev",
-      "scenarios[].flows[].latency_from_sent_ns.stdev",
-      "scenarios[].groups[].latency_ns.stdev",
-      "scenarios[].groups[].latency_from_sent_ns.stdev",
+      "scenarios[].gates[].kind", "scenarios[].gates[].bound",
+      "scenarios[].flows[].latency_ns.stdev", "scenarios[].flows[].latency_from_sent_ns.stdev",
+      "scenarios[].groups[].latency_ns.stdev", "scenarios[].groups[].latency_from_sent_ns.stdev",
       "scenarios[].classes[].latency_ns.stdev",
       // The verdict, the noise and the gates' judging fields (issue 25).
-      "verdict",
-      "scenarios[].flows[].noise",
-      "scenarios[].groups[].noise",
-      "scenarios[].gates[].allowance",
-      "scenarios[].gates[].judged",
+      "verdict", "scenarios[].flows[].noise", "scenarios[].groups[].noise",
+      "scenarios[].gates[].allowance", "scenarios[].gates[].judged",
       "scenarios[].gates[].default_limit"};
   std::set<std::string> written;
   collect(nlohmann::ordered_json::parse(results_to_json(testing::sample_results())), "", written);
