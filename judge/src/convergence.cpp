@@ -128,6 +128,25 @@ void judge_convergence(const suite::CompiledScenario& compiled, double tolerance
         c.worst_flow_noise_settled = share_noise;
       }
     }
+    // Groups likewise: a group's share of the epoch is its flows' (the join's transient is not
+    // in it).
+    for (const GroupResult& group : out.groups) {
+      double group_expected = 0.0, sum = 0.0;
+      std::vector<double> member_noise, member_expected;
+      for (size_t f = 0; f < out.flows.size(); ++f) {
+        if (out.flows[f].group != group.name || !(expected[f] > 0.0)) continue;
+        group_expected += expected[f];
+        member_noise.push_back(noise[f]);
+        member_expected.push_back(expected[f]);
+      }
+      if (!(group_expected > 0.0) || group.series_bps.size() < span.last) continue;
+      for (size_t b = span.first; b < span.last; ++b) sum += group.series_bps[b];
+      const double ratio = sum / static_cast<double>(width) / group_expected;
+      c.settled_group_shares.push_back(SettledShare{
+          group.name, ratio - 1.0,
+          noise_of_sum(member_noise, member_expected) /
+              std::sqrt(static_cast<double>(std::max<uint32_t>(out.repetitions_completed, 1)))});
+    }
     // The last judged epoch's span: where the settled Jain index and "settled from" are read.
     c.settled_from_ns = out.warmup_ns + static_cast<int64_t>(span.first) * bin_ns;
     c.jain_settled = ratios.empty() ? 0.0 : jain_index(ratios);

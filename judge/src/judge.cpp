@@ -138,12 +138,23 @@ void judge_shares(const suite::GateSpec& spec, ScenarioResult& scenario) {
   if (!off_in_suite(spec.max_group_share_error, "max_group_share_error", GateKind::ratio,
                     GateBound::at_most, scenario)) {
     std::vector<ShareRow> rows;
-    for (const GroupResult& group : scenario.groups) {
-      if (group.judged) rows.push_back(ShareRow{&group.name, group.error, group.noise});
+    if (settled.present) {
+      for (const SettledShare& share : settled.settled_group_shares) {
+        rows.push_back(ShareRow{&share.flow, share.error, share.noise});
+      }
+    } else {
+      for (const GroupResult& group : scenario.groups) {
+        if (group.judged) rows.push_back(ShareRow{&group.name, group.error, group.noise});
+      }
     }
-    scenario.gates.push_back(share_gate("max_group_share_error", "group", rows,
-                                        *spec.max_group_share_error,
-                                        settled.present ? " over the whole window" : ""));
+    if (no_epoch_judged(settled)) {
+      scenario.gates.push_back(not_judged_gate("max_group_share_error", kNoEpochJudged,
+                                               GateKind::ratio, GateBound::at_most));
+    } else {
+      scenario.gates.push_back(share_gate("max_group_share_error", "group", rows,
+                                          *spec.max_group_share_error,
+                                          settled.present ? " after each change settled" : ""));
+    }
   }
 }
 
@@ -249,8 +260,8 @@ void judge_convergence_gate(const suite::GateSpec& spec, ScenarioResult& scenari
   if (settled.held_by_backpressure) {
     passed = false;
     detail = fmt::format(
-        "held by lossless back-pressure, not by the program: the senders were "
-        "paused {:.1f}% of the window",
+        "held by lossless back-pressure, not by the program: a sender was paused "
+        "by credit {:.1f}% of the run",
         settled.paused_fraction * 100.0);
   }
   GateResult gate = gate_result("convergence_time", passed, value, limit, "ns", detail,

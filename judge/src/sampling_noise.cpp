@@ -97,9 +97,13 @@ std::vector<double> model_noise(const suite::CompiledScenario& compiled, const N
     const double active_s = static_cast<double>(std::max<int64_t>(input.active_ns[f], 0)) * 1e-9;
     const double wire_bits = compiled.mean_wire_bytes[f] * 8.0;
     if (!(expected > 0.0) || !(active_s > 0.0) || !(wire_bits > 0.0)) continue;
-    // Messages expected in the span: the expectation is over the whole span.
+    // Messages expected in the span: the expectation is over the whole span. The receiver
+    // counts packets, so the window's edges cut at one packet, not one message.
     const double messages = std::max(expected * span_s / wire_bits, 1.0);
-    const double granularity = 1.0 / messages;  // one message more or less
+    const double packet_bits = compiled.mean_packet_wire_bytes[f] * 8.0;
+    const double packets =
+        packet_bits > 0.0 ? std::max(expected * span_s / packet_bits, 1.0) : messages;
+    const double granularity = 1.0 / packets;  // one packet more or less
     if (!offered_limited(compiled, f)) {
       held[f] = true;
       held_expected_bps += expected;

@@ -166,7 +166,15 @@ p99 = "1ns"
   EXPECT_NE(outcome.out.find("FAIL"), std::string::npos);
   const json results = json::parse(read_file(json_path));
   EXPECT_EQ(results["passed"], false);
-  EXPECT_EQ(results["scenarios"][0]["gates"][0]["passed"], false);
+  // The default judgements come first; the latency gate is the one that failed.
+  bool latency_failed = false;
+  for (const auto& gate : results["scenarios"][0]["gates"]) {
+    if (gate["name"] == "latency.p99[f]") latency_failed = gate["passed"] == false;
+  }
+  EXPECT_TRUE(latency_failed) << results["scenarios"][0]["gates"].dump();
+  EXPECT_NE(results["verdict"]["summary"].get<std::string>().find("FAILED: latency.p99[f]"),
+            std::string::npos)
+      << results["verdict"].dump();
 }
 
 TEST(Cli, UsageErrorsAreExitTwo) {

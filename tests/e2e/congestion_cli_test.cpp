@@ -27,7 +27,12 @@ std::string incast(const std::string& dpa_params) {
          dpa_params +               // 8
          "[[flow]]\nname = \"h0\"\nhost = 0\nsize = 65536\nrate = \"saturate\"\n"
          "[[flow]]\nname = \"h1\"\nhost = 1\nsize = 65536\nrate = \"saturate\"\n"
-         "start = \"1ms\"\n";
+         "start = \"1ms\"\n"
+         // These tests read the run's statistics, not its verdict: in 2 ms pcc_rtt has not
+         // settled, credit back-pressure holds the senders (and lossy, h1 is locked out), which
+         // the default judgements rightly fail (tests/judge/verdict_test.cpp covers them).
+         "[gates]\nmax_share_error = \"off\"\nmax_group_share_error = \"off\"\n"
+         "min_jain = \"off\"\nconvergence_time = \"off\"\n";
 }
 
 TEST(CongestionCli, ValidateRefusesAnOutOfRangeDpaParameterWithItsLocation) {

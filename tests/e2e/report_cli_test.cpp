@@ -175,7 +175,21 @@ TEST(ReportCli, CompareSaysInconclusiveWhenNothingCanJudgeAndExitsOne) {
       {"run", kTwoGroups, "--repetitions", "1", "--duration", "20ms", "--json", base, "--quiet"});
   ASSERT_EQ(ran.exit_code, 0) << ran.out << ran.err;
   const std::string slow = temp_path("one_rep_slow.json");
-  write_json(slow, scale_group(json::parse(read_file(base)), "g2-qp", 0.9));
+  // Another seed: the same seed on the simulator is an exact comparison (every change counts),
+  // so the statistics, and "cannot judge", apply only across seeds.
+  json slowed = scale_group(json::parse(read_file(base)), "g2-qp", 0.9);
+  slowed["scenarios"][0]["seed"] = 2;
+  write_json(slow, slowed);
+  {
+    const std::string same_seed = temp_path("one_rep_same_seed.json");
+    write_json(same_seed, scale_group(json::parse(read_file(base)), "g2-qp", 0.9));
+    const Outcome exact = run_qosbench({"compare", base, same_seed});
+    EXPECT_EQ(exact.exit_code, 1) << exact.out << exact.err;
+    EXPECT_NE(exact.out.find("exact: deterministic runs, same seeds"), std::string::npos)
+        << exact.out;
+    EXPECT_NE(exact.out.find("REGRESSED: 10 regressions"), std::string::npos) << exact.out;
+    std::filesystem::remove(same_seed);
+  }
   const std::string out_json = temp_path("one_rep_compare.json");
   const std::string junit = temp_path("one_rep_compare.xml");
   const Outcome strict =
@@ -198,7 +212,9 @@ TEST(ReportCli, CompareSaysInconclusiveWhenNothingCanJudgeAndExitsOne) {
   EXPECT_EQ(run_strict.exit_code, 0)
       << "faster than the baseline is no failure: " << run_strict.out;
   const std::string fast = temp_path("one_rep_fast.json");
-  write_json(fast, scale_group(json::parse(read_file(base)), "g2-qp", 1.0 / 0.9));
+  json faster = scale_group(json::parse(read_file(base)), "g2-qp", 1.0 / 0.9);
+  faster["scenarios"][0]["seed"] = 2;  // across seeds: the statistics apply
+  write_json(fast, faster);
   const Outcome run_slow = run_qosbench({"run", kTwoGroups, "--repetitions", "1", "--duration",
                                          "20ms", "--baseline", fast, "--quiet"});
   EXPECT_EQ(run_slow.exit_code, 1) << run_slow.out << run_slow.err;

@@ -137,11 +137,14 @@ TEST(Convergence, AnEpochThatNeverSettles) {
   EXPECT_EQ(c.epochs[1].time_ns, 0);
   EXPECT_FALSE(c.converged);
   EXPECT_EQ(c.worst_time_ns, 200'000);  // over the epochs that converged
-  // Nothing settled: the settled window is empty, its figures the worst.
-  EXPECT_EQ(c.settled_from_ns, 1'100'000);
-  EXPECT_DOUBLE_EQ(c.worst_flow_error_settled, 1.0);
-  EXPECT_DOUBLE_EQ(c.jain_settled, 0.0);
-  EXPECT_TRUE(c.worst_flow_settled.empty());
+  // It never settled: its shares are judged over its second half (bins 8..10), where b ends
+  // 13 % short (50, 50, 30 against 50).
+  EXPECT_EQ(c.settled_from_ns, 800'000);
+  EXPECT_NEAR(c.worst_flow_error_settled, 20.0 / 150.0, 1e-12);
+  EXPECT_EQ(c.worst_flow_settled, "f1");
+  EXPECT_GT(c.jain_settled, 0.9);
+  // Every (flow, epoch) pair is a row of the share judgement: a in epoch 0, a and b in 1.
+  EXPECT_EQ(c.settled_shares.size(), 3u);
 }
 
 TEST(Convergence, AnEpochWithoutAWholeBinIsNotJudged) {
@@ -215,7 +218,12 @@ TEST(Convergence, TheSettledWindowNeverReachesBackBeforeTheLastEpoch) {
   const Convergence& c = out.convergence;
   ASSERT_EQ(c.epochs.size(), 2u);
   EXPECT_FALSE(c.epochs[1].judged);
-  EXPECT_GE(c.settled_from_ns, 1'050'000);
+  EXPECT_EQ(c.epochs[1].not_judged, "no whole time bin inside the window");
+  // Only epoch 0 is judged, against its own shares (a alone at 100): b's later share is not
+  // read back into it.
+  ASSERT_EQ(c.settled_shares.size(), 1u);
+  EXPECT_EQ(c.settled_shares[0].flow, "f0");
+  EXPECT_DOUBLE_EQ(c.settled_shares[0].error, 0.0);
 }
 
 // ---- the gates -------------------------------------------------------------------------------
@@ -323,7 +331,8 @@ TEST(ConvergenceGates, ConvergenceTimeAndQueueDepthPass) {
   ASSERT_NE(share, nullptr);
   EXPECT_TRUE(share->passed);
   EXPECT_NEAR(share->value, 0.01, 1e-12);
-  EXPECT_NE(share->detail.find("worst flow: b (settled"), std::string::npos) << share->detail;
+  EXPECT_NE(share->detail.find("worst flow: b (-1.000%"), std::string::npos) << share->detail;
+  EXPECT_NE(share->detail.find("after each change settled"), std::string::npos) << share->detail;
   EXPECT_GT(s.fairness.worst_flow_error, 0.02);  // the whole run's means would fail it
   const GateResult* jain = gate_named(s, "min_jain");
   ASSERT_NE(jain, nullptr);

@@ -240,7 +240,8 @@ struct Convergence {
   /// kBackpressureHeldFraction of the window paused by credit (docs/semantics.md).
   bool held_by_backpressure = false;
   double paused_fraction = 0.0;  // the most-paused sender's paused time over the run
-  std::vector<SettledShare> settled_shares;  // not in the file
+  std::vector<SettledShare> settled_shares;        // per (flow, epoch); not in the file
+  std::vector<SettledShare> settled_group_shares;  // per (group, epoch); not in the file
 };
 
 /// A switch egress queue's depth per time bin of the measured window.

@@ -35,11 +35,11 @@ struct NoiseInput {
 ///  - poisson: sqrt(1 + cv^2) / sqrt(N), N the messages expected in the span, cv that of the
 ///    wire bytes per message;
 ///  - cbr: the sizes' cv / sqrt(N) when the rate is in messages/s (0 when in bit/s: gaps follow
-///    the sizes), plus one message of window granularity (1 / N);
+///    the sizes), plus one packet of window granularity (1 / P, P the packets in the span);
 ///  - onoff: as cbr (its on windows inside the span are in its expectation exactly:
 ///    expectation_window.hpp);
 ///  - a flow held below what it offers (saturating, capped, or a share smaller than its load):
-///    one message of granularity, plus its part of the noise the offered-load flows leave to be
+///    one packet of granularity, plus its part of the noise the offered-load flows leave to be
 ///    redistributed (their absolute noise pooled, shared in proportion to the held flows'
 ///    expectations).
 /// Flows with no expectation (not started) get 0.
