@@ -8,10 +8,10 @@
 
 #include "../support/run_and_judge.hpp"
 #include "qb/engine/run.hpp"
-#include "qb/suite/suite_loader.hpp"
-#include "qb/reports/json_results.hpp"
 #include "qb/judge/judge.hpp"
+#include "qb/reports/json_results.hpp"
 #include "qb/reports/results_reader.hpp"
+#include "qb/suite/suite_loader.hpp"
 
 namespace qb {
 namespace {
@@ -23,6 +23,15 @@ std::vector<std::string> config_files() {
   }
   std::sort(files.begin(), files.end());
   return files;
+}
+
+// A parameterised test's name: the suite file's stem, with '_' for what gtest does not take.
+std::string config_test_name(const ::testing::TestParamInfo<std::string>& param_info) {
+  std::string name = std::filesystem::path(param_info.param).stem().string();
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
 }
 
 class ConfigSuite : public ::testing::TestWithParam<std::string> {};
@@ -99,14 +108,7 @@ TEST_P(ConfigSuite, RunsOnTheSimulatorAndPassesItsGates) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, ConfigSuite, ::testing::ValuesIn(config_files()),
-                         [](const ::testing::TestParamInfo<std::string>& param_info) {
-                           std::string name =
-                               std::filesystem::path(param_info.param).stem().string();
-                           for (char& c : name) {
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           }
-                           return name;
-                         });
+                         config_test_name);
 
 // Sampling noise must not fail a shipped suite (issue 25, item 4): at 50 ms and other seeds
 // (cbr_redistribution's Poisson flow alone is off its mean by ~1.4 % there) every suite still
@@ -128,14 +130,7 @@ TEST_P(ConfigSuiteShortWindow, PassesAt50msWithOtherSeeds) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, ConfigSuiteShortWindow, ::testing::ValuesIn(config_files()),
-                         [](const ::testing::TestParamInfo<std::string>& param_info) {
-                           std::string name =
-                               std::filesystem::path(param_info.param).stem().string();
-                           for (char& c : name) {
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           }
-                           return name;
-                         });
+                         config_test_name);
 
 // The figures, not only the verdict: results JSON minus the wall-clock, host and date fields.
 std::string figures_json(const suite::Suite& suite, uint32_t jobs) {
