@@ -78,6 +78,18 @@ Status Driver::apply(const policy::QosPlan& plan) {
                    fmt::format("the plan has {} flows but the topology was opened for {}",
                                plan.flows.size(), topology_.flow_count));
   }
+  if (Status status = check_capabilities(plan, caps); !status) return status;
+  if (Status status = backend_->apply(plan); !status) return status;
+  state_ = State::applied;
+  return {};
+}
+
+Status Driver::check_plan(const policy::QosPlan& plan, const PlanContext& context) const {
+  if (Status status = check_capabilities(plan, backend_->capabilities()); !status) return status;
+  return backend_->check_plan(plan, context);
+}
+
+Status Driver::check_capabilities(const policy::QosPlan& plan, const Capabilities& caps) const {
   if (caps.needs_tree && plan.tree.elements.empty()) {
     return invalid(Errc::invalid_config, "the plan has no scheduling tree", "sched");
   }
@@ -136,8 +148,6 @@ Status Driver::apply(const policy::QosPlan& plan) {
                      where);
     }
   }
-  if (Status status = backend_->apply(plan); !status) return status;
-  state_ = State::applied;
   return {};
 }
 

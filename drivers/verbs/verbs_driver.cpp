@@ -116,6 +116,13 @@ class VerbsDriver final : public DriverBackend {
     caps.max_hosts = 1;
     caps.receives = role() != Role::sender;  // a sender's receiver is on the other host
     caps.exchanges_endpoints = true;         // a job's ranks connect their QPs to each other's
+    caps.message_buffers_per_worker = 2;     // open_worker: a source and a target buffer
+    if (config_.provider == Provider::fake) {
+      caps.no_data_between_processes =
+          "the verbs fake device (provider = \"fake\") lives in one process and carries no data "
+          "to another rank's: it tests the job's QP exchange only; run a multi-host verbs job on "
+          "RDMA devices (provider = \"rdma-core\"), or the fabric on --driver sim";
+    }
     return caps;
   }
 
@@ -130,12 +137,7 @@ class VerbsDriver final : public DriverBackend {
     if (topology.job && topology.job->exchange == nullptr) {
       return verbs_error(Errc::runtime, "the MPI job gave no exchange for the QPs");
     }
-    if (topology.wire.transport == policy::Transport::eth) {
-      return verbs_error(Errc::invalid_config,
-                         "sends RDMA messages on RC QPs: set the port's transport to \"rocev2\" "
-                         "or \"ib\" (Ethernet frame suites run on --driver dpdk)",
-                         "port.transport");
-    }
+    if (Status s = wire_fits(topology.wire); !s) return s;
     // A fake made for the suite's port is made again for each open (the topology may differ).
     if (ops_ == nullptr || mirror_fake_) {
       mirror_fake_ = config_.provider == Provider::fake;
@@ -280,20 +282,30 @@ class VerbsDriver final : public DriverBackend {
     return {};
   }
 
-  Status apply(const policy::QosPlan& plan) override {
-    release_plan();
-    if (role() != Role::loopback) {
-      for (const policy::FlowPlan& flow : plan.flows) {
+  // Known from the options before anything opens: a READ between two hosts (its data lands on
+  // the sender, which does not judge), and hw_pacing naming flows the plan has and can pace.
+  Status check_plan(const policy::QosPlan& plan, const PlanContext& context) const override {
+    if (Status s = wire_fits(plan.wire); !s) return s;
+    const bool two_hosts = context.in_job || !config_.peer.empty() || config_.listen != 0;
+    if (two_hosts) {
+      for (size_t f = 0; f < plan.flows.size(); ++f) {
+        const policy::FlowPlan& flow = plan.flows[f];
         if (flow.op == policy::RdmaOp::read) {
           return verbs_error(Errc::invalid_config,
                              fmt::format("flow '{}' has op = \"read\": on two hosts its data "
                                          "leaves the receiver and lands on the sender, which "
                                          "does not judge; run READ flows in loopback",
                                          flow.name),
-                             "flow.op");
+                             fmt::format("flows[{}].op", f));
         }
       }
     }
+    return check_hw_pacing(plan);
+  }
+
+  Status apply(const policy::QosPlan& plan) override {
+    release_plan();
+    if (Status s = check_plan(plan, PlanContext{topology_.job.has_value()}); !s) return s;
     // A receiver's NIC does not schedule what the sender sends: only senders build the tree
     // (in the NIC, or as each QP's pace).
     pace_bps_.clear();
@@ -335,7 +347,6 @@ class VerbsDriver final : public DriverBackend {
       if (!exchanged) return std::move(exchanged).error();
       remote = std::move(*exchanged);
     }
-    if (Status s = check_hw_pacing(plan); !s) return s;
     for (uint32_t f = 0; f < plan.flows.size(); ++f) {
       const policy::FlowPlan& flow = plan.flows[f];
       const bool asked = config_.hw_rate_limit || asks_hw_pacing(flow);
@@ -598,6 +609,14 @@ class VerbsDriver final : public DriverBackend {
       return call_failed("ibv_modify_qp(RTS)", rc, what);
     }
     return {};
+  }
+
+  static Status wire_fits(const policy::WireModel& wire) {
+    if (wire.transport != policy::Transport::eth) return {};
+    return verbs_error(Errc::invalid_config,
+                       "sends RDMA messages on RC QPs: set the port's transport to \"rocev2\" "
+                       "or \"ib\" (Ethernet frame suites run on --driver dpdk)",
+                       "port.transport");
   }
 
   // hw_pacing names a [[flow]] entry or a flow instance.
