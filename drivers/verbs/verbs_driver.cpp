@@ -187,8 +187,12 @@ class VerbsDriver final : public DriverBackend {
     }
     path_mtu_ = *mtu;
     // The oracle divides the suite's port rate: on a device it must be the port's speed. (A
-    // fake made for the suite has the suite's rate by construction.)
-    if (!mirror_fake_ && port_.speed_bps > 0.0 &&
+    // fake made for the suite has the suite's rate by construction.) With tree = "software" a
+    // lower rate is the capacity the pacing divides (Soft-RoCE reports its netdev's nominal
+    // speed, far above what it sustains): the flows are held to their shares of it.
+    const bool paced_below_port = config_.tree == TreeMode::software &&
+                                  topology.port_rate_bps < port_.speed_bps;
+    if (!mirror_fake_ && port_.speed_bps > 0.0 && !paced_below_port &&
         std::abs(topology.port_rate_bps - port_.speed_bps) > 0.01 * port_.speed_bps) {
       return verbs_error(
           Errc::invalid_config,
@@ -354,11 +358,15 @@ class VerbsDriver final : public DriverBackend {
     const auto flows = static_cast<uint32_t>(plan.flows.size());
     print_note_once(fmt::format(
         "{}: tree = \"software\": the scheduling tree is not built in the NIC; {} QPs are paced "
-        "at their oracle share in software{}",
+        "at their oracle share in software{}{}",
         device_,
         paced == flows ? fmt::format("all {}", flows) : fmt::format("{} of {}", paced, flows),
         paced == flows ? ""
-                       : fmt::format(", the other {} offer less than their share", flows - paced)));
+                       : fmt::format(", the other {} offer less than their share", flows - paced),
+        plan.port_rate_bps < port_.speed_bps * 0.99
+            ? fmt::format(" (shares of the suite's port rate, {:g} Mbit/s, below the port's {:g})",
+                          plan.port_rate_bps / 1e6, port_.speed_bps / 1e6)
+            : ""));
   }
 
   enum class Role { loopback, sender, receiver };

@@ -1,0 +1,54 @@
+// tree = "software" on a device slower than its reported speed (Soft-RoCE reports its netdev's
+// nominal 10 Gbit/s): the suite's port rate may be below the port's speed, the capacity the
+// pacing divides; above it, and with tree = "nic" anything but the port's speed, is exit 2 at
+// port.rate.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "fake_mlx5.hpp"
+#include "verbs_driver.hpp"
+
+namespace qb::drv::verbs {
+namespace {
+
+Status open_on(double port_bps, double suite_bps, TreeMode tree) {
+  const policy::WireModel wire{policy::Transport::rocev2, 4096};
+  FakeDeviceConfig device = fake_device_for_port(port_bps, wire, 0);
+  device.sched_support = false;  // as Soft-RoCE
+  FakeMlx5 fake(device);
+  VerbsConfig config;
+  config.tree = tree;
+  auto driver = make_verbs_driver(config, &fake);
+  Topology topology;
+  topology.port_rate_bps = suite_bps;
+  topology.wire = wire;
+  topology.flow_count = 1;
+  Status opened = driver->open(topology);
+  driver->close();
+  EXPECT_EQ(fake.live().total(), 0u) << fake.live().describe();
+  return opened;
+}
+
+TEST(VerbsSoftwareTreePortRate, ASuiteRateBelowThePortsSpeedOpens) {
+  const Status s = open_on(10e9, 24e6, TreeMode::software);
+  EXPECT_TRUE(s.ok()) << s.error().to_string();
+}
+
+TEST(VerbsSoftwareTreePortRate, ASuiteRateAboveThePortsSpeedIsRefused) {
+  const Status s = open_on(10e9, 25e9, TreeMode::software);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().code, Errc::invalid_config);
+  EXPECT_EQ(s.error().where, "port.rate");
+}
+
+TEST(VerbsSoftwareTreePortRate, TheNicTreeStillNeedsThePortsSpeed) {
+  const Status s = open_on(10e9, 24e6, TreeMode::nic);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().where, "port.rate");
+  EXPECT_NE(s.error().message.find("set rate = \"10Gbps\""), std::string::npos)
+      << s.error().message;
+}
+
+}  // namespace
+}  // namespace qb::drv::verbs
