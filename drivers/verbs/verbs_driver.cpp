@@ -300,10 +300,14 @@ class VerbsDriver final : public DriverBackend {
     }
     // A receiver's NIC does not schedule what the sender sends: only senders build the tree
     // (in the NIC, or as each QP's pace).
+    // In software, also without a tree: the port's classes and a suite rate below the port's
+    // speed hold only through the pace.
     pace_bps_.clear();
-    if (role() != Role::receiver && !policy::is_implicit_tree(plan.tree)) {
+    if (role() != Role::receiver) {
       if (config_.tree == TreeMode::software) {
         pace_software_tree(plan);
+      } else if (policy::is_implicit_tree(plan.tree)) {
+        // nothing to build: the device's default scheduling
       } else if (Status s = tree_.build(*ops_, context_, plan.tree, device_); !s) {
         return s;
       }

@@ -4,6 +4,7 @@
 // port.rate.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 
 #include "fake_mlx5.hpp"
@@ -48,6 +49,45 @@ TEST(VerbsSoftwareTreePortRate, TheNicTreeStillNeedsThePortsSpeed) {
   EXPECT_EQ(s.error().where, "port.rate");
   EXPECT_NE(s.error().message.find("set rate = \"10Gbps\""), std::string::npos)
       << s.error().message;
+}
+
+// Without a [[sched]] tree the pace still holds the flows to their shares of the suite's rate
+// (before, a suite without a tree was not paced: on Soft-RoCE two saturating flows of an
+// 8 Mbit/s suite ran at 48 Mbit/s each).
+TEST(VerbsSoftwareTreePortRate, FlowsArePacedWithoutATree) {
+  const policy::WireModel wire{policy::Transport::rocev2, 4096};
+  policy::QosPlan plan;
+  plan.tree = policy::SchedTree::with_root();
+  const uint32_t leaf = plan.tree.add_child(0, std::string(policy::kDefaultLeafName), true, 0, 0.0);
+  ASSERT_TRUE(policy::is_implicit_tree(plan.tree));
+  plan.wire = wire;
+  plan.port_rate_bps = 8e6;
+  for (const char* name : {"a", "b"}) {
+    policy::FlowPlan flow;
+    flow.name = name;
+    flow.leaf = leaf;
+    flow.offered_wire_bps = std::numeric_limits<double>::infinity();  // saturating
+    plan.flows.push_back(flow);
+  }
+  FakeDeviceConfig device = fake_device_for_port(10e9, wire, 0);
+  device.sched_support = false;
+  FakeMlx5 fake(device);
+  VerbsConfig config;
+  config.tree = TreeMode::software;
+  auto driver = make_verbs_driver(config, &fake);
+  Topology topology;
+  topology.port_rate_bps = plan.port_rate_bps;
+  topology.wire = wire;
+  topology.flow_count = 2;
+  ASSERT_TRUE(driver->open(topology).ok());
+  const Status applied = driver->apply(plan);
+  ASSERT_TRUE(applied.ok()) << applied.error().to_string();
+  double paced = -1;
+  for (const auto& [name, value] : driver->stats()) {
+    if (name == "software_paced_flows") paced = value;
+  }
+  EXPECT_EQ(paced, 2.0);
+  driver->close();
 }
 
 }  // namespace
