@@ -284,7 +284,11 @@ double VerbsWorker::pace_cost_ns(Flow& flow, const Message& message) noexcept {
 size_t VerbsWorker::paced_prefix(Flow& flow, std::span<const Message> messages, int64_t now_ns,
                                  double* base_ns) noexcept {
   const auto now = static_cast<double>(now_ns);
-  *base_ns = std::max(flow.pace_next_ns, now - kPaceSlackNs);
+  // The bucket holds one message at least: at a slow pace a worker late by less than one
+  // message's time (a preempted CPU, an emulated guest) loses nothing.
+  const double slack =
+      messages.empty() ? kPaceSlackNs : std::max(kPaceSlackNs, pace_cost_ns(flow, messages[0]));
+  *base_ns = std::max(flow.pace_next_ns, now - slack);
   double next = *base_ns;
   size_t n = 0;
   while (n < messages.size() && next <= now) next += pace_cost_ns(flow, messages[n++]);

@@ -6,7 +6,9 @@
 # on the host. Exit: 0 when every step ran (the verdicts are judged on the host), 1 when a step
 # failed (the reason on stdout and in OUT_DIR/guest_failure).
 #
-# usage: guest.sh QOSBENCH SUITE.toml OUT_DIR
+# usage: guest.sh QOSBENCH SUITE.toml READ_SUITE.toml OUT_DIR
+#   SUITE runs on two hosts (listen/peer) and is captured; READ_SUITE (READ flows, which the
+#   driver runs in loopback only) runs after it on rxe0 alone.
 #
 # rxe (Linux 6.1) receives and routes in the initial network namespace only, so both veth ends
 # stay there; policy routing sends traffic between the two local addresses over the veth pair
@@ -15,9 +17,10 @@
 #   the local table moved after those rules, so a packet arriving on the other end is local;
 #   accept_local, because its source is one of this host's addresses.
 set -u
-qosbench=${1:?usage: guest.sh QOSBENCH SUITE.toml OUT_DIR}
+qosbench=${1:?usage: guest.sh QOSBENCH SUITE.toml READ_SUITE.toml OUT_DIR}
 suite=${2:?}
-out=${3:?}
+read_suite=${3:?}
+out=${4:?}
 kdir=${QB_GUEST_KERNEL_DIR:?guest.sh runs in the guest of scripts/softroce_vm.sh}
 port=18515
 
@@ -51,9 +54,10 @@ trap teardown EXIT
 # Each device's counters as "name value" lines (read by the test; the product's own reading of
 # them is issue 27 part 3).
 counters() {
-  local device=$1 file
+  local device=$1 file value
   for file in /sys/class/infiniband/"$device"/ports/1/hw_counters/*; do
-    [[ -f "$file" ]] && echo "$(basename "$file") $(cat "$file")"
+    # read, not cat: a process per counter costs a tenth of a second in an emulated guest.
+    [[ -f "$file" ]] && read -r value <"$file" && echo "${file##*/} $value"
   done
 }
 
@@ -84,6 +88,7 @@ rdma link add rxe0 type rxe netdev qbv0 || fail "rdma link add rxe0"
 rdma link add rxe1 type rxe netdev qbv1 || fail "rdma link add rxe1"
 ((failed == 0)) || exit 1
 {
+  echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
   rdma link show
   ibv_devinfo -v
   ip -d link show qbv0
@@ -122,11 +127,20 @@ kill -INT "$capture_pid" 2>/dev/null
 wait "$capture_pid"
 capture_pid=""
 
+say "capture stopped"
 counters rxe0 >"$out/counters_after_rxe0.txt"
 counters rxe1 >"$out/counters_after_rxe1.txt"
 
+say "READ flows in loopback on rxe0: $read_suite"
+"$qosbench" run "$read_suite" --driver verbs --driver-option device=rxe0 \
+  --json "$out/read.json" >"$out/read.log" 2>&1
+echo $? >"$out/read_rc"
+counters rxe0 >"$out/counters_read_rxe0.txt"
+say "READ run ended: exit $(cat "$out/read_rc")"
+
 teardown
 trap - EXIT
+say "torn down"
 # What is left: no rxe device, no veth, no rule of ours, the modules unloaded, no qosbench.
 {
   echo "rdma links: $(rdma link show 2>&1 | wc -l)"
