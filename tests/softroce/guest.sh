@@ -24,7 +24,11 @@ out=${4:?}
 kdir=${QB_GUEST_KERNEL_DIR:?guest.sh runs in the guest of scripts/softroce_vm.sh}
 port=18515
 
-uptime_s() { cut -d' ' -f1 /proc/uptime; }
+uptime_s() {
+  local up _
+  read -r up _ </proc/uptime
+  echo "$up"
+}
 say() { echo "guest [$(uptime_s) s]: $*"; }
 failed=0
 fail() {
@@ -62,27 +66,25 @@ counters() {
 }
 
 say "setting up"
-modprobe -d "$kdir" rdma_rxe || fail "modprobe rdma_rxe"
-modprobe -d "$kdir" veth || fail "modprobe veth"
-ip link set lo up
-ip link add qbv0 type veth peer name qbv1 || fail "ip link add veth"
-for dev in qbv0 qbv1; do
-  # 9000: rxe's active MTU follows the netdev's (4096 needs at least 4096 + RoCE headers).
-  ip link set "$dev" mtu 9000
-done
-ip addr add 10.0.0.1/24 dev qbv0
-ip addr add 10.0.0.2/24 dev qbv1
-ip link set qbv0 up
-ip link set qbv1 up
-for conf in all default qbv0 qbv1; do
-  sysctl -qw "net.ipv4.conf.$conf.accept_local=1" "net.ipv4.conf.$conf.rp_filter=0"
-done
-ip rule add pref 10 iif lo to 10.0.0.2 lookup 100
-ip route add 10.0.0.2 dev qbv0 src 10.0.0.1 table 100
-ip rule add pref 11 iif lo to 10.0.0.1 lookup 101
-ip route add 10.0.0.1 dev qbv1 src 10.0.0.2 table 101
-ip rule add pref 1000 lookup local
-ip rule del pref 0
+# Few processes: each costs a tenth of a second or more in an emulated guest.
+modprobe -a -d "$kdir" rdma_rxe veth || fail "modprobe rdma_rxe veth"
+sysctl -qw net.ipv4.conf.{all,default}.{accept_local=1,rp_filter=0}
+# 9000: rxe's active MTU follows the netdev's (4096 needs at least 4096 + RoCE headers).
+ip -batch - <<'IP' || fail "ip: setting up the veth pair and its routes"
+link set lo up
+link add qbv0 mtu 9000 type veth peer name qbv1 mtu 9000
+addr add 10.0.0.1/24 dev qbv0
+addr add 10.0.0.2/24 dev qbv1
+link set qbv0 up
+link set qbv1 up
+rule add pref 10 iif lo to 10.0.0.2 lookup 100
+route add 10.0.0.2 dev qbv0 src 10.0.0.1 table 100
+rule add pref 11 iif lo to 10.0.0.1 lookup 101
+route add 10.0.0.1 dev qbv1 src 10.0.0.2 table 101
+rule add pref 1000 lookup local
+rule del pref 0
+IP
+sysctl -qw net.ipv4.conf.{qbv0,qbv1}.{accept_local=1,rp_filter=0}
 [[ "$(ip route get 10.0.0.2)" == *"dev qbv0"* ]] || fail "10.0.0.2 is not routed out of qbv0: $(ip route get 10.0.0.2)"
 rdma link add rxe0 type rxe netdev qbv0 || fail "rdma link add rxe0"
 rdma link add rxe1 type rxe netdev qbv1 || fail "rdma link add rxe1"
@@ -123,6 +125,9 @@ receiver_pid=""
 end=$(uptime_s)
 echo "$start $end" >"$out/run_seconds"
 say "runs ended: receiver exit $(cat "$out/receiver_rc"), sender exit $(cat "$out/sender_rc")"
+# tcpdump reads the kernel's ring in its own time (slow here): what is still in the ring when it
+# stops is lost, so it gets a moment first.
+sleep 2
 kill -INT "$capture_pid" 2>/dev/null
 wait "$capture_pid"
 capture_pid=""

@@ -106,9 +106,11 @@ sent=$(delta "$out/counters_before_rxe0.txt" "$out/counters_after_rxe0.txt" sent
 # to it (at most that: rxe drops some retransmitted ones before counting; at least 98 %).
 # tcpdump says what the kernel dropped before it (an emulated guest under load can): with drops
 # the capture is a lower bound.
-dropped=$(awk '/packets dropped by kernel/ {print $1}' "$out/tcpdump.log" 2>/dev/null)
+# Uncaptured: dropped by the kernel, or received by the filter but still in the ring at the stop.
+dropped=$(awk '/packets captured/ {c = $1} /received by filter/ {r = $1} /dropped by kernel/ {d = $1}
+  END {print (r > c ? r - c : 0) + d}' "$out/tcpdump.log" 2>/dev/null)
 dropped=${dropped:-0}
-echo "tcpdump: $dropped packets dropped by the kernel"
+echo "tcpdump: $(tr '\n' ';' <"$out/tcpdump.log" 2>/dev/null) ($dropped not in the capture)"
 for pair in "rxe0 10.0.0.1" "rxe1 10.0.0.2"; do
   read -r device address <<<"$pair"
   sent=$(delta "$out/counters_before_$device.txt" "$out/counters_after_$device.txt" sent_pkts)
