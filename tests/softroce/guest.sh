@@ -102,7 +102,7 @@ counters rxe1 >"$out/counters_before_rxe1.txt"
 
 # The capture: RoCEv2 (UDP 4791) and the TCP connection that carries the QP exchange (its "ep"
 # lines say which QP number is which flow).
-tcpdump -i qbv0 -n -U -B 16384 -s 0 -w "$out/capture.pcap" "udp port 4791 or tcp port $port" \
+tcpdump -i qbv0 -n -U --immediate-mode -B 16384 -s 0 -w "$out/capture.pcap" "udp port 4791 or tcp port $port" \
   2>"$out/tcpdump.log" &
 capture_pid=$!
 for _ in $(seq 100); do
