@@ -24,7 +24,7 @@
 # - the kernel boots as an uncompressed ELF through its PVH entry (Debian's kernel has
 #   CONFIG_PVH): no BIOS real-mode set-up and no XZ decompression under emulation;
 # - qboot instead of SeaBIOS, -nodefaults (no VGA, no NIC, no option ROM to run);
-# - a minimal initramfs: busybox and the nine modules 9p needs, nothing else; the guest's other
+# - a minimal initramfs: busybox and the ten modules 9p needs, nothing else; the guest's other
 #   modules (rdma_rxe, veth) are loaded by the command with the host's modprobe from the cache.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -156,7 +156,7 @@ chmod +x "$ir/init"
 rm -f "$out/guest_rc"
 echo "softroce_vm: booting $release ($accel, $cpus CPUs, $mem_mb MiB) for: $*"
 start_ns=$(date +%s%N)
-# The serial console goes to console.log and, line by line, to stdout.
+# The serial console goes to OUT_DIR/console.log (the test prints it).
 "$qemu" -M pc -nodefaults "${bios_args[@]}" "${accel_args[@]}" -m "$mem_mb" -smp "$cpus" \
   -display none -no-reboot -serial "file:$out/console.log" \
   -kernel "$kernel" -initrd "$work/initramfs.gz" \

@@ -368,8 +368,9 @@ class VerbsDriver final : public DriverBackend {
         paced == flows ? ""
                        : fmt::format(", the other {} offer less than their share", flows - paced),
         plan.port_rate_bps < port_.speed_bps * 0.99
-            ? fmt::format(" (shares of the suite's port rate, {:g} Mbit/s, below the port's {:g})",
-                          plan.port_rate_bps / 1e6, port_.speed_bps / 1e6)
+            ? fmt::format(
+                  " (shares of the suite's port rate, {:g} Mbit/s, below the port's {:g} Mbit/s)",
+                  plan.port_rate_bps / 1e6, port_.speed_bps / 1e6)
             : ""));
   }
 
