@@ -190,8 +190,8 @@ class VerbsDriver final : public DriverBackend {
     // fake made for the suite has the suite's rate by construction.) With tree = "software" a
     // lower rate is the capacity the pacing divides (Soft-RoCE reports its netdev's nominal
     // speed, far above what it sustains): the flows are held to their shares of it.
-    const bool paced_below_port = config_.tree == TreeMode::software &&
-                                  topology.port_rate_bps < port_.speed_bps;
+    const bool paced_below_port =
+        config_.tree == TreeMode::software && topology.port_rate_bps < port_.speed_bps;
     if (!mirror_fake_ && port_.speed_bps > 0.0 && !paced_below_port &&
         std::abs(topology.port_rate_bps - port_.speed_bps) > 0.01 * port_.speed_bps) {
       return verbs_error(
