@@ -10,8 +10,8 @@
 #   the host's root (/proc, /sys, /dev, /tmp and /run the guest's own), with
 #   QB_GUEST_KERNEL_DIR the unpacked kernel (`modprobe -d "$QB_GUEST_KERNEL_DIR" MODULE`; the
 #   kernel's own module requests go there too). Its exit code is the script's.
-# Exit: the command's code; 77 when the guest cannot be made here (no qemu-system-x86_64, no
-# kernel in the cache, no static busybox) with the reason on stdout; 124 when the guest did not
+# Exit: the command's code; 77 when the guest cannot be made here (no qemu-system-x86_64 or no
+# KVM/TCG accelerator in it, no kernel in the cache, no static busybox) with the reason on stdout; 124 when the guest did not
 # power off within QB_SOFTROCE_TIMEOUT seconds (default 300: it is killed); 125 when it powered
 # off without the command's exit code (a guest boot or mount failure: see OUT_DIR/console.log).
 #
@@ -75,6 +75,10 @@ case "$accel" in
   tcg) accel_args=(-accel tcg,thread=multi -cpu max) ;;
   *) echo "softroce_vm: QB_SOFTROCE_ACCEL must be kvm or tcg, not '$accel'" >&2; exit 2 ;;
 esac
+# A QEMU built without the accelerator (e.g. no TCG, and no usable KVM) cannot run the guest.
+if ! "$qemu" -accel help 2>/dev/null | grep -qx "$accel"; then
+  skip "$qemu has no $accel accelerator ($("$qemu" -accel help 2>/dev/null | tail -n +2 | tr '\n' ' '))"
+fi
 bios_args=()
 [[ -f /usr/share/qemu/qboot.rom ]] && bios_args=(-bios /usr/share/qemu/qboot.rom)
 
