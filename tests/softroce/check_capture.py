@@ -10,8 +10,11 @@ sender's its requester QPs. A packet's destination address and BTH destination Q
 (each device numbers its QPs on its own; requests go to the receiver's responder, ACKs come
 back to the sender's requester); its DSCP is the IPv4 TOS byte's upper six bits.
 The expected DSCP is the flow's in the receiver's results (flows[i].dscp, flow i of the plan).
-Exit 0 when every flow has packets in both directions and all of them carry its DSCP; 1
-otherwise, with a table of what was seen.
+It also adds up the IPv4 bytes of the requests per DSCP: each class's share of them on the
+wire must be within 15 % (relative) of its share of the flows' expected rates (an independent
+look at the classes, from the wire instead of the receiver's counts).
+Exit 0 when every flow has packets in both directions, all of them carry its DSCP and the
+classes' shares hold; 1 otherwise, with a table of what was seen.
 """
 import json
 import struct
@@ -78,7 +81,7 @@ def main():
             dport = struct.unpack(">H", payload[2:4])[0]
             if dport == ROCEV2_PORT:
                 bth = payload[8:20]
-                roce.append((tos >> 2, dst, int.from_bytes(bth[5:8], "big")))
+                roce.append((tos >> 2, dst, int.from_bytes(bth[5:8], "big"), len(payload) + 28))
         elif proto == 6 and len(payload) >= 20:
             sport, dport, seq = struct.unpack(">HHI", payload[:8])
             header = (payload[12] >> 4) * 4
@@ -103,13 +106,16 @@ def main():
 
     seen = defaultdict(lambda: defaultdict(int))  # (flow, direction) -> dscp -> packets
     unknown = 0
-    for dscp, dst, qp in roce:
+    request_bytes = defaultdict(int)  # DSCP -> IPv4 bytes of requests (to the responder)
+    for dscp, dst, qp, ip_bytes in roce:
         if (dst, qp) not in qp_flow:
             unknown += 1
             continue
         flow, role = qp_flow[(dst, qp)]
         direction = "to responder" if role == "responder" else "to requester"
         seen[(flow, direction)][dscp] += 1
+        if role == "responder":
+            request_bytes[dscp] += ip_bytes
 
     failed = False
     print(f"{len(roce)} RoCEv2 packets, {len(qp_flow)} QPs named by the exchange"
@@ -129,11 +135,26 @@ def main():
                 print(f"FAIL: flow {name}: {sum(wrong.values())} packets {direction} carry DSCP "
                       f"{sorted(wrong)}, not its class's {expected[index]}")
         print(f"  {name:<16} {expected[index]:>8}  {cells[0]:<30} {cells[1]}")
+    expected_bps = defaultdict(float)
+    for flow in flows:
+        expected_bps[flow["dscp"]] += flow["expected_bps"]
+    total_bytes = sum(request_bytes.values())
+    total_bps = sum(expected_bps.values())
+    print("  class shares of the requests' bytes on the wire (expected: of the flows' expected rates)")
+    for dscp in sorted(set(expected_bps) | set(request_bytes)):
+        measured = request_bytes[dscp] / total_bytes if total_bytes else 0.0
+        expected = expected_bps[dscp] / total_bps if total_bps else 0.0
+        print(f"    DSCP {dscp:>2}: {100 * measured:6.2f} %  expected {100 * expected:6.2f} %")
+        if abs(measured - expected) > 0.15 * expected:
+            failed = True
+            print(f"FAIL: DSCP {dscp} carries {100 * measured:.2f} % of the requests' bytes, "
+                  f"its flows are expected to get {100 * expected:.2f} %")
     if unknown:
         failed = True
         print(f"FAIL: {unknown} RoCEv2 packets to QPs no flow has")
-    print("FAIL: a flow's DSCP on the wire is not its class's" if failed else
-          "PASS: every flow's RoCEv2 packets carry its class's DSCP, both directions")
+    print("FAIL: see above" if failed else
+          "PASS: every flow's RoCEv2 packets carry its class's DSCP, both directions, and the "
+          "classes' shares of the wire hold")
     return 1 if failed else 0
 
 

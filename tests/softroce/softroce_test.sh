@@ -5,8 +5,9 @@
 # a receiver and a sender, a capture, rxe's counters, a READ run in loopback, the teardown), then
 # judges on the host:
 #   1. the receiver's verdict (the product's own, with the suite's rxe limits) and the sender's;
-#   2. every flow's RoCEv2 packets carry its class's DSCP, both directions (check_capture.py),
-#      and that check fails when told a wrong DSCP (so it can fail);
+#   2. every flow's RoCEv2 packets carry its class's DSCP, both directions, and each class's
+#      share of the bytes on the wire is its expected share (check_capture.py); that check fails
+#      when told a wrong DSCP (so it can fail);
 #   3. rxe's hw_counters moved: each device's sent_pkts grew by exactly the RoCEv2 packets the
 #      capture saw leave it, its rcvd_pkts by those it saw go to it (98-100 %: rxe drops some
 #      retransmitted ones uncounted);
