@@ -189,8 +189,12 @@ class VerbsDriver final : public DriverBackend {
     }
     path_mtu_ = *mtu;
     // The oracle divides the suite's port rate: on a device it must be the port's speed. (A
-    // fake made for the suite has the suite's rate by construction.)
-    if (!mirror_fake_ && port_.speed_bps > 0.0 &&
+    // fake made for the suite has the suite's rate by construction.) With tree = "software" a
+    // lower rate is the capacity the pacing divides (Soft-RoCE reports its netdev's nominal
+    // speed, far above what it sustains): the flows are held to their shares of it.
+    const bool paced_below_port =
+        config_.tree == TreeMode::software && topology.port_rate_bps < port_.speed_bps;
+    if (!mirror_fake_ && port_.speed_bps > 0.0 && !paced_below_port &&
         std::abs(topology.port_rate_bps - port_.speed_bps) > 0.01 * port_.speed_bps) {
       return verbs_error(
           Errc::invalid_config,
@@ -308,10 +312,14 @@ class VerbsDriver final : public DriverBackend {
     if (Status s = check_plan(plan, PlanContext{topology_.job.has_value()}); !s) return s;
     // A receiver's NIC does not schedule what the sender sends: only senders build the tree
     // (in the NIC, or as each QP's pace).
+    // In software, also without a tree: the port's classes and a suite rate below the port's
+    // speed hold only through the pace.
     pace_bps_.clear();
-    if (role() != Role::receiver && !policy::is_implicit_tree(plan.tree)) {
+    if (role() != Role::receiver) {
       if (config_.tree == TreeMode::software) {
         pace_software_tree(plan);
+      } else if (policy::is_implicit_tree(plan.tree)) {
+        // nothing to build: the device's default scheduling
       } else if (Status s = tree_.build(*ops_, context_, plan.tree, device_); !s) {
         return s;
       }
@@ -365,11 +373,16 @@ class VerbsDriver final : public DriverBackend {
     const auto flows = static_cast<uint32_t>(plan.flows.size());
     print_note_once(fmt::format(
         "{}: tree = \"software\": the scheduling tree is not built in the NIC; {} QPs are paced "
-        "at their oracle share in software{}",
+        "at their oracle share in software{}{}",
         device_,
         paced == flows ? fmt::format("all {}", flows) : fmt::format("{} of {}", paced, flows),
         paced == flows ? ""
-                       : fmt::format(", the other {} offer less than their share", flows - paced)));
+                       : fmt::format(", the other {} offer less than their share", flows - paced),
+        plan.port_rate_bps < port_.speed_bps * 0.99
+            ? fmt::format(
+                  " (shares of the suite's port rate, {:g} Mbit/s, below the port's {:g} Mbit/s)",
+                  plan.port_rate_bps / 1e6, port_.speed_bps / 1e6)
+            : ""));
   }
 
   enum class Role { loopback, sender, receiver };
