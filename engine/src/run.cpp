@@ -89,17 +89,6 @@ void merge_counters(std::vector<FlowCounters>& into, const std::vector<FlowCount
   }
 }
 
-// A multi-host rank's driver drives one host's NIC: the plan as that host sees it.
-policy::QosPlan one_host_view(const policy::QosPlan& plan) {
-  policy::QosPlan view = plan;
-  view.hosts = 1;
-  view.switched = false;
-  view.switch_qos = {};
-  view.congestion = {};
-  for (policy::FlowPlan& flow : view.flows) flow.host = 0;
-  return view;
-}
-
 // The flows of `plan` that host `host` sends, ascending.
 std::vector<uint32_t> flows_of_host(const policy::QosPlan& plan, uint32_t host) {
   std::vector<uint32_t> flows;

@@ -57,8 +57,8 @@ TEST(PlanFit, HwPacingNamingNoFlowIsAtItsKeyInValidateAndRun) {
         std::vector<std::string>{"run", suite, "--driver", "verbs", "--quiet"}}) {
     const Outcome refused = run_qosbench(command);
     EXPECT_EQ(refused.exit_code, 2) << command[0] << ": " << refused.err;
-    // [driver.verbs] is on line 15, hw_pacing's value on line 17, column 13.
-    EXPECT_NE(refused.err.find(suite + ":17:13: error: driver.verbs.hw_pacing: verbs: hw_pacing "
+    // [driver.verbs] is on line 14, hw_pacing's value on line 16, column 13.
+    EXPECT_NE(refused.err.find(suite + ":16:13: error: driver.verbs.hw_pacing: verbs: hw_pacing "
                                        "names 'nope', which is no [[flow]] of the suite"),
               std::string::npos)
         << command[0] << ": " << refused.err;
@@ -69,7 +69,7 @@ TEST(PlanFit, HwPacingNamingNoFlowIsAtItsKeyInValidateAndRun) {
       one_flow_suite("", "[driver.verbs]\nprovider = \"fake\"\nhw_pacing = [\"f\"]\n"));
   const Outcome paced = run_qosbench({"validate", saturating, "--driver", "verbs"});
   EXPECT_EQ(paced.exit_code, 2) << paced.err;
-  EXPECT_NE(paced.err.find(":17:13: error: driver.verbs.hw_pacing:"), std::string::npos)
+  EXPECT_NE(paced.err.find(":16:13: error: driver.verbs.hw_pacing:"), std::string::npos)
       << paced.err;
 }
 
@@ -78,9 +78,10 @@ TEST(PlanFit, AReadFlowBetweenTwoHostsIsRefusedAtOnce) {
   const std::string suite = write_temp(
       "read_two_hosts.toml",
       one_flow_suite("op = \"read\"\n",
-                     "[driver.verbs]\nprovider = \"fake\"\npeer = \"192.0.2.1:18515\"\n"));
+                     "[driver.verbs]\nprovider = \"fake\"\nfake_timing = \"instant\"\n"
+                     "peer = \"192.0.2.1:18515\"\n"));
   const auto start = std::chrono::steady_clock::now();
-  const Outcome refused = run_qosbench({"run", suite, "--quiet"});
+  const Outcome refused = run_qosbench({"run", suite, "--driver", "verbs", "--quiet"});
   const auto took = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(refused.exit_code, 2) << refused.err;
   // The [[flow]] entry (line 10), not a connect wait's timeout.
