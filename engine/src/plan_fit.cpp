@@ -26,7 +26,12 @@ Status check_plans_fit(const suite::Suite& suite,
       view->congestion = scenario.plan.congestion;
     }
     Status fits = driver.check_plan(view ? *view : scenario.plan, drv::PlanContext{in_job});
-    if (!fits) return suite::locate_plan_error(std::move(fits).error(), suite, scenario);
+    if (fits) continue;
+    // Known before anything runs, what the driver cannot do is the suite's error for this
+    // driver (exit 2), not trouble at run time (exit 3).
+    Error error = std::move(fits).error();
+    if (error.code == Errc::not_supported) error.code = Errc::invalid_config;
+    return suite::locate_plan_error(std::move(error), suite, scenario);
   }
   return {};
 }

@@ -19,10 +19,14 @@ std::string one_flow_suite(const std::string& flow_keys, const std::string& tail
          flow_keys + tail;
 }
 
+// `qosbench drivers` lists "<name> <padding> available ..." for a driver this build has.
 bool has_driver(const std::string& name) {
   const Outcome drivers = run_qosbench({"drivers"});
-  return drivers.out.find("\n" + name + " ") != std::string::npos &&
-         drivers.out.find(name + "    available") != std::string::npos;
+  const std::string text = "\n" + drivers.out;
+  const size_t at = text.find("\n" + name + " ");
+  if (at == std::string::npos) return false;
+  const size_t word = text.find_first_not_of(' ', at + 1 + name.size());
+  return word != std::string::npos && text.compare(word, 9, "available") == 0;
 }
 
 TEST(PlanFit, ValidateOnAnotherDriverRefusesWhatItCannotRun) {
