@@ -95,8 +95,12 @@ Status Driver::check_capabilities(const policy::QosPlan& plan, const Capabilitie
   }
   const uint32_t hosts = plan.host_count();
   if (hosts > caps.max_hosts) {
-    return invalid(Errc::not_supported, fmt::format("runs {} sending host(s) (the plan has {})",
-                                                    caps.max_hosts, hosts),
+    return invalid(Errc::not_supported,
+                   fmt::format("runs {} sending host(s) (the plan has {}) in one "
+                               "process: run it as an MPI job, one rank per "
+                               "host and the receiver (docs/multi-host.md), "
+                               "or on --driver sim",
+                               caps.max_hosts, hosts),
                    "fabric.hosts");
   }
   if (!caps.congestion_model && !plan.congestion.dpa.program.empty()) {
@@ -106,8 +110,8 @@ Status Driver::check_capabilities(const policy::QosPlan& plan, const Capabilitie
                    "dpa.program");
   }
   if (!caps.congestion_model && plan.congestion.any_ecn()) {
-    return invalid(Errc::not_supported,
-                   "cannot model ECN marking at a switch (--driver sim can)", "fabric.ecn");
+    return invalid(Errc::not_supported, "cannot model ECN marking at a switch (--driver sim can)",
+                   "fabric.ecn");
   }
   if (!caps.congestion_model && plan.congestion.lossy) {
     return invalid(Errc::not_supported,
@@ -135,8 +139,8 @@ Status Driver::check_capabilities(const policy::QosPlan& plan, const Capabilitie
     if (plan.nic_qos.kind != policy::PortQos::Kind::none && !flow.dropped &&
         flow.arb_class >= port_classes(plan.nic_qos)) {
       return invalid(Errc::invalid_config,
-                     fmt::format("flow '{}' has arbitration class {}, beyond the port's",
-                                 flow.name, flow.arb_class),
+                     fmt::format("flow '{}' has arbitration class {}, beyond the port's", flow.name,
+                                 flow.arb_class),
                      where);
     }
     if (plan.switched && plan.switch_qos.kind != policy::PortQos::Kind::none && !flow.dropped &&

@@ -68,9 +68,9 @@ TEST(PlanFit, HwPacingNamingNoFlowIsAtItsKeyInValidateAndRun) {
         << command[0] << ": " << refused.err;
   }
   // A saturating flow has no rate to pace at: the same key.
-  const std::string saturating = write_temp(
-      "hw_pacing_saturating.toml",
-      one_flow_suite("", "[driver.verbs]\nprovider = \"fake\"\nhw_pacing = [\"f\"]\n"));
+  const std::string saturating =
+      write_temp("hw_pacing_saturating.toml",
+                 one_flow_suite("", "[driver.verbs]\nprovider = \"fake\"\nhw_pacing = [\"f\"]\n"));
   const Outcome paced = run_qosbench({"validate", saturating, "--driver", "verbs"});
   EXPECT_EQ(paced.exit_code, 2) << paced.err;
   EXPECT_NE(paced.err.find(":16:13: error: driver.verbs.hw_pacing:"), std::string::npos)
@@ -79,11 +79,11 @@ TEST(PlanFit, HwPacingNamingNoFlowIsAtItsKeyInValidateAndRun) {
 
 TEST(PlanFit, AReadFlowBetweenTwoHostsIsRefusedAtOnce) {
   if (!has_driver("verbs")) GTEST_SKIP() << "this build has no verbs driver";
-  const std::string suite = write_temp(
-      "read_two_hosts.toml",
-      one_flow_suite("op = \"read\"\n",
-                     "[driver.verbs]\nprovider = \"fake\"\nfake_timing = \"instant\"\n"
-                     "peer = \"192.0.2.1:18515\"\n"));
+  const std::string suite =
+      write_temp("read_two_hosts.toml",
+                 one_flow_suite("op = \"read\"\n",
+                                "[driver.verbs]\nprovider = \"fake\"\nfake_timing = \"instant\"\n"
+                                "peer = \"192.0.2.1:18515\"\n"));
   const auto start = std::chrono::steady_clock::now();
   const Outcome refused = run_qosbench({"run", suite, "--driver", "verbs", "--quiet"});
   const auto took = std::chrono::steady_clock::now() - start;

@@ -6,10 +6,10 @@
 #include <atomic>
 #include <sstream>
 
+#include "../support/run_and_judge.hpp"
 #include "qb/judge/verdict.hpp"
 #include "qb/reports/console_report.hpp"
 #include "qb/suite/suite_loader.hpp"
-#include "../support/run_and_judge.hpp"
 
 namespace qb {
 namespace {

@@ -33,8 +33,7 @@ void expect_refused(const std::function<void(Results&)>& edit, const std::string
   EXPECT_EQ(read.error().code, Errc::invalid_config);
   EXPECT_EQ(read.error().where, path) << read.error().to_string();
   EXPECT_EQ(read.error().loc.file, "edited.json");
-  EXPECT_NE(read.error().message.find(message_part), std::string::npos)
-      << read.error().to_string();
+  EXPECT_NE(read.error().message.find(message_part), std::string::npos) << read.error().to_string();
 }
 
 TEST(ResultsInvariants, AConsistentFileReads) {
@@ -99,8 +98,8 @@ TEST(ResultsInvariants, PassedMustAgreeWithWhatWasJudged) {
       "passed", "invalid measurement");
   expect_refused([](Results& r) { r.complete = false; }, "passed", "incomplete");
   expect_refused([](Results& r) { r.scenarios[0].passed = false; }, "passed", "failed");
-  expect_refused([](Results& r) { r.scenarios[0].gates[0].passed = false; },
-                 "scenarios[0].passed", "max_share_error");
+  expect_refused([](Results& r) { r.scenarios[0].gates[0].passed = false; }, "scenarios[0].passed",
+                 "max_share_error");
   // The same facts with passed: false read fine.
   Results failed = consistent();
   failed.scenarios[0].starvation = {true, 200, 1000, 0.2, 0, 0, 0, 0, 0, true, true};
