@@ -19,7 +19,11 @@ constexpr double kSame = 1e-12;
 // Step (2) stops when no rate moves by more than this (relative) in a sweep.
 constexpr double kSettled = 1e-13;
 
-bool same(double a, double b) { return std::fabs(a - b) <= kSame * std::max(std::fabs(a), std::fabs(b)); }
+bool same(double a, double b) {
+  if (a == b) return true;  // also both +inf
+  return std::isfinite(a) && std::isfinite(b) &&
+         std::fabs(a - b) <= kSame * std::max(std::fabs(a), std::fabs(b));
+}
 
 // One channel as its arbitration sees it: its flows (members), their classes and ingress ports.
 struct ChannelView {
@@ -30,112 +34,118 @@ struct ChannelView {
   std::vector<uint8_t> cls;
   std::vector<uint32_t> group;  // per member: its ingress port, dense 0..groups-1
   uint32_t groups = 0;
+  // Per member: the view and member of the flow's previous hop (at_nic: none).
+  std::vector<uint32_t> up_view, up_member;
+  std::vector<uint32_t> all;  // 0..members-1
   uint32_t unfrozen = 0;  // step (1) bookkeeping
   double sum_bps = 0.0;
 };
 
+// A channel's arbitration over some of its members, reading each flow's demand from a per-flow
+// array and writing its share into another (a flow crosses a channel once, so per-flow arrays
+// serve every channel and the recursion below).
 class Arbiter {
  public:
-  Arbiter(std::span<const FabricFlow> flows, const PortPolicy& policy)
-      : flows_(flows), policy_(policy) {}
+  Arbiter(std::span<const FabricFlow> flows, const PortPolicy& policy,
+          const std::vector<ChannelView>& views)
+      : flows_(flows), policy_(policy), views_(views) {}
 
-  // out[m]: what member m gets when members ask for demand[m].
-  void allocate(const ChannelView& view, std::span<const double> demand, std::span<double> out) {
+  /// Members `members` of `view` divide `capacity_bps`; demand[f] in, share[f] out (per flow).
+  void allocate(const ChannelView& view, std::span<const uint32_t> members, double capacity_bps,
+                std::span<const double> demand, std::span<double> share) const {
     const policy::PortQos& qos = view.at_nic ? policy_.nic_qos : policy_.switch_qos;
     const uint32_t classes = policy::oracle_class_count(qos);
-    class_demand_.assign(classes, policy::ClassDemand{});
-    inverse_bytes_.assign(classes, 0.0);
-    members_.assign(classes, 0);
-    const size_t n = view.flows.size();
-    for (size_t m = 0; m < n; ++m) {
+    std::vector<policy::ClassDemand> class_demand(classes);
+    std::vector<double> inverse_bytes(classes, 0.0);
+    std::vector<uint32_t> count(classes, 0);
+    for (const uint32_t m : members) {
       const uint32_t c = view.cls[m];
-      class_demand_[c].demand_bps += demand[m] > 0.0 ? demand[m] : 0.0;
-      inverse_bytes_[c] += 1.0 / flows_[view.flows[m]].packet_wire_bytes;
-      ++members_[c];
+      const uint32_t f = view.flows[m];
+      class_demand[c].demand_bps += positive(demand[f]);
+      inverse_bytes[c] += 1.0 / flows_[f].packet_wire_bytes;
+      ++count[c];
     }
     // A class's packet size: its flows' bytes over their packets, the flows at equal rates.
     for (uint32_t c = 0; c < classes; ++c) {
-      if (members_[c] > 0) {
-        class_demand_[c].mean_packet_wire_bytes = static_cast<double>(members_[c]) /
-                                                  inverse_bytes_[c];
+      if (count[c] > 0) {
+        class_demand[c].mean_packet_wire_bytes = static_cast<double>(count[c]) / inverse_bytes[c];
       }
     }
-    const std::vector<double> share =
-        policy::arbitrate_classes(qos, class_demand_, view.capacity_bps, nullptr);
+    const std::vector<double> class_share =
+        policy::arbitrate_classes(qos, class_demand, capacity_bps, nullptr);
+    std::vector<uint32_t> in_class;
     for (uint32_t c = 0; c < classes; ++c) {
-      if (members_[c] == 0) continue;
-      idx_.clear();
-      for (uint32_t m = 0; m < n; ++m) {
-        if (view.cls[m] == c) idx_.push_back(m);
+      if (count[c] == 0) continue;
+      in_class.clear();
+      for (const uint32_t m : members) {
+        if (view.cls[m] == c) in_class.push_back(m);
       }
-      divide_class(view, c, share[c], demand, out);
+      divide_class(view, in_class, class_share[c], demand, share);
     }
   }
 
  private:
-  void divide_class(const ChannelView& view, uint32_t /*c*/, double amount,
-                    std::span<const double> demand, std::span<double> out) {
-    const size_t k = idx_.size();
-    sub_demand_.resize(k);
-    sub_out_.resize(k);
+  static double positive(double value) { return value > 0.0 ? value : 0.0; }
+
+  void divide_class(const ChannelView& view, std::span<const uint32_t> members, double amount,
+                    std::span<const double> demand, std::span<double> share) const {
+    const size_t k = members.size();
     if (view.at_nic && policy_.tree != nullptr) {
-      tree_flows_.resize(k);
+      std::vector<policy::FlowDemand> tree_flows(k);
       for (size_t i = 0; i < k; ++i) {
-        tree_flows_[i] = policy::FlowDemand{flows_[view.flows[idx_[i]]].leaf, demand[idx_[i]]};
+        const uint32_t f = view.flows[members[i]];
+        tree_flows[i] = policy::FlowDemand{flows_[f].leaf, demand[f]};
       }
-      const policy::OracleResult r = policy::expected_rates(*policy_.tree, tree_flows_, amount);
-      for (size_t i = 0; i < k; ++i) out[idx_[i]] = r.flow_bps[i];
+      const policy::OracleResult r = policy::expected_rates(*policy_.tree, tree_flows, amount);
+      for (size_t i = 0; i < k; ++i) share[view.flows[members[i]]] = r.flow_bps[i];
       return;
     }
+    std::vector<double> sub_demand(k), sub_share(k);
+    std::vector<uint32_t> order;
     if (view.at_nic || policy_.fairness == Fairness::per_flow) {
-      for (size_t i = 0; i < k; ++i) sub_demand_[i] = demand[idx_[i]];
-      detail::water_fill_equal(sub_demand_, amount, sub_out_, order_);
-      for (size_t i = 0; i < k; ++i) out[idx_[i]] = sub_out_[i];
+      for (size_t i = 0; i < k; ++i) sub_demand[i] = demand[view.flows[members[i]]];
+      detail::water_fill_equal(sub_demand, amount, sub_share, order);
+      for (size_t i = 0; i < k; ++i) share[view.flows[members[i]]] = sub_share[i];
       return;
     }
-    // Round robin over the ingress ports with a packet of this class, then among each port's
-    // flows equally.
-    group_demand_.assign(view.groups, 0.0);
-    group_used_.assign(view.groups, 0);
-    for (size_t i = 0; i < k; ++i) {
-      const uint32_t g = view.group[idx_[i]];
-      group_demand_[g] += demand[idx_[i]] > 0.0 ? demand[idx_[i]] : 0.0;
-      group_used_[g] = 1;
+    // Round robin over the ingress ports with a packet of this class: each port's share is
+    // water-filled by the ports' demands; inside a port, the flows divide it as the port they
+    // came from arbitrates them (back-pressure hands the port's share upstream: a host's NIC
+    // divides it by its classes and tree, as the one-switch model does).
+    std::vector<double> group_demand(view.groups, 0.0);
+    std::vector<std::vector<uint32_t>> upstream(view.groups);
+    for (const uint32_t m : members) {
+      group_demand[view.group[m]] += positive(demand[view.flows[m]]);
+      upstream[view.group[m]].push_back(view.up_member[m]);
     }
-    gd_.clear();
-    gid_.clear();
+    std::vector<uint32_t> used;
+    std::vector<double> used_demand;
     for (uint32_t g = 0; g < view.groups; ++g) {
-      if (group_used_[g] != 0) {
-        gid_.push_back(g);
-        gd_.push_back(group_demand_[g]);
+      if (!upstream[g].empty()) {
+        used.push_back(g);
+        used_demand.push_back(group_demand[g]);
       }
     }
-    gout_.resize(gd_.size());
-    detail::water_fill_equal(gd_, amount, gout_, order_);
-    group_share_.assign(view.groups, 0.0);
-    for (size_t j = 0; j < gid_.size(); ++j) group_share_[gid_[j]] = gout_[j];
-    for (uint32_t g : gid_) {
-      sel_.clear();
-      sub_demand_.clear();
-      for (size_t i = 0; i < k; ++i) {
-        if (view.group[idx_[i]] == g) {
-          sel_.push_back(idx_[i]);
-          sub_demand_.push_back(demand[idx_[i]]);
+    std::vector<double> group_share(used.size());
+    detail::water_fill_equal(used_demand, amount, group_share, order);
+    for (size_t j = 0; j < used.size(); ++j) {
+      const uint32_t g = used[j];
+      // Every member of a group came through the same channel: the group's up_view.
+      uint32_t any = 0;
+      for (const uint32_t m : members) {
+        if (view.group[m] == g) {
+          any = m;
+          break;
         }
       }
-      sub_out_.resize(sel_.size());
-      detail::water_fill_equal(sub_demand_, group_share_[g], sub_out_, order_);
-      for (size_t i = 0; i < sel_.size(); ++i) out[sel_[i]] = sub_out_[i];
+      const ChannelView& up = views_[view.up_view[any]];
+      allocate(up, upstream[g], group_share[j], demand, share);
     }
   }
 
   std::span<const FabricFlow> flows_;
   const PortPolicy& policy_;
-  std::vector<policy::ClassDemand> class_demand_;
-  std::vector<double> inverse_bytes_;
-  std::vector<uint32_t> members_, idx_, order_, gid_, sel_, group_used_;
-  std::vector<double> sub_demand_, sub_out_, group_demand_, gd_, gout_, group_share_;
-  std::vector<policy::FlowDemand> tree_flows_;
+  const std::vector<ChannelView>& views_;
 };
 
 struct Views {
@@ -200,12 +210,20 @@ Result<Views> build_views(const Topology& t, std::span<const FabricFlow> flows,
       }
       auto& ids = ingress_ids[vi];
       const uint32_t key = prev == kNoChannel ? UINT32_MAX : prev;
+      if (v.hops[f].empty()) {
+        view.up_view.push_back(UINT32_MAX);
+        view.up_member.push_back(UINT32_MAX);
+      } else {
+        view.up_view.push_back(v.hops[f].back().first);
+        view.up_member.push_back(v.hops[f].back().second);
+      }
       auto it = std::find(ids.begin(), ids.end(), key);
       if (it == ids.end()) {
         ids.push_back(key);
         it = ids.end() - 1;
       }
       const auto member = static_cast<uint32_t>(view.flows.size());
+      view.all.push_back(member);
       view.flows.push_back(f);
       view.cls.push_back(static_cast<uint8_t>(cls));
       view.group.push_back(static_cast<uint32_t>(it - ids.begin()));
@@ -241,7 +259,9 @@ Result<FabricExpectation> expected_fabric_rates(const Topology& topology,
   auto built = build_views(topology, flows, routes, policy, active);
   if (!built) return built.error();
   Views& v = *built;
-  Arbiter arbiter(flows, policy);
+  const Arbiter arbiter(flows, policy, v.views);
+  // Per flow: what a channel's arbitration is asked for, and what it gives.
+  std::vector<double> ask(n, 0.0), got(n, 0.0);
 
   std::vector<double>& x = out.flow_bps;
   std::vector<bool> frozen(n, true);
@@ -267,7 +287,6 @@ Result<FabricExpectation> expected_fabric_rates(const Topology& topology,
 
   // (1) Bottleneck by bottleneck.
   std::vector<std::vector<double>> alloc(v.views.size());
-  std::vector<double> demand;
   std::vector<uint32_t> to_freeze;
   std::vector<uint32_t> freeze_at;
   while (unfrozen_count > 0) {
@@ -277,13 +296,10 @@ Result<FabricExpectation> expected_fabric_rates(const Topology& topology,
     for (uint32_t vi = 0; vi < v.views.size(); ++vi) {
       ChannelView& view = v.views[vi];
       if (view.unfrozen == 0) continue;
-      demand.resize(view.flows.size());
-      for (size_t m = 0; m < view.flows.size(); ++m) {
-        const uint32_t f = view.flows[m];
-        demand[m] = frozen[f] ? x[f] : upper[f];
-      }
-      alloc[vi].assign(view.flows.size(), 0.0);
-      arbiter.allocate(view, demand, alloc[vi]);
+      for (const uint32_t f : view.flows) ask[f] = frozen[f] ? x[f] : upper[f];
+      arbiter.allocate(view, view.all, view.capacity_bps, ask, got);
+      alloc[vi].resize(view.flows.size());
+      for (size_t m = 0; m < view.flows.size(); ++m) alloc[vi][m] = got[view.flows[m]];
       view.sum_bps = 0.0;
       for (size_t m = 0; m < view.flows.size(); ++m) {
         view.sum_bps += alloc[vi][m];
@@ -328,13 +344,10 @@ Result<FabricExpectation> expected_fabric_rates(const Topology& topology,
   // (2) The coupled remainder, flow by flow from the lower bounds.
   auto greedy = [&](uint32_t vi, uint32_t m) {
     const ChannelView& view = v.views[vi];
-    demand.resize(view.flows.size());
-    for (size_t k = 0; k < view.flows.size(); ++k) demand[k] = x[view.flows[k]];
-    demand[m] = kInf;
-    std::vector<double>& a = alloc[vi];
-    a.assign(view.flows.size(), 0.0);
-    arbiter.allocate(view, demand, a);
-    return a[m];
+    for (const uint32_t g : view.flows) ask[g] = x[g];
+    ask[view.flows[m]] = kInf;
+    arbiter.allocate(view, view.all, view.capacity_bps, ask, got);
+    return got[view.flows[m]];
   };
   if (unfrozen_count > 0) {
     std::vector<uint32_t> rest;
@@ -389,17 +402,17 @@ double greedy_share(const Topology& topology, std::span<const FabricFlow> flows,
   auto built = build_views(topology, flows, routes, policy, active);
   if (!built || built->view_of_channel[channel] < 0) return 0.0;
   const ChannelView& view = built->views[static_cast<size_t>(built->view_of_channel[channel])];
-  std::vector<double> demand(view.flows.size()), a(view.flows.size(), 0.0);
-  size_t me = view.flows.size();
-  for (size_t m = 0; m < view.flows.size(); ++m) {
-    demand[m] = rates[view.flows[m]];
-    if (view.flows[m] == flow) me = m;
+  bool crosses = false;
+  std::vector<double> ask(flows.size(), 0.0), got(flows.size(), 0.0);
+  for (const uint32_t f : view.flows) {
+    ask[f] = rates[f];
+    crosses = crosses || f == flow;
   }
-  if (me == view.flows.size()) return 0.0;
-  demand[me] = kInf;
-  Arbiter arbiter(flows, policy);
-  arbiter.allocate(view, demand, a);
-  return a[me];
+  if (!crosses) return 0.0;
+  ask[flow] = kInf;
+  const Arbiter arbiter(flows, policy, built->views);
+  arbiter.allocate(view, view.all, view.capacity_bps, ask, got);
+  return got[flow];
 }
 
 }  // namespace qb::fabric

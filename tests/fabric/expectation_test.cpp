@@ -186,7 +186,9 @@ RandomNet random_net(uint64_t seed, uint32_t levels) {
   for (uint64_t e = 0; e < extra; ++e) {
     const auto a = static_cast<uint32_t>(rng.next_below(switches));
     const auto c = static_cast<uint32_t>(rng.next_below(switches));
-    if (a != c) EXPECT_TRUE(b.add_link(hosts + a, 0, hosts + c, 0, rate(), 0, "l", {}));
+    if (a != c) {
+      EXPECT_TRUE(b.add_link(hosts + a, 0, hosts + c, 0, rate(), 0, "l", {}));
+    }
   }
   for (uint32_t h = 0; h < hosts; ++h) {
     EXPECT_TRUE(b.add_link(h, 0, hosts + static_cast<uint32_t>(rng.next_below(switches)), 0,

@@ -159,7 +159,7 @@ host = [{ name = "a" }, { name = "b" }]
 INSTANTIATE_TEST_SUITE_P(
     Cases, FabricReaderBad,
     ::testing::Values(
-        BadSuite{"[topology]\nleaves = 2\n", 1, 1, "topology", "kind"},
+        BadSuite{"[topology]\nleaves = 2\n", 1, 1, "topology.kind", "kind"},
         BadSuite{"[topology]\nkind = \"torus\"\n", 2, 8, "topology.kind", "unknown kind"},
         BadSuite{"[topology]\nkind = \"leaf_spine\"\nhost_rate = \"0Gbps\"\n", 3, 13,
                  "topology.host_rate", "greater than 0"},
@@ -188,7 +188,7 @@ switch = [{ name = "s1" }]
 host = [{ name = "a" }]
 link = [{ ends = ["a", "s9:1"] }]
 )",
-                 6, 23, "topology.link[0].ends[1]", "unknown node 's9'"},
+                 6, 24, "topology.link[0].ends[1]", "unknown node 's9'"},
         BadSuite{R"([topology]
 kind = "explicit"
 rate = "100Gbps"
@@ -203,14 +203,14 @@ switch = [{ name = "s1" }]
 host = [{ name = "a" }]
 link = [{ ends = ["a", "s1:x"], rate = "1Gbps" }]
 )",
-                 5, 23, "topology.link[0].ends[1]", "a port is 1..254"},
+                 5, 24, "topology.link[0].ends[1]", "a port is 1..254"},
         BadSuite{R"([topology]
 kind = "explicit"
 switch = [{ name = "s1" }]
 host = [{ name = "a" }]
 link = [{ ends = ["a", "s1"] }]
 )",
-                 5, 9, "topology.link[0]", "rate"},
+                 5, 9, "topology.link[0].rate", "rate"},
         BadSuite{R"([topology]
 kind = "explicit"
 rate = "100Gbps"
@@ -226,7 +226,7 @@ switch = [{ name = "s1" }, { name = "s2" }]
 host = [{ name = "a" }, { name = "b" }]
 link = [{ ends = ["a", "s1"] }, { ends = ["b", "s2"] }, { ends = ["a", "s2"] }]
 )",
-                 6, 58, "topology.link[2]", "already has its link"},
+                 6, 57, "topology.link[2]", "already has its link"},
         // LFTs: an unknown switch, a loop is found when routing (the routing tests).
         BadSuite{R"([topology]
 kind = "leaf_spine"
@@ -239,7 +239,7 @@ kind = "leaf_spine"
 routing = "lft"
 lft = [{ switch = "leaf0", routes = { h7 = 1 } }]
 )",
-                 4, 40, "topology.lft[0].routes.h7", "no host named 'h7'"},
+                 4, 44, "topology.lft[0].routes.h7", "no host named 'h7'"},
         // Flows.
         BadSuite{"[topology]\nkind = \"leaf_spine\"\n[[flow]]\nfrom = \"h0\"\nto = \"h9\"\n", 5,
                  6, "flow[0].to", "no host named 'h9'"},
@@ -247,7 +247,7 @@ lft = [{ switch = "leaf0", routes = { h7 = 1 } }]
                  6, "flow[0].to", "itself"},
         BadSuite{"[topology]\nkind = \"leaf_spine\"\n[[flow]]\nsources = \"*\"\n"
                  "destinations = \"incast\"\n",
-                 3, 1, "flow[0]", "to"},
+                 3, 1, "flow[0].to", "to"},
         BadSuite{"[topology]\nkind = \"leaf_spine\"\n[[flow]]\nsources = \"h0..h3\"\n"
                  "destinations = \"all-to-all\"\nto = \"h1\"\n",
                  6, 6, "flow[0].to", "picks the destinations"},
