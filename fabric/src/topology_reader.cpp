@@ -367,7 +367,13 @@ std::vector<FlowEndpoints> read_flow_endpoints(const TableReader& flow,
       break;
     }
   }
-  if (first.empty()) return {};
+  if (first.empty()) {
+    if (topology != nullptr) {
+      flow.fail_missing("from", "a flow of a [topology] names its hosts: from and to, or sources "
+                                "and destinations");
+    }
+    return {};
+  }
   if (topology == nullptr) {
     flow.fail_at(first, fmt::format("{} names hosts of a [topology]; this scenario has none",
                                     first));

@@ -5,32 +5,16 @@
 #pragma once
 
 #include <cstdint>
-#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "qb/common/toml_reader.hpp"
-#include "qb/fabric/expectation.hpp"
-#include "qb/fabric/routing.hpp"
-#include "qb/fabric/topology.hpp"
+#include "qb/fabric/topology_spec.hpp"
 #include "qb/fabric/traffic.hpp"
 
 namespace qb::fabric {
-
-enum class TopologyKind : uint8_t { leaf_spine, fat_tree, explicit_graph, ibnetdiscover };
-
-/// `[topology]`, read and checked: the graph, how it routes, how switches share a class.
-struct TopologySpec {
-  TopologyKind kind = TopologyKind::leaf_spine;
-  Topology topology;
-  RoutingSpec routing;
-  Fairness fairness = Fairness::per_ingress;
-  std::string file;  // kind ibnetdiscover: the path as resolved
-  std::string where;
-  SourceLoc loc;
-};
 
 /// Reads `[topology]`. `suite_dir` resolves a relative `file`.
 TopologySpec read_topology(const config::Located& section, const std::string& suite_dir);
