@@ -7,10 +7,11 @@
 //   Ca   2 "H-0002c90300001122"       # "node1 HCA-1"
 //   [1](2c90300001123)  "S-0002c90000000000"[1]   # lid 2 lmc 0 "..." lid 6 4xQDR
 //
-// Node types Switch, Ca (or ibsim's Hca); ibsim's `w=N` width suffix and a trailing comment's
-// `<width>x<speed>` (4xEDR) give the link's rate (ibstat's Rate: width x 2.5/5/10/14/25/50/100/200
-// Gbit/s per lane for SDR/DDR/QDR/FDR/EDR/HDR/NDR/XDR, FDR10 10). Routers, ibsim's `include` and
-// `do` lines are refused. Every error has the file's line and column.
+// Node types Switch, Ca (or ibsim's Hca). A port line's trailing comment `<width>x<speed>`
+// (4xEDR) gives the link's rate (ibstat's Rate: width x 2.5/5/10/14/25/50/100/200 Gbit/s per
+// lane for SDR/DDR/QDR/FDR/EDR/HDR/NDR/XDR, FDR10 10); ibsim's `w=N` width is checked and left
+// out (no speed: the suite's rate applies). Routers, ibsim's `include` and `do` lines are
+// refused. Every error has the file's line and column.
 #pragma once
 
 #include <cstdint>
