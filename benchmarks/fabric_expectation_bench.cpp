@@ -60,18 +60,20 @@ void BM_Expectation_Hpcc320_Permutation(benchmark::State& state) {
   const std::vector<FabricFlow> flows(all.size());
   PortPolicy policy;
   policy.fairness = state.range(0) == 0 ? Fairness::per_ingress : Fairness::per_flow;
-  uint32_t rounds = 0, coupled = 0;
+  uint32_t rounds = 0, coupled = 0, sweeps = 0;
   for (auto _ : state) {
     auto rates = expected_fabric_rates(t, flows, *routes, policy);
     if (!rates) std::abort();
     rounds = rates->freeze_rounds;
     coupled = rates->coupled_flows;
+    sweeps = rates->sweeps;
     benchmark::DoNotOptimize(rates->flow_bps.data());
   }
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(flows.size()));
   state.counters["flows"] = static_cast<double>(flows.size());
   state.counters["rounds"] = rounds;
   state.counters["coupled"] = coupled;
+  state.counters["sweeps"] = sweeps;
 }
 BENCHMARK(BM_Expectation_Hpcc320_Permutation)
     ->ArgsProduct({{0, 1}, {1, 4}})

@@ -46,106 +46,132 @@ struct ChannelView {
 // serve every channel and the recursion below).
 class Arbiter {
  public:
+  /// `max_hops`: the longest route (the recursion upstream is at most that deep).
   Arbiter(std::span<const FabricFlow> flows, const PortPolicy& policy,
-          const std::vector<ChannelView>& views)
-      : flows_(flows), policy_(policy), views_(views) {}
+          const std::vector<ChannelView>& views, size_t max_hops)
+      : flows_(flows), policy_(policy), views_(views), scratch_(max_hops + 1) {}
 
   /// Members `members` of `view` divide `capacity_bps`; demand[f] in, share[f] out (per flow).
   void allocate(const ChannelView& view, std::span<const uint32_t> members, double capacity_bps,
                 std::span<const double> demand, std::span<double> share) const {
-    const policy::PortQos& qos = view.at_nic ? policy_.nic_qos : policy_.switch_qos;
-    const uint32_t classes = policy::oracle_class_count(qos);
-    std::vector<policy::ClassDemand> class_demand(classes);
-    std::vector<double> inverse_bytes(classes, 0.0);
-    std::vector<uint32_t> count(classes, 0);
-    for (const uint32_t m : members) {
-      const uint32_t c = view.cls[m];
-      const uint32_t f = view.flows[m];
-      class_demand[c].demand_bps += positive(demand[f]);
-      inverse_bytes[c] += 1.0 / flows_[f].packet_wire_bytes;
-      ++count[c];
-    }
-    // A class's packet size: its flows' bytes over their packets, the flows at equal rates.
-    for (uint32_t c = 0; c < classes; ++c) {
-      if (count[c] > 0) {
-        class_demand[c].mean_packet_wire_bytes = static_cast<double>(count[c]) / inverse_bytes[c];
-      }
-    }
-    const std::vector<double> class_share =
-        policy::arbitrate_classes(qos, class_demand, capacity_bps, nullptr);
-    std::vector<uint32_t> in_class;
-    for (uint32_t c = 0; c < classes; ++c) {
-      if (count[c] == 0) continue;
-      in_class.clear();
-      for (const uint32_t m : members) {
-        if (view.cls[m] == c) in_class.push_back(m);
-      }
-      divide_class(view, in_class, class_share[c], demand, share);
-    }
+    allocate_at(0, view, members, capacity_bps, demand, share);
   }
 
  private:
+  // Scratch per recursion depth (a group's share recurses into the channel upstream), so an
+  // allocation allocates nothing once the vectors have grown.
+  struct Scratch {
+    std::vector<policy::ClassDemand> class_demand;
+    std::vector<double> inverse_bytes, class_share, sub_demand, sub_share, group_demand,
+        used_demand, group_share;
+    std::vector<uint32_t> count, in_class, order, used, group_any;
+    std::vector<std::vector<uint32_t>> upstream;
+    std::vector<policy::FlowDemand> tree_flows;
+  };
+
   static double positive(double value) { return value > 0.0 ? value : 0.0; }
 
-  void divide_class(const ChannelView& view, std::span<const uint32_t> members, double amount,
-                    std::span<const double> demand, std::span<double> share) const {
+  // Sized once (never resized, so a depth's references stay valid while deeper ones work).
+  Scratch& scratch(size_t depth) const { return scratch_[depth]; }
+
+  void allocate_at(size_t depth, const ChannelView& view, std::span<const uint32_t> members,
+                   double capacity_bps, std::span<const double> demand,
+                   std::span<double> share) const {
+    const policy::PortQos& qos = view.at_nic ? policy_.nic_qos : policy_.switch_qos;
+    if (qos.kind == policy::PortQos::Kind::none) {  // one class: it takes what it needs
+      double total = 0.0;
+      for (const uint32_t m : members) total += positive(demand[view.flows[m]]);
+      divide_class(depth, view, members, std::min(positive(capacity_bps), total), demand, share);
+      return;
+    }
+    const uint32_t classes = policy::oracle_class_count(qos);
+    Scratch& s = scratch(depth);
+    s.class_demand.assign(classes, policy::ClassDemand{});
+    s.inverse_bytes.assign(classes, 0.0);
+    s.count.assign(classes, 0);
+    for (const uint32_t m : members) {
+      const uint32_t c = view.cls[m];
+      const uint32_t f = view.flows[m];
+      s.class_demand[c].demand_bps += positive(demand[f]);
+      s.inverse_bytes[c] += 1.0 / flows_[f].packet_wire_bytes;
+      ++s.count[c];
+    }
+    // A class's packet size: its flows' bytes over their packets, the flows at equal rates.
+    for (uint32_t c = 0; c < classes; ++c) {
+      if (s.count[c] > 0) {
+        s.class_demand[c].mean_packet_wire_bytes =
+            static_cast<double>(s.count[c]) / s.inverse_bytes[c];
+      }
+    }
+    s.class_share = policy::arbitrate_classes(qos, s.class_demand, capacity_bps, nullptr);
+    for (uint32_t c = 0; c < classes; ++c) {
+      if (s.count[c] == 0) continue;
+      s.in_class.clear();
+      for (const uint32_t m : members) {
+        if (view.cls[m] == c) s.in_class.push_back(m);
+      }
+      divide_class(depth, view, s.in_class, s.class_share[c], demand, share);
+    }
+  }
+
+  void divide_class(size_t depth, const ChannelView& view, std::span<const uint32_t> members,
+                    double amount, std::span<const double> demand, std::span<double> share) const {
+    Scratch& s = scratch(depth);
     const size_t k = members.size();
     if (view.at_nic && policy_.tree != nullptr) {
-      std::vector<policy::FlowDemand> tree_flows(k);
+      s.tree_flows.resize(k);
       for (size_t i = 0; i < k; ++i) {
         const uint32_t f = view.flows[members[i]];
-        tree_flows[i] = policy::FlowDemand{flows_[f].leaf, demand[f]};
+        s.tree_flows[i] = policy::FlowDemand{flows_[f].leaf, demand[f]};
       }
-      const policy::OracleResult r = policy::expected_rates(*policy_.tree, tree_flows, amount);
+      const policy::OracleResult r = policy::expected_rates(*policy_.tree, s.tree_flows, amount);
       for (size_t i = 0; i < k; ++i) share[view.flows[members[i]]] = r.flow_bps[i];
       return;
     }
-    std::vector<double> sub_demand(k), sub_share(k);
-    std::vector<uint32_t> order;
     if (view.at_nic || policy_.fairness == Fairness::per_flow) {
-      for (size_t i = 0; i < k; ++i) sub_demand[i] = demand[view.flows[members[i]]];
-      detail::water_fill_equal(sub_demand, amount, sub_share, order);
-      for (size_t i = 0; i < k; ++i) share[view.flows[members[i]]] = sub_share[i];
+      s.sub_demand.resize(k);
+      s.sub_share.resize(k);
+      for (size_t i = 0; i < k; ++i) s.sub_demand[i] = demand[view.flows[members[i]]];
+      detail::water_fill_equal(s.sub_demand, amount, s.sub_share, s.order);
+      for (size_t i = 0; i < k; ++i) share[view.flows[members[i]]] = s.sub_share[i];
       return;
     }
     // Round robin over the ingress ports with a packet of this class: each port's share is
     // water-filled by the ports' demands; inside a port, the flows divide it as the port they
     // came from arbitrates them (back-pressure hands the port's share upstream: a host's NIC
     // divides it by its classes and tree, as the one-switch model does).
-    std::vector<double> group_demand(view.groups, 0.0);
-    std::vector<std::vector<uint32_t>> upstream(view.groups);
+    s.group_demand.assign(view.groups, 0.0);
+    s.group_any.assign(view.groups, UINT32_MAX);
+    if (s.upstream.size() < view.groups) s.upstream.resize(view.groups);
+    for (uint32_t g = 0; g < view.groups; ++g) s.upstream[g].clear();
     for (const uint32_t m : members) {
-      group_demand[view.group[m]] += positive(demand[view.flows[m]]);
-      upstream[view.group[m]].push_back(view.up_member[m]);
+      const uint32_t g = view.group[m];
+      s.group_demand[g] += positive(demand[view.flows[m]]);
+      s.upstream[g].push_back(view.up_member[m]);
+      s.group_any[g] = m;
     }
-    std::vector<uint32_t> used;
-    std::vector<double> used_demand;
+    s.used.clear();
+    s.used_demand.clear();
     for (uint32_t g = 0; g < view.groups; ++g) {
-      if (!upstream[g].empty()) {
-        used.push_back(g);
-        used_demand.push_back(group_demand[g]);
+      if (!s.upstream[g].empty()) {
+        s.used.push_back(g);
+        s.used_demand.push_back(s.group_demand[g]);
       }
     }
-    std::vector<double> group_share(used.size());
-    detail::water_fill_equal(used_demand, amount, group_share, order);
-    for (size_t j = 0; j < used.size(); ++j) {
-      const uint32_t g = used[j];
+    s.group_share.resize(s.used.size());
+    detail::water_fill_equal(s.used_demand, amount, s.group_share, s.order);
+    for (size_t j = 0; j < s.used.size(); ++j) {
+      const uint32_t g = s.used[j];
       // Every member of a group came through the same channel: the group's up_view.
-      uint32_t any = 0;
-      for (const uint32_t m : members) {
-        if (view.group[m] == g) {
-          any = m;
-          break;
-        }
-      }
-      const ChannelView& up = views_[view.up_view[any]];
-      allocate(up, upstream[g], group_share[j], demand, share);
+      const ChannelView& up = views_[view.up_view[s.group_any[g]]];
+      allocate_at(depth + 1, up, s.upstream[g], s.group_share[j], demand, share);
     }
   }
 
   std::span<const FabricFlow> flows_;
   const PortPolicy& policy_;
   const std::vector<ChannelView>& views_;
+  mutable std::vector<Scratch> scratch_;
 };
 
 struct Views {
@@ -153,6 +179,7 @@ struct Views {
   std::vector<int32_t> view_of_channel;
   // Per flow, along its path: (view, member) pairs.
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> hops;
+  size_t max_hops = 1;
 };
 
 Result<Views> build_views(const Topology& t, std::span<const FabricFlow> flows,
@@ -229,6 +256,7 @@ Result<Views> build_views(const Topology& t, std::span<const FabricFlow> flows,
       view.group.push_back(static_cast<uint32_t>(it - ids.begin()));
       view.groups = static_cast<uint32_t>(ids.size());
       v.hops[f].emplace_back(vi, member);
+      v.max_hops = std::max(v.max_hops, v.hops[f].size());
       prev = ch;
     }
   }
@@ -259,7 +287,7 @@ Result<FabricExpectation> expected_fabric_rates(const Topology& topology,
   auto built = build_views(topology, flows, routes, policy, active);
   if (!built) return built.error();
   Views& v = *built;
-  const Arbiter arbiter(flows, policy, v.views);
+  const Arbiter arbiter(flows, policy, v.views, v.max_hops);
   // Per flow: what a channel's arbitration is asked for, and what it gives.
   std::vector<double> ask(n, 0.0), got(n, 0.0);
 
@@ -285,17 +313,62 @@ Result<FabricExpectation> expected_fabric_rates(const Topology& topology,
     for (const auto& [vi, m] : v.hops[f]) --v.views[vi].unfrozen;
   };
 
+  // A channel that what can reach it never overloads holds no queue and arbitrates nothing:
+  // its unfixed flows, grouped by the channel they entered the fabric on (their NIC) or by the
+  // channel they arrive from, cannot bring more than those channels' rates left (or than they
+  // offer). Once idle, a channel stays idle as flows are fixed (both sides fall by at least the
+  // fixed rate). Where the same flows fill two channels, this leaves the split to the upstream
+  // one, whose arrivals the downstream one carries as they come.
+  std::vector<char> idle(v.views.size(), 0);
+  std::vector<double> residual(v.views.size(), 0.0), cover(v.views.size(), 0.0);
+  auto find_idle = [&] {
+    for (uint32_t vi = 0; vi < v.views.size(); ++vi) {
+      const ChannelView& view = v.views[vi];
+      residual[vi] = view.capacity_bps;
+      for (const uint32_t f : view.flows) {
+        if (frozen[f]) residual[vi] -= x[f];
+      }
+    }
+    for (uint32_t vi = 0; vi < v.views.size(); ++vi) {
+      const ChannelView& view = v.views[vi];
+      if (idle[vi] != 0 || view.unfrozen == 0 || view.at_nic) continue;
+      for (const bool by_nic : {true, false}) {
+        double arriving = 0.0;
+        for (size_t m = 0; m < view.flows.size(); ++m) {
+          const uint32_t f = view.flows[m];
+          if (frozen[f]) continue;
+          const uint32_t from = by_nic ? v.hops[f].front().first : view.up_view[m];
+          cover[from] += upper[f];
+        }
+        for (size_t m = 0; m < view.flows.size(); ++m) {
+          const uint32_t f = view.flows[m];
+          if (frozen[f]) continue;
+          const uint32_t from = by_nic ? v.hops[f].front().first : view.up_view[m];
+          if (cover[from] < 0.0) continue;  // counted
+          arriving += std::min(std::max(residual[from], 0.0), cover[from]);
+          cover[from] = -1.0;
+        }
+        for (size_t m = 0; m < view.flows.size(); ++m) {
+          const uint32_t f = view.flows[m];
+          cover[by_nic ? v.hops[f].front().first : view.up_view[m]] = 0.0;
+        }
+        if (arriving <= residual[vi] * (1 + kSame)) idle[vi] = 1;
+      }
+    }
+  };
+
   // (1) Bottleneck by bottleneck.
   std::vector<std::vector<double>> alloc(v.views.size());
   std::vector<uint32_t> to_freeze;
   std::vector<uint32_t> freeze_at;
   while (unfrozen_count > 0) {
     ++out.freeze_rounds;
+    find_idle();
     std::fill(lower.begin(), lower.end(), 0.0);
     for (uint32_t f = 0; f < n; ++f) lower[f] = frozen[f] ? x[f] : upper[f];
     for (uint32_t vi = 0; vi < v.views.size(); ++vi) {
       ChannelView& view = v.views[vi];
-      if (view.unfrozen == 0) continue;
+      if (view.unfrozen == 0 || idle[vi] != 0) continue;
       for (const uint32_t f : view.flows) ask[f] = frozen[f] ? x[f] : upper[f];
       arbiter.allocate(view, view.all, view.capacity_bps, ask, got);
       alloc[vi].resize(view.flows.size());
@@ -319,7 +392,7 @@ Result<FabricExpectation> expected_fabric_rates(const Topology& topology,
     }
     for (uint32_t vi = 0; vi < v.views.size(); ++vi) {
       const ChannelView& view = v.views[vi];
-      if (view.unfrozen == 0) continue;
+      if (view.unfrozen == 0 || idle[vi] != 0) continue;
       if (!(view.sum_bps >= view.capacity_bps || same(view.sum_bps, view.capacity_bps))) continue;
       bool tight = true;
       for (size_t m = 0; m < view.flows.size() && tight; ++m) {
@@ -351,21 +424,32 @@ Result<FabricExpectation> expected_fabric_rates(const Topology& topology,
   };
   if (unfrozen_count > 0) {
     std::vector<uint32_t> rest;
+    std::vector<char> dirty(n, 0);
     for (uint32_t f = 0; f < n; ++f) {
       if (!frozen[f]) {
         rest.push_back(f);
         x[f] = lower[f];
+        dirty[f] = 1;
       }
     }
     out.coupled_flows = static_cast<uint32_t>(rest.size());
-    double moved = kInf;
-    while (moved > kSettled && out.sweeps < kMaxSweeps) {
+    // Sweeps in index order over the flows whose channels changed since they were last solved
+    // (a flow's right-hand side depends only on the rates of the flows it shares a channel with).
+    // A flow whose step turns back halves its steps from then on (and regains them while it
+    // keeps its direction): many coupled channels otherwise make whole steps swing for ever.
+    std::vector<double> gain(n, 1.0), last_step(n, 0.0);
+    bool pending = true;
+    double moved = 0.0;
+    while (pending && out.sweeps < kMaxSweeps) {
       ++out.sweeps;
       moved = 0.0;
       for (const uint32_t f : rest) {
+        if (dirty[f] == 0) continue;
+        dirty[f] = 0;
         double best = flows[f].offered_bps;
         uint32_t at = kLimitedByOffered;
         for (const auto& [vi, m] : v.hops[f]) {
+          if (idle[vi] != 0) continue;
           const double share = greedy(vi, m);
           if (share < best) {
             best = share;
@@ -373,12 +457,31 @@ Result<FabricExpectation> expected_fabric_rates(const Topology& topology,
           }
         }
         const double scale = std::max(std::fabs(best), std::fabs(x[f]));
-        if (scale > 0.0) moved = std::max(moved, std::fabs(best - x[f]) / scale);
-        x[f] = best;
+        const double move = scale > 0.0 ? std::fabs(best - x[f]) / scale : 0.0;
         out.bottleneck[f] = at;
+        if (move <= kSettled || !std::isfinite(best) || !std::isfinite(x[f])) {
+          x[f] = best;
+          last_step[f] = 0.0;
+        } else {
+          const double step = best - x[f];
+          gain[f] = step * last_step[f] < 0.0 ? gain[f] * 0.5 : std::min(1.0, gain[f] * 2.0);
+          last_step[f] = step;
+          x[f] += gain[f] * step;
+          dirty[f] = gain[f] < 1.0 ? 1 : 0;  // short of its target: look again
+        }
+        if (move > kSettled) {
+          moved = std::max(moved, move);
+          for (const auto& [vi, m] : v.hops[f]) {
+            for (const uint32_t g : v.views[vi].flows) {
+              if (g != f && !frozen[g]) dirty[g] = 1;
+            }
+          }
+        }
       }
+      pending = false;
+      for (const uint32_t f : rest) pending = pending || dirty[f] != 0;
     }
-    if (moved > kSettled) {
+    if (pending) {
       out.notes.push_back(fmt::format(
           "the coupled bottlenecks of {} flows did not settle within {} sweeps (last move {:.2g} "
           "relative)",
@@ -410,7 +513,7 @@ double greedy_share(const Topology& topology, std::span<const FabricFlow> flows,
   }
   if (!crosses) return 0.0;
   ask[flow] = kInf;
-  const Arbiter arbiter(flows, policy, built->views);
+  const Arbiter arbiter(flows, policy, built->views, built->max_hops);
   arbiter.allocate(view, view.all, view.capacity_bps, ask, got);
   return got[flow];
 }

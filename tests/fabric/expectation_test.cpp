@@ -12,6 +12,7 @@
 #include "qb/fabric/expectation.hpp"
 #include "qb/fabric/generators.hpp"
 #include "qb/fabric/routing.hpp"
+#include "qb/fabric/traffic.hpp"
 #include "qb/policies/class_oracle.hpp"
 
 namespace qb::fabric {
@@ -327,6 +328,44 @@ TEST(FabricExpectation, IsTheFixedPointOnRandomFabricsWithEtsAndIngressRoundRobi
     }
   }
   RecordProperty("cases_with_coupled_flows", coupled);
+}
+
+// HPCC's 320-host fat tree with four flows per host pair of a permutation, per-ingress: 1196 flows
+// are coupled (no channel decides alone); they settle, on the fixed point.
+TEST(FabricExpectation, HpccFatTreeWithParallelFlowsSettlesOnTheFixedPoint) {
+  FatTreeSpec spec;
+  spec.pods = 5;
+  spec.tors_per_pod = 4;
+  spec.aggs_per_pod = 4;
+  spec.hosts_per_tor = 16;
+  spec.cores_per_agg = 4;
+  spec.fabric_rate_bps = 400 * G;
+  auto t = fat_tree(spec, {"topology", {}});
+  ASSERT_TRUE(t);
+  TrafficTemplate perm;
+  for (uint32_t h = 0; h < t->host_count(); ++h) perm.sources.push_back(h);
+  perm.pattern = DestinationPattern::permutation;
+  const auto once = *expand_template(perm);
+  std::vector<FlowEndpoints> ends;
+  for (int copy = 0; copy < 4; ++copy) ends.insert(ends.end(), once.begin(), once.end());
+  auto routes = route_flows(*t, ends, RoutingSpec{});
+  ASSERT_TRUE(routes);
+  const std::vector<FabricFlow> flows(ends.size());
+  const PortPolicy policy;
+  auto got = expected_fabric_rates(*t, flows, *routes, policy);
+  ASSERT_TRUE(got);
+  EXPECT_TRUE(got->notes.empty()) << got->notes.front();
+  EXPECT_GT(got->coupled_flows, 1000u);
+  for (uint32_t c = 0; c < t->channel_count(); ++c) {
+    EXPECT_LE(got->channel_bps[c], t->channel(c).rate_bps * (1 + 1e-9));
+  }
+  for (uint32_t f = 0; f < ends.size(); f += 97) {
+    double want = kInf;
+    for (const uint32_t c : (*routes)[f].channels) {
+      want = std::min(want, greedy_share(*t, flows, *routes, policy, c, f, got->flow_bps));
+    }
+    EXPECT_TRUE(close(got->flow_bps[f], want, 1e-9)) << f << ": " << got->flow_bps[f] << " vs " << want;
+  }
 }
 
 // Today's one-switch fabric (hosts into one switch egress, per-ingress round robin, each NIC's

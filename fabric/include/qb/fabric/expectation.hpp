@@ -12,14 +12,16 @@
 // That is the fluid steady state of queues that are backlogged only at their bottleneck. With one
 // class and per-flow fairness it is the classical max-min fair allocation.
 //
-// Algorithm: (1) every channel divides its rate with frozen flows at their rate and the others
-// at their offered load; a flow's least share over its path bounds its rate from below; a
-// saturated channel on which every unfrozen flow has its least share is a bottleneck whose
-// flows' rates are exact: freeze them (and flows that get their offered load); repeat.
-// (2) When no channel is such a bottleneck (arbitrations that differ hop by hop couple the
-// channels), the remaining flows are solved together: from their lower bounds, flow by flow in
-// order, x_f takes the right-hand side above until no rate moves by more than 1e-13 (relative),
-// at most kMaxSweeps sweeps; the result notes when that limit was reached.
+// Algorithm: (0) a channel whose possible arrivals (its flows grouped by their NIC, or by the
+// channel they arrive from) never exceed its rate arbitrates nothing: it is left out. (1) Every
+// other channel divides its rate with frozen flows at their rate and the others at their offered
+// load; a flow's least share over its path bounds its rate from below; a saturated channel on
+// which every unfrozen flow has its least share is a bottleneck whose flows' rates are exact:
+// freeze them (and flows that get their offered load); repeat. (2) When no channel is such a
+// bottleneck (arbitrations that differ hop by hop couple the channels), the remaining flows are
+// solved together: from their lower bounds, flow by flow in order, each steps towards the
+// right-hand side above (halving its steps when it turns back) until none differs by more than
+// 1e-13 (relative), at most kMaxSweeps sweeps; the result notes when that limit was reached.
 #pragma once
 
 #include <cstdint>
@@ -57,7 +59,7 @@ struct PortPolicy {
 };
 
 inline constexpr uint32_t kLimitedByOffered = UINT32_MAX;
-inline constexpr uint32_t kMaxSweeps = 20000;
+inline constexpr uint32_t kMaxSweeps = 2000;
 
 struct FabricExpectation {
   std::vector<double> flow_bps;         // per flow, wire bit/s
