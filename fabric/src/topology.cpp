@@ -170,7 +170,10 @@ Status TopologyBuilder::add_link(uint32_t a, uint32_t port_a, uint32_t b, uint32
 Result<Topology> TopologyBuilder::finish() && {
   Topology& t = topo_;
   if (t.hosts_.empty()) {
-    return make_error(Errc::invalid_config, "the topology has no hosts");
+    // Located at the first node (a topology without nodes has no location of its own).
+    const std::string where = t.nodes_.empty() ? std::string() : t.nodes_[0].where;
+    const SourceLoc loc = t.nodes_.empty() ? SourceLoc{} : t.nodes_[0].loc;
+    return make_error(Errc::invalid_config, "the topology has no hosts", where, loc);
   }
   t.host_uplink_.assign(t.hosts_.size(), kNoChannel);
   for (uint32_t h = 0; h < t.hosts_.size(); ++h) {

@@ -146,7 +146,10 @@ INSTANTIATE_TEST_SUITE_P(
                 "\"S1\"[2]\n\nCa 1 \"H2\"\n",
                 6, 1, "but line 2 links it"},
         BadFile{"Switch 8 \"S1\"\n[1] \"H1\"[1]\n\nCa 1 \"H1\"\n\nSwitch 8 \"S2\"\n", 6, 1,
-                "not connected"}));
+                "not connected"},
+        // Found by ibnetdiscover_fuzz: switches only, no Ca record.
+        BadFile{"# a fabric of switches\nSwitch 8 \"S1\"\n[1] \"S2\"[1]\n\nSwitch 8 \"S2\"\n", 2,
+                1, "no hosts"}));
 
 }  // namespace
 }  // namespace qb::fabric
