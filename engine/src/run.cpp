@@ -72,13 +72,7 @@ void merge_counters(std::vector<FlowCounters>& into, const std::vector<FlowCount
   for (size_t f = 0; f < into.size() && f < from.size(); ++f) {
     FlowCounters& a = into[f];
     const FlowCounters& b = from[f];
-    a.messages += b.messages;
-    a.packets += b.packets;
-    a.payload_bytes += b.payload_bytes;
-    a.wire_bytes += b.wire_bytes;
-    a.drops += b.drops;
-    a.posted_messages += b.posted_messages;
-    a.late_posts += b.late_posts;
+    merge_counters(a.counts, b.counts);
     if (a.series_wire_bytes.size() < b.series_wire_bytes.size()) {
       a.series_wire_bytes.resize(b.series_wire_bytes.size(), 0);
     }
@@ -307,7 +301,7 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t scen
   // Drops reach no receiver: the driver counted them per flow inside the window.
   const std::vector<uint64_t> drops = d.flow_drops();
   for (size_t f = 0; f < drops.size() && f < result.measurement.flows.size(); ++f) {
-    result.measurement.flows[f].drops += drops[f];
+    result.measurement.flows[f].counts.drops += drops[f];
   }
   d.close();
   if (!stopped && role != nullptr) {

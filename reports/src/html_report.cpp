@@ -570,9 +570,14 @@ void flows_table(Markup& m, const ScenarioResult& s, const std::vector<size_t>& 
   rate_th(m, "offered", "wire Gbit/s");
   rate_th(m, "offered", "payload Gbit/s");
   rate_ths(m);
-  for (const char* h :
-       {"error", "p50 (sched.)", "p99 (sched.)", "p99.9 (sched.)", "drops", "late posts"}) {
+  for (const char* h : {"error", "p50 (sched.)", "p99 (sched.)", "p99.9 (sched.)"}) {
     m.element("th", {{"class", "num"}}, h);
+  }
+  // A column for every counter of the results with a heading (engine/counters.hpp).
+  for (const engine::CounterInfo& counter : engine::kCounters) {
+    if (counter.in_results && !counter.column.empty()) {
+      m.element("th", {{"class", "num"}}, counter.column);
+    }
   }
   m.close().close();
   m.open("tbody");
@@ -583,9 +588,9 @@ void flows_table(Markup& m, const ScenarioResult& s, const std::vector<size_t>& 
     // The offered payload rate: the offered wire rate at the payload/wire ratio the flow's
     // messages had (its counters); unknown when it delivered nothing.
     std::optional<double> offered_payload;
-    if (f.offered_bps && f.wire_bytes > 0) {
-      offered_payload =
-          *f.offered_bps * static_cast<double>(f.payload_bytes) / static_cast<double>(f.wire_bytes);
+    if (f.offered_bps && f.counts.wire_bytes > 0) {
+      offered_payload = *f.offered_bps * static_cast<double>(f.counts.payload_bytes) /
+                        static_cast<double>(f.counts.wire_bytes);
     }
     if (f.offered_bps) attrs.push_back({"data-offered-bps", json_number(*f.offered_bps)});
     if (offered_payload)
@@ -604,8 +609,11 @@ void flows_table(Markup& m, const ScenarioResult& s, const std::vector<size_t>& 
     m.element("td", {{"class", "num"}}, latency_cell(f.latency.p50_ns, f.latency.count));
     m.element("td", {{"class", "num"}}, latency_cell(f.latency.p99_ns, f.latency.count));
     m.element("td", {{"class", "num"}}, latency_cell(f.latency.p999_ns, f.latency.count));
-    m.element("td", {{"class", "num"}}, std::to_string(f.drops));
-    m.element("td", {{"class", "num"}}, std::to_string(f.late_posts));
+    for (const engine::CounterInfo& counter : engine::kCounters) {
+      if (counter.in_results && !counter.column.empty()) {
+        m.element("td", {{"class", "num"}}, std::to_string(f.counts.*counter.member));
+      }
+    }
     m.close();
   }
   m.close().close().close();

@@ -38,13 +38,13 @@ TEST(OutcomeCodec, RoundTripsEveryFieldExactly) {
   const auto& b = got->measurement;
   ASSERT_EQ(a.flows.size(), b.flows.size());
   for (size_t f = 0; f < a.flows.size(); ++f) {
-    EXPECT_EQ(a.flows[f].messages, b.flows[f].messages);
-    EXPECT_EQ(a.flows[f].packets, b.flows[f].packets);
-    EXPECT_EQ(a.flows[f].payload_bytes, b.flows[f].payload_bytes);
-    EXPECT_EQ(a.flows[f].wire_bytes, b.flows[f].wire_bytes);
-    EXPECT_EQ(a.flows[f].drops, b.flows[f].drops);
-    EXPECT_EQ(a.flows[f].posted_messages, b.flows[f].posted_messages);
-    EXPECT_EQ(a.flows[f].late_posts, b.flows[f].late_posts);
+    EXPECT_EQ(a.flows[f].counts.messages, b.flows[f].counts.messages);
+    EXPECT_EQ(a.flows[f].counts.packets, b.flows[f].counts.packets);
+    EXPECT_EQ(a.flows[f].counts.payload_bytes, b.flows[f].counts.payload_bytes);
+    EXPECT_EQ(a.flows[f].counts.wire_bytes, b.flows[f].counts.wire_bytes);
+    EXPECT_EQ(a.flows[f].counts.drops, b.flows[f].counts.drops);
+    EXPECT_EQ(a.flows[f].counts.posted_messages, b.flows[f].counts.posted_messages);
+    EXPECT_EQ(a.flows[f].counts.late_posts, b.flows[f].counts.late_posts);
     EXPECT_EQ(a.flows[f].series_wire_bytes, b.flows[f].series_wire_bytes);
     EXPECT_EQ(a.flow_latency[f].p99_ns, b.flow_latency[f].p99_ns);
   }
@@ -154,7 +154,7 @@ TEST(OutcomeCodec, RefusesAHistogramNoHistogramCanBe) {
     Histogram fresh;
     for (int64_t v = 1; v <= 10; ++v) fresh.record(v);
     const Histogram::State got = fresh.state();
-    ASSERT_EQ(got.size(), 10u);
+    ASSERT_EQ(got.counts.size(), 10u);
     for (const auto& [index, count] : got.counts) ASSERT_EQ(count, 1u) << "counter " << index;
   }
 }

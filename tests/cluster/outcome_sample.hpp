@@ -17,16 +17,16 @@ inline RepetitionOutcome sample_outcome() {
   RepetitionMeasurement& m = outcome.measurement;
   for (uint64_t f = 0; f < 3; ++f) {
     FlowCounters c;
-    c.messages = 10 + f;
-    c.packets = 100 + f;
-    c.payload_bytes = 1'000'000 + f;
-    c.wire_bytes = 1'100'000 + f;
-    c.drops = f;
-    c.posted_messages = 12 + f;
-    c.late_posts = f * 2;
+    c.counts.messages = 10 + f;
+    c.counts.packets = 100 + f;
+    c.counts.payload_bytes = 1'000'000 + f;
+    c.counts.wire_bytes = 1'100'000 + f;
+    c.counts.drops = f;
+    c.counts.posted_messages = 12 + f;
+    c.counts.late_posts = f * 2;
     c.series_wire_bytes = {f, f + 1, 0, 123456789012ULL};
     m.flows.push_back(c);
-    m.flow_latency.push_back(RepetitionLatency{c.messages, 1, 2, 3, 4});
+    m.flow_latency.push_back(RepetitionLatency{c.counts.messages, 1, 2, 3, 4});
   }
   m.group_latency.push_back(RepetitionLatency{7, 10, 20, 30, 40});
   m.driver_stats = {{"sim_steps", 12345.0}, {"ratio", 0.1 + 0.2}};
