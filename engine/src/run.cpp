@@ -15,6 +15,7 @@
 #include "live_tap.hpp"
 #include "repetition_exchange.hpp"
 #include "qb/drivers/registry.hpp"
+#include "qb/engine/latency_summary.hpp"
 #include "qb/engine/run_memory.hpp"
 
 namespace qb::engine {
@@ -28,9 +29,8 @@ struct Task {
 using TaskResult = RepetitionOutcome;
 
 RepetitionLatency percentiles_of(const Histogram& histogram) {
-  constexpr std::array<double, 4> kPercentiles{50, 90, 99, 99.9};
-  std::array<int64_t, 4> values{};
-  histogram.values_at_percentiles(kPercentiles, values);  // one scan for the four
+  std::array<int64_t, kHeadlinePercentiles.size()> values{};
+  histogram.values_at_percentiles(kHeadlinePercentiles, values);  // one scan for the four
   return RepetitionLatency{histogram.count(), values[0], values[1], values[2], values[3]};
 }
 
