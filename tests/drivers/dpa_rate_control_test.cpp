@@ -669,7 +669,6 @@ class PlainBackend final : public DriverBackend, public Queue, public Clock {
   Queue& queue(uint32_t) override { return *this; }
   Clock& clock(uint32_t) override { return *this; }
   Status stop() override { return {}; }
-  DriverStats stats() const override { return {}; }
   void close() noexcept override {}
   uint32_t tx_burst(std::span<const Message>) noexcept override { return 0; }
   uint32_t poll(std::span<Completion>) noexcept override { return 0; }

@@ -286,7 +286,6 @@ class BrokenBackend final : public DriverBackend, public Queue, public Clock {
   Queue& queue(uint32_t) override { return *this; }
   Clock& clock(uint32_t) override { return *this; }
   Status stop() override { return {}; }
-  DriverStats stats() const override { return {}; }
   void close() noexcept override {}
   uint32_t tx_burst(std::span<const Message> messages) noexcept override {
     return accept_all_ ? static_cast<uint32_t>(messages.size()) : 0;
