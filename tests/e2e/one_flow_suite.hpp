@@ -1,4 +1,6 @@
-// The one-flow suite of tests/e2e/one_flow.toml, with what a test changes in it.
+// The one-flow suite of tests/e2e/one_flow.toml (one leaf, one saturating flow; no comment in
+// it, so that the line numbers errors quote are the suite's own), with what a test changes in
+// it: the suite's name and duration, the flow's name, size and rate, and keys after the flow's.
 #pragma once
 
 #include <fstream>
