@@ -5,30 +5,20 @@
 
 #include <memory>
 
+#include "idle_backend.hpp"
 #include "qb/drivers/driver.hpp"
 
 namespace qb::drv {
 namespace {
 
-// Only the ops every driver must have: no QoS, no figures of its own.
-class MinimalBackend final : public DriverBackend, public Queue, public Clock {
+// Only the ops every driver must have (IdleBackend's): no QoS, no figures of its own.
+class MinimalBackend final : public IdleBackend {
  public:
   Capabilities capabilities() const override {
     Capabilities caps;
     caps.needs_tree = false;  // it enforces nothing
     return caps;
   }
-  Status open(const Topology&) override { return {}; }
-  Status start() override { return {}; }
-  Queue& queue(uint32_t) override { return *this; }
-  Clock& clock(uint32_t) override { return *this; }
-  Status stop() override { return {}; }
-  void close() noexcept override {}
-  uint32_t tx_burst(std::span<const Message>) noexcept override { return 0; }
-  uint32_t poll(std::span<Completion>) noexcept override { return 0; }
-  int64_t now_ns() noexcept override { return 0; }
-  void wait_until(int64_t) noexcept override {}
-  std::string_view name() const noexcept override { return "virtual"; }
 };
 
 TEST(DriverBackendDefaults, OptionalOpsAnswerNotSupportedOrNone) {
