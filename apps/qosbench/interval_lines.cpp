@@ -88,10 +88,7 @@ std::vector<std::string> interval_lines(const engine::LiveInterval& interval,
   engine::LiveGroupCounters total;
   for (size_t g = 0; g < interval.groups.size(); ++g) {
     const engine::LiveGroupCounters& c = interval.groups[g];
-    total.messages += c.messages;
-    total.packets += c.packets;
-    total.payload_bytes += c.payload_bytes;
-    total.wire_bytes += c.wire_bytes;
+    engine::merge_counters(total, c);
     const std::string name = g < labels.groups.size() ? labels.groups[g] : fmt::format("#{}", g);
     lines.push_back(row(name, c, kCyan));
   }

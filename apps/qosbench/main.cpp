@@ -65,6 +65,8 @@ constexpr const char* kUnitsHelp =
 
 }  // namespace
 
+// Long on purpose: the command line's one table of subcommands and options (CLI11), read top to
+// bottom like `qosbench --help`; each command's work is in commands.cpp.
 int main(int argc, char** argv) {
   const qb::cli::TerminalSafeStreams terminal_safe_streams;
   CLI::App app{"qosbench: kernel-bypass traffic generator and QoS benchmark for mlx5 and IB/RoCE"};

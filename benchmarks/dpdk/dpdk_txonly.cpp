@@ -165,7 +165,7 @@ int main(int argc, char** argv) {
   }
   uint64_t late_posts = 0;
   for (const auto& per_worker : counters) {
-    for (const auto& flow : per_worker) late_posts += flow.late_posts;
+    for (const auto& flow : per_worker) late_posts += flow.counts.late_posts;
   }
   std::printf("late_posts %llu\n", static_cast<unsigned long long>(late_posts));
   if (o.rx) std::printf("rx_mpps %.3f\n", stat(stats, "rx_packets") / elapsed_s / 1e6);

@@ -306,8 +306,8 @@ engine::TaskSpread role_spread(Communicator& comm, const JobRoles& roles, Wait w
           // What was posted is known where it was posted: the sender's counts, per flow.
           auto& flows = outcome.measurement.flows;
           for (size_t f = 0; f < flows.size() && f < part->measurement.flows.size(); ++f) {
-            flows[f].posted_messages += part->measurement.flows[f].posted_messages;
-            flows[f].late_posts += part->measurement.flows[f].late_posts;
+            engine::merge_counters(flows[f].counts, part->measurement.flows[f].counts,
+                                   engine::CounterSide::sender);
           }
           outcome.measurement.complete = outcome.measurement.complete && part->measurement.complete;
           outcome.measurement.wall_seconds =

@@ -2,26 +2,6 @@
 
 namespace qb {
 
-const char* errc_name(Errc code) noexcept {
-  switch (code) {
-    case Errc::invalid_config:
-      return "invalid_config";
-    case Errc::usage:
-      return "usage";
-    case Errc::not_supported:
-      return "not_supported";
-    case Errc::unavailable:
-      return "unavailable";
-    case Errc::runtime:
-      return "runtime";
-    case Errc::io:
-      return "io";
-    case Errc::invalid_measurement:
-      return "invalid_measurement";
-  }
-  return "unknown";
-}
-
 int exit_code_for(Errc code) noexcept {
   return (code == Errc::invalid_config || code == Errc::usage) ? 2 : 3;
 }

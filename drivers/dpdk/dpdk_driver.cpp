@@ -289,8 +289,7 @@ class DpdkDriver final : public DriverBackend {
         halt_ports();
         return std::move(map).error();
       }
-      for (auto& worker : workers_)
-        worker->set_device_clock(map->tsc0, map->device0, map->device_per_tsc);
+      for (auto& worker : workers_) worker->set_device_clock(*map);
     }
     dpdk::pin_main_thread();  // worker 0 runs here, on the main lcore
     for (auto& worker : workers_) worker->start();
@@ -429,13 +428,6 @@ class DpdkDriver final : public DriverBackend {
 uint32_t dpdk_worker_count(const DpdkConfig& config) {
   if (config.software_shaper) return 1;  // the tree has one arbiter
   return std::min<uint32_t>(dpdk::eal_lcore_count(config.eal_args), RTE_MAX_LCORE);
-}
-
-DpdkConfig default_dpdk_config() {
-  DpdkConfig config;
-  config.eal_args = {"--no-huge", "-m", "512", "--no-pci", "-l", "0", "--vdev", "net_ring0"};
-  config.tx_port = "net_ring0";
-  return config;
 }
 
 std::unique_ptr<Driver> make_dpdk_driver(DpdkConfig config) {

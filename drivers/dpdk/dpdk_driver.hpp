@@ -75,9 +75,6 @@ uint32_t dpdk_worker_count(const DpdkConfig& config);
 /// unset keys keep DpdkConfig's defaults. Throws ConfigError (located) for bad keys or values.
 DpdkConfig parse_dpdk_config(const ConfigTable& table);
 
-/// The default of the tests: no hugepages, 512 MB, no PCI, one net_ring loopback port.
-DpdkConfig default_dpdk_config();
-
 std::unique_ptr<Driver> make_dpdk_driver(DpdkConfig config);
 
 }  // namespace qb::drv

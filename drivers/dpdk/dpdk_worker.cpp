@@ -249,10 +249,7 @@ void DpdkWorker::stamp_send_times(const Message* messages, rte_mbuf* const* mbuf
         tsc0_ +
         static_cast<uint64_t>(static_cast<double>(std::max<int64_t>(messages[i].scheduled_ns, 0)) *
                               ticks_per_ns_);
-    const auto since =
-        static_cast<double>(static_cast<int64_t>(scheduled_tsc - setup_.tsc_at_device_read));
-    const uint64_t when =
-        setup_.device_at_start + static_cast<uint64_t>(since * setup_.device_per_tsc);
+    const uint64_t when = setup_.device_clock.to_device(scheduled_tsc);
     std::memcpy(reinterpret_cast<uint8_t*>(mbufs[i]) + setup_.tx_ts_offset, &when, sizeof when);
     mbufs[i]->ol_flags |= setup_.tx_ts_flag;
   }

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "device_timing.hpp"
 #include "job_clock_stamps.hpp"
 #include "packet_template.hpp"
 #include "qb/common/ring_buffer.hpp"
@@ -56,9 +57,7 @@ struct WorkerSetup {
   uint64_t tx_ts_flag = 0;
   int rx_ts_offset = -1;  // Rx hardware timestamps: counted when the flag is set
   uint64_t rx_ts_flag = 0;
-  double device_per_tsc = 0.0;   // device clock units per TSC tick
-  uint64_t device_at_start = 0;  // device clock at the TSC the run starts (approximate)
-  uint64_t tsc_at_device_read = 0;
+  DeviceClockMap device_clock;  // send-on-time: TSC -> device clock
   std::string clock_name = "tsc";  // named in the results
   /// A rank of a multi-host job: frames carry the job clock (job_clock_stamps.hpp), this
   /// host's offset to the receiver taken off; unset: the TSC.
@@ -115,11 +114,7 @@ class DpdkWorker final : public Queue, public Clock {
   DpdkWorker& operator=(const DpdkWorker&) = delete;
 
   /// Send-on-time: maps the TSC to the device clock (before start()).
-  void set_device_clock(uint64_t tsc, uint64_t device, double device_per_tsc) noexcept {
-    setup_.tsc_at_device_read = tsc;
-    setup_.device_at_start = device;
-    setup_.device_per_tsc = device_per_tsc;
-  }
+  void set_device_clock(const DeviceClockMap& map) noexcept { setup_.device_clock = map; }
   /// Time zero of the run: the current TSC.
   void start() noexcept;
   /// Stops accepting messages; frees received frames not yet polled.

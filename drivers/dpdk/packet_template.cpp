@@ -87,17 +87,15 @@ void PacketTemplate::prepare(uint32_t length, uint16_t flow) noexcept {
   prepared_length_ = length;
 }
 
-bool parse_frame(const uint8_t* frame, uint32_t length, uint16_t udp_dst_port,
-                 ParsedFrame& out) noexcept {
-  if (length < kEthHeaderBytes + kIpv4HeaderBytes + kUdpHeaderBytes + kPayloadHeaderBytes) {
-    return false;
-  }
+bool parse_udp_frame(const uint8_t* frame, uint32_t length, uint16_t udp_dst_port,
+                     uint32_t min_payload, UdpFrame& out) noexcept {
+  if (length < kEthHeaderBytes + kIpv4HeaderBytes + kUdpHeaderBytes + min_payload) return false;
   uint32_t offset = 12;
   uint16_t ether_type = get16(frame + offset);
   out.vlan = ether_type == kEtherTypeVlan;
   out.pcp = 0;
   if (out.vlan) {
-    if (length < kMaxHeaderBytes + kPayloadHeaderBytes) return false;
+    if (length < kMaxHeaderBytes + min_payload) return false;
     out.pcp = static_cast<uint8_t>(frame[offset + 2] >> 5);
     offset += kVlanTagBytes;
     ether_type = get16(frame + offset);
@@ -107,8 +105,7 @@ bool parse_frame(const uint8_t* frame, uint32_t length, uint16_t udp_dst_port,
   const uint8_t* ip = frame + offset;
   if (ip[0] != 0x45 || ip[9] != kIpProtoUdp) return false;
   const uint32_t ip_length = get16(ip + 2);
-  if (ip_length < kIpv4HeaderBytes + kUdpHeaderBytes + kPayloadHeaderBytes ||
-      offset + ip_length > length) {
+  if (ip_length < kIpv4HeaderBytes + kUdpHeaderBytes + min_payload || offset + ip_length > length) {
     return false;
   }
   const uint8_t* udp = ip + kIpv4HeaderBytes;
@@ -118,11 +115,25 @@ bool parse_frame(const uint8_t* frame, uint32_t length, uint16_t udp_dst_port,
   out.dscp = static_cast<uint8_t>(ip[1] >> 2);
   out.ecn = static_cast<uint8_t>(ip[1] & 3);
   out.src_port = get16(udp);
-  const uint8_t* h = udp + kUdpHeaderBytes;
-  out.payload.flow = get16(h);
-  out.payload.sequence = get32(h + 2);
-  out.payload.tx_tsc = get32(h + 6);
-  out.payload.lateness_ns = get32(h + 10);
+  out.ip_length = ip_length;
+  out.udp_payload = udp + kUdpHeaderBytes;
+  return true;
+}
+
+PayloadHeader read_payload_header(const uint8_t* p) noexcept {
+  return PayloadHeader{get16(p), get32(p + 2), get32(p + 6), get32(p + 10)};
+}
+
+bool parse_frame(const uint8_t* frame, uint32_t length, uint16_t udp_dst_port,
+                 ParsedFrame& out) noexcept {
+  UdpFrame udp;
+  if (!parse_udp_frame(frame, length, udp_dst_port, kPayloadHeaderBytes, udp)) return false;
+  out.vlan = udp.vlan;
+  out.pcp = udp.pcp;
+  out.dscp = udp.dscp;
+  out.ecn = udp.ecn;
+  out.src_port = udp.src_port;
+  out.payload = read_payload_header(udp.udp_payload);
   return true;
 }
 

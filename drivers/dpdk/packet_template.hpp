@@ -107,6 +107,27 @@ struct ParsedFrame {
   uint16_t src_port = 0;
 };
 
+/// The Ethernet (with or without one VLAN tag), IPv4 and UDP headers of a received frame: what
+/// the UDP frames and the RoCEv2 frames have in common.
+struct UdpFrame {
+  bool vlan = false;
+  uint8_t pcp = 0;
+  uint8_t dscp = 0;
+  uint8_t ecn = 0;
+  uint16_t src_port = 0;
+  uint32_t ip_length = 0;                // IPv4 total length
+  const uint8_t* udp_payload = nullptr;  // after the UDP header
+};
+
+/// Reads the headers of a frame (without FCS). False unless IPv4 (no options)/UDP to
+/// `udp_dst_port` with at least `min_payload` bytes after the UDP header, and IP/UDP lengths
+/// that agree with each other and with `length` (frames may be padded beyond the IP length).
+bool parse_udp_frame(const uint8_t* frame, uint32_t length, uint16_t udp_dst_port,
+                     uint32_t min_payload, UdpFrame& out) noexcept;
+
+/// The payload header at `p` (PacketTemplate::write's layout).
+PayloadHeader read_payload_header(const uint8_t* p) noexcept;
+
 /// Reads a frame (without FCS). False when it is not a qosbench frame: not IPv4/UDP (with or
 /// without one VLAN tag), not to `udp_dst_port`, truncated, or IP/UDP lengths that disagree
 /// with `length`. Frames may be padded beyond the IP length (short frames on the wire).

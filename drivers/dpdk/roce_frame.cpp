@@ -46,23 +46,13 @@ void put32(uint8_t* p, uint32_t v) noexcept {
   put16(p, v >> 16);
   put16(p + 2, v);
 }
-uint32_t get16(const uint8_t* p) noexcept {
-  return (uint32_t{p[0]} << 8) | p[1];
-}
 uint32_t get24(const uint8_t* p) noexcept {
   return (uint32_t{p[0]} << 16) | (uint32_t{p[1]} << 8) | p[2];
-}
-uint32_t get32(const uint8_t* p) noexcept {
-  return (get16(p) << 16) | get16(p + 2);
 }
 
 constexpr uint32_t pad_of(uint32_t payload_bytes) noexcept {
   return (4 - (payload_bytes & 3)) & 3;
 }
-
-constexpr uint16_t kEtherTypeIpv4 = 0x0800;
-constexpr uint16_t kEtherTypeVlan = 0x8100;
-constexpr uint8_t kIpProtoUdp = 17;
 
 // The invariant fields of IPv4 + UDP + BTH, the variant ones set to 1s (IBA A17.3.3).
 constexpr uint32_t kMaskedBytes = kIpv4HeaderBytes + kUdpHeaderBytes + kBthBytes;
@@ -193,30 +183,12 @@ uint32_t RoceTemplate::write(uint8_t* frame, const RocePacket& packet) noexcept 
 
 bool parse_roce_frame(const uint8_t* frame, uint32_t length, ParsedRoce& out) noexcept {
   constexpr uint32_t kMinRoce = kBthBytes + kPayloadHeaderBytes + kIcrcBytes;
-  if (length < kEthHeaderBytes + kIpv4HeaderBytes + kUdpHeaderBytes + kMinRoce) return false;
-  uint32_t offset = 12;
-  uint32_t ether_type = get16(frame + offset);
-  out.vlan = ether_type == kEtherTypeVlan;
-  out.pcp = 0;
-  if (out.vlan) {
-    if (length < kMaxHeaderBytes + kMinRoce) return false;
-    out.pcp = static_cast<uint8_t>(frame[offset + 2] >> 5);
-    offset += kVlanTagBytes;
-    ether_type = get16(frame + offset);
-  }
-  if (ether_type != kEtherTypeIpv4) return false;
-  offset += 2;
-  const uint8_t* ip = frame + offset;
-  if (ip[0] != 0x45 || ip[9] != kIpProtoUdp) return false;
-  const uint32_t ip_length = get16(ip + 2);
-  if (ip_length < kIpv4HeaderBytes + kUdpHeaderBytes + kMinRoce || offset + ip_length > length) {
-    return false;
-  }
-  const uint8_t* udp = ip + kIpv4HeaderBytes;
-  if (get16(udp + 2) != kRoceUdpPort || get16(udp + 4) != ip_length - kIpv4HeaderBytes) {
-    return false;
-  }
-  const uint8_t* bth = udp + kUdpHeaderBytes;
+  UdpFrame udp;
+  if (!parse_udp_frame(frame, length, kRoceUdpPort, kMinRoce, udp)) return false;
+  out.vlan = udp.vlan;
+  out.pcp = udp.pcp;
+  const uint32_t ip_length = udp.ip_length;
+  const uint8_t* bth = udp.udp_payload;
   const uint8_t opcode = bth[0];
   switch (static_cast<BthOpcode>(opcode)) {
     case BthOpcode::send_first:
@@ -239,13 +211,9 @@ bool parse_roce_frame(const uint8_t* frame, uint32_t length, ParsedRoce& out) no
   out.dest_qp = get24(bth + 5);
   out.psn = get24(bth + 9);
   out.payload_bytes = ip_length - headers - pad - kIcrcBytes;
-  out.dscp = static_cast<uint8_t>(ip[1] >> 2);
-  out.ecn = static_cast<uint8_t>(ip[1] & 3);
-  const uint8_t* h = bth + kBthBytes + reth;
-  out.header.flow = static_cast<uint16_t>(get16(h));
-  out.header.sequence = get32(h + 2);
-  out.header.tx_tsc = get32(h + 6);
-  out.header.lateness_ns = get32(h + 10);
+  out.dscp = udp.dscp;
+  out.ecn = udp.ecn;
+  out.header = read_payload_header(bth + kBthBytes + reth);
   return true;
 }
 

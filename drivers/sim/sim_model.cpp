@@ -59,36 +59,57 @@ void SimModel<Shape>::configure(const Topology& topology, const policy::QosPlan&
     host.sched_of_class.fill(-1);
     host.class_buffer.fill(kNoBuffer);
   }
-  const uint32_t largest = largest_packet_wire_bytes(wire_);
-  const uint32_t smallest = smallest_packet_wire_bytes(wire_);
-  largest_packet_bytes_ = largest;
-  if (switched_) {
-    SimSwitch::Config config;
-    config.qos = plan.switch_qos;
-    config.rate_bps = switch_rate_bps;
-    config.hosts = host_total;
-    config.nic_rate_bps = rate_bps_;
-    config.nic_propagation_ps = nic_propagation_ps_;
-    config.receiver_propagation_ps = propagation_ps_ - nic_propagation_ps_;
-    config.ack_propagation_ps = propagation_ps_;
-    config.largest_packet_bytes = largest;
-    config.smallest_packet_bytes = smallest;
-    config.flows = flow_count;
-    config.ecn = plan.congestion.ecn;
-    config.cnp_interval_ps = plan.congestion.cnp_interval_ns * 1000;
-    config.seed = plan.congestion.seed;
-    config.queue_cnps = program() != nullptr;
-    config.lossy = plan.congestion.lossy;
-    config.lossy_buffer_bytes = plan.congestion.buffer_bytes;
-    if (plan.congestion.reports_switch_queue()) {
-      config.series_start_ps = plan.congestion.series_start_ns * 1000;
-      config.series_bin_ps = plan.congestion.series_bin_ns * 1000;
-      config.series_bins = plan.congestion.series_bins;
-    }
-    switch_.configure(config);
+  largest_packet_bytes_ = largest_packet_wire_bytes(wire_);
+  if (switched_) configure_switch(plan, switch_rate_bps);
+  const std::vector<uint32_t> flows_per_buffer = assign_flows(plan);
+  make_schedulers(plan);
+  size_rings(switch_rate_bps);
+  configure_backpressure(plan, flows_per_buffer);
+  flow_drops_.assign(flow_count, 0);
+  window_start_ps_ = std::max<int64_t>(topology.window_start_ns, 0) * 1000;
+  window_end_ps_ =
+      topology.window_end_ns >= INT64_MAX / 1000 ? INT64_MAX : topology.window_end_ns * 1000;
+  retransmit_timeout_ps_ = plan.congestion.retransmit_timeout_ns * 1000;
+  every_event_ = every_event_for_tests();
+  if (wakeups_used()) {
+    program_wakeup_key_ = flow_count * kWakeKinds;
+    wakeups_.reset(program_wakeup_key_ + 1);
   }
+  if (program() != nullptr) configure_rate_control();
+  reset();
+  running_ = false;
+}
 
-  // Flows -> (host, class) schedulers; dropped flows to their host's discard engine.
+template <class Shape>
+void SimModel<Shape>::configure_switch(const policy::QosPlan& plan, int64_t switch_rate_bps) {
+  SimSwitch::Config config;
+  config.qos = plan.switch_qos;
+  config.rate_bps = switch_rate_bps;
+  config.hosts = static_cast<uint32_t>(hosts_.size());
+  config.nic_rate_bps = rate_bps_;
+  config.nic_propagation_ps = nic_propagation_ps_;
+  config.receiver_propagation_ps = propagation_ps_ - nic_propagation_ps_;
+  config.ack_propagation_ps = propagation_ps_;
+  config.largest_packet_bytes = largest_packet_wire_bytes(wire_);
+  config.smallest_packet_bytes = smallest_packet_wire_bytes(wire_);
+  config.flows = static_cast<uint32_t>(plan.flows.size());
+  config.ecn = plan.congestion.ecn;
+  config.cnp_interval_ps = plan.congestion.cnp_interval_ns * 1000;
+  config.seed = plan.congestion.seed;
+  config.queue_cnps = program() != nullptr;
+  config.lossy = plan.congestion.lossy;
+  config.lossy_buffer_bytes = plan.congestion.buffer_bytes;
+  if (plan.congestion.reports_switch_queue()) {
+    config.series_start_ps = plan.congestion.series_start_ns * 1000;
+    config.series_bin_ps = plan.congestion.series_bin_ns * 1000;
+    config.series_bins = plan.congestion.series_bins;
+  }
+  switch_.configure(config);
+}
+
+template <class Shape>
+std::vector<uint32_t> SimModel<Shape>::assign_flows(const policy::QosPlan& plan) {
+  const auto flow_count = static_cast<uint32_t>(plan.flows.size());
   const bool nic_classes = plan.nic_qos.kind != policy::PortQos::Kind::none;
   const bool switch_classes = switched_ && plan.switch_qos.kind != policy::PortQos::Kind::none;
   info_.assign(flow_count, FlowInfo{});
@@ -139,10 +160,14 @@ void SimModel<Shape>::configure(const Topology& topology, const policy::QosPlan&
     }
   }
   if (switched_) switch_.set_class_mask(switch_class_mask);
+  return flows_per_buffer;
+}
 
+template <class Shape>
+void SimModel<Shape>::make_schedulers(const policy::QosPlan& plan) {
   policy::TreeScheduler::Config config;
   config.ticks_per_second = static_cast<double>(kPsPerSecond);
-  config.quantum_bytes = largest;
+  config.quantum_bytes = largest_packet_wire_bytes(wire_);
   scheds_.clear();
   scheds_.reserve(sched_flows_.size());
   for (const auto& flows : sched_flows_) {
@@ -150,7 +175,13 @@ void SimModel<Shape>::configure(const Topology& topology, const policy::QosPlan&
     for (size_t q = 0; q < flows.size(); ++q) queue_leaf[q] = plan.flows[flows[q]].leaf;
     scheds_.emplace_back(plan.tree, queue_leaf, config);
   }
+}
 
+template <class Shape>
+void SimModel<Shape>::size_rings(int64_t switch_rate_bps) {
+  const auto flow_count = static_cast<uint32_t>(flows_.size());
+  const uint32_t largest = largest_packet_wire_bytes(wire_);
+  const uint32_t smallest = smallest_packet_wire_bytes(wire_);
   // Completion rings: entries still in flight are spaced at least one smallest packet apart on
   // the link, plus what wait_until() lets become due before it hands back (kDueHighWater).
   const uint64_t depth_entries = uint64_t{flow_count} * kSimSendQueueDepth + 1;
@@ -160,7 +191,7 @@ void SimModel<Shape>::configure(const Topology& topology, const policy::QosPlan&
   const auto rx_delay =
       static_cast<uint64_t>(propagation_ps_ - (switched_ ? nic_propagation_ps_ : 0));
   const auto ack = static_cast<uint64_t>(propagation_ps_);
-  lanes_.assign(switched_ ? 1 : host_total, Lane{});
+  lanes_.assign(switched_ ? 1 : hosts_.size(), Lane{});
   for (Lane& lane : lanes_) {
     lane.rx.reset(ring_entries((rx_delay + max_ps) / min_ps + kRingSlack));
     lane.tx_done.reset(
@@ -176,7 +207,11 @@ void SimModel<Shape>::configure(const Topology& topology, const policy::QosPlan&
     due_.assign((hosts_.size() + 63) / 64, 0);
     host_wake_.reset(static_cast<uint32_t>(hosts_.size()));
   }
+}
 
+template <class Shape>
+void SimModel<Shape>::configure_backpressure(const policy::QosPlan& plan,
+                                             const std::vector<uint32_t>& flows_per_buffer) {
   paused_.assign(flows_per_buffer.size(), {});
   for (size_t b = 0; b < paused_.size(); ++b) paused_[b].reserve(flows_per_buffer[b]);
   credit_waits_.assign(flows_per_buffer.size(), CreditWait{});
@@ -191,27 +226,18 @@ void SimModel<Shape>::configure(const Topology& topology, const policy::QosPlan&
   } else {
     paused_series_.configure(0, 0, 0, 0);
   }
-  flow_drops_.assign(flow_count, 0);
-  window_start_ps_ = std::max<int64_t>(topology.window_start_ns, 0) * 1000;
-  window_end_ps_ =
-      topology.window_end_ns >= INT64_MAX / 1000 ? INT64_MAX : topology.window_end_ns * 1000;
-  retransmit_timeout_ps_ = plan.congestion.retransmit_timeout_ns * 1000;
-  every_event_ = every_event_for_tests();
-  if (wakeups_used()) {
-    program_wakeup_key_ = flow_count * kWakeKinds;
-    wakeups_.reset(program_wakeup_key_ + 1);
-  }
-  if (program() != nullptr) {
-    limiter_.configure(flow_count, largest);
-    probe_sent_ps_.assign(flow_count, 0);
-    probe_answered_ps_.assign(flow_count, 0);
-    probe_waiting_.assign(flow_count, 0);
-    started_.assign(flow_count, 0);
-    host_of_flow_.resize(flow_count);
-    for (uint32_t f = 0; f < flow_count; ++f) host_of_flow_[f] = info_[f].host;
-  }
-  reset();
-  running_ = false;
+}
+
+template <class Shape>
+void SimModel<Shape>::configure_rate_control() {
+  const auto flow_count = static_cast<uint32_t>(flows_.size());
+  limiter_.configure(flow_count, largest_packet_wire_bytes(wire_));
+  probe_sent_ps_.assign(flow_count, 0);
+  probe_answered_ps_.assign(flow_count, 0);
+  probe_waiting_.assign(flow_count, 0);
+  started_.assign(flow_count, 0);
+  host_of_flow_.resize(flow_count);
+  for (uint32_t f = 0; f < flow_count; ++f) host_of_flow_[f] = info_[f].host;
 }
 
 template <class Shape>

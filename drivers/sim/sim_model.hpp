@@ -240,6 +240,16 @@ class SimModel final : public Queue, public Clock, private RateActions {
   }
 
   SqEntry& entry(uint32_t flow, uint32_t index) noexcept;
+  // configure()'s steps, in order.
+  void configure_switch(const policy::QosPlan& plan, int64_t switch_rate_bps);
+  /// Flows to their (host, class) schedulers, dropped ones to their host's discard engine;
+  /// returns the flows per switch buffer.
+  std::vector<uint32_t> assign_flows(const policy::QosPlan& plan);
+  void make_schedulers(const policy::QosPlan& plan);
+  void size_rings(int64_t switch_rate_bps);
+  void configure_backpressure(const policy::QosPlan& plan,
+                              const std::vector<uint32_t>& flows_per_buffer);
+  void configure_rate_control();
   /// Empties every queue and ring (time zero) without telling the program.
   void reset() noexcept;
   /// `flow` went from idle to backlogged, or what held it let go: into its class's tree, unless

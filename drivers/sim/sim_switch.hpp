@@ -158,8 +158,6 @@ class SimSwitch {
   }
   /// The PSN the receiver expects next from `flow`.
   uint32_t expected_psn(uint32_t flow) const noexcept { return receiver_.expected_psn(flow); }
-  /// When the next queued CNP reaches its sender (INT64_MAX: none).
-  int64_t next_cnp_ps() const noexcept { return cnps_.empty() ? INT64_MAX : cnps_.front().time_ps; }
   /// Egress class queue depth (bytes) arriving packets saw: the value below which `fraction`
   /// of them fell (1 KiB resolution, rounded up), and the largest.
   int64_t queue_depth_percentile_bytes(double fraction) const noexcept;

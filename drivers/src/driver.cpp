@@ -68,6 +68,11 @@ Status Driver::open(const Topology& topology) {
   return {};
 }
 
+Status DriverBackend::apply(const policy::QosPlan&) {
+  return make_error(Errc::not_supported,
+                    "cannot program a QoS plan (no scheduling tree, classes or caps)");
+}
+
 Status Driver::apply(const policy::QosPlan& plan) {
   if (state_ != State::opened && state_ != State::applied) {
     return order_error("apply()", "open() first, and before start()");

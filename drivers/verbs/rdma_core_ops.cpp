@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "qb/ibv/open_device.hpp"
 #include "verbs_ops.hpp"
 
 namespace qb::drv::verbs {
@@ -20,23 +21,7 @@ class RdmaCoreOps final : public VerbsOps {
     return names;
   }
 
-  ibv_context* open_device(std::string_view name) override {
-    int count = 0;
-    ibv_device** list = ibv_get_device_list(&count);
-    if (list == nullptr) return nullptr;
-    ibv_context* context = nullptr;
-    errno = ENODEV;
-    for (int i = 0; i < count; ++i) {
-      if (name == ibv_get_device_name(list[i])) {
-        context = ibv_open_device(list[i]);
-        break;
-      }
-    }
-    const int saved = errno;
-    ibv_free_device_list(list);  // an opened context keeps its device
-    errno = saved;
-    return context;
-  }
+  ibv_context* open_device(std::string_view name) override { return ibv::open_device(name); }
 
   int close_device(ibv_context* context) override { return ibv_close_device(context); }
   int query_device(ibv_context* context, ibv_device_attr_ex* attr) override {

@@ -332,12 +332,12 @@ void FlowWorker::post_due_batched(int64_t now_ns) noexcept {
       rx_packets_ = wire_.packets_for_message(c.payload_bytes);
       rx_packets_of_bytes_ = c.payload_bytes;
     }
-    flow.packets += rx_packets_;
+    flow.counts.packets += rx_packets_;
   } else {
-    ++flow.packets;
+    ++flow.counts.packets;
   }
-  flow.payload_bytes += c.payload_bytes;
-  flow.wire_bytes += c.wire_bytes;
+  flow.counts.payload_bytes += c.payload_bytes;
+  flow.counts.wire_bytes += c.wire_bytes;
   if (flow.series_wire_bytes.empty()) [[unlikely]] {
     flow.series_wire_bytes.assign(series_bins_, 0);
   }
@@ -350,7 +350,7 @@ void FlowWorker::post_due_batched(int64_t now_ns) noexcept {
   }
   flow.series_wire_bytes[bin_index_] += c.wire_bytes;
   if (c.last_of_message) {
-    ++flow.messages;
+    ++flow.counts.messages;
     delivered_next_[c.flow] = std::max(delivered_next_[c.flow], c.sequence + 1);
     if (c.sent_ns == drv::Completion::kUntimed) return;
     const int64_t from_scheduled_ns = c.time_ns - c.scheduled_ns;
@@ -398,8 +398,8 @@ void FlowWorker::record_outstanding(const std::vector<uint64_t>& delivered_next,
 void FlowWorker::publish_post_counts(std::vector<FlowCounters>& counters) const {
   for (const uint32_t f : owned_) {
     if (f >= flows_.size()) continue;
-    counters[f].posted_messages = flows_[f].next_sequence;  // one sequence number per post
-    counters[f].late_posts = flows_[f].late_posts;
+    counters[f].counts.posted_messages = flows_[f].next_sequence;  // one sequence number a post
+    counters[f].counts.late_posts = flows_[f].late_posts;
   }
 }
 
@@ -418,18 +418,11 @@ void FlowWorker::publish_live(int64_t window_end_ns, const std::vector<FlowCount
   // worker's flows included), minus what the last boundary published.
   std::fill(live_delta_.begin(), live_delta_.end(), LiveGroupCounters{});
   for (size_t f = 0; f < counters.size() && f < flow_group_->size(); ++f) {
-    LiveGroupCounters& group = live_delta_[(*flow_group_)[f]];
-    group.messages += counters[f].messages;
-    group.packets += counters[f].packets;
-    group.payload_bytes += counters[f].payload_bytes;
-    group.wire_bytes += counters[f].wire_bytes;
+    merge_counters(live_delta_[(*flow_group_)[f]], counters[f].counts, CounterSide::receiver);
   }
   for (size_t g = 0; g < groups_; ++g) {
     const LiveGroupCounters total = live_delta_[g];
-    live_delta_[g].messages -= live_published_[g].messages;
-    live_delta_[g].packets -= live_published_[g].packets;
-    live_delta_[g].payload_bytes -= live_published_[g].payload_bytes;
-    live_delta_[g].wire_bytes -= live_published_[g].wire_bytes;
+    live_delta_[g] = counters_since(total, live_published_[g]);
     live_published_[g] = total;
   }
   const int64_t end_ns = std::clamp<int64_t>(window_end_ns, live_start_ns_, window_.duration_ns);

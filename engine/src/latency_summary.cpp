@@ -71,9 +71,10 @@ LatencySummary summarise(const Histogram& histogram, const Histogram* outstandin
   }
   if (out.count == 0) return out;
   // The headline percentiles, then the spectrum: one scan of the histogram for all of them.
-  constexpr size_t kHeadline = 4;
+  constexpr size_t kHeadline = kHeadlinePercentiles.size();
   constexpr size_t kSpectrum = std::size(kSpectrumPercentiles);
-  std::array<double, kHeadline + kSpectrum> percentiles{50, 90, 99, 99.9};
+  std::array<double, kHeadline + kSpectrum> percentiles{};
+  std::copy(kHeadlinePercentiles.begin(), kHeadlinePercentiles.end(), percentiles.begin());
   std::copy(std::begin(kSpectrumPercentiles), std::end(kSpectrumPercentiles),
             percentiles.begin() + kHeadline);
   std::array<int64_t, kHeadline + kSpectrum> values{};
@@ -91,10 +92,10 @@ LatencySummary summarise(const Histogram& histogram, const Histogram* outstandin
   }
   if (out.outstanding != 0) {
     const Histogram& ages = *outstanding_age;
-    out.censored.p50 = censored_at_age(histogram, ages, 50, out.p50_ns);
-    out.censored.p90 = censored_at_age(histogram, ages, 90, out.p90_ns);
-    out.censored.p99 = censored_at_age(histogram, ages, 99, out.p99_ns);
-    out.censored.p999 = censored_at_age(histogram, ages, 99.9, out.p999_ns);
+    out.censored.p50 = censored_at_age(histogram, ages, kHeadlinePercentiles[0], out.p50_ns);
+    out.censored.p90 = censored_at_age(histogram, ages, kHeadlinePercentiles[1], out.p90_ns);
+    out.censored.p99 = censored_at_age(histogram, ages, kHeadlinePercentiles[2], out.p99_ns);
+    out.censored.p999 = censored_at_age(histogram, ages, kHeadlinePercentiles[3], out.p999_ns);
     out.censored.max = censored_at_age(histogram, ages, 100, out.max_ns);
   }
   return out;

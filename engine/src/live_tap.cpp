@@ -30,10 +30,7 @@ void LiveTap::publish(uint32_t index, int64_t start_ns, int64_t end_ns, bool las
     interval.end_ns = std::max(interval.end_ns, end_ns);
   }
   for (size_t g = 0; g < groups.size() && g < groups_; ++g) {
-    interval.groups[g].messages += groups[g].messages;
-    interval.groups[g].packets += groups[g].packets;
-    interval.groups[g].payload_bytes += groups[g].payload_bytes;
-    interval.groups[g].wire_bytes += groups[g].wire_bytes;
+    merge_counters(interval.groups[g], groups[g]);
   }
   interval.complete = interval.complete && complete;
   ++pending.workers_in;

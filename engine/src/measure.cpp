@@ -26,12 +26,7 @@ void add_flow(TrafficMeasurement& into, const TrafficMeasurement& flow) {
   for (size_t r = 0; r < flow.measured_bps_reps.size(); ++r) {
     into.measured_bps_reps[r] += flow.measured_bps_reps[r];
   }
-  into.messages += flow.messages;
-  into.packets += flow.packets;
-  into.payload_bytes += flow.payload_bytes;
-  into.wire_bytes += flow.wire_bytes;
-  into.drops += flow.drops;
-  into.late_posts += flow.late_posts;
+  merge_counters(into.counts, flow.counts);
   if (into.series_bps.size() < flow.series_bps.size()) {
     into.series_bps.resize(flow.series_bps.size(), 0.0);
   }
@@ -149,14 +144,9 @@ ScenarioMeasurement measure(const ScenarioRun& run) {
     for (const auto* rep : reps) {
       const FlowCounters& c = rep->flows[f];
       const double duration_s = window_s(*rep);
-      flow.measured_bps_reps.push_back(static_cast<double>(c.wire_bytes) * 8.0 / duration_s);
-      payload_sum += static_cast<double>(c.payload_bytes) * 8.0 / duration_s;
-      flow.messages += c.messages;
-      flow.packets += c.packets;
-      flow.payload_bytes += c.payload_bytes;
-      flow.wire_bytes += c.wire_bytes;
-      flow.drops += c.drops;
-      flow.late_posts += c.late_posts;
+      flow.measured_bps_reps.push_back(static_cast<double>(c.counts.wire_bytes) * 8.0 / duration_s);
+      payload_sum += static_cast<double>(c.counts.payload_bytes) * 8.0 / duration_s;
+      merge_counters(flow.counts, c.counts);
       if (f < rep->flow_latency.size()) add_repetition(flow.latency_reps, rep->flow_latency[f]);
       for (size_t b = 0; b < out.bins && b < c.series_wire_bytes.size(); ++b) {
         flow.series_bps[b] +=

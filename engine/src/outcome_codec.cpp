@@ -1,18 +1,22 @@
 #include "qb/engine/outcome_codec.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 #include <type_traits>
+#include <vector>
 
 namespace qb::engine {
 namespace {
 
 // Bumped whenever a field is added: processes of one job run one build, but a stale binary on
 // one host must fail loudly rather than merge garbage.
-// 2: the switch queue depth; 3: worker starvation; 4: the ages of outstanding messages
-constexpr uint32_t kFormatVersion = 4;
+// 2: the switch queue depth; 3: worker starvation; 4: the ages of outstanding messages;
+// 5: the counter table's names in the header (a counter added needs no bump: they differ).
+constexpr uint32_t kFormatVersion = 5;
 
 class ByteWriter {
  public:
@@ -128,18 +132,14 @@ bool get_latency(ByteReader& r, RepetitionLatency& l) {
 }
 
 void put_counters(ByteWriter& w, const FlowCounters& c) {
-  for (const uint64_t v : {c.messages, c.packets, c.payload_bytes, c.wire_bytes, c.drops,
-                           c.posted_messages, c.late_posts}) {
-    w.put(v);
-  }
+  for (const CounterInfo& counter : kCounters) w.put(c.counts.*counter.member);
   w.put<uint64_t>(c.series_wire_bytes.size());
   for (const uint64_t bin : c.series_wire_bytes) w.put(bin);
 }
 
 bool get_counters(ByteReader& r, FlowCounters& c) {
-  for (uint64_t* v : {&c.messages, &c.packets, &c.payload_bytes, &c.wire_bytes, &c.drops,
-                      &c.posted_messages, &c.late_posts}) {
-    if (!r.get(*v)) return false;
+  for (const CounterInfo& counter : kCounters) {
+    if (!r.get(c.counts.*counter.member)) return false;
   }
   uint64_t bins = 0;
   if (!r.get_count(bins, sizeof(uint64_t))) return false;
@@ -148,6 +148,12 @@ bool get_counters(ByteReader& r, FlowCounters& c) {
     if (!r.get(bin)) return false;
   }
   return true;
+}
+
+std::vector<std::string_view> counter_names() {
+  std::vector<std::string_view> names;
+  for (const CounterInfo& counter : kCounters) names.push_back(counter.name);
+  return names;
 }
 
 template <class T, class Put>
@@ -172,6 +178,8 @@ bool get_list(ByteReader& r, std::vector<T>& items, size_t min_item_bytes, Get g
 std::string encode_outcome(const RepetitionOutcome& outcome) {
   ByteWriter w;
   w.put(kFormatVersion);
+  w.put<uint64_t>(kCounters.size());
+  for (const CounterInfo& counter : kCounters) w.put(counter.name);
   w.put(outcome.scenario);
   w.put(outcome.repetition);
   w.put(outcome.workers);
@@ -225,9 +233,24 @@ Result<RepetitionOutcome> decode_outcome(std::string_view bytes) {
                     "every host",
                     version, kFormatVersion));
   }
+  uint64_t counters = 0;
+  std::vector<std::string> names;
+  if (!r.get_count(counters, sizeof(uint64_t))) return bad("truncated");
+  names.resize(counters);
+  for (std::string& name : names) {
+    if (!r.get(name)) return bad("truncated");
+  }
+  if (!std::equal(names.begin(), names.end(), kCounters.begin(), kCounters.end(),
+                  [](const std::string& name, const CounterInfo& c) { return name == c.name; })) {
+    return bad(
+        fmt::format("counters {} where this build counts {}: run one qosbench build on "
+                    "every host",
+                    fmt::join(names, ","), fmt::join(counter_names(), ",")));
+  }
   const bool ok =
       r.get(outcome.scenario) && r.get(outcome.repetition) && r.get(outcome.workers) &&
-      r.get(outcome.clock) && get_list(r, m.flows, 64, get_counters) &&
+      r.get(outcome.clock) &&
+      get_list(r, m.flows, (kCounters.size() + 1) * sizeof(uint64_t), get_counters) &&
       get_list(r, m.flow_latency, 40, get_latency) &&
       get_list(r, m.group_latency, 40, get_latency) &&
       get_list(r, m.driver_stats, 16,

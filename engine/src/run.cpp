@@ -15,6 +15,7 @@
 #include "live_tap.hpp"
 #include "repetition_exchange.hpp"
 #include "qb/drivers/registry.hpp"
+#include "qb/engine/latency_summary.hpp"
 #include "qb/engine/plan_fit.hpp"
 #include "qb/engine/run_memory.hpp"
 
@@ -29,9 +30,8 @@ struct Task {
 using TaskResult = RepetitionOutcome;
 
 RepetitionLatency percentiles_of(const Histogram& histogram) {
-  constexpr std::array<double, 4> kPercentiles{50, 90, 99, 99.9};
-  std::array<int64_t, 4> values{};
-  histogram.values_at_percentiles(kPercentiles, values);  // one scan for the four
+  std::array<int64_t, kHeadlinePercentiles.size()> values{};
+  histogram.values_at_percentiles(kHeadlinePercentiles, values);  // one scan for the four
   return RepetitionLatency{histogram.count(), values[0], values[1], values[2], values[3]};
 }
 
@@ -73,13 +73,7 @@ void merge_counters(std::vector<FlowCounters>& into, const std::vector<FlowCount
   for (size_t f = 0; f < into.size() && f < from.size(); ++f) {
     FlowCounters& a = into[f];
     const FlowCounters& b = from[f];
-    a.messages += b.messages;
-    a.packets += b.packets;
-    a.payload_bytes += b.payload_bytes;
-    a.wire_bytes += b.wire_bytes;
-    a.drops += b.drops;
-    a.posted_messages += b.posted_messages;
-    a.late_posts += b.late_posts;
+    merge_counters(a.counts, b.counts);
     if (a.series_wire_bytes.size() < b.series_wire_bytes.size()) {
       a.series_wire_bytes.resize(b.series_wire_bytes.size(), 0);
     }
@@ -106,6 +100,142 @@ struct JobRepetition {
   bool exchanges_endpoints = false;
   std::optional<Error> failed_before;
 };
+
+// What the driver opens for a repetition. A rank of a job (`role`): its part (`sent_flows` for
+// a sender) and the endpoint exchange its driver takes part in.
+drv::Topology topology_of(const ScenarioRun& scenario_run, uint32_t workers,
+                          const std::atomic<bool>* interrupted, const HostRole* role,
+                          drv::JobExchange* exchange, const std::vector<uint32_t>& sent_flows) {
+  const suite::CompiledScenario& compiled = scenario_run.compiled;
+  const suite::PortSpec& port = compiled.scenario->port;
+  drv::Topology topology;
+  topology.port_rate_bps = port.rate_bps;
+  topology.wire = port.wire;
+  topology.propagation_delay_ns = port.propagation_delay_ns;
+  topology.flow_count = static_cast<uint32_t>(compiled.plan.flows.size());
+  topology.workers = workers;
+  for (const uint32_t spec : compiled.flow_spec) {
+    topology.max_message_bytes =
+        std::max(topology.max_message_bytes, compiled.scenario->flows[spec].size.largest_bytes());
+  }
+  topology.stop = interrupted;
+  topology.window_start_ns = scenario_run.warmup_ns;
+  topology.window_end_ns = scenario_run.warmup_ns + scenario_run.duration_ns;
+  if (role != nullptr) {
+    topology.job_clock_offset_ns = role->clock_offset_to_receiver_ns;
+    drv::JobPart part;
+    part.receiver = !role->drive_host.has_value();
+    part.sent_flows = sent_flows;
+    part.exchange = exchange;
+    topology.job = std::move(part);
+  }
+  return topology;
+}
+
+// The repetition's workers: worker w owns the flows worker_of_flow() gives it (a sending rank
+// of a job: those of its host only), each shows the live view when `live` is set.
+std::vector<std::unique_ptr<FlowWorker>> make_workers(const ScenarioRun& scenario_run,
+                                                      uint32_t repetition, uint32_t workers,
+                                                      const drv::Capabilities& caps,
+                                                      const RunOptions& options,
+                                                      const std::vector<uint32_t>& sent,
+                                                      std::optional<LiveTap>& tap) {
+  const suite::CompiledScenario& compiled = scenario_run.compiled;
+  const auto flow_count = static_cast<uint32_t>(compiled.plan.flows.size());
+  const HostRole* role = options.host_role;
+  WorkerWindow window;
+  window.warmup_ns = scenario_run.warmup_ns;
+  window.duration_ns = scenario_run.duration_ns;
+  window.bin_ns = scenario_run.bin_ns;
+  window.max_outstanding = caps.max_outstanding_per_flow;
+  window.virtual_time = caps.virtual_time;
+  window.owned_exactly = role != nullptr;
+  const uint64_t seed = derive_seed(scenario_run.seed, repetition);
+  std::vector<std::unique_ptr<FlowWorker>> flow_workers;
+  for (uint32_t w = 0; w < workers; ++w) {
+    std::vector<uint32_t> owned;
+    for (uint32_t f = 0; f < flow_count; ++f) {
+      const bool drives_host = role == nullptr || std::binary_search(sent.begin(), sent.end(), f);
+      if (drv::worker_of_flow(f, workers) == w && drives_host) owned.push_back(f);
+    }
+    flow_workers.push_back(std::make_unique<FlowWorker>(compiled, seed, window, std::move(owned)));
+  }
+  for (uint32_t w = 0; w < workers; ++w) {
+    WorkerLive shown;
+    if (tap) {
+      shown.tap = &*tap;
+      shown.interval_ns =
+          options.live_interval_ns.value_or(default_live_interval_ns(scenario_run.duration_ns));
+    }
+    if (w == 0) shown.progress = options.progress;
+    flow_workers[w]->show_live(shown);
+  }
+  return flow_workers;
+}
+
+// After the workers ran: whether the window completed and how long it was, the worst
+// starvation, the ages of the messages still outstanding at its end (`sees_outstanding`), and
+// every worker's counters and histograms merged into `result`.
+void gather_workers(int64_t warmup_ns, bool sees_outstanding,
+                    const std::vector<std::unique_ptr<FlowWorker>>& flow_workers,
+                    const std::vector<WorkerOutcome>& outcomes,
+                    const std::vector<std::vector<FlowCounters>>& counters,
+                    std::vector<std::vector<FlowLatency>>& latency, TaskResult& result) {
+  const size_t workers = flow_workers.size();
+  const size_t flow_count = result.latency.size();
+  result.measurement.complete = true;
+  result.measurement.measured_ns = 0;
+  for (size_t w = 0; w < workers; ++w) {
+    result.measurement.complete = result.measurement.complete && outcomes[w].complete;
+    result.measurement.starvation.keep_worse(outcomes[w].starvation);
+    // Workers stop together (same flag, same deadline): the longest one is the window.
+    result.measurement.measured_ns =
+        std::max(result.measurement.measured_ns, outcomes[w].measured_ns);
+  }
+  // Messages still outstanding when the window ended (or the run stopped in it): a flow's
+  // deliveries may reach any worker, its posts are its own worker's.
+  if (sees_outstanding && result.measurement.measured_ns > 0) {
+    std::vector<uint64_t> delivered_next(flow_count, 0);
+    for (const auto& worker : flow_workers) {
+      const std::vector<uint64_t>& seen = worker->delivered_next();
+      for (size_t f = 0; f < flow_count && f < seen.size(); ++f) {
+        delivered_next[f] = std::max(delivered_next[f], seen[f]);
+      }
+    }
+    const int64_t window_end_ns = warmup_ns + result.measurement.measured_ns;
+    for (size_t w = 0; w < workers; ++w) {
+      flow_workers[w]->record_outstanding(delivered_next, window_end_ns, latency[w]);
+    }
+  }
+  for (size_t w = 0; w < workers; ++w) {
+    merge_counters(result.measurement.flows, counters[w]);
+    for (size_t f = 0; f < flow_count; ++f) {
+      absorb(result.latency[f].from_scheduled_ns, std::move(latency[w][f].from_scheduled_ns));
+      absorb(result.latency[f].from_sent_ns, std::move(latency[w][f].from_sent_ns));
+      absorb(result.latency[f].outstanding_age_ns, std::move(latency[w][f].outstanding_age_ns));
+    }
+  }
+}
+
+// Stops and closes the driver, taking what it counted itself: its stats, the queue depths and
+// the drops no receiver saw. A rank of a job (`in_job`) whose stop failed is not alone: the
+// other ranks go on to the next repetition, whose start agreement this rank's driver, if it
+// is broken, fails for all of them; this one is then incomplete.
+Status stop_driver(drv::Driver& d, bool in_job, TaskResult& result) {
+  const Status stopped = check(d.stop(), "stop");
+  result.measurement.driver_stats = d.stats();
+  result.measurement.queue_depth = d.queue_depth_series();
+  // Drops reach no receiver: the driver counted them per flow inside the window.
+  const std::vector<uint64_t> drops = d.flow_drops();
+  for (size_t f = 0; f < drops.size() && f < result.measurement.flows.size(); ++f) {
+    result.measurement.flows[f].counts.drops += drops[f];
+  }
+  d.close();
+  if (stopped || !in_job) return stopped;
+  result.measurement.complete = false;
+  result.measurement.driver_stats.emplace_back("stop_failed", 1.0);
+  return {};
+}
 
 // One repetition of one scenario on a fresh driver instance, with `workers` FlowWorkers: each
 // owns every workers-th flow, its own driver queue and clock, and its own counters, merged
@@ -154,30 +284,12 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t scen
   const suite::CompiledScenario& compiled = scenario_run.compiled;
   const suite::PortSpec& port = compiled.scenario->port;
   const auto flow_count = static_cast<uint32_t>(compiled.plan.flows.size());
-  drv::Topology topology;
-  topology.port_rate_bps = port.rate_bps;
-  topology.wire = port.wire;
-  topology.propagation_delay_ns = port.propagation_delay_ns;
-  topology.flow_count = flow_count;
-  topology.workers = workers;
-  for (const uint32_t spec : compiled.flow_spec) {
-    topology.max_message_bytes =
-        std::max(topology.max_message_bytes, compiled.scenario->flows[spec].size.largest_bytes());
-  }
-  topology.stop = interrupted;
-  topology.window_start_ns = scenario_run.warmup_ns;
-  topology.window_end_ns = scenario_run.warmup_ns + scenario_run.duration_ns;
-  // A rank of a job: its part, and the endpoint exchange its driver takes part in.
-  std::vector<uint32_t> sent_flows;  // a sending rank's flows
-  if (role != nullptr) {
-    topology.job_clock_offset_ns = role->clock_offset_to_receiver_ns;
-    drv::JobPart part;
-    part.receiver = !role->drive_host.has_value();
-    if (!part.receiver) sent_flows = flows_of_host(compiled.plan, *role->drive_host);
-    part.sent_flows = sent_flows;
-    part.exchange = exchange ? &*exchange : nullptr;
-    topology.job = std::move(part);
-  }
+  // A sending rank of a job drives its host's flows only.
+  const std::vector<uint32_t> sent_flows = role != nullptr && role->drive_host
+                                               ? flows_of_host(compiled.plan, *role->drive_host)
+                                               : std::vector<uint32_t>{};
+  const drv::Topology topology = topology_of(scenario_run, workers, interrupted, role,
+                                             exchange ? &*exchange : nullptr, sent_flows);
   // After apply, the job's answer to this rank's open and apply: the first rank's error, when
   // any failed. (A failed open takes part with its error; a driver that opened exchanges in
   // apply.)
@@ -201,36 +313,10 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t scen
     return interrupted_error(started(std::move(s)));
   }
 
-  WorkerWindow window;
-  window.warmup_ns = scenario_run.warmup_ns;
-  window.duration_ns = scenario_run.duration_ns;
-  window.bin_ns = scenario_run.bin_ns;
-  window.max_outstanding = d.capabilities().max_outstanding_per_flow;
-  window.virtual_time = d.capabilities().virtual_time;
-  window.owned_exactly = role != nullptr;
-  const uint64_t seed = derive_seed(scenario_run.seed, repetition);
-  std::vector<std::unique_ptr<FlowWorker>> flow_workers;
-  for (uint32_t w = 0; w < workers; ++w) {
-    std::vector<uint32_t> owned;
-    for (uint32_t f = 0; f < flow_count; ++f) {
-      const bool drives_host =
-          role == nullptr || std::binary_search(sent_flows.begin(), sent_flows.end(), f);
-      if (drv::worker_of_flow(f, workers) == w && drives_host) owned.push_back(f);
-    }
-    flow_workers.push_back(std::make_unique<FlowWorker>(compiled, seed, window, std::move(owned)));
-  }
   std::optional<LiveTap> tap;
   if (live) tap.emplace(scenario, repetition, workers, compiled.scenario->flows.size(), live);
-  for (uint32_t w = 0; w < workers; ++w) {
-    WorkerLive shown;
-    if (tap) {
-      shown.tap = &*tap;
-      shown.interval_ns =
-          options.live_interval_ns.value_or(default_live_interval_ns(scenario_run.duration_ns));
-    }
-    if (w == 0) shown.progress = options.progress;
-    flow_workers[w]->show_live(shown);
-  }
+  const std::vector<std::unique_ptr<FlowWorker>> flow_workers =
+      make_workers(scenario_run, repetition, workers, d.capabilities(), options, sent_flows, tap);
 
   TaskResult result;
   result.measurement.ran = true;
@@ -256,58 +342,14 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t scen
     drive(0);
   }
   if (tap) tap->finish();
-  result.measurement.complete = true;
-  result.measurement.measured_ns = 0;
-  for (uint32_t w = 0; w < workers; ++w) {
-    result.measurement.complete = result.measurement.complete && outcomes[w].complete;
-    result.measurement.starvation.keep_worse(outcomes[w].starvation);
-    // Workers stop together (same flag, same deadline): the longest one is the window.
-    result.measurement.measured_ns =
-        std::max(result.measurement.measured_ns, outcomes[w].measured_ns);
-  }
-  // Messages still outstanding when the window ended (or the run stopped in it): a flow's
-  // deliveries may reach any worker, its posts are its own worker's. A rank of a multi-host
-  // job sees only one side, and a send-only driver none.
-  if (role == nullptr && d.capabilities().receives && result.measurement.measured_ns > 0) {
-    std::vector<uint64_t> delivered_next(flow_count, 0);
-    for (const auto& worker : flow_workers) {
-      const std::vector<uint64_t>& seen = worker->delivered_next();
-      for (size_t f = 0; f < flow_count && f < seen.size(); ++f) {
-        delivered_next[f] = std::max(delivered_next[f], seen[f]);
-      }
-    }
-    const int64_t window_end_ns = scenario_run.warmup_ns + result.measurement.measured_ns;
-    for (uint32_t w = 0; w < workers; ++w) {
-      flow_workers[w]->record_outstanding(delivered_next, window_end_ns, latency[w]);
-    }
-  }
-  for (uint32_t w = 0; w < workers; ++w) {
-    merge_counters(result.measurement.flows, counters[w]);
-    for (uint32_t f = 0; f < flow_count; ++f) {
-      absorb(result.latency[f].from_scheduled_ns, std::move(latency[w][f].from_scheduled_ns));
-      absorb(result.latency[f].from_sent_ns, std::move(latency[w][f].from_sent_ns));
-      absorb(result.latency[f].outstanding_age_ns, std::move(latency[w][f].outstanding_age_ns));
-    }
-  }
+  // A rank of a multi-host job sees only one side, and a send-only driver none: neither knows
+  // which messages are outstanding.
+  const bool sees_outstanding = role == nullptr && d.capabilities().receives;
+  gather_workers(scenario_run.warmup_ns, sees_outstanding, flow_workers, outcomes, counters,
+                 latency, result);
   result.clock = std::string(d.clock(0).name());
   summarise_repetition(compiled, result);
-  const Status stopped = check(d.stop(), "stop");
-  result.measurement.driver_stats = d.stats();
-  result.measurement.queue_depth = d.queue_depth_series();
-  // Drops reach no receiver: the driver counted them per flow inside the window.
-  const std::vector<uint64_t> drops = d.flow_drops();
-  for (size_t f = 0; f < drops.size() && f < result.measurement.flows.size(); ++f) {
-    result.measurement.flows[f].drops += drops[f];
-  }
-  d.close();
-  if (!stopped && role != nullptr) {
-    // Not alone: the other ranks go on to the next repetition, whose start agreement this
-    // rank's driver, if it is broken, will fail for all of them. This one is incomplete.
-    result.measurement.complete = false;
-    result.measurement.driver_stats.emplace_back("stop_failed", 1.0);
-  } else if (!stopped) {
-    return stopped.error();
-  }
+  if (Status stopped = stop_driver(d, role != nullptr, result); !stopped) return stopped.error();
   result.measurement.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return result;
@@ -344,6 +386,63 @@ size_t task_index(const SuiteRun& run, uint32_t scenario, uint32_t repetition) {
 
 }  // namespace
 
+// Every scenario's run (seed, repetitions, window and bin from the suite and the options) into
+// `run`, and the tasks: one per repetition, in scenario order.
+std::vector<Task> plan_scenarios(const suite::Suite& suite,
+                                 std::vector<suite::CompiledScenario> compiled,
+                                 const RunOptions& options, SuiteRun& run) {
+  std::vector<Task> tasks;
+  for (uint32_t s = 0; s < compiled.size(); ++s) {
+    const suite::Scenario& scenario = suite.scenarios[s];
+    ScenarioRun scenario_run;
+    scenario_run.compiled = std::move(compiled[s]);
+    scenario_run.seed = options.seed.value_or(scenario.seed);
+    scenario_run.repetitions = options.repetitions.value_or(scenario.repetitions);
+    scenario_run.warmup_ns = scenario.warmup_ns;
+    scenario_run.duration_ns = options.duration_ns.value_or(scenario.duration_ns);
+    // Series memory (bins x flows x workers) and the results' size stay bounded whatever the
+    // duration and bin: the bin is coarsened to keep at most kMaxSeriesBins; bin_ns says which.
+    scenario_run.bin_ns = series_bin_ns(scenario.bin_ns, scenario_run.duration_ns);
+    scenario_run.requested_bin_ns = scenario.bin_ns;
+    scenario_run.reps.resize(scenario_run.repetitions);
+    scenario_run.latency.resize(scenario_run.compiled.plan.flows.size());
+    for (uint32_t r = 0; r < scenario_run.repetitions; ++r) tasks.push_back(Task{s, r});
+    run.scenarios.push_back(std::move(scenario_run));
+  }
+  return tasks;
+}
+
+// A spread run: every process's outcomes (this one's: `mine`, or its error) merged into `run`
+// in task order, whatever the process and finishing order: the same merge as one process.
+Status merge_spread(const TaskSpread& spread, Result<std::vector<RepetitionOutcome>> mine,
+                    SuiteRun& run) {
+  auto everyone = spread.exchange(std::move(mine));
+  if (!everyone) return std::move(everyone).error();
+  std::sort(everyone->begin(), everyone->end(), [](const auto& a, const auto& b) {
+    return std::tie(a.scenario, a.repetition) < std::tie(b.scenario, b.repetition);
+  });
+  for (RepetitionOutcome& outcome : *everyone) {
+    if (outcome.scenario >= run.scenarios.size() ||
+        outcome.repetition >= run.scenarios[outcome.scenario].reps.size()) {
+      return make_error(Errc::runtime,
+                        fmt::format("another process sent scenario {} repetition {}, which "
+                                    "this suite does not have",
+                                    outcome.scenario, outcome.repetition));
+    }
+    merge_outcome(run, std::move(outcome));
+  }
+  return {};
+}
+
+bool every_repetition_complete(const SuiteRun& run) {
+  for (const auto& scenario_run : run.scenarios) {
+    for (const auto& rep : scenario_run.reps) {
+      if (!rep.ran || !rep.complete) return false;
+    }
+  }
+  return true;
+}
+
 Result<SuiteRun> run_suite(const suite::Suite& suite, std::vector<suite::CompiledScenario> compiled,
                            const drv::DriverFactory& driver, const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
@@ -379,24 +478,7 @@ Result<SuiteRun> run_suite(const suite::Suite& suite, std::vector<suite::Compile
     job.failed_before = std::move(too_many);
   }
 
-  std::vector<Task> tasks;
-  for (uint32_t s = 0; s < compiled.size(); ++s) {
-    const suite::Scenario& scenario = suite.scenarios[s];
-    ScenarioRun scenario_run;
-    scenario_run.compiled = std::move(compiled[s]);
-    scenario_run.seed = options.seed.value_or(scenario.seed);
-    scenario_run.repetitions = options.repetitions.value_or(scenario.repetitions);
-    scenario_run.warmup_ns = scenario.warmup_ns;
-    scenario_run.duration_ns = options.duration_ns.value_or(scenario.duration_ns);
-    // Series memory (bins x flows x workers) and the results' size stay bounded whatever the
-    // duration and bin: the bin is coarsened to keep at most kMaxSeriesBins; bin_ns says which.
-    scenario_run.bin_ns = series_bin_ns(scenario.bin_ns, scenario_run.duration_ns);
-    scenario_run.requested_bin_ns = scenario.bin_ns;
-    scenario_run.reps.resize(scenario_run.repetitions);
-    scenario_run.latency.resize(scenario_run.compiled.plan.flows.size());
-    for (uint32_t r = 0; r < scenario_run.repetitions; ++r) tasks.push_back(Task{s, r});
-    run.scenarios.push_back(std::move(scenario_run));
-  }
+  std::vector<Task> tasks = plan_scenarios(suite, std::move(compiled), options, run);
 
   uint32_t jobs =
       options.jobs != 0 ? options.jobs : std::max(1U, std::thread::hardware_concurrency());
@@ -476,34 +558,14 @@ Result<SuiteRun> run_suite(const suite::Suite& suite, std::vector<suite::Compile
   if (options.spread != nullptr) {
     Result<std::vector<RepetitionOutcome>> mine = std::move(local_outcomes);
     if (first_error) mine = std::move(*first_error);
-    auto everyone = options.spread->exchange(std::move(mine));
-    if (!everyone) return std::move(everyone).error();
-    // Task order whatever the process and finishing order: the same merge as one process.
-    std::sort(everyone->begin(), everyone->end(), [](const auto& a, const auto& b) {
-      return std::tie(a.scenario, a.repetition) < std::tie(b.scenario, b.repetition);
-    });
-    for (RepetitionOutcome& outcome : *everyone) {
-      if (outcome.scenario >= run.scenarios.size() ||
-          outcome.repetition >= run.scenarios[outcome.scenario].reps.size()) {
-        return make_error(Errc::runtime,
-                          fmt::format("another process sent scenario {} repetition {}, which "
-                                      "this suite does not have",
-                                      outcome.scenario, outcome.repetition));
-      }
-      merge_outcome(run, std::move(outcome));
+    if (Status merged = merge_spread(*options.spread, std::move(mine), run); !merged) {
+      return std::move(merged).error();
     }
   } else if (first_error) {
     return std::move(*first_error);
   }
-  for (const auto& scenario_run : run.scenarios) {
-    for (const auto& rep : scenario_run.reps) {
-      run.complete = run.complete && rep.ran && rep.complete;
-    }
-  }
-  if (options.interrupted != nullptr && options.interrupted->load()) {
-    run.complete = false;
-    run.interrupted = true;
-  }
+  run.interrupted = options.interrupted != nullptr && options.interrupted->load();
+  run.complete = every_repetition_complete(run) && !run.interrupted;
   run.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return run;

@@ -29,13 +29,6 @@ bool positive_finite(double x) noexcept {
   return x > 0.0 && std::isfinite(x);
 }
 
-std::string format_rate_pps(double rate_pps) {
-  if (rate_pps >= 1e9) return fmt::format("{:.3f} Gpps", rate_pps / 1e9);
-  if (rate_pps >= 1e6) return fmt::format("{:.3f} Mpps", rate_pps / 1e6);
-  if (rate_pps >= 1e3) return fmt::format("{:.3f} kpps", rate_pps / 1e3);
-  return fmt::format("{:g} pps", rate_pps);
-}
-
 /// Floor division for a possibly negative numerator and a positive divisor.
 int64_t floor_div(int64_t a, int64_t b) noexcept {
   const int64_t q = a / b;
@@ -51,10 +44,6 @@ double ArrivalSpec::mean_messages_per_s(double mean_message_bytes) const noexcep
   if (kind != Kind::onoff) return while_sending;
   if (on_ns + off_ns <= 0) return 0.0;
   return while_sending * (static_cast<double>(on_ns) / static_cast<double>(on_ns + off_ns));
-}
-
-double ArrivalSpec::mean_offered_bps(double mean_message_bytes) const noexcept {
-  return mean_messages_per_s(mean_message_bytes) * mean_message_bytes * 8.0;
 }
 
 Status ArrivalSpec::validate() const {
@@ -100,18 +89,6 @@ Status ArrivalSpec::validate() const {
                       fmt::format("on/off durations only apply to onoff, not {}", name));
   }
   return {};
-}
-
-std::string ArrivalSpec::describe() const {
-  if (kind == Kind::saturate) return fmt::format("saturate ({} outstanding)", outstanding);
-  std::string text = kind_name(kind);
-  text += ' ';
-  text += rate_bps > 0.0 ? format_rate_bps(rate_bps) : format_rate_pps(rate_pps);
-  if (kind == Kind::onoff) {
-    text += fmt::format(", on {} / off {}", format_duration_ns(static_cast<double>(on_ns)),
-                        format_duration_ns(static_cast<double>(off_ns)));
-  }
-  return text;
 }
 
 ArrivalProcess::ArrivalProcess(const ArrivalSpec& spec, double mean_message_bytes) : spec_(spec) {

@@ -81,19 +81,6 @@ double SizeSpec::mean_bytes() const noexcept {
   return 0.0;
 }
 
-uint32_t SizeSpec::smallest_bytes() const noexcept {
-  if (kind == Kind::fixed) return fixed_bytes;
-  if (kind == Kind::uniform) return std::min(min_bytes, max_bytes);
-  uint32_t smallest = 0;
-  bool found = false;
-  for (const auto& entry : table) {
-    if (entry.weight == 0) continue;  // never drawn
-    smallest = found ? std::min(smallest, entry.size_bytes) : entry.size_bytes;
-    found = true;
-  }
-  return smallest;
-}
-
 uint32_t SizeSpec::largest_bytes() const noexcept {
   if (kind == Kind::fixed) return fixed_bytes;
   if (kind == Kind::uniform) return std::max(min_bytes, max_bytes);
@@ -146,26 +133,6 @@ Status SizeSpec::validate() const {
     }
   }
   return make_error(Errc::invalid_config, "unknown size distribution kind");
-}
-
-std::string SizeSpec::describe() const {
-  switch (kind) {
-    case Kind::fixed:
-      return fmt::format("fixed {} B", fixed_bytes);
-    case Kind::uniform:
-      return fmt::format("uniform {}..{} B", min_bytes, max_bytes);
-    case Kind::imix:
-    case Kind::weighted: {
-      std::string text = kind_name(kind);
-      char separator = ' ';
-      for (const auto& entry : table) {
-        text += fmt::format("{}{}x{}", separator, entry.size_bytes, entry.weight);
-        separator = '/';
-      }
-      return text;
-    }
-  }
-  return "?";
 }
 
 SizeSampler::SizeSampler(const SizeSpec& spec)

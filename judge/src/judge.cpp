@@ -489,12 +489,7 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run,
     flow.measured_bps = m.measured_bps;
     flow.measured_payload_bps = m.measured_payload_bps;
     flow.measured_bps_reps = m.measured_bps_reps;
-    flow.messages = m.messages;
-    flow.packets = m.packets;
-    flow.payload_bytes = m.payload_bytes;
-    flow.wire_bytes = m.wire_bytes;
-    flow.drops = m.drops;
-    flow.late_posts = m.late_posts;
+    flow.counts = m.counts;
     flow.latency = m.latency;
     flow.latency_from_sent = m.latency_from_sent;
     flow.latency_reps = m.latency_reps;
@@ -516,7 +511,7 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run,
     flow.priority = plan.priority;
     flow.arb_class = policy::arb_class_name(compiled.plan.deciding_port_qos(),
                                             compiled.plan.deciding_class_of(plan));
-    delivered_packets += flow.packets;
+    delivered_packets += flow.counts.packets;
     out.flows.push_back(std::move(flow));
   }
 

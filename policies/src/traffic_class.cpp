@@ -1,15 +1,12 @@
 // Traffic classes as libfabric defines them (FI_TC_UNSPEC, FI_TC_DSCP | dscp, labels from
-// 0x200): encodings, names, the label -> DSCP table, the domain -> endpoint inheritance and the
-// provider profiles.
+// 0x200): names, the label -> DSCP table, the domain -> endpoint inheritance and the provider
+// profiles.
 #include "qb/policies/traffic_class.hpp"
 
 #include <fmt/format.h>
 
 namespace qb::policy {
 namespace {
-
-constexpr uint32_t kFiTcDscp = 0x100;
-constexpr uint32_t kFiTcLabelBase = 0x200;
 
 struct LabelName {
   std::string_view name;
@@ -42,18 +39,6 @@ constexpr ProviderName kProviderNames[] = {{"none", TcProvider::none},
 constexpr uint8_t kEfaLowLatencySl = 8;
 
 }  // namespace
-
-uint32_t TrafficClass::fi_value() const noexcept {
-  switch (label) {
-    case TcLabel::unspec:
-      return 0;
-    case TcLabel::dscp:
-      return kFiTcDscp | (dscp & 0x3fU);
-    default:
-      // best_effort is the first label (enum value 1) and FI_TC_BEST_EFFORT is 0x200.
-      return kFiTcLabelBase + static_cast<uint32_t>(label) - 1;
-  }
-}
 
 std::string tc_name(const TrafficClass& tclass) {
   if (tclass.label == TcLabel::dscp) return fmt::format("dscp:{}", tclass.dscp);

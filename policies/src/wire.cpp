@@ -137,10 +137,4 @@ uint64_t WireModel::min_message_bytes() const noexcept {
   return transport == Transport::eth ? kEthMinFrameBytes : 1;
 }
 
-double WireModel::wire_per_payload(uint64_t message_bytes, RdmaOp op) const noexcept {
-  if (message_bytes == 0) return 1.0;
-  return static_cast<double>(wire_bytes_for_message(message_bytes, op)) /
-         static_cast<double>(message_bytes);
-}
-
 }  // namespace qb::policy

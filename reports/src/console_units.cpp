@@ -52,9 +52,9 @@ MeasuredRates measured_rates(const FlowResult& flow) {
   r.payload_bps = flow.measured_payload_bps;
   // The counters are totals and measured_bps a mean over repetitions: their ratio, the mean
   // wire size of a packet, turns the mean bit rate into the mean packet rate.
-  if (flow.packets > 0 && flow.wire_bytes > 0) {
+  if (flow.counts.packets > 0 && flow.counts.wire_bytes > 0) {
     r.wire_bytes_per_packet =
-        static_cast<double>(flow.wire_bytes) / static_cast<double>(flow.packets);
+        static_cast<double>(flow.counts.wire_bytes) / static_cast<double>(flow.counts.packets);
     r.packets_per_s = flow.measured_bps / 8.0 / r.wire_bytes_per_packet;
   }
   return r;

@@ -37,6 +37,8 @@ std::string list_text(const std::set<uint32_t>& values) {
 
 }  // namespace
 
+// Long (about 130 lines) on purpose: one SVG laid out top to bottom, each part placed below the
+// one before; split, the running y offset and the shared scales would travel through every step.
 void ets_figure(Markup& m, const ScenarioResult& s, const PortArbitrationResult& port) {
   const size_t tcs = port.tcs.size();
   const size_t priorities = port.prio_tc.size();

@@ -17,6 +17,10 @@
 #include "svg_figures.hpp"
 
 namespace qb::report {
+
+// The stylesheet, embedded from reports/src/report.css at build time (cmake/QbEmbed.cmake).
+extern const std::string_view kReportCss;
+
 namespace {
 
 using html::Attr;
@@ -26,134 +30,6 @@ using html::format_percent;
 using html::format_sig;
 using html::json_number;
 using html::Markup;
-
-constexpr const char* kCss = R"css(
-:root{--fg:#1f2328;--muted:#59636e;--line:#d8dee4;--soft:#f6f8fa;--pass:#1a7f37;--fail:#cf222e;
---accent:#0072b2;--cap:#d55e00}
-*{box-sizing:border-box}
-html{-webkit-text-size-adjust:100%}
-body{margin:0;color:var(--fg);background:#fff;font:15px/1.5 system-ui,-apple-system,"Segoe UI",
-Roboto,"Helvetica Neue",Arial,"Noto Sans","Liberation Sans",sans-serif}
-main{max-width:1240px;margin:0 auto;padding:28px 28px 72px}
-h1{font-size:26px;line-height:1.25;margin:0 0 2px;font-weight:650}
-h2{font-size:21px;margin:44px 0 6px;padding-top:22px;border-top:2px solid var(--line);font-weight:650}
-h3{font-size:16.5px;margin:34px 0 8px;font-weight:650}
-h4{font-size:14px;margin:18px 0 4px;font-weight:600;color:var(--muted)}
-p{margin:6px 0}
-code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:.92em}
-.sub{color:var(--muted);margin:0}
-.muted{color:var(--muted)}
-.note{color:var(--muted);font-size:13.5px;max-width:80ch}
-.verdict{display:flex;gap:18px;align-items:flex-start;border:1px solid;border-left-width:6px;
-border-radius:8px;padding:14px 20px;margin:20px 0 18px}
-.verdict.pass{border-color:#b7dfc2;border-left-color:var(--pass);background:#f4fbf6}
-.verdict.fail{border-color:#f3c2c5;border-left-color:var(--fail);background:#fdf5f5}
-.verdict .label{font-weight:750;font-size:22px;letter-spacing:.05em;min-width:74px}
-.verdict.pass .label{color:var(--pass)}.verdict.fail .label{color:var(--fail)}
-.verdict p{margin:2px 0}.verdict ul{margin:4px 0 0;padding-left:20px}
-table{border-collapse:collapse;width:100%;font-size:13.5px;font-variant-numeric:tabular-nums}
-th,td{text-align:left;padding:6px 10px;border-bottom:1px solid var(--line);vertical-align:top}
-thead th{font-weight:600;color:var(--muted);font-size:12px;text-transform:uppercase;letter-spacing:.04em;
-border-bottom:1px solid #c4ccd4;white-space:nowrap}
-td.num,th.num{text-align:right;white-space:nowrap}
-table.groups td:first-child,table.flows td:first-child,table.classes td:first-child{white-space:nowrap}
-th .basis{display:block;text-transform:none;letter-spacing:0;font-weight:500;font-size:11.5px}
-.table-wrap{overflow-x:auto}
-#metadata tbody{display:grid;grid-template-columns:repeat(auto-fill,minmax(330px,1fr));column-gap:28px}
-#metadata tr{display:flex;border-bottom:1px solid var(--line)}
-#metadata th,#metadata td{border:0;padding:5px 4px}
-#metadata th{width:118px;flex:none;color:var(--muted);font-weight:500}
-#metadata td{overflow-wrap:anywhere}
-.chip{display:inline-block;padding:1px 9px;border-radius:10px;font-size:12px;font-weight:650;
-letter-spacing:.02em;white-space:nowrap}
-.chip.pass{background:#dcf5e3;color:#116329}.chip.fail{background:#ffe5e3;color:#a40e26}
-.chip.neutral{background:#eef1f4;color:var(--muted)}.chip.better{background:#e3effa;color:#0b4f82}
-h2 .chip{vertical-align:middle;margin-left:10px;font-size:12.5px}
-.facts{color:var(--muted);font-size:14px}
-.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(170px,1fr));gap:12px;margin:16px 0 6px}
-.card{border:1px solid var(--line);border-radius:8px;padding:10px 14px;background:#fff}
-.card .k{color:var(--muted);font-size:12.5px}.card .v{font-size:20px;font-weight:650;
-font-variant-numeric:tabular-nums}.card .d{color:var(--muted);font-size:12.5px;overflow-wrap:anywhere}
-tr.gate.failed td{background:#fff6f6}
-tr.metric.regression td{background:#fff6f6}
-svg.chart{display:block;width:100%;height:auto;margin:6px 0 4px;overflow:visible}
-svg text{fill:var(--fg);font-size:12px}
-svg .axis text{fill:var(--muted);font-size:11.5px}
-svg .axis-title{fill:var(--muted);font-size:12px}
-svg .grid line,svg .gridline{stroke:#edf0f3;stroke-width:1}
-svg .axis-line{stroke:#8c959f}
-svg .zeroline{stroke:#8c959f}
-svg .gate-line{stroke:var(--fail);stroke-dasharray:5 4;stroke-width:1.2;opacity:.75}
-svg .gate-text{fill:var(--fail);font-size:11.5px}
-svg .reference-line{stroke:var(--muted);stroke-dasharray:5 4;stroke-width:1.2}
-svg .reference-text{fill:var(--muted);font-size:11.5px}
-svg .series{fill:none;stroke-width:2;stroke-linejoin:round}
-svg .series.thin{stroke-width:1.2;opacity:.85}
-svg .queue-line{fill:none;stroke-width:2;stroke-linejoin:round}
-svg .queue-line.thin{stroke-width:1.2;opacity:.85}
-svg line.expected,svg line.expected-key-line{stroke-width:1.2;stroke-dasharray:1.5 3;opacity:.9}
-svg line.convergence-marker{stroke:var(--muted);stroke-width:1}
-svg line.convergence-marker.join{stroke-dasharray:4 3}
-svg line.convergence-marker.settled{stroke:#2e7d32}
-svg .spectrum{fill:none;stroke-width:2;stroke-linejoin:round}
-svg .jain-series{fill:none;stroke:var(--accent);stroke-width:1.6}
-svg .separator{stroke:#c4ccd4;stroke-dasharray:3 3}
-svg .max-marker{stroke-width:1.6}
-svg .edges path{fill:none;stroke:#aab3bd;stroke-width:1.4}
-svg .box{fill:#fff;stroke:#9aa5b1;stroke-width:1.2}
-svg .box.leaf{fill:var(--soft);stroke:#c4ccd4}
-svg .name{font-weight:650;font-size:13px}
-svg .small{font-size:11.5px}
-svg .muted{fill:var(--muted)}
-svg .track{fill:#e6eaef}
-svg .fill{fill:var(--accent)}
-svg .expected-tick{stroke:var(--fg);stroke-width:2}
-svg .cap-tick{stroke:var(--cap);stroke-width:2.5}
-svg .cap-badge{fill:#fff3ea;stroke:var(--cap);stroke-width:1}
-svg .cap-text{fill:#9a3a00;font-size:11px;font-weight:600}
-svg .zebra{fill:#f8f9fb}
-svg .label{font-size:12.5px}
-svg .expected-bar{fill:#dfe4ea}
-svg .error-bar{fill:#6e7781}
-svg .error-bar.beyond{fill:var(--fail)}
-svg .value{font-size:12px;font-variant-numeric:tabular-nums}
-svg .value.beyond{fill:var(--fail);font-weight:650}
-svg .baseline-series,svg line.baseline-key-line{fill:none;stroke-width:3;stroke-dasharray:12 6;stroke-linecap:butt;opacity:.35}
-svg .baseline-marker{fill:#fff;stroke:var(--fg);stroke-width:1.4}
-svg .baseline-text{fill:var(--fg);font-size:11.5px}
-svg .prio-box{fill:var(--soft);stroke:#c4ccd4;stroke-width:1}
-svg .class-box{fill:#fff;stroke:#9aa5b1;stroke-width:1.2}
-svg .class-box.strict{stroke:var(--accent);stroke-width:1.8}
-svg .unused{opacity:.45}
-svg .prio-edge{fill:none;stroke:#aab3bd;stroke-width:1.4}
-svg .table-cell{fill:#fff;stroke:#9aa5b1;stroke-width:1}
-svg .table-cell.skipped{fill:var(--soft);stroke-dasharray:3 2}
-svg .table-cell.used{fill:#e3effa;stroke:var(--accent)}
-svg .table-cell.drop{fill:#ffe5e3;stroke:var(--fail)}
-svg .section-title{font-weight:650;font-size:12.5px}
-.cap-key{color:#9a3a00;font-weight:600}
-.baseline-key{font-weight:600}
-.host-trees{display:grid;grid-template-columns:repeat(auto-fill,minmax(520px,1fr));gap:6px 22px}
-.host-trees figcaption{font-size:13.5px;font-weight:600}
-.legend{display:flex;flex-wrap:wrap;gap:4px 18px;list-style:none;padding:0;margin:4px 0 2px;font-size:13px}
-.legend li{white-space:nowrap}
-.swatch{display:inline-block;width:16px;height:3px;vertical-align:middle;margin-right:6px;border-radius:1px}
-.swatch.dashed{height:0;border-top:3px dashed;background:none}
-.swatch.expected-key{height:0;border-top:2px dotted var(--muted)}
-svg.key{display:inline-block;vertical-align:middle;margin-right:6px;overflow:visible}
-.panels{display:grid;grid-template-columns:repeat(auto-fill,minmax(360px,1fr));gap:14px 22px}
-figure{margin:0}
-figure.panel figcaption{font-size:13.5px}
-figure.panel figcaption .swatch{width:12px;height:12px;border-radius:3px}
-details{margin:10px 0}
-details>summary{cursor:pointer;color:var(--accent);font-size:14px}
-nav.toc{font-size:14px}nav.toc ol{margin:4px 0;padding-left:22px}
-a{color:var(--accent)}
-.warnings{border:1px solid #eed9a8;background:#fffaf0;border-radius:8px;padding:8px 16px;font-size:14px}
-footer{margin-top:56px;color:var(--muted);font-size:12.5px;border-top:1px solid var(--line);padding-top:12px}
-@media (max-width:720px){main{padding:16px 12px 48px}h1{font-size:22px}.verdict{flex-direction:column;gap:4px}}
-@media print{main{max-width:none}h2{break-before:page}}
-)css";
 
 std::string gate_value(const GateResult& gate, double value) {
   switch (gate.kind) {
@@ -570,9 +446,14 @@ void flows_table(Markup& m, const ScenarioResult& s, const std::vector<size_t>& 
   rate_th(m, "offered", "wire Gbit/s");
   rate_th(m, "offered", "payload Gbit/s");
   rate_ths(m);
-  for (const char* h :
-       {"error", "p50 (sched.)", "p99 (sched.)", "p99.9 (sched.)", "drops", "late posts"}) {
+  for (const char* h : {"error", "p50 (sched.)", "p99 (sched.)", "p99.9 (sched.)"}) {
     m.element("th", {{"class", "num"}}, h);
+  }
+  // A column for every counter of the results with a heading (engine/counters.hpp).
+  for (const engine::CounterInfo& counter : engine::kCounters) {
+    if (counter.in_results && !counter.column.empty()) {
+      m.element("th", {{"class", "num"}}, counter.column);
+    }
   }
   m.close().close();
   m.open("tbody");
@@ -583,9 +464,9 @@ void flows_table(Markup& m, const ScenarioResult& s, const std::vector<size_t>& 
     // The offered payload rate: the offered wire rate at the payload/wire ratio the flow's
     // messages had (its counters); unknown when it delivered nothing.
     std::optional<double> offered_payload;
-    if (f.offered_bps && f.wire_bytes > 0) {
-      offered_payload =
-          *f.offered_bps * static_cast<double>(f.payload_bytes) / static_cast<double>(f.wire_bytes);
+    if (f.offered_bps && f.counts.wire_bytes > 0) {
+      offered_payload = *f.offered_bps * static_cast<double>(f.counts.payload_bytes) /
+                        static_cast<double>(f.counts.wire_bytes);
     }
     if (f.offered_bps) attrs.push_back({"data-offered-bps", json_number(*f.offered_bps)});
     if (offered_payload)
@@ -604,8 +485,11 @@ void flows_table(Markup& m, const ScenarioResult& s, const std::vector<size_t>& 
     m.element("td", {{"class", "num"}}, latency_cell(f.latency.p50_ns, f.latency.count));
     m.element("td", {{"class", "num"}}, latency_cell(f.latency.p99_ns, f.latency.count));
     m.element("td", {{"class", "num"}}, latency_cell(f.latency.p999_ns, f.latency.count));
-    m.element("td", {{"class", "num"}}, std::to_string(f.drops));
-    m.element("td", {{"class", "num"}}, std::to_string(f.late_posts));
+    for (const engine::CounterInfo& counter : engine::kCounters) {
+      if (counter.in_results && !counter.column.empty()) {
+        m.element("td", {{"class", "num"}}, std::to_string(f.counts.*counter.member));
+      }
+    }
     m.close();
   }
   m.close().close().close();
@@ -688,12 +572,8 @@ void arbitration_section(Markup& m, const ScenarioResult& s) {
   }
 }
 
-void scenario_section(Markup& m, const ScenarioResult& s, size_t index, const HtmlOptions& options,
-                      const ScenarioResult* baseline) {
-  m.open("section", {{"class", "scenario"},
-                     {"id", "scenario-" + std::to_string(index + 1)},
-                     {"data-scenario", s.name},
-                     {"data-flows-total", std::to_string(s.flows.size())}});
+// The scenario's title, its port and window, and whether every repetition finished.
+void scenario_heading(Markup& m, const ScenarioResult& s) {
   m.open("h2");
   m.text(s.name);
   chip(m, s.passed ? "pass" : "fail", s.passed ? "PASS" : "FAIL");
@@ -710,13 +590,10 @@ void scenario_section(Markup& m, const ScenarioResult& s, size_t index, const Ht
               "Incomplete: " + std::to_string(s.repetitions_completed) + " of " +
                   std::to_string(s.repetitions) + " repetitions finished.");
   }
-  if (nothing_measured(s)) {  // no figures to draw: zeros over no time are not figures
-    m.element("p", {{"class", "note"}}, std::string("Not judged: ") + kNothingMeasured + ".");
-    m.close();
-    return;
-  }
+}
 
-  // Cards: the answer before the detail.
+// Cards: the answer before the detail.
+void scenario_cards(Markup& m, const ScenarioResult& s) {
   double measured_total = 0.0;
   for (const auto& f : s.flows)
     measured_total += std::isfinite(f.measured_bps) ? f.measured_bps : 0;
@@ -742,13 +619,9 @@ void scenario_section(Markup& m, const ScenarioResult& s, size_t index, const Ht
          slowest->name + ", from the scheduled time");
   }
   m.close();
+}
 
-  m.element("h3", {}, "Gates");
-  gates_table(m, s);
-
-  tree_section(m, s);
-  arbitration_section(m, s);
-
+void groups_section(Markup& m, const ScenarioResult& s, const ScenarioResult* baseline) {
   m.element("h3", {}, "Groups: expected vs measured");
   std::vector<html::BarRow> group_rows;
   for (size_t gi = 0; gi < s.groups.size(); ++gi) {
@@ -770,8 +643,10 @@ void scenario_section(Markup& m, const ScenarioResult& s, size_t index, const Ht
                    find_gate(s, "max_group_share_error"));
   groups_table(m, s);
   if (!s.classes.empty() || !s.oracle_notes.empty()) classes_table(m, s);
+}
 
-  // Flows, largest |error| first; big runs show the top N (the groups above cover the rest).
+// The flows shown, largest |error| first; big runs show the top N (the groups cover the rest).
+std::vector<size_t> flow_order(const ScenarioResult& s, const HtmlOptions& options) {
   std::vector<size_t> order(s.flows.size());
   std::iota(order.begin(), order.end(), size_t{0});
   auto abs_error = [&](size_t i) {
@@ -781,6 +656,11 @@ void scenario_section(Markup& m, const ScenarioResult& s, size_t index, const Ht
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return abs_error(a) > abs_error(b); });
   if (options.top_flows != 0 && order.size() > options.top_flows) order.resize(options.top_flows);
+  return order;
+}
+
+void flows_section(Markup& m, const ScenarioResult& s, const std::vector<size_t>& order,
+                   const ScenarioResult* baseline) {
   m.element("h3", {}, "Flows: expected vs measured, largest error first");
   m.element("p", {{"class", "note flows-shown"}},
             order.size() < s.flows.size()
@@ -807,7 +687,11 @@ void scenario_section(Markup& m, const ScenarioResult& s, size_t index, const Ht
   html::bar_figure(m, "flow-bars", "Expected vs measured rate per flow, largest error first",
                    flow_rows, find_gate(s, "max_share_error"));
   flows_table(m, s, order);
+}
 
+// Throughput, switch queue depth, latency spectra and fairness over time.
+void time_figures(Markup& m, const ScenarioResult& s, const std::vector<size_t>& order,
+                  const ScenarioResult* baseline) {
   m.element("h3", {}, "Throughput over time");
   html::throughput_figure(m, s, order, baseline);
 
@@ -832,7 +716,9 @@ void scenario_section(Markup& m, const ScenarioResult& s, size_t index, const Ht
                 ", the value the min_jain gate judges. Bins dip when flows are bursty (on/off, "
                 "Poisson): their expectation is a long-run mean.");
   html::jain_figure(m, s, find_gate(s, "min_jain"));
+}
 
+void driver_stats_table(Markup& m, const ScenarioResult& s) {
   if (!s.driver_stats.empty()) {
     m.open("details");
     m.element("summary", {}, "Driver statistics (mean per repetition)");
@@ -846,6 +732,30 @@ void scenario_section(Markup& m, const ScenarioResult& s, size_t index, const Ht
     }
     m.close().close().close();
   }
+}
+
+void scenario_section(Markup& m, const ScenarioResult& s, size_t index, const HtmlOptions& options,
+                      const ScenarioResult* baseline) {
+  m.open("section", {{"class", "scenario"},
+                     {"id", "scenario-" + std::to_string(index + 1)},
+                     {"data-scenario", s.name},
+                     {"data-flows-total", std::to_string(s.flows.size())}});
+  scenario_heading(m, s);
+  if (nothing_measured(s)) {  // no figures to draw: zeros over no time are not figures
+    m.element("p", {{"class", "note"}}, std::string("Not judged: ") + kNothingMeasured + ".");
+    m.close();  // section
+    return;
+  }
+  scenario_cards(m, s);
+  m.element("h3", {}, "Gates");
+  gates_table(m, s);
+  tree_section(m, s);
+  arbitration_section(m, s);
+  groups_section(m, s, baseline);
+  const std::vector<size_t> order = flow_order(s, options);
+  flows_section(m, s, order, baseline);
+  time_figures(m, s, order, baseline);
+  driver_stats_table(m, s);
   m.close();  // section
 }
 
@@ -984,7 +894,7 @@ std::string render_html_report(const Results& results, const Comparison* compari
   m.empty("meta", {{"name", "viewport"}, {"content", "width=device-width, initial-scale=1"}});
   m.element("title", {}, "qosbench: " + results.suite);
   m.open("style");
-  m.raw(kCss);
+  m.raw(kReportCss);
   m.close();
   m.close();  // head
   m.open("body", {{"data-schema", results.schema}, {"data-suite", results.suite}});

@@ -298,6 +298,47 @@ constexpr Field<typename MemberOf<Member>::Record> member(
           absent};
 }
 
+/// The field of counter I of the table (engine/counters.hpp), keyed by its name, in the
+/// Counters member `Counts` of Record.
+template <class Record, engine::Counters Record::*Counts, size_t I>
+Field<Record> counter_field() {
+  return {engine::kCounters[I].name, Presence::required,
+          [](const Record& record) -> Json {
+            return Codec<uint64_t>::write((record.*Counts).*engine::kCounters[I].member);
+          },
+          [](const JsonNode& node, Record& record) {
+            (record.*Counts).*engine::kCounters[I].member = Codec<uint64_t>::read(node);
+          },
+          nullptr};
+}
+
+template <class Record, engine::Counters Record::*Counts, size_t... I>
+std::vector<Field<Record>> with_counters(std::span<const Field<Record>> before,
+                                         bool (*pick)(const engine::CounterInfo&),
+                                         std::span<const Field<Record>> after,
+                                         std::index_sequence<I...> /*every counter*/) {
+  std::vector<Field<Record>> out(before.begin(), before.end());
+  ((pick(engine::kCounters[I]) ? out.push_back(counter_field<Record, Counts, I>()) : void()), ...);
+  out.insert(out.end(), after.begin(), after.end());
+  return out;
+}
+
+/// `before`, then a field for every counter `pick` keeps (in the table's order), then `after`.
+template <class Record, engine::Counters Record::*Counts>
+std::vector<Field<Record>> with_counters(std::span<const Field<Record>> before,
+                                         bool (*pick)(const engine::CounterInfo&),
+                                         std::span<const Field<Record>> after = {}) {
+  return with_counters<Record, Counts>(before, pick, after,
+                                       std::make_index_sequence<engine::kCounters.size()>());
+}
+
+bool in_results(const engine::CounterInfo& counter) {
+  return counter.in_results;
+}
+bool sender_side(const engine::CounterInfo& counter) {
+  return counter.side == engine::CounterSide::sender;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The fields, struct by struct, in the order they are written (docs/results-schema.md).
 
@@ -366,7 +407,7 @@ bool not_judged(const Row& row) {
   return !row.judged;
 }
 
-const Field<FlowResult> kFlowFields[] = {
+const Field<FlowResult> kFlowFieldsBefore[] = {
     member<&FlowResult::name>("name"),
     member<&FlowResult::group>("group"),
     member<&FlowResult::leaf>("leaf"),
@@ -381,17 +422,16 @@ const Field<FlowResult> kFlowFields[] = {
     member<&FlowResult::judged>("judged", Presence::optional, not_judged<FlowResult>),
     member<&FlowResult::not_judged>("not_judged", Presence::optional, not_judged<FlowResult>),
     member<&FlowResult::measured_bps_reps>("measured_bps_reps"),
-    member<&FlowResult::messages>("messages"),
-    member<&FlowResult::packets>("packets"),
-    member<&FlowResult::payload_bytes>("payload_bytes"),
-    member<&FlowResult::wire_bytes>("wire_bytes"),
-    member<&FlowResult::drops>("drops"),
-    member<&FlowResult::late_posts>("late_posts"),
+};
+// Between the two: the counters the results carry (engine/counters.hpp).
+const Field<FlowResult> kFlowFieldsAfter[] = {
     member<&FlowResult::latency>("latency_ns"),
     member<&FlowResult::latency_from_sent>("latency_from_sent_ns"),
     member<&FlowResult::latency_reps>("latency_ns_reps"),
     member<&FlowResult::series_bps>("series_bps"),
 };
+const std::vector<Field<FlowResult>> kFlowFields =
+    with_counters<FlowResult, &FlowResult::counts>(kFlowFieldsBefore, in_results, kFlowFieldsAfter);
 // Written only in scenarios with classes (see the scenario's "flows"), so results of other
 // suites stay as they were before classes existed; absent in older files.
 const Field<FlowResult> kFlowClassFields[] = {
@@ -851,11 +891,10 @@ Field<SenderResults> run_field() {
           nullptr};
 }
 
-const Field<SenderFlowTotals> kSenderFlowFields[] = {
-    member<&SenderFlowTotals::name>("name"),
-    member<&SenderFlowTotals::posted_messages>("posted_messages"),
-    member<&SenderFlowTotals::late_posts>("late_posts"),
-};
+const Field<SenderFlowTotals> kSenderFlowName[] = {member<&SenderFlowTotals::name>("name")};
+// What a sender counts (engine/counters.hpp).
+const std::vector<Field<SenderFlowTotals>> kSenderFlowFields =
+    with_counters<SenderFlowTotals, &SenderFlowTotals::counts>(kSenderFlowName, sender_side);
 template <>
 const RecordSchema<SenderFlowTotals>& schema_of<SenderFlowTotals>() {
   static const RecordSchema<SenderFlowTotals> schema{kSenderFlowFields};

@@ -57,13 +57,13 @@ std::vector<SenderScenarioTotals> sender_totals(const engine::SuiteRun& run) {
       out.frame_overhead_bytes = plan.wire.per_packet_overhead_bytes();
     }
     for (size_t f = 0; f < plan.flows.size(); ++f) {
-      SenderFlowTotals flow{plan.flows[f].name, 0, 0};
+      SenderFlowTotals flow;
+      flow.name = plan.flows[f].name;
       for (const auto& rep : scenario.reps) {
         if (f >= rep.flows.size()) continue;
-        flow.posted_messages += rep.flows[f].posted_messages;
-        flow.late_posts += rep.flows[f].late_posts;
+        engine::merge_counters(flow.counts, rep.flows[f].counts, engine::CounterSide::sender);
       }
-      const double posted = static_cast<double>(flow.posted_messages);
+      const double posted = static_cast<double>(flow.counts.posted_messages);
       const double wire = at(compiled.mean_wire_bytes, f);
       const double packet = at(compiled.mean_packet_wire_bytes, f);
       flow.posted_payload_bytes = posted * at(compiled.mean_message_bytes, f);
@@ -87,12 +87,29 @@ void print_sender_summary(const engine::SuiteRun& run, std::ostream& out) {
                format_duration_ns(static_cast<double>(scenario.repetition_ns)));
     // Rates of what was posted, over the time sent (warm-up included), at each flow's mean
     // message size: what the receiver should see offered.
-    constexpr const char* kFormat = "  {:<24} {:>14} {:>12} {:>14} {:>12} {:>10}\n";
-    fmt::print(out, kFormat, "flow", "posted", "late posts", "goodput", "wire", "packets");
-    fmt::print(out, kFormat, "", "messages", "", "payload Gbit/s", "wire Gbit/s", "Mpps");
+    // A column for every sender-side counter with a heading (engine/counters.hpp), its unit
+    // under it.
+    constexpr const char* kFormat = "  {:<24}{} {:>14} {:>12} {:>10}\n";
+    const auto counter_cells = [](const auto& cell) {
+      std::string cells;
+      for (const engine::CounterInfo& counter : engine::kCounters) {
+        if (counter.side == engine::CounterSide::sender && !counter.column.empty()) {
+          cells += fmt::format(" {:>12}", cell(counter));
+        }
+      }
+      return cells;
+    };
+    fmt::print(out, kFormat, "flow",
+               counter_cells([](const engine::CounterInfo& c) { return c.column; }), "goodput",
+               "wire", "packets");
+    fmt::print(out, kFormat, "", counter_cells([](const engine::CounterInfo& c) {
+                 return engine::counter_unit_name(c.unit);
+               }),
+               "payload Gbit/s", "wire Gbit/s", "Mpps");
     const double seconds = scenario.sent_seconds;
     for (const SenderFlowTotals& flow : scenario.flows) {
-      fmt::print(out, kFormat, flow.name, flow.posted_messages, flow.late_posts,
+      fmt::print(out, kFormat, flow.name,
+                 counter_cells([&](const engine::CounterInfo& c) { return flow.counts.*c.member; }),
                  gbit(flow.posted_payload_bytes, seconds), gbit(flow.posted_wire_bytes, seconds),
                  mpps(flow.posted_packets, seconds));
     }

@@ -92,6 +92,8 @@ uint32_t total_weight(const std::vector<VlArbEntryResult>& table) {
 
 }  // namespace
 
+// Long (about 140 lines) on purpose: one SVG laid out top to bottom, each part placed below the
+// one before; split, the running y offset and the shared scales would travel through every step.
 void vlarb_figure(Markup& m, const ScenarioResult& s, const PortArbitrationResult& port) {
   // SLs with flows, and the VLs they reach here.
   std::map<uint32_t, size_t> flows_of_sl;

@@ -3,9 +3,11 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <fstream>
-#include <random>
+#include <iterator>
+#include <string>
+
+#include "outcome_sample.hpp"
 
 namespace qb::engine {
 namespace {
@@ -24,52 +26,6 @@ void expect_same(const Histogram& a, const Histogram& b) {
   EXPECT_EQ(std::bit_cast<uint64_t>(x.sum), std::bit_cast<uint64_t>(y.sum));
 }
 
-RepetitionOutcome sample_outcome() {
-  RepetitionOutcome outcome;
-  outcome.scenario = 2;
-  outcome.repetition = 5;
-  outcome.workers = 3;
-  outcome.clock = "virtual";
-  RepetitionMeasurement& m = outcome.measurement;
-  for (uint64_t f = 0; f < 3; ++f) {
-    FlowCounters c;
-    c.messages = 10 + f;
-    c.packets = 100 + f;
-    c.payload_bytes = 1'000'000 + f;
-    c.wire_bytes = 1'100'000 + f;
-    c.drops = f;
-    c.posted_messages = 12 + f;
-    c.late_posts = f * 2;
-    c.series_wire_bytes = {f, f + 1, 0, 123456789012ULL};
-    m.flows.push_back(c);
-    m.flow_latency.push_back(RepetitionLatency{c.messages, 1, 2, 3, 4});
-  }
-  m.group_latency.push_back(RepetitionLatency{7, 10, 20, 30, 40});
-  m.driver_stats = {{"sim_steps", 12345.0}, {"ratio", 0.1 + 0.2}};
-  m.queue_depth = {{"port", {1.0, 2.5e6}, {0.5, 1.0 / 7.0}}, {"TC3", {}, {}}};
-  m.starvation = {true, 1'000'000, 20'000, 15'000, 20'000, 5'000, 7, 3};
-  m.wall_seconds = 1.0 / 3.0;
-  m.ran = true;
-  m.complete = false;
-  m.measured_ns = 987'654'321;
-
-  std::mt19937_64 rng(1);
-  std::lognormal_distribution<double> latency_ns(9.0, 2.0);
-  outcome.latency.resize(3);
-  for (auto& l : outcome.latency) {
-    for (int i = 0; i < 5000; ++i) {
-      l.from_scheduled_ns.record(static_cast<int64_t>(latency_ns(rng)));
-      l.from_sent_ns.record(static_cast<int64_t>(latency_ns(rng)) - 5);  // some clamp at 0
-    }
-  }
-  // Messages outstanding at the window's end, by age.
-  outcome.latency[2].outstanding_age_ns.record_n(51'200'000, 16);
-  outcome.latency[2].outstanding_age_ns.record(3'000);
-  // Past 2^53 the sum is kept as a double: that state must travel too.
-  outcome.latency[1].from_scheduled_ns.record_n(20'000'000'000, 1'000'000);
-  return outcome;
-}
-
 TEST(OutcomeCodec, RoundTripsEveryFieldExactly) {
   const RepetitionOutcome sent = sample_outcome();
   auto got = decode_outcome(encode_outcome(sent));
@@ -82,13 +38,13 @@ TEST(OutcomeCodec, RoundTripsEveryFieldExactly) {
   const auto& b = got->measurement;
   ASSERT_EQ(a.flows.size(), b.flows.size());
   for (size_t f = 0; f < a.flows.size(); ++f) {
-    EXPECT_EQ(a.flows[f].messages, b.flows[f].messages);
-    EXPECT_EQ(a.flows[f].packets, b.flows[f].packets);
-    EXPECT_EQ(a.flows[f].payload_bytes, b.flows[f].payload_bytes);
-    EXPECT_EQ(a.flows[f].wire_bytes, b.flows[f].wire_bytes);
-    EXPECT_EQ(a.flows[f].drops, b.flows[f].drops);
-    EXPECT_EQ(a.flows[f].posted_messages, b.flows[f].posted_messages);
-    EXPECT_EQ(a.flows[f].late_posts, b.flows[f].late_posts);
+    EXPECT_EQ(a.flows[f].counts.messages, b.flows[f].counts.messages);
+    EXPECT_EQ(a.flows[f].counts.packets, b.flows[f].counts.packets);
+    EXPECT_EQ(a.flows[f].counts.payload_bytes, b.flows[f].counts.payload_bytes);
+    EXPECT_EQ(a.flows[f].counts.wire_bytes, b.flows[f].counts.wire_bytes);
+    EXPECT_EQ(a.flows[f].counts.drops, b.flows[f].counts.drops);
+    EXPECT_EQ(a.flows[f].counts.posted_messages, b.flows[f].counts.posted_messages);
+    EXPECT_EQ(a.flows[f].counts.late_posts, b.flows[f].counts.late_posts);
     EXPECT_EQ(a.flows[f].series_wire_bytes, b.flows[f].series_wire_bytes);
     EXPECT_EQ(a.flow_latency[f].p99_ns, b.flow_latency[f].p99_ns);
   }
@@ -126,15 +82,16 @@ TEST(OutcomeCodec, RoundTripsEveryFieldExactly) {
   EXPECT_EQ(got->latency[1].from_scheduled_ns.mean(), sent.latency[1].from_scheduled_ns.mean());
 }
 
-// Keeps the fuzz target's seed (tests/fuzz/corpus-outcome) in step with the format: set
-// QB_WRITE_FUZZ_SEED=1 to rewrite it after a format change.
-TEST(OutcomeCodec, WritesTheFuzzSeed) {
-  if (std::getenv("QB_WRITE_FUZZ_SEED") == nullptr) GTEST_SKIP() << "QB_WRITE_FUZZ_SEED not set";
-  RepetitionOutcome small = sample_outcome();
-  small.latency.resize(1);
-  std::ofstream(std::string(QB_SOURCE_DIR) + "/tests/fuzz/corpus-outcome/sample.bin",
-                std::ios::binary)
-      << encode_outcome(small);
+// The fuzz target's seed (tests/fuzz/corpus-outcome/sample.bin) is in the format this build
+// reads: after a format change, scripts/outcome_fuzz_seed.sh writes it again.
+TEST(OutcomeCodec, TheFuzzSeedIsInThisBuildsFormat) {
+  std::ifstream in(std::string(QB_SOURCE_DIR) + "/tests/fuzz/corpus-outcome/sample.bin",
+                   std::ios::binary);
+  ASSERT_TRUE(in) << "tests/fuzz/corpus-outcome/sample.bin is missing";
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto got = decode_outcome(bytes);
+  ASSERT_TRUE(got) << got.error().to_string() << ": run scripts/outcome_fuzz_seed.sh";
+  EXPECT_EQ(bytes, encode_outcome(sample_fuzz_seed())) << "run scripts/outcome_fuzz_seed.sh";
 }
 
 TEST(OutcomeCodec, RefusesEveryTruncation) {

@@ -224,7 +224,7 @@ TEST(DeviceTiming, WorkerStampsFramesWithTheirScheduledDeviceTime) {
   constexpr uint64_t kDevice0 = 1'000'000'000'000;
   constexpr double kDevicePerTsc = 0.5;
   const uint64_t before = rte_rdtsc();
-  worker.set_device_clock(before, kDevice0, kDevicePerTsc);
+  worker.set_device_clock(DeviceClockMap{before, kDevice0, kDevicePerTsc});
   worker.start();  // time zero: a TSC between `before` and `after`
   const uint64_t after = rte_rdtsc();
   const std::array<Message, 2> messages{Message{0, 128, 1'000'000, 0},

@@ -102,7 +102,7 @@ TEST(DpdkEngine, FlowWorkerDrivesTheRingPortEndToEnd) {
   EXPECT_LE(stat(stats, "rx_packets"), stat(stats, "tx_packets"));
   uint64_t window_wire_bytes = 0;
   for (size_t f = 0; f < counters.size(); ++f) {
-    const engine::FlowCounters& c = counters[f];
+    const engine::Counters& c = counters[f].counts;
     EXPECT_GT(c.packets, 0u) << "flow " << f;
     EXPECT_EQ(c.packets, c.messages) << "flow " << f;  // one frame per message on Ethernet
     EXPECT_EQ(latency[f].from_sent_ns.count(), c.messages) << "flow " << f;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "idle_backend.hpp"
 #include "qb/drivers/driver.hpp"
 #include "qb_dpa/programs.h"
 #include "sim_driver.hpp"
@@ -656,26 +657,14 @@ TEST(DpaDriver, TheSimulatorsStatsCarryTheProgramsAfterARun) {
 }
 
 // A backend with the default capabilities: no congestion model.
-class PlainBackend final : public DriverBackend, public Queue, public Clock {
+class PlainBackend final : public IdleBackend {
  public:
   Capabilities capabilities() const override {
     Capabilities caps;
     caps.max_hosts = 16;
     return caps;
   }
-  Status open(const Topology&) override { return {}; }
   Status apply(const policy::QosPlan&) override { return {}; }
-  Status start() override { return {}; }
-  Queue& queue(uint32_t) override { return *this; }
-  Clock& clock(uint32_t) override { return *this; }
-  Status stop() override { return {}; }
-  DriverStats stats() const override { return {}; }
-  void close() noexcept override {}
-  uint32_t tx_burst(std::span<const Message>) noexcept override { return 0; }
-  uint32_t poll(std::span<Completion>) noexcept override { return 0; }
-  int64_t now_ns() noexcept override { return 0; }
-  void wait_until(int64_t) noexcept override {}
-  std::string_view name() const noexcept override { return "plain"; }
 };
 
 TEST(DpaDriver, ADriverWithoutACongestionModelRefusesDpaAndEcn) {

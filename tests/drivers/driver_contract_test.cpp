@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "idle_backend.hpp"
 #include "qb/drivers/registry.hpp"
 
 namespace qb::drv {
@@ -276,25 +277,15 @@ TEST_P(DriverContract, FlowControlHoldsAtMaxOutstandingThenAcceptsTheRest) {
 
 // The clause can fail: a backend that accepts nothing, and one that accepts everything and
 // completes nothing, both break it.
-class BrokenBackend final : public DriverBackend, public Queue, public Clock {
+class BrokenBackend final : public IdleBackend {
  public:
   explicit BrokenBackend(bool accept_all) : accept_all_(accept_all) {}
-  Capabilities capabilities() const override { return Capabilities{}; }
-  Status open(const Topology&) override { return {}; }
   Status apply(const policy::QosPlan&) override { return {}; }
-  Status start() override { return {}; }
-  Queue& queue(uint32_t) override { return *this; }
-  Clock& clock(uint32_t) override { return *this; }
-  Status stop() override { return {}; }
-  DriverStats stats() const override { return {}; }
-  void close() noexcept override {}
   uint32_t tx_burst(std::span<const Message> messages) noexcept override {
     return accept_all_ ? static_cast<uint32_t>(messages.size()) : 0;
   }
-  uint32_t poll(std::span<Completion>) noexcept override { return 0; }
   int64_t now_ns() noexcept override { return now_ns_; }
   void wait_until(int64_t deadline_ns) noexcept override { now_ns_ = deadline_ns; }
-  std::string_view name() const noexcept override { return "virtual"; }
 
  private:
   bool accept_all_;

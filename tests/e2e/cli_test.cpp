@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "process.hpp"
+#include "one_flow_suite.hpp"
 
 namespace qb::e2e {
 namespace {
@@ -15,23 +16,9 @@ using nlohmann::json;
 const std::string kTwoGroups = QB_SOURCE_DIR "/configs/mlx5_two_groups.toml";
 
 std::string base_suite(const std::string& extra_flow_keys = "") {
-  return R"([suite]
-name = "e2e"
-repetitions = 1
-warmup = "1ms"
-duration = "5ms"
-[[sched.node]]
-name = "root"
-[[sched.leaf]]
-name = "a"
-parent = "root"
-bw_share = 1
-[[flow]]
-name = "f"
-leaf = "a"
-size = 4096
-rate = "saturate"
-)" + extra_flow_keys;
+  OneFlow suite;
+  suite.extra = extra_flow_keys;
+  return one_flow_suite(suite);
 }
 
 TEST(Cli, SeedOutsideUnsigned64BitsIsAUsageError) {

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "process.hpp"
+#include "one_flow_suite.hpp"
 
 namespace qb::e2e {
 namespace {
@@ -17,25 +18,11 @@ using nlohmann::json;
 
 // One CBR flow whose rate is payload, written the way iperf3 users write it.
 std::string cbr_suite(const std::string& rate, const std::string& size) {
-  return R"([suite]
-name = "units"
-repetitions = 1
-warmup = "1ms"
-duration = "5ms"
-[[sched.node]]
-name = "root"
-[[sched.leaf]]
-name = "a"
-parent = "root"
-bw_share = 1
-[[flow]]
-name = "f"
-leaf = "a"
-size = )" +
-         size + R"(
-rate = ")" +
-         rate + R"("
-)";
+  OneFlow suite;
+  suite.name = "units";
+  suite.size = size;
+  suite.rate = rate;
+  return one_flow_suite(suite);
 }
 
 // The console row of flow "f": its whitespace-separated cells.

@@ -14,6 +14,7 @@
 
 #include "process.hpp"
 #include "process_stdout.hpp"
+#include "one_flow_suite.hpp"
 
 namespace qb::e2e {
 namespace {
@@ -24,24 +25,11 @@ const std::string kTwoGroups = QB_SOURCE_DIR "/configs/mlx5_two_groups.toml";
 const std::string kIbDocExample = QB_SOURCE_DIR "/configs/ib_opensm_doc_example.toml";
 
 std::string small_suite(const std::string& flow_name) {
-  return R"([suite]
-name = "outputs"
-repetitions = 1
-warmup = "1ms"
-duration = "2ms"
-[[sched.node]]
-name = "root"
-[[sched.leaf]]
-name = "a"
-parent = "root"
-bw_share = 1
-[[flow]]
-name = ")" +
-         flow_name + R"("
-leaf = "a"
-size = 4096
-rate = "saturate"
-)";
+  OneFlow suite;
+  suite.name = "outputs";
+  suite.duration = "2ms";
+  suite.flow = flow_name;
+  return one_flow_suite(suite);
 }
 
 void expect_stdout_error(const Outcome& outcome) {

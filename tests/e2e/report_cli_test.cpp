@@ -9,6 +9,7 @@
 
 #include "../reports/xml_check.hpp"
 #include "process.hpp"
+#include "one_flow_suite.hpp"
 
 namespace qb::e2e {
 namespace {
@@ -377,27 +378,11 @@ TEST(ReportCli, RunJunitHasOneTestCasePerGate) {
 }
 
 TEST(ReportCli, FailedGateIsAJunitFailureWithValueAndThreshold) {
-  const std::string suite = write_temp("qb_report_" + std::to_string(::getpid()) + "_gate.toml",
-                                       R"([suite]
-name = "tight <gate> & co"
-repetitions = 1
-warmup = "1ms"
-duration = "5ms"
-[[sched.node]]
-name = "root"
-[[sched.leaf]]
-name = "a"
-parent = "root"
-bw_share = 1
-[[flow]]
-name = "f"
-leaf = "a"
-size = 4096
-rate = "saturate"
-[[gates.latency]]
-flow = "f"
-p99 = "1ns"
-)");
+  OneFlow tight;
+  tight.name = "tight <gate> & co";
+  tight.extra = "[[gates.latency]]\nflow = \"f\"\np99 = \"1ns\"\n";
+  const std::string suite =
+      write_temp("qb_report_" + std::to_string(::getpid()) + "_gate.toml", one_flow_suite(tight));
   const std::string junit = temp_path("failed_gate.xml");
   const Outcome outcome = run_qosbench({"run", suite, "--junit", junit});
   ASSERT_EQ(outcome.exit_code, 1) << outcome.err;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "process.hpp"
+#include "one_flow_suite.hpp"
 
 namespace qb::e2e {
 namespace {
@@ -18,26 +19,11 @@ const std::string kThreeLevels = QB_SOURCE_DIR "/configs/three_level_caps.toml";
 
 // A small suite whose latency gate cannot pass (exit 1 alone).
 std::string failing_suite() {
-  return write_temp("several_failing.toml", R"([suite]
-name = "failing"
-repetitions = 1
-warmup = "1ms"
-duration = "2ms"
-[[sched.node]]
-name = "root"
-[[sched.leaf]]
-name = "a"
-parent = "root"
-bw_share = 1
-[[flow]]
-name = "f"
-leaf = "a"
-size = 4096
-rate = "saturate"
-[[gates.latency]]
-flow = "f"
-p99 = "1ns"
-)");
+  OneFlow suite;
+  suite.name = "failing";
+  suite.duration = "2ms";
+  suite.extra = "[[gates.latency]]\nflow = \"f\"\np99 = \"1ns\"\n";
+  return write_temp("several_failing.toml", one_flow_suite(suite));
 }
 
 std::string fresh_dir(const std::string& name) {

@@ -124,7 +124,7 @@ TEST(FlowWorkerFolded, SaturatingWindowsStayFullWithMultiMessageCompletions) {
     // Each poll folds a whole window into one completion, and the worker refills all of it:
     // 8 messages per loop turn (1000 turns of 1 us), not 1.
     EXPECT_GE(driver.posted_[f], 8u * 900) << "flow " << f;
-    EXPECT_EQ(counters[f].posted_messages, driver.posted_[f]) << "flow " << f;
+    EXPECT_EQ(counters[f].counts.posted_messages, driver.posted_[f]) << "flow " << f;
   }
   EXPECT_LT(driver.folded_completions_, driver.posted_[0] + driver.posted_[1] + driver.posted_[2]);
 }
@@ -142,9 +142,9 @@ TEST(FlowWorkerFolded, CbrFlowsKeepTheirScheduleBehindASmallWindow) {
   for (uint32_t f = 0; f < 2; ++f) {
     // A blocked flow comes back when a folded completion frees its window: it posts a full
     // window (2) every 1 us turn, late but in sequence. Lost re-queues would stop it early.
-    EXPECT_GE(counters[f].posted_messages, 1990u) << "flow " << f;
-    EXPECT_LE(counters[f].posted_messages, 2002u) << "flow " << f;
-    EXPECT_GT(counters[f].late_posts, 1900u) << "flow " << f;
+    EXPECT_GE(counters[f].counts.posted_messages, 1990u) << "flow " << f;
+    EXPECT_LE(counters[f].counts.posted_messages, 2002u) << "flow " << f;
+    EXPECT_GT(counters[f].counts.late_posts, 1900u) << "flow " << f;
   }
 }
 
@@ -157,8 +157,8 @@ TEST(FlowWorkerFolded, CbrFlowsPostExactlyTheirScheduleWhenNeverBlocked) {
   ASSERT_EQ(counters.size(), 2u);
   for (uint32_t f = 0; f < 2; ++f) {
     // Departures at 0, 1 us, ..., 999 us: 1000 of them, each posted at its time.
-    EXPECT_EQ(counters[f].posted_messages, 1000u) << "flow " << f;
-    EXPECT_EQ(counters[f].late_posts, 0u) << "flow " << f;
+    EXPECT_EQ(counters[f].counts.posted_messages, 1000u) << "flow " << f;
+    EXPECT_EQ(counters[f].counts.late_posts, 0u) << "flow " << f;
   }
 }
 

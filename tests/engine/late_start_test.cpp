@@ -123,10 +123,10 @@ TEST(LateStart, ASaturatingFlowPostsNothingBeforeItsStart) {
   EXPECT_EQ(driver.first_post(0), 0);
   EXPECT_EQ(driver.first_post(1), 1'000'000);
   // Then saturated like the other: a full window per 1 us turn, from 1 ms to 2 ms.
-  EXPECT_EQ(driver.posts_[1].size(), counters[1].posted_messages);
-  EXPECT_GE(counters[1].posted_messages, 4u * 990);
-  EXPECT_LE(counters[1].posted_messages, 4u * 1001);
-  EXPECT_GE(counters[0].posted_messages, 4u * 1990);
+  EXPECT_EQ(driver.posts_[1].size(), counters[1].counts.posted_messages);
+  EXPECT_GE(counters[1].counts.posted_messages, 4u * 990);
+  EXPECT_LE(counters[1].counts.posted_messages, 4u * 1001);
+  EXPECT_GE(counters[0].counts.posted_messages, 4u * 1990);
 }
 
 TEST(LateStart, OnlyLateFlowsTheWorkerWaitsForTheStart) {
@@ -138,7 +138,7 @@ TEST(LateStart, OnlyLateFlowsTheWorkerWaitsForTheStart) {
   RecordingDriver driver(1, 1000);
   const auto counters = run(c->scenario, driver);
   EXPECT_EQ(driver.first_post(0), 700'000);
-  EXPECT_GT(counters[0].posted_messages, 0u);
+  EXPECT_GT(counters[0].counts.posted_messages, 0u);
 }
 
 TEST(LateStart, StartStepStaggersTheInstances) {
@@ -171,9 +171,9 @@ TEST(LateStart, AFlowStartingAfterTheRunPostsNothing) {
   ASSERT_TRUE(c);
   RecordingDriver driver(3, 1000);
   const auto counters = run(c->scenario, driver);
-  EXPECT_GT(counters[0].posted_messages, 0u);
-  EXPECT_EQ(counters[1].posted_messages, 0u);
-  EXPECT_EQ(counters[2].posted_messages, 0u);
+  EXPECT_GT(counters[0].counts.posted_messages, 0u);
+  EXPECT_EQ(counters[1].counts.posted_messages, 0u);
+  EXPECT_EQ(counters[2].counts.posted_messages, 0u);
   EXPECT_TRUE(driver.posts_[1].empty());
   EXPECT_TRUE(driver.posts_[2].empty());
 }
@@ -187,15 +187,15 @@ TEST(LateStart, ACbrFlowKeepsItsScheduleFromItsStart) {
   const auto counters = run(c->scenario, driver);
   // Departures at 1 ms, 1.001 ms, ..., 1.999 ms: 1000 of them, each at its time.
   EXPECT_EQ(driver.first_post(0), 1'000'000);
-  EXPECT_EQ(counters[0].posted_messages, 1000u);
-  EXPECT_EQ(counters[0].late_posts, 0u);
+  EXPECT_EQ(counters[0].counts.posted_messages, 1000u);
+  EXPECT_EQ(counters[0].counts.late_posts, 0u);
   ASSERT_EQ(driver.posts_[0].size(), 1000u);
   for (size_t i = 0; i < driver.posts_[0].size(); ++i) {
     EXPECT_EQ(driver.posts_[0][i], 1'000'000 + static_cast<int64_t>(i) * 1000) << i;
   }
   // The flow without a start: 2000 from time zero.
   EXPECT_EQ(driver.first_post(1), 0);
-  EXPECT_EQ(counters[1].posted_messages, 2000u);
+  EXPECT_EQ(counters[1].counts.posted_messages, 2000u);
 }
 
 }  // namespace

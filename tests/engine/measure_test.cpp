@@ -61,7 +61,7 @@ TEST(Measure, GroupsClassesAndElementsAddUpTheirFlows) {
   }
   EXPECT_EQ(m.groups[0].flows, 2u);
   EXPECT_DOUBLE_EQ(m.groups[0].measured_bps, m.flows[0].measured_bps + m.flows[1].measured_bps);
-  EXPECT_EQ(m.groups[0].packets, m.flows[0].packets + m.flows[1].packets);
+  EXPECT_EQ(m.groups[0].counts.packets, m.flows[0].counts.packets + m.flows[1].counts.packets);
   EXPECT_EQ(m.groups[0].histograms.from_scheduled_ns.count(),
             m.flows[0].histograms.from_scheduled_ns.count() +
                 m.flows[1].histograms.from_scheduled_ns.count());

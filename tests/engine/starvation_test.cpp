@@ -6,9 +6,14 @@
 #include "qb/engine/starvation.hpp"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <sched.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "flow_worker.hpp"
@@ -229,11 +234,57 @@ TEST(StarvationKeepWorse, TheLargerFractionWins) {
   EXPECT_EQ(worst.lost_ns, 2);
 }
 
-TEST(ThreadSchedReader, ReadsThisThreadsFigures) {
-  const ThreadSched s = read_thread_sched();
-  if (!s.available) GTEST_SKIP() << "/proc/thread-self/schedstat is not readable here";
-  EXPECT_GE(s.run_delay_ns, 0);
-  EXPECT_GE(s.involuntary_switches, 0);
+// Spins on this thread for `ns` of wall time.
+void spin_for(std::chrono::nanoseconds ns) {
+  const auto end = std::chrono::steady_clock::now() + ns;
+  while (std::chrono::steady_clock::now() < end) {
+  }
+}
+
+// What the reader promises: this thread's time runnable but off its CPU, and its involuntary
+// switches. Two threads spinning on one CPU take it from each other: both figures grow, the
+// delay by about half the time spun (the rest is CPU time, not a loss), and a thread that
+// sleeps meanwhile does not lose that much.
+TEST(ThreadSchedReader, CountsTheTimeAnotherThreadOnTheCpuTookFromThisOne) {
+  if (!read_thread_sched().available) {
+    GTEST_SKIP() << "/proc/thread-self/schedstat is not readable here";
+  }
+  cpu_set_t one_cpu;
+  CPU_ZERO(&one_cpu);
+  if (sched_getaffinity(0, sizeof(one_cpu), &one_cpu) != 0) GTEST_SKIP() << "no affinity";
+  int cpu = 0;
+  while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &one_cpu)) ++cpu;
+  CPU_ZERO(&one_cpu);
+  CPU_SET(cpu, &one_cpu);
+  constexpr auto kSpin = std::chrono::milliseconds(200);
+  std::atomic<bool> pinned{false};
+  ThreadSched sleeper_before, sleeper_after;
+  std::thread competitor([&] {
+    if (pthread_setaffinity_np(pthread_self(), sizeof(one_cpu), &one_cpu) == 0) pinned = true;
+    spin_for(kSpin);
+  });
+  std::thread sleeper([&] {
+    sleeper_before = read_thread_sched();
+    std::this_thread::sleep_for(kSpin);
+    sleeper_after = read_thread_sched();
+  });
+  cpu_set_t before_affinity;
+  pthread_getaffinity_np(pthread_self(), sizeof(before_affinity), &before_affinity);
+  const bool pinned_here = pthread_setaffinity_np(pthread_self(), sizeof(one_cpu), &one_cpu) == 0;
+  const ThreadSched before = read_thread_sched();
+  spin_for(kSpin);
+  const ThreadSched after = read_thread_sched();
+  competitor.join();
+  sleeper.join();
+  pthread_setaffinity_np(pthread_self(), sizeof(before_affinity), &before_affinity);
+  if (!pinned_here || !pinned) GTEST_SKIP() << "threads cannot be pinned to one CPU here";
+  const int64_t waited_ns = after.run_delay_ns - before.run_delay_ns;
+  // Each spinner runs about half of the 200 ms: at least 20 ms waited, at most all of it.
+  EXPECT_GT(waited_ns, 20'000'000) << "run-queue delay while sharing a CPU";
+  EXPECT_LT(waited_ns, 1'000'000'000);
+  EXPECT_GT(after.involuntary_switches, before.involuntary_switches);
+  // The figures are this thread's: the sleeper was not runnable, it lost (almost) nothing.
+  EXPECT_LT(sleeper_after.run_delay_ns - sleeper_before.run_delay_ns, waited_ns);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // libFuzzer target: load_suite_string() must never crash, hang or leak on any input, and what
 // it returns must keep the loader's promises (located errors; loaded suites within range).
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -10,6 +11,18 @@ namespace {
 
 void check(bool condition) {
   if (!condition) __builtin_trap();
+}
+
+// The smallest size a flow can draw (a table's zero-weight entries never are); 0: none.
+uint32_t smallest_bytes(const qb::gen::SizeSpec& size) {
+  using Kind = qb::gen::SizeSpec::Kind;
+  if (size.kind == Kind::fixed) return size.fixed_bytes;
+  if (size.kind == Kind::uniform) return std::min(size.min_bytes, size.max_bytes);
+  uint32_t smallest = UINT32_MAX;
+  for (const auto& entry : size.table) {
+    if (entry.weight != 0) smallest = std::min(smallest, entry.size_bytes);
+  }
+  return smallest;
 }
 
 void check_suite(const qb::suite::Suite& suite) {
@@ -26,7 +39,7 @@ void check_suite(const qb::suite::Suite& suite) {
     for (const auto& flow : scenario.flows) {
       check(!flow.name.empty() && flow.count >= 1 && flow.count <= 65536);
       check(flow.size.validate().ok());
-      check(flow.size.smallest_bytes() >= scenario.port.wire.min_message_bytes());
+      check(smallest_bytes(flow.size) >= scenario.port.wire.min_message_bytes());
       check(flow.size.largest_bytes() <= scenario.port.wire.max_message_bytes());
       check(flow.arrival.saturating() || flow.arrival.rate_bps > 0 || flow.arrival.rate_pps > 0);
     }

@@ -66,11 +66,11 @@ TEST_P(ConfigSuite, RunsOnTheSimulatorAndPassesItsGates) {
     for (const auto& flow : scenario.flows) {
       if (flow.expected_bps == 0.0) {
         EXPECT_EQ(flow.measured_bps, 0.0) << flow.name << " should starve";
-        EXPECT_EQ(flow.packets, 0u) << flow.name << " should starve";
+        EXPECT_EQ(flow.counts.packets, 0u) << flow.name << " should starve";
         continue;
       }
       EXPECT_NEAR(flow.measured_bps / flow.expected_bps, 1.0, 0.02) << flow.name;
-      EXPECT_GT(flow.messages, 0u) << flow.name;
+      EXPECT_GT(flow.counts.messages, 0u) << flow.name;
       total_measured_bps += flow.measured_bps;
       total_expected_bps += flow.expected_bps;
     }

@@ -92,10 +92,10 @@ TEST_P(LiveIntervals, PartitionTheWindowAndAddUpToTheRepetition) {
       const auto& flows = scenario.reps[r].flows;
       for (size_t f = 0; f < flows.size(); ++f) {
         engine::LiveGroupCounters& group = measured[scenario.compiled.flow_spec[f]];
-        group.messages += flows[f].messages;
-        group.packets += flows[f].packets;
-        group.payload_bytes += flows[f].payload_bytes;
-        group.wire_bytes += flows[f].wire_bytes;
+        group.messages += flows[f].counts.messages;
+        group.packets += flows[f].counts.packets;
+        group.payload_bytes += flows[f].counts.payload_bytes;
+        group.wire_bytes += flows[f].counts.wire_bytes;
       }
       uint64_t total_payload = 0;
       for (size_t g = 0; g < groups; ++g) {

@@ -284,7 +284,7 @@ std::unique_ptr<Judged> judge_series(const std::string& gates,
     }
     t.measured_bps = sum / static_cast<double>(series_gbps[f].size());
     t.measured_bps_reps = {t.measured_bps};
-    t.packets = 1000;
+    t.counts.packets = 1000;
     m.flows.push_back(t);
     m.groups.push_back(t);
   }

@@ -86,7 +86,7 @@ std::unique_ptr<Judged> judge_measured(
     t.series_bps.assign(bins, gbps[f] * G);
     t.measured_bps = gbps[f] * G;
     t.measured_bps_reps = {t.measured_bps};
-    t.packets = 1000;
+    t.counts.packets = 1000;
     for (uint64_t i = 0; i < latency_samples; ++i) t.histograms.from_scheduled_ns.record(2'000);
     m.flows.push_back(t);
     m.groups.push_back(t);

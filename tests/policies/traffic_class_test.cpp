@@ -5,17 +5,6 @@
 namespace qb::policy {
 namespace {
 
-TEST(TrafficClass, FiValuesFollowLibfabric) {
-  EXPECT_EQ(TrafficClass{}.fi_value(), 0u);
-  EXPECT_EQ((TrafficClass{TcLabel::best_effort, 0}.fi_value()), 0x200u);
-  EXPECT_EQ((TrafficClass{TcLabel::low_latency, 0}.fi_value()), 0x201u);
-  EXPECT_EQ((TrafficClass{TcLabel::dedicated_access, 0}.fi_value()), 0x202u);
-  EXPECT_EQ((TrafficClass{TcLabel::bulk_data, 0}.fi_value()), 0x203u);
-  EXPECT_EQ((TrafficClass{TcLabel::scavenger, 0}.fi_value()), 0x204u);
-  EXPECT_EQ((TrafficClass{TcLabel::network_ctrl, 0}.fi_value()), 0x205u);
-  EXPECT_EQ((TrafficClass{TcLabel::dscp, 46}.fi_value()), 0x12eu);
-}
-
 TEST(TrafficClass, NamesRoundTrip) {
   for (const char* name : {"unspec", "best_effort", "low_latency", "dedicated_access", "bulk_data",
                            "scavenger", "network_ctrl"}) {

@@ -47,9 +47,9 @@ TEST(HtmlLabels, RateCellsHoldGoodputAndPackets) {
   f.measured_bps = 24e9;
   f.measured_payload_bps = 23.5e9;
   f.offered_bps = 1.16e9;
-  f.packets = 1000;
-  f.wire_bytes = 1000 * 4170;
-  f.payload_bytes = 1000 * 4096;
+  f.counts.packets = 1000;
+  f.counts.wire_bytes = 1000 * 4170;
+  f.counts.payload_bytes = 1000 * 4096;
   const std::string html = render_html_report(results);
   const size_t row = html.find("<tr data-flow=\"" + f.name + "\"");
   ASSERT_NE(row, std::string::npos);

@@ -68,7 +68,7 @@ inline engine::SuiteRun sender_only_run(const suite::Suite& suite, const SenderC
   rep.ran = true;
   rep.complete = true;
   rep.flows.resize(1);
-  rep.flows[0].posted_messages = counts.posted;
+  rep.flows[0].counts.posted_messages = counts.posted;
   rep.driver_stats = {{"tx_packets", counts.tx_frames}, {"tx_frame_bytes", counts.tx_frame_bytes}};
   if (counts.lost_fraction > 0.0) {
     rep.starvation.measured = true;

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "qb/reports/json_results.hpp"
 #include "qb/reports/sender_results.hpp"
@@ -36,7 +37,13 @@ SenderResults sample(bool starved) {
   s.sent_seconds = 0.5;
   s.tx_frames = 1000.0;
   s.tx_bytes = 64000.0;
-  s.flows = {{"f#0", 600, 0}, {"f#1", 400, 2}};
+  for (const auto& [name, posted, late] :
+       {std::tuple{"f#0", 600, 0}, std::tuple{"f#1", 400, 2}}) {
+    SenderFlowTotals& flow = s.flows.emplace_back();
+    flow.name = name;
+    flow.counts.posted_messages = posted;
+    flow.counts.late_posts = late;
+  }
   if (starved) {
     s.starvation.present = true;
     s.starvation.lost_ns = 10;

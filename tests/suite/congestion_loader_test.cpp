@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "qb/suite/compile.hpp"
+#include "load_error.hpp"
 #include "qb/suite/suite_loader.hpp"
 
 namespace qb::suite {
@@ -21,24 +22,10 @@ Result<Suite> load(std::string_view text) {
   return load_suite_string(text, "cc.toml");
 }
 
-struct Expected {
-  std::string_view where;
-  uint32_t line;
-  uint32_t column;
-  std::string_view message_part;
-};
+using test_support::Expected;
 
 void expect_load_error(std::string_view text, const Expected& expected) {
-  SCOPED_TRACE(std::string(text));
-  auto suite = load(text);
-  ASSERT_FALSE(suite) << "loaded";
-  const Error& error = suite.error();
-  EXPECT_EQ(error.code, Errc::invalid_config);
-  EXPECT_EQ(error.where, expected.where) << error.to_string();
-  EXPECT_EQ(error.loc.file, "cc.toml") << error.to_string();
-  EXPECT_EQ(error.loc.line, expected.line) << error.to_string();
-  EXPECT_EQ(error.loc.column, expected.column) << error.to_string();
-  EXPECT_NE(error.message.find(expected.message_part), std::string::npos) << error.to_string();
+  test_support::expect_load_error(text, "cc.toml", expected);
 }
 
 const Scenario& only_scenario(const Result<Suite>& suite) {

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "qb/suite/compile.hpp"
+#include "load_error.hpp"
 #include "qb/suite/suite_loader.hpp"
 
 namespace qb::suite {
@@ -20,26 +21,11 @@ Result<Suite> load(std::string_view text) {
   return load_suite_string(text, "q.toml");
 }
 
-struct Expected {
-  std::string_view where;
-  uint32_t line;
-  uint32_t column;
-  std::string_view message_part;
-};
-
-void expect_error(const Error& error, const Expected& expected) {
-  EXPECT_EQ(error.code, Errc::invalid_config);
-  EXPECT_EQ(error.where, expected.where) << error.to_string();
-  EXPECT_EQ(error.loc.line, expected.line) << error.to_string();
-  EXPECT_EQ(error.loc.column, expected.column) << error.to_string();
-  EXPECT_NE(error.message.find(expected.message_part), std::string::npos) << error.to_string();
-}
+using test_support::expect_error;
+using test_support::Expected;
 
 void expect_load_error(std::string_view text, const Expected& expected) {
-  SCOPED_TRACE(std::string(text));
-  auto suite = load(text);
-  ASSERT_FALSE(suite) << "loaded";
-  expect_error(suite.error(), expected);
+  test_support::expect_load_error(text, "q.toml", expected);
 }
 
 // Loads and compiles the first scenario; fails the test on any error.

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "load_error.hpp"
 #include "qb/suite/compile.hpp"
 
 namespace qb::suite {
@@ -68,24 +69,10 @@ std::string one_flow(std::string_view port, std::string_view flow_lines) {
          std::string(flow_lines) + "\n";
 }
 
-struct Expected {
-  std::string_view where;
-  uint32_t line;
-  uint32_t column;
-  std::string_view message_part;
-};
+using test_support::Expected;
 
 void expect_error(std::string_view text, const Expected& expected) {
-  SCOPED_TRACE(std::string(text));
-  auto suite = load(text);
-  ASSERT_FALSE(suite.ok()) << "loaded although it should not";
-  const Error& error = suite.error();
-  EXPECT_EQ(error.code, Errc::invalid_config);
-  EXPECT_EQ(error.where, expected.where) << error.to_string();
-  EXPECT_EQ(error.loc.file, "t.toml");
-  EXPECT_EQ(error.loc.line, expected.line) << error.to_string();
-  EXPECT_EQ(error.loc.column, expected.column) << error.to_string();
-  EXPECT_NE(error.message.find(expected.message_part), std::string::npos) << error.to_string();
+  test_support::expect_load_error(text, "t.toml", expected);
 }
 
 TEST(SuiteLoader, IssueFormLoadsWithEveryValue) {

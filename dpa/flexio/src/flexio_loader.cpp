@@ -75,98 +75,134 @@ Status FlexioLoader::load(const LoadRequest& request) {
   return {};
 }
 
-Status FlexioLoader::load_steps(const LoadRequest& request, const std::vector<std::byte>& elf) {
-  auto push = [this](std::string call, std::function<std::string()> undo) {
-    teardown_.push_back(Teardown{std::move(call), std::move(undo)});
+// The steps of load_steps(), in the order they run: each makes its objects and pushes their
+// teardown (run last first), so a step that fails leaves tear_down() what came before it.
+struct FlexioLoader::LoadSteps {
+  LoadSteps(FlexioLoader& owner, const LoadRequest& asked) : loader(owner), request(asked) {}
+  FlexioLoader& loader;
+  const LoadRequest& request;
+  // What the steps make and the later ones use.
+  ibv_context* context = nullptr;
+  flexio_app* app = nullptr;
+  DeviceFunction handler = nullptr;
+  flexio_process* process = nullptr;
+  uint32_t uar_id = kInvalidId;
+  struct ThreadQueues {
+    flexio_event_handler* handler = nullptr;
+    DeviceAddress ring = 0, doorbell_record = 0;
   };
-  auto status_undo = [](auto call) {
+  std::vector<ThreadQueues> queues;
+
+  void push(std::string call, std::function<std::string()> undo) {
+    loader.teardown_.push_back(Teardown{std::move(call), std::move(undo)});
+  }
+  template <class Call>
+  static std::function<std::string()> status_undo(Call call) {
     return [call]() -> std::string {
       const FlexioStatus status = call();
       return status == FlexioStatus::success ? std::string() : "returned " + status_text(status);
     };
-  };
-  auto check = [](FlexioStatus status, std::string_view call,
-                  const std::string& where = {}) -> Status {
+  }
+  static Status check(FlexioStatus status, std::string_view call, const std::string& where = {}) {
     if (status == FlexioStatus::success) return {};
     return call_failed(fmt::format("{}{}", call, where), "returned " + status_text(status));
-  };
-  const uint32_t threads = request.threads;
+  }
+  // A buffer on the process's heap: freed before the process is destroyed.
+  Result<DeviceAddress> copy_to_heap(std::span<const std::byte> bytes, std::string_view what,
+                                     const std::string& where) {
+    DeviceAddress address = 0;
+    if (Status s = check(loader.ops_.copy_from_host(process, bytes, &address),
+                         fmt::format("flexio_copy_from_host({})", what), where);
+        !s) {
+      return s.error();
+    }
+    push("flexio_buf_dev_free", status_undo([ops = &loader.ops_, p = process, address] {
+           return ops->buf_dev_free(p, address);
+         }));
+    return address;
+  }
 
+  Status open_device();
+  Status create_app(const std::vector<std::byte>& elf);
+  Status create_process();
+  Status create_thread_queues();
+  Status create_device_access();
+  Status create_msg_stream();
+  Status write_thread_args();
+  Status run_handlers();
+  Status check_device();
+};
+
+Status FlexioLoader::LoadSteps::open_device() {
   // 1. The device.
-  ibv_context* context = ops_.open_device(request.device_name);
+  context = loader.ops_.open_device(request.device_name);
   if (context == nullptr) {
     const int error = errno;
     return call_failed(fmt::format("ibv_open_device({})", request.device_name),
                        fmt::format("failed: errno {} ({})", error, std::strerror(error)));
   }
-  push("ibv_close_device", [this, context]() -> std::string {
-    const int error = ops_.close_device(context);
+  push("ibv_close_device", [ops = &loader.ops_, opened = context]() -> std::string {
+    const int error = ops->close_device(opened);
     return error == 0 ? std::string()
                       : fmt::format("returned {} ({})", error, std::strerror(error));
   });
+  return {};
+}
 
+Status FlexioLoader::LoadSteps::create_app(const std::vector<std::byte>& elf) {
   // 2-3. The application from the ELF image, and its handler.
   const std::string app_name = std::filesystem::path(request.elf_path).stem().string();
-  flexio_app* app = nullptr;
-  if (Status s = check(ops_.app_create(AppAttr{app_name, elf}, &app), "flexio_app_create"); !s) {
+  if (Status s = check(loader.ops_.app_create(AppAttr{app_name, elf}, &app), "flexio_app_create");
+      !s) {
     return s;
   }
-  push("flexio_app_destroy", status_undo([this, app] { return ops_.app_destroy(app); }));
-  DeviceFunction handler = nullptr;
-  if (Status s = check(ops_.func_register(app, request.handler_name, &handler),
+  push("flexio_app_destroy",
+       status_undo([ops = &loader.ops_, created = app] { return ops->app_destroy(created); }));
+  if (Status s = check(loader.ops_.func_register(app, request.handler_name, &handler),
                        fmt::format("flexio_func_register({})", request.handler_name));
       !s) {
     return s;
   }
+  return {};
+}
 
+Status FlexioLoader::LoadSteps::create_process() {
   // 4-5. The process and its UAR.
-  flexio_process* process = nullptr;
-  if (Status s = check(ops_.process_create(context, app, ProcessAttr{request.pcc}, &process),
+  if (Status s = check(loader.ops_.process_create(context, app, ProcessAttr{request.pcc}, &process),
                        "flexio_process_create");
       !s) {
     return s;
   }
-  push("flexio_process_destroy",
-       status_undo([this, process] { return ops_.process_destroy(process); }));
-  const uint32_t uar_id = ops_.process_uar_id(process);
+  push("flexio_process_destroy", status_undo([ops = &loader.ops_, created = process] {
+         return ops->process_destroy(created);
+       }));
+  uar_id = loader.ops_.process_uar_id(process);
   if (uar_id == kInvalidId) {
     return call_failed("flexio_uar_get_id(flexio_process_get_uar)", "returned UINT32_MAX");
   }
-  // The heap buffers are the process's: freed before it is destroyed.
-  auto copy_to_heap = [&](std::span<const std::byte> bytes, std::string_view what,
-                          const std::string& where) -> Result<DeviceAddress> {
-    DeviceAddress address = 0;
-    if (Status s = check(ops_.copy_from_host(process, bytes, &address),
-                         fmt::format("flexio_copy_from_host({})", what), where);
-        !s) {
-      return s.error();
-    }
-    push("flexio_buf_dev_free",
-         status_undo([this, process, address] { return ops_.buf_dev_free(process, address); }));
-    return address;
-  };
+  return {};
+}
 
+Status FlexioLoader::LoadSteps::create_thread_queues() {
   // 6. Per thread: its event handler, then the CQ whose completions wake it.
-  struct ThreadQueues {
-    flexio_event_handler* handler = nullptr;
-    DeviceAddress ring = 0, doorbell_record = 0;
-  };
-  std::vector<ThreadQueues> queues(threads);
+  queues.resize(request.threads);
   const std::vector<std::byte> ring_image = empty_cq_ring(request.cq_log_depth);
   const std::array<std::byte, kDoorbellRecordBytes> doorbell_image{};
-  for (uint32_t t = 0; t < threads; ++t) {
-    const std::string where = of_thread(t, threads);
+  for (uint32_t t = 0; t < request.threads; ++t) {
+    const std::string where = of_thread(t, request.threads);
     EventHandlerAttr handler_attr{handler, thread_affinity(request.placement, t)};
     flexio_event_handler* event_handler = nullptr;
-    if (Status s = check(ops_.event_handler_create(process, handler_attr, &event_handler),
+    if (Status s = check(loader.ops_.event_handler_create(process, handler_attr, &event_handler),
                          "flexio_event_handler_create", where);
         !s) {
       return s;
     }
     queues[t].handler = event_handler;
     push("flexio_event_handler_destroy",
-         status_undo([this, event_handler] { return ops_.event_handler_destroy(event_handler); }));
-    flexio_thread* thread = ops_.event_handler_thread(event_handler);
+         status_undo([ops = &loader.ops_, event_handler = event_handler] {
+           return ops->event_handler_destroy(event_handler);
+         }));
+    flexio_thread* thread = loader.ops_.event_handler_thread(event_handler);
     if (thread == nullptr) {
       return call_failed("flexio_event_handler_get_thread" + where, "returned NULL");
     }
@@ -178,101 +214,137 @@ Status FlexioLoader::load_steps(const LoadRequest& request, const std::vector<st
     queues[t].ring = *ring;
     const CqAttr cq_attr{request.cq_log_depth, thread, uar_id, *ring, *doorbell};
     flexio_cq* cq = nullptr;
-    if (Status s = check(ops_.cq_create(process, cq_attr, &cq), "flexio_cq_create", where); !s) {
+    if (Status s = check(loader.ops_.cq_create(process, cq_attr, &cq), "flexio_cq_create", where);
+        !s) {
       return s;
     }
-    push("flexio_cq_destroy", status_undo([this, cq] { return ops_.cq_destroy(cq); }));
-    const uint32_t cq_number = ops_.cq_number(cq);
+    push("flexio_cq_destroy",
+         status_undo([ops = &loader.ops_, cq = cq] { return ops->cq_destroy(cq); }));
+    const uint32_t cq_number = loader.ops_.cq_number(cq);
     if (cq_number == kInvalidId) {
       return call_failed("flexio_cq_get_cq_num" + where, "returned UINT32_MAX");
     }
-    program_.cq_numbers.push_back(cq_number);
+    loader.program_.cq_numbers.push_back(cq_number);
   }
+  return {};
+}
 
+Status FlexioLoader::LoadSteps::create_device_access() {
   // 7-8. Device access: the outbox for doorbells, the window for host memory.
   flexio_outbox* outbox = nullptr;
-  if (Status s = check(ops_.outbox_create(process, OutboxAttr{request.pcc}, &outbox),
+  if (Status s = check(loader.ops_.outbox_create(process, OutboxAttr{request.pcc}, &outbox),
                        "flexio_outbox_create");
       !s) {
     return s;
   }
   push("flexio_outbox_destroy",
-       status_undo([this, outbox] { return ops_.outbox_destroy(outbox); }));
-  program_.outbox_id = ops_.outbox_id(outbox);
-  if (program_.outbox_id == kInvalidId) {
+       status_undo([ops = &loader.ops_, outbox = outbox] { return ops->outbox_destroy(outbox); }));
+  loader.program_.outbox_id = loader.ops_.outbox_id(outbox);
+  if (loader.program_.outbox_id == kInvalidId) {
     return call_failed("flexio_outbox_get_id", "returned UINT32_MAX");
   }
-  ibv_pd* pd = ops_.process_pd(process);
+  ibv_pd* pd = loader.ops_.process_pd(process);
   if (pd == nullptr) return call_failed("flexio_process_get_pd", "returned NULL");
   flexio_window* window = nullptr;
-  if (Status s = check(ops_.window_create(process, pd, &window), "flexio_window_create"); !s) {
+  if (Status s = check(loader.ops_.window_create(process, pd, &window), "flexio_window_create");
+      !s) {
     return s;
   }
   push("flexio_window_destroy",
-       status_undo([this, window] { return ops_.window_destroy(window); }));
-  program_.window_id = ops_.window_id(window);
-  if (program_.window_id == kInvalidId) {
+       status_undo([ops = &loader.ops_, window = window] { return ops->window_destroy(window); }));
+  loader.program_.window_id = loader.ops_.window_id(window);
+  if (loader.program_.window_id == kInvalidId) {
     return call_failed("flexio_window_get_id", "returned UINT32_MAX");
   }
+  return {};
+}
 
+Status FlexioLoader::LoadSteps::create_msg_stream() {
   // 9. Device printf.
   if (request.message_level != MessageLevel::off) {
     const MsgStreamAttr stream_attr{kMessageStreamName, request.message_level, kMessageBufferBytes};
     std::FILE* out = request.message_output != nullptr ? request.message_output : stderr;
     flexio_msg_stream* stream = nullptr;
-    if (Status s = check(ops_.msg_stream_create(process, stream_attr, out, &stream),
+    if (Status s = check(loader.ops_.msg_stream_create(process, stream_attr, out, &stream),
                          "flexio_msg_stream_create");
         !s) {
       return s;
     }
-    push("flexio_msg_stream_destroy", status_undo([this, stream] {
-           stream_ = nullptr;
-           return ops_.msg_stream_destroy(stream);
+    push("flexio_msg_stream_destroy",
+         status_undo([ops = &loader.ops_, stream = stream, l = &loader] {
+           l->stream_ = nullptr;
+           return ops->msg_stream_destroy(stream);
          }));
     // Pushed after the destroy, so it runs before it: the device's last messages get out.
-    push("flexio_msg_stream_flush",
-         status_undo([this, stream] { return ops_.msg_stream_flush(stream); }));
-    stream_ = stream;
-    program_.msg_stream_id = ops_.msg_stream_id(stream);
-    if (program_.msg_stream_id < 0) return call_failed("flexio_msg_stream_get_id", "returned -1");
+    push("flexio_msg_stream_flush", status_undo([ops = &loader.ops_, stream = stream] {
+           return ops->msg_stream_flush(stream);
+         }));
+    loader.stream_ = stream;
+    loader.program_.msg_stream_id = loader.ops_.msg_stream_id(stream);
+    if (loader.program_.msg_stream_id < 0)
+      return call_failed("flexio_msg_stream_get_id", "returned -1");
   }
+  return {};
+}
 
+Status FlexioLoader::LoadSteps::write_thread_args() {
   // 10. What each thread needs to know, on the DPA heap.
-  for (uint32_t t = 0; t < threads; ++t) {
+  for (uint32_t t = 0; t < request.threads; ++t) {
     qb_flexio_thread_args args{};
     args.version = QB_FLEXIO_THREAD_ARGS_VERSION;
     args.thread_index = t;
-    args.thread_count = threads;
-    args.cq_number = program_.cq_numbers[t];
+    args.thread_count = request.threads;
+    args.cq_number = loader.program_.cq_numbers[t];
     args.cq_log_depth = request.cq_log_depth;
-    args.outbox_id = program_.outbox_id;
-    args.window_id = program_.window_id;
-    args.msg_stream_id = program_.msg_stream_id < 0 ? QB_FLEXIO_NO_ID
-                                                    : static_cast<uint32_t>(program_.msg_stream_id);
+    args.outbox_id = loader.program_.outbox_id;
+    args.window_id = loader.program_.window_id;
+    args.msg_stream_id = loader.program_.msg_stream_id < 0
+                             ? QB_FLEXIO_NO_ID
+                             : static_cast<uint32_t>(loader.program_.msg_stream_id);
     args.cq_ring_daddr = queues[t].ring;
     args.cq_dbr_daddr = queues[t].doorbell_record;
-    auto address = copy_to_heap(bytes_of(args), "thread args", of_thread(t, threads));
+    auto address = copy_to_heap(bytes_of(args), "thread args", of_thread(t, request.threads));
     if (!address) return address.error();
-    program_.thread_args.push_back(*address);
+    loader.program_.thread_args.push_back(*address);
   }
+  return {};
+}
 
+Status FlexioLoader::LoadSteps::run_handlers() {
   // 11. Run: from here a completion on a thread's CQ runs the handler. Destroying the handler
   // stops it, so running has no teardown of its own.
-  for (uint32_t t = 0; t < threads; ++t) {
-    if (Status s = check(ops_.event_handler_run(queues[t].handler, program_.thread_args[t]),
-                         "flexio_event_handler_run", of_thread(t, threads));
+  for (uint32_t t = 0; t < request.threads; ++t) {
+    if (Status s =
+            check(loader.ops_.event_handler_run(queues[t].handler, loader.program_.thread_args[t]),
+                  "flexio_event_handler_run", of_thread(t, request.threads));
         !s) {
       return s;
     }
   }
+  return {};
+}
 
+Status FlexioLoader::LoadSteps::check_device() {
   // 12. The SDK's advice: check the device's error status after each exchange with the DPA.
-  if (const int device_error = ops_.process_error_status(process); device_error != 0) {
+  if (const int device_error = loader.ops_.process_error_status(process); device_error != 0) {
     return call_failed(
         "flexio_err_status_get",
         fmt::format("returned {} (the DPA reported an unrecoverable error)", device_error));
   }
   return {};
+}
+
+Status FlexioLoader::load_steps(const LoadRequest& request, const std::vector<std::byte>& elf) {
+  LoadSteps steps(*this, request);
+  if (Status s = steps.open_device(); !s) return s;
+  if (Status s = steps.create_app(elf); !s) return s;
+  if (Status s = steps.create_process(); !s) return s;
+  if (Status s = steps.create_thread_queues(); !s) return s;
+  if (Status s = steps.create_device_access(); !s) return s;
+  if (Status s = steps.create_msg_stream(); !s) return s;
+  if (Status s = steps.write_thread_args(); !s) return s;
+  if (Status s = steps.run_handlers(); !s) return s;
+  return steps.check_device();
 }
 
 Status FlexioLoader::unload() {

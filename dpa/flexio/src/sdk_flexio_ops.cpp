@@ -6,10 +6,10 @@
 // "The FlexIO loader").
 #include <libflexio/flexio.h>
 
-#include <cerrno>
 #include <string>
 
 #include "qb/dpa/flexio/flexio_ops.hpp"
+#include "qb/ibv/open_device.hpp"
 
 namespace qb::dpa::flexio {
 namespace {
@@ -60,23 +60,7 @@ flexio_msg_dev_level sdk_level(MessageLevel level) {
 
 class SdkFlexioOps final : public FlexioOps {
  public:
-  ibv_context* open_device(std::string_view name) override {
-    int count = 0;
-    ibv_device** list = ibv_get_device_list(&count);
-    if (list == nullptr) return nullptr;
-    ibv_context* context = nullptr;
-    errno = ENODEV;
-    for (int i = 0; i < count; ++i) {
-      if (name == ibv_get_device_name(list[i])) {
-        context = ibv_open_device(list[i]);
-        break;
-      }
-    }
-    const int saved = errno;
-    ibv_free_device_list(list);  // an opened context keeps its device
-    errno = saved;
-    return context;
-  }
+  ibv_context* open_device(std::string_view name) override { return ibv::open_device(name); }
   int close_device(ibv_context* context) override { return ibv_close_device(context); }
 
   FlexioStatus app_create(const AppAttr& attr, flexio_app** app) override {

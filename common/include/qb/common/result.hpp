@@ -19,8 +19,6 @@ enum class Errc {
   invalid_measurement,  // the run produced no usable figures (exit 3)
 };
 
-const char* errc_name(Errc code) noexcept;
-
 /// Where in an input file something was found. line/column are 1-based; 0 means unknown.
 struct SourceLoc {
   std::string file;

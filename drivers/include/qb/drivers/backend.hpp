@@ -187,6 +187,8 @@ struct PlanContext {
 /// The ops a driver implements. The generic Driver calls them in order (open -> apply [-> apply]
 /// -> start -> queue/clock -> stop -> stats -> close), with a topology and plan that already
 /// passed the checks of capabilities(); close() may come in any state and releases everything.
+/// The optional ops have defaults (as rdma-core's unset provider ops answer EOPNOTSUPP): apply()
+/// answers Errc::not_supported, the figures are none; a new driver implements what it can.
 class DriverBackend {
  public:
   virtual ~DriverBackend() = default;
@@ -200,13 +202,15 @@ class DriverBackend {
     return {};
   }
   virtual Status open(const Topology& topology) = 0;
-  virtual Status apply(const policy::QosPlan& plan) = 0;
+  /// Programs the plan's QoS (tree, classes, caps); by default the driver can program none.
+  virtual Status apply(const policy::QosPlan& plan);
   /// Time zero of the run.
   virtual Status start() = 0;
   virtual Queue& queue(uint32_t worker) = 0;
   virtual Clock& clock(uint32_t worker) = 0;
   virtual Status stop() = 0;
-  virtual DriverStats stats() const = 0;
+  /// The driver's own counters (named, sorted as it likes); none by default.
+  virtual DriverStats stats() const { return {}; }
   /// Queue depth over time, for the drivers that model a switch; none by default.
   virtual std::vector<QueueDepthSeries> queue_depth_series() const { return {}; }
   /// Back-pressure over time, for the drivers that model a lossless switch; none by default.

@@ -2,6 +2,7 @@
 // per-repetition percentiles. Plain data (the reports render it).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -9,6 +10,10 @@
 #include "qb/engine/histogram.hpp"
 
 namespace qb::engine {
+
+/// The headline percentiles of every latency figure (p50, p90, p99, p99.9), in this order:
+/// LatencySummary's and LatencyReps' p50_ns .. p999_ns.
+inline constexpr std::array<double, 4> kHeadlinePercentiles{50, 90, 99, 99.9};
 
 /// Which figures are lower bounds: messages still outstanding at the window's end, older than
 /// the figure, are enough to reach its rank (censored_at_age()).

@@ -8,15 +8,13 @@
 #include <functional>
 #include <vector>
 
+#include "qb/engine/counters.hpp"
+
 namespace qb::engine {
 
-/// What one [[flow]] entry's instances received in one interval of the measured window.
-struct LiveGroupCounters {
-  uint64_t messages = 0;
-  uint64_t packets = 0;
-  uint64_t payload_bytes = 0;
-  uint64_t wire_bytes = 0;
-};
+/// What one [[flow]] entry's instances received in one interval of the measured window: its
+/// receiver-side counters (the sender's are known at the end of the run).
+using LiveGroupCounters = Counters;
 
 /// One interval of one repetition, every worker's share added up. The intervals of a
 /// repetition partition its measured window: their counters add up to the repetition's.

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "qb/engine/counters.hpp"
 #include "qb/engine/histogram.hpp"
 #include "qb/engine/latency_summary.hpp"
 #include "qb/engine/run.hpp"
@@ -21,8 +22,7 @@ struct TrafficMeasurement {
   double measured_bps = 0.0;
   double measured_payload_bps = 0.0;
   std::vector<double> measured_bps_reps;
-  uint64_t messages = 0, packets = 0, payload_bytes = 0, wire_bytes = 0, drops = 0;
-  uint64_t late_posts = 0;
+  Counters counts;  // merged over its flows and the repetitions
   LatencySummary latency;            // from the scheduled send time
   LatencySummary latency_from_sent;  // from the actual send time
   LatencyReps latency_reps;

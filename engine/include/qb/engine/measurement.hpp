@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "qb/drivers/driver.hpp"
+#include "qb/engine/counters.hpp"
 #include "qb/engine/histogram.hpp"
 #include "qb/engine/starvation.hpp"
 
@@ -14,15 +15,9 @@ namespace qb::engine {
 /// Counters of one flow instance inside the measured window [warmup, warmup + duration):
 /// a packet counts when it reaches the receiver inside the window; a message counts (and its
 /// latency is recorded) when its last packet does.
+/// The sender-side counters (counters.hpp) count over the whole run, warm-up included.
 struct FlowCounters {
-  uint64_t messages = 0;
-  uint64_t packets = 0;
-  uint64_t payload_bytes = 0;
-  uint64_t wire_bytes = 0;
-  uint64_t drops = 0;
-  uint64_t posted_messages = 0;  // over the whole run, warm-up included
-  uint64_t late_posts = 0;       // rate-driven flows: messages posted after their scheduled
-                                 // time because the send window was full
+  Counters counts;
   std::vector<uint64_t> series_wire_bytes;  // per time-series bin of the measured window
 };
 

@@ -35,11 +35,7 @@ struct ArrivalSpec {
   /// Long-run mean messages per second for a given mean message size (on/off: times the duty
   /// cycle); +infinity for saturate. The one formula every expectation of offered load uses.
   double mean_messages_per_s(double mean_message_bytes) const noexcept;
-  /// Long-run mean offered load in payload bit/s for a given mean message size;
-  /// +infinity for saturate.
-  double mean_offered_bps(double mean_message_bytes) const noexcept;
   Status validate() const;
-  std::string describe() const;  // "saturate (16 outstanding)", "cbr 10 Gbit/s", ...
 };
 
 constexpr int64_t kNever = std::numeric_limits<int64_t>::max();

@@ -30,11 +30,9 @@ struct SizeSpec {
   static SizeSpec weighted(std::vector<WeightedSize> table);
 
   double mean_bytes() const noexcept;
-  uint32_t smallest_bytes() const noexcept;
   uint32_t largest_bytes() const noexcept;
   /// Input checks (empty table, zero weights everywhere, min > max, zero sizes).
   Status validate() const;
-  std::string describe() const;  // "fixed 4096 B", "imix 64x7/594x4/1518x1", ...
 };
 
 /// Draws sizes from a SizeSpec (validate() it first; an invalid spec draws 0 B rather than

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "qb/engine/counters.hpp"
 #include "qb/engine/latency_summary.hpp"
 
 namespace qb::judge {
@@ -38,8 +39,7 @@ struct FlowResult {
   bool judged = true;
   std::string not_judged;
   std::vector<double> measured_bps_reps;
-  uint64_t messages = 0, packets = 0, payload_bytes = 0, wire_bytes = 0, drops = 0;
-  uint64_t late_posts = 0;
+  engine::Counters counts;  // the results carry those counters.hpp marks in_results
   LatencySummary latency;            // from scheduled send time
   LatencySummary latency_from_sent;  // from actual send time
   LatencyReps latency_reps;          // per repetition

@@ -27,8 +27,6 @@ enum class TcLabel : uint8_t {
 struct TrafficClass {
   TcLabel label = TcLabel::unspec;
   uint8_t dscp = 0;  // label == dscp only: 0-63
-  /// The libfabric encoding (0, 0x100 | dscp, 0x200 + n).
-  uint32_t fi_value() const noexcept;
   friend bool operator==(const TrafficClass&, const TrafficClass&) = default;
 };
 

@@ -58,9 +58,6 @@ class TreeScheduler {
   /// Earliest tick at which a throttled element gets tokens back, or kNever.
   int64_t next_eligible() const noexcept;
 
-  uint32_t queue_count() const noexcept {
-    return static_cast<uint32_t>(nodes_.size()) - tree_size_;
-  }
   /// Whether any queue is backlogged (eligible or throttled).
   bool any_backlogged() const noexcept { return backlogged_queues_ != 0; }
 

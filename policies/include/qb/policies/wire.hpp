@@ -49,8 +49,6 @@ struct WireModel {
   uint64_t max_message_bytes() const noexcept;
   /// Smallest (eth: 64-byte frame; RDMA: 1 byte).
   uint64_t min_message_bytes() const noexcept;
-  /// Ratio wire/payload for a message size (for converting offered payload rates).
-  double wire_per_payload(uint64_t message_bytes, RdmaOp op) const noexcept;
 };
 
 }  // namespace qb::policy

@@ -16,8 +16,9 @@ namespace qb::report {
 
 struct SenderFlowTotals {
   std::string name;
-  uint64_t posted_messages = 0;  // summed over the repetitions, warm-up included
-  uint64_t late_posts = 0;
+  /// Its sender-side counters (engine/counters.hpp), merged over the repetitions, warm-up
+  /// included; the receiver's stay 0.
+  engine::Counters counts;
   // What the posted messages carry at the flow's mean message size (its size distribution):
   // payload, wire bytes (every byte on the link) and packets.
   double posted_payload_bytes = 0.0;

@@ -69,6 +69,7 @@ class FlexioLoader {
   };
 
   Status load_steps(const LoadRequest& request, const std::vector<std::byte>& elf);
+  struct LoadSteps;  // its steps (flexio_loader.cpp)
   Status tear_down();
 
   FlexioOps& ops_;
