@@ -10,9 +10,12 @@
 
 #include "qb/common/config_table.hpp"
 
+namespace qb::nic {
+struct NicSeams;  // qb/nic/port_state.hpp
+}
+
 namespace qb::drv::verbs {
 
-struct NicSeams;  // nic_state.hpp
 
 enum class Provider { rdma_core, fake };
 /// How the fake completes work requests: on the simulator's timing behind the seam (virtual
@@ -59,7 +62,7 @@ struct VerbsConfig {
   /// read only under nic_root (the fake has no netdev of its own).
   std::string nic_root;
   /// Tests: the seams to read the NIC's state through (null: nic_root's, or this machine's).
-  std::shared_ptr<NicSeams> nic_seams;
+  std::shared_ptr<nic::NicSeams> nic_seams;
 };
 
 /// Throws ConfigError (located) for unknown keys, values out of range, and fake_* keys without

@@ -19,9 +19,9 @@
 #include "gid_select.hpp"
 #include "job_exchange.hpp"
 #include "nic_sched_tree.hpp"
-#include "nic_state.hpp"
 #include "peer_link.hpp"
 #include "qb/drivers/registry.hpp"
+#include "qb/nic/port_state.hpp"
 #include "qp_exchange.hpp"
 #include "software_tree.hpp"
 #include "verbs_port.hpp"
@@ -237,12 +237,18 @@ class VerbsDriver final : public DriverBackend {
     if (config_.provider == Provider::fake && config_.nic_root.empty() && !config_.nic_seams) {
       return;
     }
-    NicSeams seams = config_.nic_seams ? *config_.nic_seams : system_nic_seams(config_.nic_root);
+    nic::NicSeams seams =
+        config_.nic_seams ? *config_.nic_seams : nic::system_nic_seams(config_.nic_root);
     const nic::QosMode mode = config_.nic_qos == VerbsConfig::NicQos::apply ? nic::QosMode::apply
                               : config_.nic_qos == VerbsConfig::NicQos::off ? nic::QosMode::off
                                                                             : nic::QosMode::check;
-    nic_ = std::make_unique<NicState>(mode, config_.nic_counters, std::move(seams));
-    nic_->open(device_, config_.port, port_.gid_index, port_.infiniband);
+    std::string netdev;
+    if (!port_.infiniband) {
+      netdev = nic::netdev_of_rdma_port(seams.root, device_, config_.port, port_.gid_index);
+    }
+    nic_ = std::make_unique<nic::PortState>(mode, config_.nic_counters, std::move(seams),
+                                            "driver.verbs.nic_qos", print_note_once);
+    nic_->open(device_, config_.port, std::move(netdev), port_.infiniband);
   }
 
   // Before anything is made: can the locked-memory limit hold what open() and apply() pin?
@@ -826,7 +832,7 @@ class VerbsDriver final : public DriverBackend {
   std::vector<FlowQps> qps_;
   std::vector<std::unique_ptr<VerbsWorker>> workers_;
   PeerLink link_;  // two hosts: the connection to the peer
-  std::unique_ptr<NicState> nic_;  // the port's QoS and counters (null: a fake, no nic_root)
+  std::unique_ptr<nic::PortState> nic_;  // the port's QoS and counters (null: a fake, no nic_root)
   uint32_t teardown_failures_ = 0;
 };
 

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "console_units.hpp"
+#include "nic_counters_view.hpp"
 #include "figure_parts.hpp"
 #include "svg_builder.hpp"
 #include "svg_figures.hpp"
@@ -828,6 +829,7 @@ void scenario_section(Markup& m, const ScenarioResult& s, size_t index, const Ht
                 "Poisson): their expectation is a long-run mean.");
   html::jain_figure(m, s, find_gate(s, "min_jain"));
 
+  html::nic_counters_section(m, s);
   if (!s.driver_stats.empty()) {
     m.open("details");
     m.element("summary", {}, "Driver statistics (mean per repetition)");
