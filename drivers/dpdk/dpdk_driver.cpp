@@ -500,8 +500,9 @@ DpdkConfig parse_dpdk_config(const ConfigTable& table) {
   config.hw_pacing = table.boolean("hw_pacing").value_or(config.hw_pacing);
   config.nic_qos = table.string("nic_qos").value_or(config.nic_qos);
   if (config.nic_qos != "check" && config.nic_qos != "apply" && config.nic_qos != "off") {
-    table.fail_at("nic_qos", "must be \"check\" (the port's QoS must be the suite's), \"apply\" "
-                             "(programmed for the run, put back after) or \"off\"");
+    table.fail_at("nic_qos",
+                  "must be \"check\" (the port's QoS must be the suite's), \"apply\" "
+                  "(programmed for the run, put back after) or \"off\"");
   }
   config.nic_counters = table.boolean("nic_counters").value_or(true);
   config.nic_root = table.string("nic_root").value_or("");

@@ -30,8 +30,9 @@ std::unique_ptr<nic::PortState> open_port_state(uint16_t port, const std::string
     char name[IF_NAMESIZE] = {};
     if (rte_eth_dev_info_get(port, &info) != 0 || info.if_index == 0 ||
         if_indextoname(info.if_index, name) == nullptr) {
-      print_note("the mlx5 port's kernel netdev is not known (no if_index): its QoS and counters "
-                 "are not read");
+      print_note(
+          "the mlx5 port's kernel netdev is not known (no if_index): its QoS and counters "
+          "are not read");
       return nullptr;
     }
     netdev = name;

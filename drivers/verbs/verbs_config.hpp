@@ -16,7 +16,6 @@ struct NicSeams;  // qb/nic/port_state.hpp
 
 namespace qb::drv::verbs {
 
-
 enum class Provider { rdma_core, fake };
 /// How the fake completes work requests: on the simulator's timing behind the seam (virtual
 /// time: runs land on the oracle), or at once (real time: measures the driver's own cost).

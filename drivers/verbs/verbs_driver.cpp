@@ -831,7 +831,7 @@ class VerbsDriver final : public DriverBackend {
   std::vector<double> pace_bps_;  // tree = "software": per plan flow (software_tree.hpp)
   std::vector<FlowQps> qps_;
   std::vector<std::unique_ptr<VerbsWorker>> workers_;
-  PeerLink link_;  // two hosts: the connection to the peer
+  PeerLink link_;                        // two hosts: the connection to the peer
   std::unique_ptr<nic::PortState> nic_;  // the port's QoS and counters (null: a fake, no nic_root)
   uint32_t teardown_failures_ = 0;
 };

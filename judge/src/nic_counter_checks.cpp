@@ -28,7 +28,8 @@ std::vector<NicCheckResult> nic_counter_checks(const suite::CompiledScenario& co
   // which no port counter counts.
   for (size_t f = 0; f < plan.flows.size() && f < scenario.flows.size(); ++f) {
     const FlowResult& flow = scenario.flows[f];
-    const double frame = static_cast<double>(flow.wire_bytes) - 20.0 * static_cast<double>(flow.packets);
+    const double frame =
+        static_cast<double>(flow.wire_bytes) - 20.0 * static_cast<double>(flow.packets);
     in.flow_frame_bytes[plan.flows[f].priority & 7U] += frame > 0 ? frame : 0.0;
   }
   const suite::Scenario& spec = *compiled.scenario;

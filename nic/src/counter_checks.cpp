@@ -18,7 +18,9 @@ std::optional<double> get(const CounterCheckInput& in, const std::string& key) {
   return it->second;
 }
 
-std::string percent(double share) { return fmt::format("{:.0f}%", share * 100.0); }
+std::string percent(double share) {
+  return fmt::format("{:.0f}%", share * 100.0);
+}
 
 CounterCheck priority_bytes(const CounterCheckInput& in) {
   CounterCheck c{"priority_bytes", true, true, {}};
@@ -29,8 +31,9 @@ CounterCheck priority_bytes(const CounterCheckInput& in) {
   }
   if (in.direction == CounterDirection::loopback) {
     c.checked = false;
-    c.detail = "loopback: the NIC loops the traffic back before the wire, its per-priority "
-               "counters need not see it (two hosts check it)";
+    c.detail =
+        "loopback: the NIC loops the traffic back before the wire, its per-priority "
+        "counters need not see it (two hosts check it)";
     return c;
   }
   const char* dir = in.direction == CounterDirection::tx ? "tx" : "rx";
@@ -46,9 +49,10 @@ CounterCheck priority_bytes(const CounterCheckInput& in) {
   }
   if (present == 0) {
     c.checked = false;
-    c.detail = fmt::format("no {}_prio<N>_bytes counters (not an mlx5 netdev, or ethtool "
-                           "statistics not readable)",
-                           dir);
+    c.detail = fmt::format(
+        "no {}_prio<N>_bytes counters (not an mlx5 netdev, or ethtool "
+        "statistics not readable)",
+        dir);
     return c;
   }
   double sent_total = 0.0;
@@ -60,10 +64,11 @@ CounterCheck priority_bytes(const CounterCheckInput& in) {
   }
   if (counted_total <= 0.0) {
     c.passed = false;
-    c.detail = fmt::format("the NIC counted no byte on any priority ({}_prio0..7_bytes) while "
-                           "the suite's flows sent {:.0f} bytes: the traffic did not go through "
-                           "this port's priority queues",
-                           dir, sent_total);
+    c.detail = fmt::format(
+        "the NIC counted no byte on any priority ({}_prio0..7_bytes) while "
+        "the suite's flows sent {:.0f} bytes: the traffic did not go through "
+        "this port's priority queues",
+        dir, sent_total);
     return c;
   }
   std::vector<std::string> wrong, where_it_went;
@@ -71,13 +76,14 @@ CounterCheck priority_bytes(const CounterCheckInput& in) {
     const double want = in.flow_frame_bytes[p] / sent_total;
     const double got = counted[p] / counted_total;
     if (want > 0.0 && got + kPriorityShareTolerance < want) {
-      wrong.push_back(fmt::format("priority {}: the suite's flows of it sent {} of the bytes, "
-                                  "the NIC counted {} there ({}_prio{}_bytes)",
-                                  p, percent(want), percent(got), dir, p));
+      wrong.push_back(
+          fmt::format("priority {}: the suite's flows of it sent {} of the bytes, "
+                      "the NIC counted {} there ({}_prio{}_bytes)",
+                      p, percent(want), percent(got), dir, p));
     }
     if (got > want + kPriorityShareTolerance) {
-      where_it_went.push_back(fmt::format("priority {} counted {} ({} expected)", p,
-                                          percent(got), percent(want)));
+      where_it_went.push_back(
+          fmt::format("priority {} counted {} ({} expected)", p, percent(got), percent(want)));
     }
   }
   if (wrong.empty() && where_it_went.empty()) {
@@ -103,8 +109,9 @@ CounterCheck cnp_vs_ecn(const CounterCheckInput& in) {
   const auto ignored = get(in, "rdma.rp_cnp_ignored");
   if (!marked && !sent && !handled) {
     c.checked = false;
-    c.detail = "no congestion counters (np_ecn_marked_roce_packets, np_cnp_sent, rp_cnp_handled) "
-               "on this device";
+    c.detail =
+        "no congestion counters (np_ecn_marked_roce_packets, np_cnp_sent, rp_cnp_handled) "
+        "on this device";
     return c;
   }
   std::vector<std::string> problems;
@@ -115,26 +122,29 @@ CounterCheck cnp_vs_ecn(const CounterCheckInput& in) {
       in.netdev.empty() ? "/sys/class/net/<netdev>/ecn/roce_rp/enable/<priority>"
                         : fmt::format("/sys/class/net/{}/ecn/roce_rp/enable/<priority>", in.netdev);
   if (marked && *marked > 0 && sent && *sent == 0) {
-    problems.push_back(fmt::format("{:.0f} ECN-marked RoCE packets arrived and no CNP was sent: "
-                                   "the notification point is off for their priority ({})",
-                                   *marked, roce_np));
+    problems.push_back(
+        fmt::format("{:.0f} ECN-marked RoCE packets arrived and no CNP was sent: "
+                    "the notification point is off for their priority ({})",
+                    *marked, roce_np));
   }
-  if (in.direction == CounterDirection::loopback && sent && *sent > 0 && handled &&
-      *handled == 0) {
-    problems.push_back(fmt::format("{:.0f} CNPs were sent on this port and none handled: the "
-                                   "reaction point is off ({})",
-                                   *sent, roce_rp));
+  if (in.direction == CounterDirection::loopback && sent && *sent > 0 && handled && *handled == 0) {
+    problems.push_back(
+        fmt::format("{:.0f} CNPs were sent on this port and none handled: the "
+                    "reaction point is off ({})",
+                    *sent, roce_rp));
   }
   if (ignored && *ignored > 0) {
-    problems.push_back(fmt::format("{:.0f} CNPs were ignored (rp_cnp_ignored): the reaction point "
-                                   "is off for their priority ({})",
-                                   *ignored, roce_rp));
+    problems.push_back(
+        fmt::format("{:.0f} CNPs were ignored (rp_cnp_ignored): the reaction point "
+                    "is off for their priority ({})",
+                    *ignored, roce_rp));
   }
   if (!in.suite_ecn && ((marked && *marked > 0) || (handled && *handled > 0))) {
-    problems.push_back(fmt::format("the fabric marked ECN ({:.0f} marked packets, {:.0f} CNPs "
-                                   "handled) but the suite models no ECN ([fabric.ecn]): DCQCN "
-                                   "slowed the senders the expectations do not slow",
-                                   marked.value_or(0), handled.value_or(0)));
+    problems.push_back(
+        fmt::format("the fabric marked ECN ({:.0f} marked packets, {:.0f} CNPs "
+                    "handled) but the suite models no ECN ([fabric.ecn]): DCQCN "
+                    "slowed the senders the expectations do not slow",
+                    marked.value_or(0), handled.value_or(0)));
   }
   if (problems.empty()) {
     c.detail = fmt::format("{:.0f} ECN-marked packets, {:.0f} CNPs sent, {:.0f} handled",
@@ -184,10 +194,11 @@ CounterCheck pause_on_lossy(const CounterCheckInput& in) {
     return c;
   }
   c.passed = false;
-  c.detail = fmt::format("pause frames on priorities the suite thinks lossy: {}: PFC is on "
-                         "there in the NIC or the switch, so back-pressure held flows the "
-                         "suite expects to drop instead",
-                         fmt::join(paused, "; "));
+  c.detail = fmt::format(
+      "pause frames on priorities the suite thinks lossy: {}: PFC is on "
+      "there in the NIC or the switch, so back-pressure held flows the "
+      "suite expects to drop instead",
+      fmt::join(paused, "; "));
   return c;
 }
 
@@ -216,17 +227,17 @@ CounterCheck retransmissions(const CounterCheckInput& in) {
     return c;
   }
   c.passed = false;
-  c.detail = fmt::format("{}: packets were lost and sent again on a fabric the suite thinks "
-                         "lossless (PFC off on the flows' priority in the NIC or the switch?)",
-                         fmt::join(seen, ", "));
+  c.detail = fmt::format(
+      "{}: packets were lost and sent again on a fabric the suite thinks "
+      "lossless (PFC off on the flows' priority in the NIC or the switch?)",
+      fmt::join(seen, ", "));
   return c;
 }
 
 }  // namespace
 
 std::vector<CounterCheck> check_counters(const CounterCheckInput& input) {
-  return {priority_bytes(input), cnp_vs_ecn(input), pause_on_lossy(input),
-          retransmissions(input)};
+  return {priority_bytes(input), cnp_vs_ecn(input), pause_on_lossy(input), retransmissions(input)};
 }
 
 }  // namespace qb::nic

@@ -11,7 +11,9 @@
 namespace qb::nic {
 namespace {
 
-constexpr size_t align4(size_t n) { return (n + 3) & ~size_t{3}; }
+constexpr size_t align4(size_t n) {
+  return (n + 3) & ~size_t{3};
+}
 
 class MessageWriter {
  public:
@@ -84,14 +86,14 @@ Error bad_reply(std::string_view what, std::string_view why) {
 }
 
 // The message after its nlmsghdr, or the error an NLMSG_ERROR carries.
-Result<std::span<const uint8_t>> message_body(std::span<const uint8_t> bytes,
-                                              std::string_view what, std::string_view op) {
+Result<std::span<const uint8_t>> message_body(std::span<const uint8_t> bytes, std::string_view what,
+                                              std::string_view op) {
   nlmsghdr header{};
   if (bytes.size() < sizeof header) return bad_reply(what, "shorter than a netlink header");
   std::memcpy(&header, bytes.data(), sizeof header);
   if (header.nlmsg_len < sizeof header || header.nlmsg_len > bytes.size()) {
-    return bad_reply(what, fmt::format("length {} in a {}-byte reply", header.nlmsg_len,
-                                       bytes.size()));
+    return bad_reply(what,
+                     fmt::format("length {} in a {}-byte reply", header.nlmsg_len, bytes.size()));
   }
   const auto body = bytes.subspan(NLMSG_HDRLEN, header.nlmsg_len - NLMSG_HDRLEN);
   if (header.nlmsg_type == NLMSG_ERROR) {
@@ -129,8 +131,7 @@ std::vector<uint8_t> encode_ieee_get(std::string_view ifname, uint32_t seq) {
   return w.finish();
 }
 
-Result<EthQosState> decode_ieee_get_reply(std::span<const uint8_t> bytes,
-                                          std::string_view ifname) {
+Result<EthQosState> decode_ieee_get_reply(std::span<const uint8_t> bytes, std::string_view ifname) {
   const std::string what = fmt::format("netdev {}", ifname);
   auto body = message_body(bytes, what, "DCB_CMD_IEEE_GET");
   if (!body) return std::move(body).error();

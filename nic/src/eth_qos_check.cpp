@@ -54,7 +54,8 @@ std::string rates_list(const std::array<double, 8>& bps) {
 std::array<double, 8> nic_caps_bps(const EthQosState& nic) {
   std::array<double, 8> out{};
   if (!nic.maxrate) return out;
-  for (size_t tc = 0; tc < 8; ++tc) out[tc] = policy::hw_tc_max_rate_bps(nic.maxrate->tc_maxrate[tc]);
+  for (size_t tc = 0; tc < 8; ++tc)
+    out[tc] = policy::hw_tc_max_rate_bps(nic.maxrate->tc_maxrate[tc]);
   return out;
 }
 
@@ -108,8 +109,8 @@ std::vector<QosMismatch> compare_eth_qos(const policy::EthPortQos& suite,
     }
   }
   if (!nic.ets) {
-    out.push_back({"eth.prio_tc", list8(suite.prio_tc),
-                   "no IEEE ETS object (the driver answered none)"});
+    out.push_back(
+        {"eth.prio_tc", list8(suite.prio_tc), "no IEEE ETS object (the driver answered none)"});
   } else {
     const ieee_ets& ets = *nic.ets;
     if (!std::equal(suite.prio_tc.begin(), suite.prio_tc.end(), ets.prio_tc)) {
@@ -170,8 +171,8 @@ std::vector<std::string> dcb_commands_for(const policy::EthPortQos& suite,
                             fmt::join(prio_tc, " "), fmt::join(tsa, " "), fmt::join(bw, " ")));
   std::vector<std::string> rates;
   for (size_t tc = 0; tc < 8; ++tc) {
-    rates.push_back(fmt::format("{}:{}kbit", tc,
-                                static_cast<uint64_t>(suite.tc_max_rate_bps[tc] / 1000.0)));
+    rates.push_back(
+        fmt::format("{}:{}kbit", tc, static_cast<uint64_t>(suite.tc_max_rate_bps[tc] / 1000.0)));
   }
   out.push_back(fmt::format("dcb maxrate set dev {} tc-maxrate {}", dev, fmt::join(rates, " ")));
   if (suite.pfc_given) {
@@ -275,8 +276,8 @@ std::vector<std::string> state_differences(const EthQosState& want, const EthQos
     out.push_back(fmt::format("{} DSCP APP entries instead of {}", b.size(), a.size()));
   }
   if (want.sysfs_trust != got.sysfs_trust) {
-    out.push_back(fmt::format("qos/trust \"{}\" instead of \"{}\"", got.sysfs_trust,
-                              want.sysfs_trust));
+    out.push_back(
+        fmt::format("qos/trust \"{}\" instead of \"{}\"", got.sysfs_trust, want.sysfs_trust));
   }
   return out;
 }

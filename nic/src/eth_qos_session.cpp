@@ -36,20 +36,25 @@ std::string dcb_restore_commands(const EthQosState& s) {
   }
   if (s.maxrate) {
     std::vector<std::string> rates;
-    for (size_t i = 0; i < 8; ++i) rates.push_back(fmt::format("{}:{}kbit", i, s.maxrate->tc_maxrate[i]));
-    lines.push_back(fmt::format("dcb maxrate set dev {} tc-maxrate {}", s.ifname, fmt::join(rates, " ")));
+    for (size_t i = 0; i < 8; ++i)
+      rates.push_back(fmt::format("{}:{}kbit", i, s.maxrate->tc_maxrate[i]));
+    lines.push_back(
+        fmt::format("dcb maxrate set dev {} tc-maxrate {}", s.ifname, fmt::join(rates, " ")));
   }
   if (s.pfc) {
     std::vector<std::string> pfc;
-    for (unsigned p = 0; p < 8; ++p) pfc.push_back(fmt::format("{}:{}", p, ((s.pfc->pfc_en >> p) & 1U) ? "on" : "off"));
+    for (unsigned p = 0; p < 8; ++p)
+      pfc.push_back(fmt::format("{}:{}", p, ((s.pfc->pfc_en >> p) & 1U) ? "on" : "off"));
     lines.push_back(fmt::format("dcb pfc set dev {} prio-pfc {}", s.ifname, fmt::join(pfc, " ")));
   }
   std::vector<std::string> apps;
   for (const dcb_app& app : s.apps) {
-    if (app.selector == IEEE_8021QAZ_APP_SEL_DSCP) apps.push_back(fmt::format("{}:{}", app.protocol, app.priority));
+    if (app.selector == IEEE_8021QAZ_APP_SEL_DSCP)
+      apps.push_back(fmt::format("{}:{}", app.protocol, app.priority));
   }
   if (!apps.empty()) {
-    lines.push_back(fmt::format("dcb app replace dev {} dscp-prio {}", s.ifname, fmt::join(apps, " ")));
+    lines.push_back(
+        fmt::format("dcb app replace dev {} dscp-prio {}", s.ifname, fmt::join(apps, " ")));
   } else {
     lines.push_back(fmt::format("dcb app flush dev {} dscp-prio", s.ifname));
   }
@@ -84,39 +89,40 @@ Result<std::unique_ptr<EthQosSession>> EthQosSession::begin(DcbTransport& transp
       new EthQosSession(transport, std::move(sysfs_root), target.ifname));
   auto read = read_eth_qos(transport, session->sysfs_root_, target.ifname);
   if (!read) {
-    return make_error(read.error().code,
-                      fmt::format("reading the QoS of {} (netdev {}) through DCB netlink: {}. "
-                                  "Set {} = \"off\" to run without the check",
-                                  target.port_label, target.ifname, read.error().message,
-                                  target.option_key),
-                      target.option_key);
+    return make_error(
+        read.error().code,
+        fmt::format("reading the QoS of {} (netdev {}) through DCB netlink: {}. "
+                    "Set {} = \"off\" to run without the check",
+                    target.port_label, target.ifname, read.error().message, target.option_key),
+        target.option_key);
   }
   session->before_ = std::move(*read);
   const auto mismatches = compare_eth_qos(target.suite, target.flow_dscps, session->before_);
   if (mismatches.empty()) {
-    session->note_ = fmt::format("{} (netdev {}): the port's QoS (trust, dscp2prio of the flows' "
-                                 "DSCPs, prio_tc, TSA, ETS, TC rates{}) matches the suite's [eth]",
-                                 target.port_label, target.ifname,
-                                 target.suite.pfc_given ? ", PFC" : "");
+    session->note_ = fmt::format(
+        "{} (netdev {}): the port's QoS (trust, dscp2prio of the flows' "
+        "DSCPs, prio_tc, TSA, ETS, TC rates{}) matches the suite's [eth]",
+        target.port_label, target.ifname, target.suite.pfc_given ? ", PFC" : "");
     return session;
   }
   if (mode == QosMode::check) {
     std::vector<std::string> lines;
     for (const QosMismatch& m : mismatches) {
-      lines.push_back(fmt::format("  {}: the suite says {}, the NIC has {}", m.key, m.suite, m.nic));
+      lines.push_back(
+          fmt::format("  {}: the suite says {}, the NIC has {}", m.key, m.suite, m.nic));
     }
     return make_error(
         Errc::unavailable,
-        fmt::format("the QoS of {} (netdev {}, read through DCB netlink) is not the suite's "
-                    "[eth], so the expectations would not apply:\n{}\nFix: set the port as the "
-                    "suite says (iproute2's dcb, as root):\n  {}\nor run with --driver-option "
-                    "{}=apply (programs the suite's settings for the run and puts the port's "
-                    "back after it), or {}=off to run anyway",
-                    target.port_label, target.ifname, fmt::join(lines, "\n"),
-                    fmt::join(dcb_commands_for(target.suite, target.flow_dscps, session->before_),
-                              "\n  "),
-                    target.option_key.substr(target.option_key.rfind('.') + 1),
-                    target.option_key.substr(target.option_key.rfind('.') + 1)),
+        fmt::format(
+            "the QoS of {} (netdev {}, read through DCB netlink) is not the suite's "
+            "[eth], so the expectations would not apply:\n{}\nFix: set the port as the "
+            "suite says (iproute2's dcb, as root):\n  {}\nor run with --driver-option "
+            "{}=apply (programs the suite's settings for the run and puts the port's "
+            "back after it), or {}=off to run anyway",
+            target.port_label, target.ifname, fmt::join(lines, "\n"),
+            fmt::join(dcb_commands_for(target.suite, target.flow_dscps, session->before_), "\n  "),
+            target.option_key.substr(target.option_key.rfind('.') + 1),
+            target.option_key.substr(target.option_key.rfind('.') + 1)),
         mismatches.front().key);
   }
   if (Status s = check_dcb_write_permission(has_net_admin, target.ifname, target.option_key); !s) {
@@ -201,7 +207,8 @@ Status EthQosSession::restore() {
 }
 
 EthQosSession::~EthQosSession() {
-  if (Status s = restore(); !s) std::fprintf(stderr, "qosbench: error: %s\n", s.error().message.c_str());
+  if (Status s = restore(); !s)
+    std::fprintf(stderr, "qosbench: error: %s\n", s.error().message.c_str());
 }
 
 }  // namespace qb::nic

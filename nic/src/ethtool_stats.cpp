@@ -60,7 +60,8 @@ class IoctlEthtoolStats final : public EthtoolStats {
     for (uint32_t i = 0; i < n; ++i) {
       const char* name = reinterpret_cast<const char*>(strings->data) + size_t{i} * ETH_GSTRING_LEN;
       uint64_t value = 0;
-      std::memcpy(&value, reinterpret_cast<const std::byte*>(stats->data) + size_t{i} * sizeof value,
+      std::memcpy(&value,
+                  reinterpret_cast<const std::byte*>(stats->data) + size_t{i} * sizeof value,
                   sizeof value);
       set.values.emplace_back(std::string(name, strnlen(name, ETH_GSTRING_LEN)), value);
     }

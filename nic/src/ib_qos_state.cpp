@@ -83,13 +83,16 @@ std::vector<QosMismatch> compare_ib_qos(const policy::IbArbitration& suite, cons
                    fmt::format("\"{}\"", fmt::join(nic.sl2vl, ","))});
   }
   if (weighted(t.vlarb_high) != weighted(nic.vlarb_high)) {
-    out.push_back({"ib.vlarb_high", entries(weighted(t.vlarb_high)), entries(weighted(nic.vlarb_high))});
+    out.push_back(
+        {"ib.vlarb_high", entries(weighted(t.vlarb_high)), entries(weighted(nic.vlarb_high))});
   }
   if (weighted(t.vlarb_low) != weighted(nic.vlarb_low)) {
-    out.push_back({"ib.vlarb_low", entries(weighted(t.vlarb_low)), entries(weighted(nic.vlarb_low))});
+    out.push_back(
+        {"ib.vlarb_low", entries(weighted(t.vlarb_low)), entries(weighted(nic.vlarb_low))});
   }
   if (t.high_limit != nic.high_limit) {
-    out.push_back({"ib.high_limit", fmt::format("{}", t.high_limit), fmt::format("{}", nic.high_limit)});
+    out.push_back(
+        {"ib.high_limit", fmt::format("{}", t.high_limit), fmt::format("{}", nic.high_limit)});
   }
   if (suite.op_vls != nic.op_vls) {
     out.push_back({"ib.op_vls", fmt::format("{}", suite.op_vls), fmt::format("{}", nic.op_vls)});

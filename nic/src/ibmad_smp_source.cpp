@@ -31,12 +31,13 @@ class IbmadSmpSource final : public SmpSource {
     errno = 0;
     if (smp_query_via(data.data(), &local, attribute, modifier, kTimeoutMs, port_) == nullptr) {
       const int error = errno;
-      return make_error(Errc::runtime,
-                        fmt::format("SMP Get of attribute {:#x} (modifier {:#x}) on {} got no "
-                                    "answer{}",
-                                    attribute, modifier, device_,
-                                    error ? fmt::format(": {} (errno {})", std::strerror(error), error)
-                                          : std::string()));
+      return make_error(
+          Errc::runtime,
+          fmt::format(
+              "SMP Get of attribute {:#x} (modifier {:#x}) on {} got no "
+              "answer{}",
+              attribute, modifier, device_,
+              error ? fmt::format(": {} (errno {})", std::strerror(error), error) : std::string()));
     }
     return data;
   }
@@ -56,9 +57,9 @@ std::unique_ptr<SmpSource> make_ibmad_smp_source(const std::string& device, uint
   ibmad_port* handle = mad_rpc_open_port(name.data(), port, classes, 2);
   if (handle == nullptr) {
     const int error = errno;
-    why = fmt::format("mad_rpc_open_port({}, {}) failed{}", device, port,
-                      error ? fmt::format(": {} (errno {})", std::strerror(error), error)
-                            : std::string());
+    why = fmt::format(
+        "mad_rpc_open_port({}, {}) failed{}", device, port,
+        error ? fmt::format(": {} (errno {})", std::strerror(error), error) : std::string());
     return nullptr;
   }
   return std::make_unique<IbmadSmpSource>(handle, device);
@@ -68,10 +69,11 @@ std::unique_ptr<SmpSource> make_ibmad_smp_source(const std::string& device, uint
 
 std::unique_ptr<SmpSource> make_ibmad_smp_source(const std::string& device, uint8_t port,
                                                  std::string& why) {
-  why = fmt::format("this build has no libibmad, so the SL2VL and VLArb tables of {} port {} "
-                    "cannot be read (Debian: apt-get install libibmad-dev libibumad-dev, then "
-                    "build again)",
-                    device, port);
+  why = fmt::format(
+      "this build has no libibmad, so the SL2VL and VLArb tables of {} port {} "
+      "cannot be read (Debian: apt-get install libibmad-dev libibumad-dev, then "
+      "build again)",
+      device, port);
   return nullptr;
 }
 

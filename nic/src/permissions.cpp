@@ -60,12 +60,12 @@ Result<std::string> umad_device_path(const std::string& sysfs_root, const std::s
     if (read_line(entry.path() / "port") != std::to_string(port)) continue;
     return "/dev/infiniband/" + name;
   }
-  return make_error(Errc::unavailable,
-                    fmt::format("no umad device for {} port {} under {} ({}): load the ib_umad "
-                                "module (`modprobe ib_umad`), which the MAD reads of SL2VL and "
-                                "VLArb need, as smpquery does",
-                                device, port, dir.string(),
-                                ec ? ec.message() : std::string("none matches")));
+  return make_error(
+      Errc::unavailable,
+      fmt::format("no umad device for {} port {} under {} ({}): load the ib_umad "
+                  "module (`modprobe ib_umad`), which the MAD reads of SL2VL and "
+                  "VLArb need, as smpquery does",
+                  device, port, dir.string(), ec ? ec.message() : std::string("none matches")));
 }
 
 Status check_umad_permission(const std::string& dev_root, const std::string& umad_path,

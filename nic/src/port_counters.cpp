@@ -25,9 +25,10 @@ CounterSet read_counter_dir(const fs::path& dir, std::string source) {
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(dir, ec)) files.push_back(entry.path());
   if (ec) {
-    set.note = fmt::format("{} not readable ({}): no {} counters (a VF, a container without "
-                           "sysfs, or a device without them)",
-                           dir.string(), ec.message(), set.source);
+    set.note = fmt::format(
+        "{} not readable ({}): no {} counters (a VF, a container without "
+        "sysfs, or a device without them)",
+        dir.string(), ec.message(), set.source);
     return set;
   }
   std::sort(files.begin(), files.end());
@@ -50,9 +51,9 @@ CounterSet read_counter_dir(const fs::path& dir, std::string source) {
     set.values.emplace_back(name, value);
   }
   if (!unreadable.empty()) {
-    set.note = fmt::format("{}: {} counter(s) not readable as a number ({}{})", dir.string(),
-                           unreadable.size(), unreadable.front(),
-                           unreadable.size() > 1 ? ", ..." : "");
+    set.note =
+        fmt::format("{}: {} counter(s) not readable as a number ({}{})", dir.string(),
+                    unreadable.size(), unreadable.front(), unreadable.size() > 1 ? ", ..." : "");
   }
   return set;
 }
@@ -113,10 +114,10 @@ std::vector<std::pair<std::string, double>> counter_deltas(const CounterSet& bef
     out.emplace_back(name, static_cast<double>(value - it->second));
   }
   if (!went_down.empty()) {
-    notes.push_back(fmt::format("{} counter(s) of {} went down during the repetition (reset or "
-                                "wrapped), left out: {}{}",
-                                went_down.size(), after.source, went_down.front(),
-                                went_down.size() > 1 ? ", ..." : ""));
+    notes.push_back(fmt::format(
+        "{} counter(s) of {} went down during the repetition (reset or "
+        "wrapped), left out: {}{}",
+        went_down.size(), after.source, went_down.front(), went_down.size() > 1 ? ", ..." : ""));
   }
   return out;
 }

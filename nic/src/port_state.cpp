@@ -48,8 +48,8 @@ NicSeams system_nic_seams(const std::string& root) {
 std::string netdev_of_rdma_port(const std::string& root, const std::string& device, uint8_t port,
                                 int gid_index) {
   const fs::path dev = fs::path(root) / "sys/class/infiniband" / device;
-  std::string netdev =
-      first_line(dev / "ports" / std::to_string(port) / "gid_attrs/ndevs" / std::to_string(gid_index));
+  std::string netdev = first_line(dev / "ports" / std::to_string(port) / "gid_attrs/ndevs" /
+                                  std::to_string(gid_index));
   if (netdev.empty()) {
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(dev / "device/net", ec)) {
@@ -61,8 +61,8 @@ std::string netdev_of_rdma_port(const std::string& root, const std::string& devi
 
 std::string rdma_device_of_netdev(const std::string& root, const std::string& netdev) {
   std::error_code ec;
-  for (const auto& entry :
-       fs::directory_iterator(fs::path(root) / "sys/class/net" / netdev / "device/infiniband", ec)) {
+  for (const auto& entry : fs::directory_iterator(
+           fs::path(root) / "sys/class/net" / netdev / "device/infiniband", ec)) {
     return entry.path().filename().string();
   }
   return {};
@@ -76,7 +76,7 @@ void PortState::open(std::string rdma_device, uint8_t port, std::string netdev, 
 }
 
 Status PortState::check_qos(const policy::QosPlan& plan, const std::vector<uint8_t>& dscps,
-                           const std::string& port_label) {
+                            const std::string& port_label) {
   if (mode_ == QosMode::off) return {};
   const std::string& key = option_key_;
   const policy::PortQos& qos = plan.nic_qos;
@@ -104,8 +104,7 @@ Status PortState::check_qos(const policy::QosPlan& plan, const std::vector<uint8
     target.suite = qos.eth;
     target.flow_dscps = dscps;
     target.option_key = key;
-    const bool net_admin =
-        seams_.net_admin.value_or(has_effective_capability(CAP_NET_ADMIN));
+    const bool net_admin = seams_.net_admin.value_or(has_effective_capability(CAP_NET_ADMIN));
     auto session = EthQosSession::begin(*seams_.dcb, seams_.root, target, mode_, net_admin);
     if (!session) return std::move(session).error();
     session_ = std::move(*session);
@@ -141,9 +140,10 @@ Status PortState::check_qos(const policy::QosPlan& plan, const std::vector<uint8
   }
   const auto mismatches = compare_ib_qos(qos.ib, *state);
   if (mismatches.empty()) {
-    notes_(fmt::format("{}: the port's SL2VL, VLArb tables and high limit (read with "
-                                "SMPs) match the suite's [ib]",
-                                port_label));
+    notes_(
+        fmt::format("{}: the port's SL2VL, VLArb tables and high limit (read with "
+                    "SMPs) match the suite's [ib]",
+                    port_label));
     return {};
   }
   std::vector<std::string> lines;

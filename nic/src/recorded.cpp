@@ -2,16 +2,14 @@
 #include "qb/nic/recorded.hpp"
 
 #include <fmt/format.h>
-
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
 #include <cstddef>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "qb/nic/dcb_netlink.hpp"
 
@@ -52,9 +50,9 @@ class RecordedDcb final : public DcbTransport {
     const fs::path path = fs::path(dir_) / "dcb" / (ifname + ".hex");
     const auto text = slurp(path);
     if (!text) {
-      return make_error(Errc::runtime,
-                        fmt::format("no recorded DCB answer for {} ({} not readable)", ifname,
-                                    path.string()));
+      return make_error(
+          Errc::runtime,
+          fmt::format("no recorded DCB answer for {} ({} not readable)", ifname, path.string()));
     }
     auto bytes = parse_hex(*text);
     if (!bytes || bytes->size() < sizeof header) {
@@ -79,8 +77,8 @@ class RecordedEthtool final : public EthtoolStats {
     if (!text) {
       CounterSet set;
       set.source = "ethtool";
-      set.note = fmt::format("ethtool statistics of {} not readable ({} missing)", ifname,
-                             path.string());
+      set.note =
+          fmt::format("ethtool statistics of {} not readable ({} missing)", ifname, path.string());
       return set;
     }
     return parse_ethtool_s(*text);

@@ -9,8 +9,8 @@
 #include <numeric>
 
 #include "console_units.hpp"
-#include "nic_counters_view.hpp"
 #include "gate_format.hpp"
+#include "nic_counters_view.hpp"
 #include "qb/common/units.hpp"
 #include "qb/judge/starvation_verdict.hpp"
 

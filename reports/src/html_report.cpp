@@ -12,8 +12,8 @@
 #include <set>
 
 #include "console_units.hpp"
-#include "nic_counters_view.hpp"
 #include "figure_parts.hpp"
+#include "nic_counters_view.hpp"
 #include "svg_builder.hpp"
 #include "svg_figures.hpp"
 

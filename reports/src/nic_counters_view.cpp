@@ -6,7 +6,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-
 #include <string_view>
 
 #include "svg_builder.hpp"
@@ -32,12 +31,14 @@ void print_nic_counters(const judge::ScenarioResult& s, std::ostream& out) {
   for (const auto& [name, value] : s.driver_stats) {
     if (name == "nic.counters_read") read = value;
     if (is_counter(name) && value != 0.0) {
-      changed.push_back(fmt::format("{} {:.0f}", std::string_view(name).substr(kPrefix.size()), value));
+      changed.push_back(
+          fmt::format("{} {:.0f}", std::string_view(name).substr(kPrefix.size()), value));
     }
   }
   if (read < 0 && s.nic_checks.empty()) return;
-  fmt::print(out, "  NIC counters (deltas per repetition, {:.0f} read): {}\n", std::max(read, 0.0),
-             changed.empty() ? std::string("none changed") : fmt::format("{}", fmt::join(changed, ", ")));
+  fmt::print(
+      out, "  NIC counters (deltas per repetition, {:.0f} read): {}\n", std::max(read, 0.0),
+      changed.empty() ? std::string("none changed") : fmt::format("{}", fmt::join(changed, ", ")));
   for (const judge::NicCheckResult& c : s.nic_checks) {
     fmt::print(out, "    {} {:<16} {}\n", check_state(c), c.name, c.detail);
   }
@@ -57,7 +58,9 @@ void nic_counters_section(Markup& m, const judge::ScenarioResult& s) {
     for (const judge::NicCheckResult& c : s.nic_checks) {
       m.open("tr");
       m.element("td", {{"class", c.passed ? "pass" : "fail"}},
-                !c.checked ? "not checked" : c.passed ? "agrees" : "disagrees");
+                !c.checked ? "not checked"
+                : c.passed ? "agrees"
+                           : "disagrees");
       m.element("td", {{"class", "mono"}}, c.name);
       m.element("td", {}, c.detail);
       m.close();

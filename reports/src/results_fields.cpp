@@ -651,7 +651,9 @@ const RecordSchema<NicCheckResult>& schema_of<NicCheckResult>() {
   return schema;
 }
 
-bool has_nic_checks(const ScenarioResult& scenario) { return !scenario.nic_checks.empty(); }
+bool has_nic_checks(const ScenarioResult& scenario) {
+  return !scenario.nic_checks.empty();
+}
 
 bool has_queue_depth(const ScenarioResult& scenario) {
   return !scenario.queue_depth.empty();

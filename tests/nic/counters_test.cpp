@@ -1,11 +1,10 @@
 // The port's counters: names read from a sysfs tree shaped like a ConnectX's (under a root
 // override), `ethtool -S` output, deltas, and the reconciliation checks failing when a counter
 // disagrees with the run.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fmt/format.h>
-
 #include <fstream>
 #include <stdexcept>
 
@@ -134,15 +133,18 @@ TEST(CounterChecks, EcnMarksWithoutCnpsAndIgnoredCnpsFail) {
   CounterCheckInput in;
   in.suite_ecn = true;
   in.netdev = "ens1f0np0";
-  in.deltas = {{"rdma.np_ecn_marked_roce_packets", 500}, {"rdma.np_cnp_sent", 0},
+  in.deltas = {{"rdma.np_ecn_marked_roce_packets", 500},
+               {"rdma.np_cnp_sent", 0},
                {"rdma.rp_cnp_handled", 0}};
   CounterCheck c = find(check_counters(in), "cnp_vs_ecn");
   EXPECT_FALSE(c.passed);
   EXPECT_NE(c.detail.find("500 ECN-marked RoCE packets arrived and no CNP was sent"),
             std::string::npos);
   EXPECT_NE(c.detail.find("/sys/class/net/ens1f0np0/ecn/roce_np/enable"), std::string::npos);
-  in.deltas = {{"rdma.np_ecn_marked_roce_packets", 500}, {"rdma.np_cnp_sent", 120},
-               {"rdma.rp_cnp_handled", 120}, {"rdma.rp_cnp_ignored", 0}};
+  in.deltas = {{"rdma.np_ecn_marked_roce_packets", 500},
+               {"rdma.np_cnp_sent", 120},
+               {"rdma.rp_cnp_handled", 120},
+               {"rdma.rp_cnp_ignored", 0}};
   EXPECT_TRUE(find(check_counters(in), "cnp_vs_ecn").passed);
   in.deltas["rdma.rp_cnp_ignored"] = 7;
   EXPECT_FALSE(find(check_counters(in), "cnp_vs_ecn").passed);

@@ -104,10 +104,10 @@ TEST(EthQosCheck, APortInPcpTrustFailsADscpSuiteNamingEveryKey) {
   std::vector<std::string> keys;
   for (const auto& m : mismatches) keys.push_back(m.key);
   // trust, the three DSCPs the flows mark (no APP entry), prio_tc, tsa, ets, the TC5 cap.
-  EXPECT_EQ(keys, (std::vector<std::string>{"eth.trust", "eth.dscp2prio.\"0\"",
-                                            "eth.dscp2prio.\"10\"", "eth.dscp2prio.\"46\"",
-                                            "eth.prio_tc", "eth.tsa", "eth.ets",
-                                            "eth.tc_max_rate"}));
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"eth.trust", "eth.dscp2prio.\"0\"", "eth.dscp2prio.\"10\"",
+                                      "eth.dscp2prio.\"46\"", "eth.prio_tc", "eth.tsa", "eth.ets",
+                                      "eth.tc_max_rate"}));
   EXPECT_EQ(mismatches[0].suite, "\"dscp\"");
   EXPECT_NE(mismatches[0].nic.find("\"pcp\""), std::string::npos);
   EXPECT_EQ(mismatches[4].nic, "[1, 0, 2, 3, 4, 5, 6, 7]");

@@ -56,7 +56,8 @@ class FakeDcbPort final : public DcbTransport {
   int answers_left = -1;      // after this many answers, every request times out (-1: never)
 
   Result<std::vector<uint8_t>> exchange(std::span<const uint8_t> request) override {
-    if (answers_left == 0) return make_error(Errc::runtime, "netlink: no DCB answer within 2000 ms");
+    if (answers_left == 0)
+      return make_error(Errc::runtime, "netlink: no DCB answer within 2000 ms");
     if (answers_left > 0) --answers_left;
     nlmsghdr header{};
     std::memcpy(&header, request.data(), sizeof header);

@@ -32,13 +32,14 @@ class ReplaySmp final : public SmpSource {
 ReplaySmp opensm_default_port() {
   ReplaySmp smp;
   std::array<uint8_t, 64> info{};
-  info[304 / 8] = 0;   // VLHighLimit
-  info[312 / 8] = 8;   // VLArbitrationHighCap
-  info[320 / 8] = 8;   // VLArbitrationLowCap
+  info[304 / 8] = 0;       // VLHighLimit
+  info[312 / 8] = 8;       // VLArbitrationHighCap
+  info[320 / 8] = 8;       // VLArbitrationLowCap
   info[344 / 8] = 4 << 4;  // OperationalVLs in the high nibble
   smp.answers[{0x15, 1}] = info;
   std::array<uint8_t, 64> sl2vl{};
-  for (int sl = 0; sl < 16; sl += 2) sl2vl[sl / 2] = static_cast<uint8_t>((sl % 8) << 4 | ((sl + 1) % 8));
+  for (int sl = 0; sl < 16; sl += 2)
+    sl2vl[sl / 2] = static_cast<uint8_t>((sl % 8) << 4 | ((sl + 1) % 8));
   smp.answers[{0x17, 0}] = sl2vl;
   std::array<uint8_t, 64> low{}, high{};
   for (int e = 0; e < 8; ++e) {

@@ -1,6 +1,8 @@
 // What a driver calls: the netdev of an RDMA port, the QoS check through its seams, and the
 // counter deltas of a repetition from a sysfs tree under a root override (a ConnectX's names)
 // and ethtool statistics, with missing counters a note.
+#include "qb/nic/port_state.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -8,7 +10,6 @@
 #include <map>
 
 #include "fake_dcb_port.hpp"
-#include "qb/nic/port_state.hpp"
 #include "qb/nic/recorded.hpp"
 
 namespace qb::nic {
@@ -22,8 +23,11 @@ class StepEthtool final : public EthtoolStats {
   CounterSet read(const std::string&) override {
     CounterSet set;
     set.source = "ethtool";
-    set.values = {{"tx_prio3_bytes", 1000 * step}, {"tx_prio0_bytes", 0}, {"rx_prio3_pause", 0},
-                  {"tx_bytes", 1000 * step}, {"rx_crc_errors_phy", 0}};
+    set.values = {{"tx_prio3_bytes", 1000 * step},
+                  {"tx_prio0_bytes", 0},
+                  {"rx_prio3_pause", 0},
+                  {"tx_bytes", 1000 * step},
+                  {"rx_crc_errors_phy", 0}};
     ++step;
     return set;
   }
@@ -80,7 +84,7 @@ TEST(PortState, CounterDeltasOfARepetition) {
   EXPECT_EQ(m.count("nic.ethtool.rx_crc_errors_phy"), 0U);  // zero and not checked: left out
   EXPECT_EQ(m.count("nic.rdma.lifespan"), 0U);
   EXPECT_EQ(m.at("nic.counters_read"), 2.0 + 5.0);  // hw_counters (no counters/ dir) + ethtool
-  ASSERT_EQ(notes.size(), 1U);  // the missing counters/ directory, once
+  ASSERT_EQ(notes.size(), 1U);                      // the missing counters/ directory, once
   EXPECT_NE(notes[0].find("ports/1/counters"), std::string::npos);
 }
 
@@ -88,7 +92,8 @@ TEST(PortState, AVfWithoutCountersRunsWithANote) {
   NicSeams seams;
   seams.root = "/nonexistent";
   std::vector<std::string> notes;
-  PortState state(QosMode::off, true, seams, "k", [&](const std::string& n) { notes.push_back(n); });
+  PortState state(QosMode::off, true, seams, "k",
+                  [&](const std::string& n) { notes.push_back(n); });
   state.open("mlx5_7", 1, "", false);
   state.counters_before();
   state.counters_after();
@@ -115,7 +120,8 @@ TEST(PortState, TheQosCheckGoesThroughTheSeamAndRestoresAtClose) {
   plan.nic_qos.eth = policy::default_eth_port_qos();
   plan.nic_qos.eth.trust = policy::EthTrust::dscp;
   {
-    PortState check(QosMode::check, false, seams, "driver.verbs.nic_qos", [](const std::string&) {});
+    PortState check(QosMode::check, false, seams, "driver.verbs.nic_qos",
+                    [](const std::string&) {});
     check.open("mlx5_0", 1, "ens1f0np0", false);
     const Status s = check.check_qos(plan, {26}, "mlx5_0 port 1");
     ASSERT_FALSE(s.ok());

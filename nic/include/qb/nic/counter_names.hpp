@@ -41,7 +41,8 @@ constexpr std::optional<PriorityCounter> priority_counter(std::string_view name)
   if (name.size() < 3 || name[0] < '0' || name[0] > '7' || name[1] != '_') return std::nullopt;
   out.priority = static_cast<uint8_t>(name[0] - '0');
   out.kind = name.substr(2);
-  for (std::string_view kind : {"bytes", "packets", "pause", "pause_duration", "pause_transition"}) {
+  for (std::string_view kind :
+       {"bytes", "packets", "pause", "pause_duration", "pause_transition"}) {
     if (out.kind == kind) return out;
   }
   return std::nullopt;

@@ -28,7 +28,7 @@ struct NicSeams {
   std::shared_ptr<DcbTransport> dcb;
   std::shared_ptr<EthtoolStats> ethtool;
   std::function<std::unique_ptr<SmpSource>(const std::string& device, uint8_t port,
-                                                std::string& why)>
+                                           std::string& why)>
       smp;
   std::optional<bool> net_admin;  // unset: the process's effective CAP_NET_ADMIN
 };
@@ -51,8 +51,11 @@ class PortState {
  public:
   /// `option_key`: the driver's option, "driver.verbs.nic_qos", named in errors and fixes.
   PortState(QosMode mode, bool counters, NicSeams seams, std::string option_key, NoteSink notes)
-      : mode_(mode), counters_(counters), seams_(std::move(seams)),
-        option_key_(std::move(option_key)), notes_(std::move(notes)) {}
+      : mode_(mode),
+        counters_(counters),
+        seams_(std::move(seams)),
+        option_key_(std::move(option_key)),
+        notes_(std::move(notes)) {}
 
   /// At open: the RDMA device and port (empty device: none, no RDMA counters) and the netdev
   /// (empty on InfiniBand). Nothing is read yet.
