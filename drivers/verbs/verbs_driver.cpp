@@ -230,13 +230,12 @@ class VerbsDriver final : public DriverBackend {
     return {};
   }
 
-  // The port's own state (nic_state.hpp): on a device, or under nic_root (a fake has no
-  // netdev of its own).
+  // The port's own state (qb/nic/port_state.hpp): on a device rdma-core opened, or under
+  // nic_root or the given seams (a fake, made here or by a test, has no netdev of its own).
   void open_nic_state() {
     nic_.reset();
-    if (config_.provider == Provider::fake && config_.nic_root.empty() && !config_.nic_seams) {
-      return;
-    }
+    const bool real_device = owned_ops_ != nullptr && !mirror_fake_;
+    if (!real_device && config_.nic_root.empty() && !config_.nic_seams) return;
     nic::NicSeams seams =
         config_.nic_seams ? *config_.nic_seams : nic::system_nic_seams(config_.nic_root);
     const nic::QosMode mode = config_.nic_qos == VerbsConfig::NicQos::apply ? nic::QosMode::apply

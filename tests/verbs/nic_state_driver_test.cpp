@@ -56,11 +56,11 @@ nic::EthQosState pcp_port() {
   return *state;
 }
 
-struct Setup {
+struct NicSetup {
   std::shared_ptr<nic::test::FakeDcbPort> port =
       std::make_shared<nic::test::FakeDcbPort>(pcp_port());
   VerbsConfig config;
-  explicit Setup(VerbsConfig::NicQos mode, bool net_admin) {
+  explicit NicSetup(VerbsConfig::NicQos mode, bool net_admin) {
     auto seams = std::make_shared<nic::NicSeams>();
     seams->root = kFixtures + "/roce_ets";  // the sysfs tree: netdev and hw_counters
     seams->dcb = port;
@@ -85,7 +85,7 @@ bool made_anything(const FakeMlx5& fake) {
 TEST(VerbsNicState, APortNotAsTheSuiteSaysStopsApplyBeforeTheTreeAndAnyQp) {
   const auto loaded = load_roce_ets();
   const auto& c = loaded.compiled[0];
-  Setup setup(VerbsConfig::NicQos::check, true);
+  NicSetup setup(VerbsConfig::NicQos::check, true);
   FakeMlx5 fake(fake_device_for_port(c.scenario->port.rate_bps, c.scenario->port.wire,
                                      c.scenario->port.propagation_delay_ns));
   auto driver = make_verbs_driver(setup.config, &fake);
@@ -102,7 +102,7 @@ TEST(VerbsNicState, APortNotAsTheSuiteSaysStopsApplyBeforeTheTreeAndAnyQp) {
 TEST(VerbsNicState, ApplyWithoutCapNetAdminStopsBeforeAnyQpWithTheFix) {
   const auto loaded = load_roce_ets();
   const auto& c = loaded.compiled[0];
-  Setup setup(VerbsConfig::NicQos::apply, false);
+  NicSetup setup(VerbsConfig::NicQos::apply, false);
   FakeMlx5 fake(fake_device_for_port(c.scenario->port.rate_bps, c.scenario->port.wire,
                                      c.scenario->port.propagation_delay_ns));
   auto driver = make_verbs_driver(setup.config, &fake);
@@ -119,7 +119,7 @@ TEST(VerbsNicState, ApplyWithoutCapNetAdminStopsBeforeAnyQpWithTheFix) {
 TEST(VerbsNicState, ApplyProgramsThePortForTheRunAndCloseRestoresIt) {
   const auto loaded = load_roce_ets();
   const auto& c = loaded.compiled[0];
-  Setup setup(VerbsConfig::NicQos::apply, true);
+  NicSetup setup(VerbsConfig::NicQos::apply, true);
   const nic::EthQosState before = setup.port->state_;
   FakeMlx5 fake(fake_device_for_port(c.scenario->port.rate_bps, c.scenario->port.wire,
                                      c.scenario->port.propagation_delay_ns));
@@ -127,7 +127,8 @@ TEST(VerbsNicState, ApplyProgramsThePortForTheRunAndCloseRestoresIt) {
   ASSERT_TRUE(driver->open(topology_of(c)).ok());
   ASSERT_TRUE(driver->apply(c.plan).ok());
   EXPECT_EQ(setup.port->state_.trust(), policy::EthTrust::dscp);
-  EXPECT_TRUE(nic::compare_eth_qos(c.plan.nic_qos.eth, {46, 0, 10}, setup.port->state_).empty());
+  const std::vector<uint8_t> dscps = {46, 0, 10};
+  EXPECT_TRUE(nic::compare_eth_qos(c.plan.nic_qos.eth, dscps, setup.port->state_).empty());
   EXPECT_TRUE(made_anything(fake));
   ASSERT_TRUE(driver->start().ok());
   ASSERT_TRUE(driver->stop().ok());
