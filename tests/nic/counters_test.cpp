@@ -3,6 +3,7 @@
 // disagrees with the run.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -40,7 +41,8 @@ TEST(PortCounters, HwCounterNamesComeFromTheDevice) {
 }
 
 TEST(PortCounters, AnotherFirmwaresNamesAreReadAsTheyAre) {
-  const fs::path root = fs::temp_directory_path() / "qb_nic_other_fw";
+  const fs::path root = fs::temp_directory_path() /
+                        (std::string("qb_nic_other_fw") + "." + std::to_string(::getpid()));
   const fs::path dir = root / "sys/class/infiniband/rxe0/ports/1/hw_counters";
   fs::create_directories(dir);
   std::ofstream(dir / "rcvd_pkts") << "17\n";

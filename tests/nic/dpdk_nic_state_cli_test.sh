@@ -22,10 +22,15 @@ grep -q "EAL: FATAL\|Cannot init EAL" "$work/a.out" && { echo "skipped: the EAL 
 grep -q 'eth.trust: the suite says "dscp", the NIC has "pcp"' "$work/a.out" || fail "eth.trust not named"
 grep -q 'driver.dpdk.nic_qos\|nic_qos=apply' "$work/a.out" || fail "no fix named"
 
-run --driver-option "nic_root=$fixtures/roce_ets" --json "$work/c.json" >"$work/c.out" 2>&1
-rc=$?
-# 3 is allowed: a loaded machine starves the worker (an invalid measurement, still written).
+# A loaded machine can starve the worker until no frame arrives in the 5 ms window (exit 3,
+# no results): up to three tries for a run that measured something.
+for _ in 1 2 3; do
+  run --driver-option "nic_root=$fixtures/roce_ets" --json "$work/c.json" >"$work/c.out" 2>&1
+  rc=$?
+  [[ -s "$work/c.json" ]] && break
+done
 [[ $rc == 0 || $rc == 1 || $rc == 3 ]] || { cat "$work/c.out"; fail "exit $rc"; }
+[[ -s "$work/c.json" ]] || { cat "$work/c.out"; fail "no results in three tries"; }
 grep -q "matches the suite's \[eth\]" "$work/c.out" || { cat "$work/c.out"; fail "no match note"; }
 python3 - "$work/c.json" <<'PY' || exit 1
 import json, sys

@@ -2,6 +2,7 @@
 // layout with mlx5's values, tests/nic/fixtures/make_dcb_fixtures.py), compared with a suite's
 // [eth], programmed and put back through a port that takes settings as mlx5 does.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -237,7 +238,8 @@ TEST(EthQosSession, RecordedAnswersReplayThroughTheSameReader) {
 }
 
 TEST(EthQosSession, TheOfedSysfsTrustOverridesTheAppTable) {
-  const auto root = std::filesystem::temp_directory_path() / "qb_nic_trust_test";
+  const auto root = std::filesystem::temp_directory_path() /
+                    (std::string("qb_nic_trust_test") + "." + std::to_string(::getpid()));
   std::filesystem::create_directories(root / "sys/class/net/ens1f0np0/qos");
   std::ofstream(root / "sys/class/net/ens1f0np0/qos/trust") << "dscp\n";
   test::FakeDcbPort port(fixture("pcp_defaults"));

@@ -4,6 +4,7 @@
 // umad permission checked first with the fix.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -96,7 +97,8 @@ TEST(IbQos, NoAnswerIsAnError) {
 }
 
 TEST(IbQos, UmadDeviceAndItsPermission) {
-  const fs::path root = fs::temp_directory_path() / "qb_nic_umad";
+  const fs::path root =
+      fs::temp_directory_path() / (std::string("qb_nic_umad") + "." + std::to_string(::getpid()));
   fs::create_directories(root / "sys/class/infiniband_mad/umad1");
   fs::create_directories(root / "dev/infiniband");
   std::ofstream(root / "sys/class/infiniband_mad/umad1/ibdev") << "mlx5_1\n";

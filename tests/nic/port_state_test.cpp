@@ -4,6 +4,7 @@
 #include "qb/nic/port_state.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -34,7 +35,8 @@ class StepEthtool final : public EthtoolStats {
 };
 
 struct Tree {
-  fs::path root = fs::temp_directory_path() / "qb_nic_port_state";
+  // One per test process: ctest runs the cases side by side.
+  fs::path root = fs::temp_directory_path() / ("qb_nic_port_state." + std::to_string(::getpid()));
   Tree() {
     fs::remove_all(root);
     const fs::path port = root / "sys/class/infiniband/mlx5_0/ports/1";
