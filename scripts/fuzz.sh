@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (ASan + UBSan) in build-fuzz/ and runs each for a
 # bounded time: by default suite_loader_fuzz 60 s, congestion_tables_fuzz 30 s, opensm_conf_fuzz
-# 30 s, opensm_policy_fuzz 30 s, results_reader_fuzz 30 s, outcome_codec_fuzz 20 s (200 s in
-# all); QB_FUZZ_SECONDS=N gives every target N seconds. Fails on any crash, leak or sanitizer
-# report; the input that triggered it is left in build-fuzz/artifacts/.
+# 30 s, opensm_policy_fuzz 30 s, results_reader_fuzz 30 s, outcome_codec_fuzz 20 s,
+# ibnetdiscover_fuzz 20 s, driver_tables_fuzz 15 s (235 s in all); QB_FUZZ_SECONDS=N gives every
+# target N seconds. Fails on any crash, leak or sanitizer report; the input that triggered it is
+# left in build-fuzz/artifacts/.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${QB_FUZZ_BUILD_DIR:-$root/build-fuzz}
@@ -15,6 +16,8 @@ specs=(
   "opensm_policy_fuzz:30:corpus-opensm-policy:opensm-policy.dict"
   "results_reader_fuzz:30:corpus-results:results.dict"
   "outcome_codec_fuzz:20:corpus-outcome:outcome.dict"
+  "ibnetdiscover_fuzz:20:corpus-ibnet:ibnet.dict"
+  "driver_tables_fuzz:15:corpus-driver-tables:driver-tables.dict"
 )
 targets=()
 for spec in "${specs[@]}"; do targets+=("${spec%%:*}"); done

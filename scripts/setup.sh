@@ -8,7 +8,8 @@
 # the build tools and libraries the simulator needs (what scripts/quickstart.sh uses): no DPDK,
 # rdma-core, OpenSM, ibsim, infiniband-diags, tshark, clang or Chromium. Switches override the
 # profile one by one (1 = install): QB_SETUP_FUZZ, QB_SETUP_BROWSER, QB_SETUP_DPDK,
-# QB_SETUP_OPENSM, QB_SETUP_VERBS, QB_SETUP_MPI.
+# QB_SETUP_OPENSM, QB_SETUP_VERBS, QB_SETUP_MPI, QB_SETUP_SOFTROCE (scripts/setup_softroce.sh:
+# qemu, busybox, rdma tools and Debian's kernel unpacked into .cache/softroce for ctest -L softroce).
 #
 # OpenSM: Debian's opensm package enables and starts a subnet manager on every port, which on an
 # InfiniBand host puts a new SM on the fabric. When this script installs opensm itself, it denies
@@ -146,4 +147,9 @@ if [[ "$browser" == 1 ]]; then
   else
     echo "setup: tests/browser/node_modules up to date"
   fi
+fi
+
+# The Soft-RoCE test's guest (its own script: packages and a kernel download into the cache).
+if [[ "${QB_SETUP_SOFTROCE:-$default_switch}" == 1 ]]; then
+  "$root/scripts/setup_softroce.sh"
 fi

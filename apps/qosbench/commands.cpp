@@ -24,6 +24,7 @@
 #include "qb/drivers/registry.hpp"
 #include "qb/engine/measure.hpp"
 #include "qb/engine/run.hpp"
+#include "qb/engine/plan_fit.hpp"
 #include "qb/engine/run_memory.hpp"
 #include "qb/judge/judge.hpp"
 #include "qb/judge/run_metadata.hpp"
@@ -751,18 +752,54 @@ int compare_command(const CompareArgs& args) {
   return comparison->failed() ? 1 : 0;
 }
 
-int validate_command(const std::vector<std::string>& paths) {
+// What `run` checks before it opens a device, for the driver the run would use: its options
+// parse, the run fits in memory, and it can run every scenario's plan (exit 2 at the key).
+Status check_on_driver(const LoadedSuite& loaded, const drv::DriverFactory& factory) {
+  auto probe = factory.create();
+  if (!probe) return std::move(probe).error();
+  if (auto fits = engine::check_run_memory(loaded.suite, {}, (*probe)->capabilities(),
+                                           engine::run_memory_bound_bytes());
+      !fits) {
+    return fits;
+  }
+  return engine::check_plans_fit(loaded.suite, loaded.compiled, **probe, false);
+}
+
+int validate_command(const std::vector<std::string>& paths, const std::string& driver_name) {
   int exit_code = 0;
   for (const auto& path : paths) {
-    auto loaded = load_and_compile(path);
+    // --driver: that driver's port speed for an "auto" rate, as `run --driver` would take it.
+    const PortDriver port_driver = [&](const suite::Suite& suite) {
+      return driver_name.empty() ? suite_driver(suite)
+                                 : drv::configure_driver(driver_name,
+                                                         suite::driver_table(suite, driver_name));
+    };
+    auto loaded = load_checked(path, port_driver);
+    if (loaded) {
+      if (auto compiled = compile_loaded(*loaded); !compiled) loaded = std::move(compiled).error();
+    }
+    if (loaded) {
+      // The suite's own driver when no --driver: skipped with a note where this build or
+      // machine cannot make it (its keys were still checked when loaded).
+      auto factory = port_driver(loaded->suite);
+      if (!factory && driver_name.empty() && factory.error().code == Errc::unavailable) {
+        fmt::print(std::cerr, "{}: note: the {} driver's checks were skipped: {}\n", path,
+                   loaded->suite.driver, factory.error().message);
+      } else if (!factory) {
+        loaded = std::move(factory).error();
+      } else if (Status fits = check_on_driver(*loaded, *factory); !fits) {
+        loaded = std::move(fits).error();
+      }
+    }
     if (!loaded) {
       exit_code = std::max(exit_code, fail(loaded.error()));
       continue;
     }
     size_t flows = 0;
     for (const auto& compiled : loaded->compiled) flows += compiled.plan.flows.size();
-    fmt::print(std::cout, "{}: ok ({} scenario{}, {} flows)\n", path, loaded->compiled.size(),
-               loaded->compiled.size() == 1 ? "" : "s", flows);
+    fmt::print(std::cout, "{}: ok ({} scenario{}, {} flows{})\n", path, loaded->compiled.size(),
+               loaded->compiled.size() == 1 ? "" : "s", flows,
+               driver_name.empty() ? "" : ", on driver " + driver_name);
   }
   return exit_code;
 }

@@ -92,7 +92,9 @@ int run_command(const RunArgs& args);
 /// 0 when the report was written (whatever the run's verdict), 2 on bad input, 3 on I/O errors.
 int report_command(const ReportArgs& args);
 int compare_command(const CompareArgs& args);
-int validate_command(const std::vector<std::string>& paths);
+/// Loads and compiles each suite and makes every check `run` makes before opening a device, on
+/// `driver` (empty: the suite's own, skipped with a note where it is unavailable here).
+int validate_command(const std::vector<std::string>& paths, const std::string& driver);
 int explain_command(const std::string& path, bool json);
 int drivers_command();
 int import_opensm_command(const ImportOpensmArgs& args);

@@ -145,6 +145,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> validate_paths;
   auto* validate_cmd = app.add_subcommand("validate", "check suite files without running them");
   validate_cmd->add_option("suites", validate_paths, "suite files")->required();
+  std::string validate_driver;
+  validate_cmd->add_option("--driver", validate_driver,
+                           "also check what this driver can run (its options, memory, the plan), "
+                           "as `run --driver` does before it opens a device");
 
   std::string explain_path;
   bool explain_as_json = false;
@@ -205,7 +209,7 @@ int main(int argc, char** argv) {
     if (run_cmd->parsed()) return qb::cli::run_command(run);
     if (report_cmd->parsed()) return qb::cli::report_command(report);
     if (compare_cmd->parsed()) return qb::cli::compare_command(compare);
-    if (validate_cmd->parsed()) return qb::cli::validate_command(validate_paths);
+    if (validate_cmd->parsed()) return qb::cli::validate_command(validate_paths, validate_driver);
     if (explain_cmd->parsed()) return qb::cli::explain_command(explain_path, explain_as_json);
     if (drivers_cmd->parsed()) return qb::cli::drivers_command();
     if (import_opensm_cmd->parsed()) return qb::cli::import_opensm_command(import_opensm);

@@ -156,6 +156,14 @@ void ConfigTable::fail_at(std::string_view key, std::string message) const {
   std::abort();  // unreachable: read() rethrows
 }
 
+Error ConfigTable::error_at(std::string_view key, std::string message) const {
+  try {
+    fail_at(key, std::move(message));
+  } catch (ConfigError& error) {
+    return std::move(error.error);
+  }
+}
+
 Result<std::vector<std::string>> split_command_words(std::string_view text) {
   std::vector<std::string> out;
   std::string word;

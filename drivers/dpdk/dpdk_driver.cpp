@@ -94,19 +94,29 @@ class DpdkDriver final : public DriverBackend {
     return caps;
   }
 
-  Status open(const Topology& topology) override {
-    // The suite asks for what this driver cannot be: a config error at the suite's key (exit 2),
-    // not a run-time failure.
-    if (topology.wire.transport == policy::Transport::ib) {
+  // Known before anything opens (no EAL yet): the frames this driver can build.
+  Status check_plan(const policy::QosPlan& plan, const PlanContext&) const override {
+    return wire_fits(plan.wire);
+  }
+
+  static Status wire_fits(const policy::WireModel& wire) {
+    if (wire.transport == policy::Transport::ib) {
       return make_error(Errc::invalid_config,
                         "dpdk: sends Ethernet frames; set the port's transport to \"eth\" or "
                         "\"rocev2\"",
                         "port.transport");
     }
-    if (topology.wire.transport == policy::Transport::rocev2 && topology.wire.ipv6) {
+    if (wire.transport == policy::Transport::rocev2 && wire.ipv6) {
       return make_error(Errc::invalid_config, "dpdk: RoCEv2 frames are IPv4 only",
                         "port.transport");
     }
+    return {};
+  }
+
+  Status open(const Topology& topology) override {
+    // The suite asks for what this driver cannot be: a config error at the suite's key (exit 2),
+    // not a run-time failure.
+    if (Status s = wire_fits(topology.wire); !s) return s;
     transmit_ = config_.tx_port != kNoPort;
     receive_ = config_.rx_port != kNoPort;
     if (!transmit_ && !receive_) {

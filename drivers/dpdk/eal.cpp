@@ -1,6 +1,8 @@
 // The process-wide EAL owner: init once, clean up (and remove our runtime directory) at exit.
 #include "eal.hpp"
 
+#include <fmt/format.h>
+
 #include <rte_dev.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -91,7 +93,8 @@ class EalOwner {
       const int err = rte_errno;
       remove_failed_runtime_dir();
       failure_ = make_error(Errc::runtime, "dpdk: EAL initialisation failed with '" +
-                                               join(effective_) + "': " + rte_strerror(err) +
+                                               join(effective_) + "': " +
+                                               eal_failure_reason(err, effective_) +
                                                eal_failure_hint(err, geteuid() == 0));
       return *failure_;
     }
@@ -207,6 +210,22 @@ std::string eal_failure_hint(int err, bool root) {
     default:
       return "";
   }
+}
+
+std::string eal_failure_reason(int err, const std::vector<std::string>& effective_args) {
+  if (err != 0) return rte_strerror(err);
+  std::string prefix;
+  for (size_t i = 0; i < effective_args.size(); ++i) {
+    const std::string& arg = effective_args[i];
+    if (arg.starts_with("--file-prefix=")) prefix = arg.substr(arg.find('=') + 1);
+    if (arg == "--file-prefix" && i + 1 < effective_args.size()) prefix = effective_args[i + 1];
+  }
+  return fmt::format(
+      "DPDK gave no reason (rte_errno 0; its own log lines above say more). The usual cause is "
+      "another DPDK process holding the runtime directory of file prefix '{}' (DPDK's \"Is "
+      "another primary process running?\"): give each process its own --file-prefix, or leave "
+      "it out (qosbench then takes one per process)",
+      prefix);
 }
 
 Status ensure_eal(const std::vector<std::string>& args) {

@@ -21,6 +21,11 @@ std::vector<std::string> effective_eal_args(const std::vector<std::string>& args
 /// run as root: the hugepages are then missing, unmounted or refused by a container.
 std::string eal_failure_hint(int err, bool root);
 
+/// Why rte_eal_init failed, in words: rte_strerror(err), or, when DPDK set no rte_errno (a
+/// second process on a --file-prefix another one holds: "Success" would be printed), what that
+/// usually means and the fix. `effective_args` are the arguments it got.
+std::string eal_failure_reason(int err, const std::vector<std::string>& effective_args);
+
 /// Initialises the EAL with `args` on first use. Later calls: ok when `args` is empty or equal
 /// to the first call's; Errc::runtime otherwise (one EAL per process). A failed init is
 /// remembered: every later call returns the same error.

@@ -78,13 +78,29 @@ Status Driver::apply(const policy::QosPlan& plan) {
                    fmt::format("the plan has {} flows but the topology was opened for {}",
                                plan.flows.size(), topology_.flow_count));
   }
+  if (Status status = check_capabilities(plan, caps); !status) return status;
+  if (Status status = backend_->apply(plan); !status) return status;
+  state_ = State::applied;
+  return {};
+}
+
+Status Driver::check_plan(const policy::QosPlan& plan, const PlanContext& context) const {
+  if (Status status = check_capabilities(plan, backend_->capabilities()); !status) return status;
+  return backend_->check_plan(plan, context);
+}
+
+Status Driver::check_capabilities(const policy::QosPlan& plan, const Capabilities& caps) const {
   if (caps.needs_tree && plan.tree.elements.empty()) {
     return invalid(Errc::invalid_config, "the plan has no scheduling tree", "sched");
   }
   const uint32_t hosts = plan.host_count();
   if (hosts > caps.max_hosts) {
-    return invalid(Errc::not_supported, fmt::format("runs {} sending host(s) (the plan has {})",
-                                                    caps.max_hosts, hosts),
+    return invalid(Errc::not_supported,
+                   fmt::format("runs {} sending host(s) (the plan has {}) in one "
+                               "process: run it as an MPI job, one rank per "
+                               "host and the receiver (docs/multi-host.md), "
+                               "or on --driver sim",
+                               caps.max_hosts, hosts),
                    "fabric.hosts");
   }
   if (!caps.congestion_model && !plan.congestion.dpa.program.empty()) {
@@ -94,8 +110,8 @@ Status Driver::apply(const policy::QosPlan& plan) {
                    "dpa.program");
   }
   if (!caps.congestion_model && plan.congestion.any_ecn()) {
-    return invalid(Errc::not_supported,
-                   "cannot model ECN marking at a switch (--driver sim can)", "fabric.ecn");
+    return invalid(Errc::not_supported, "cannot model ECN marking at a switch (--driver sim can)",
+                   "fabric.ecn");
   }
   if (!caps.congestion_model && plan.congestion.lossy) {
     return invalid(Errc::not_supported,
@@ -123,8 +139,8 @@ Status Driver::apply(const policy::QosPlan& plan) {
     if (plan.nic_qos.kind != policy::PortQos::Kind::none && !flow.dropped &&
         flow.arb_class >= port_classes(plan.nic_qos)) {
       return invalid(Errc::invalid_config,
-                     fmt::format("flow '{}' has arbitration class {}, beyond the port's",
-                                 flow.name, flow.arb_class),
+                     fmt::format("flow '{}' has arbitration class {}, beyond the port's", flow.name,
+                                 flow.arb_class),
                      where);
     }
     if (plan.switched && plan.switch_qos.kind != policy::PortQos::Kind::none && !flow.dropped &&
@@ -136,8 +152,6 @@ Status Driver::apply(const policy::QosPlan& plan) {
                      where);
     }
   }
-  if (Status status = backend_->apply(plan); !status) return status;
-  state_ = State::applied;
   return {};
 }
 

@@ -16,4 +16,18 @@ namespace qb::drv::verbs {
 /// VLArb's credit rule is evaluated with MTU-sized packets (the plan has no message sizes).
 std::vector<double> software_pace_bps(const policy::QosPlan& plan);
 
+/// A paced flow late by more than this (the worker busy elsewhere) catches up at most this much
+/// link time in a burst, or one message's link time at its pace when that is longer; the rest
+/// of the lateness is lost, as a shaper's bucket depth.
+inline constexpr double kPaceSlackNs = 20'000.0;
+
+/// Where a paced flow's next messages start: its next time, moved up to at most the slack ago
+/// (kPaceSlackNs, or `message_ns`, the first message's link time at the pace, when longer: at a
+/// slow pace a worker late by less than one message's time, a preempted CPU or an emulated
+/// guest, loses nothing).
+inline double pace_start_ns(double next_ns, double now_ns, double message_ns) noexcept {
+  const double slack = message_ns > kPaceSlackNs ? message_ns : kPaceSlackNs;
+  return next_ns > now_ns - slack ? next_ns : now_ns - slack;
+}
+
 }  // namespace qb::drv::verbs

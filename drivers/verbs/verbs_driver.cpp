@@ -118,6 +118,13 @@ class VerbsDriver final : public DriverBackend {
     caps.max_hosts = 1;
     caps.receives = role() != Role::sender;  // a sender's receiver is on the other host
     caps.exchanges_endpoints = true;         // a job's ranks connect their QPs to each other's
+    caps.message_buffers_per_worker = 2;     // open_worker: a source and a target buffer
+    if (config_.provider == Provider::fake) {
+      caps.no_data_between_processes =
+          "the verbs fake device (provider = \"fake\") lives in one process and carries no data "
+          "to another rank's: it tests the job's QP exchange only; run a multi-host verbs job on "
+          "RDMA devices (provider = \"rdma-core\"), or the fabric on --driver sim";
+    }
     return caps;
   }
 
@@ -132,12 +139,7 @@ class VerbsDriver final : public DriverBackend {
     if (topology.job && topology.job->exchange == nullptr) {
       return verbs_error(Errc::runtime, "the MPI job gave no exchange for the QPs");
     }
-    if (topology.wire.transport == policy::Transport::eth) {
-      return verbs_error(Errc::invalid_config,
-                         "sends RDMA messages on RC QPs: set the port's transport to \"rocev2\" "
-                         "or \"ib\" (Ethernet frame suites run on --driver dpdk)",
-                         "port.transport");
-    }
+    if (Status s = wire_fits(topology.wire); !s) return s;
     // A fake made for the suite's port is made again for each open (the topology may differ).
     if (ops_ == nullptr || mirror_fake_) {
       mirror_fake_ = config_.provider == Provider::fake;
@@ -190,8 +192,12 @@ class VerbsDriver final : public DriverBackend {
     }
     path_mtu_ = *mtu;
     // The oracle divides the suite's port rate: on a device it must be the port's speed. (A
-    // fake made for the suite has the suite's rate by construction.)
-    if (!mirror_fake_ && port_.speed_bps > 0.0 &&
+    // fake made for the suite has the suite's rate by construction.) With tree = "software" a
+    // lower rate is the capacity the pacing divides (Soft-RoCE reports its netdev's nominal
+    // speed, far above what it sustains): the flows are held to their shares of it.
+    const bool paced_below_port =
+        config_.tree == TreeMode::software && topology.port_rate_bps < port_.speed_bps;
+    if (!mirror_fake_ && port_.speed_bps > 0.0 && !paced_below_port &&
         std::abs(topology.port_rate_bps - port_.speed_bps) > 0.01 * port_.speed_bps) {
       return verbs_error(
           Errc::invalid_config,
@@ -303,20 +309,30 @@ class VerbsDriver final : public DriverBackend {
     return {};
   }
 
-  Status apply(const policy::QosPlan& plan) override {
-    release_plan();
-    if (role() != Role::loopback) {
-      for (const policy::FlowPlan& flow : plan.flows) {
+  // Known from the options before anything opens: a READ between two hosts (its data lands on
+  // the sender, which does not judge), and hw_pacing naming flows the plan has and can pace.
+  Status check_plan(const policy::QosPlan& plan, const PlanContext& context) const override {
+    if (Status s = wire_fits(plan.wire); !s) return s;
+    const bool two_hosts = context.in_job || !config_.peer.empty() || config_.listen != 0;
+    if (two_hosts) {
+      for (size_t f = 0; f < plan.flows.size(); ++f) {
+        const policy::FlowPlan& flow = plan.flows[f];
         if (flow.op == policy::RdmaOp::read) {
           return verbs_error(Errc::invalid_config,
                              fmt::format("flow '{}' has op = \"read\": on two hosts its data "
                                          "leaves the receiver and lands on the sender, which "
                                          "does not judge; run READ flows in loopback",
                                          flow.name),
-                             "flow.op");
+                             fmt::format("flows[{}].op", f));
         }
       }
     }
+    return check_hw_pacing(plan);
+  }
+
+  Status apply(const policy::QosPlan& plan) override {
+    release_plan();
+    if (Status s = check_plan(plan, PlanContext{topology_.job.has_value()}); !s) return s;
     // The port's QoS against the suite's, before the tree and any QP (and programmed for the
     // run with nic_qos = "apply").
     if (nic_) {
@@ -329,10 +345,14 @@ class VerbsDriver final : public DriverBackend {
     }
     // A receiver's NIC does not schedule what the sender sends: only senders build the tree
     // (in the NIC, or as each QP's pace).
+    // In software, also without a tree: the port's classes and a suite rate below the port's
+    // speed hold only through the pace.
     pace_bps_.clear();
-    if (role() != Role::receiver && !policy::is_implicit_tree(plan.tree)) {
+    if (role() != Role::receiver) {
       if (config_.tree == TreeMode::software) {
         pace_software_tree(plan);
+      } else if (policy::is_implicit_tree(plan.tree)) {
+        // nothing to build: the device's default scheduling
       } else if (Status s = tree_.build(*ops_, context_, plan.tree, device_); !s) {
         return s;
       }
@@ -368,7 +388,6 @@ class VerbsDriver final : public DriverBackend {
       if (!exchanged) return std::move(exchanged).error();
       remote = std::move(*exchanged);
     }
-    if (Status s = check_hw_pacing(plan); !s) return s;
     for (uint32_t f = 0; f < plan.flows.size(); ++f) {
       const policy::FlowPlan& flow = plan.flows[f];
       const bool asked = config_.hw_rate_limit || asks_hw_pacing(flow);
@@ -387,11 +406,16 @@ class VerbsDriver final : public DriverBackend {
     const auto flows = static_cast<uint32_t>(plan.flows.size());
     print_note_once(fmt::format(
         "{}: tree = \"software\": the scheduling tree is not built in the NIC; {} QPs are paced "
-        "at their oracle share in software{}",
+        "at their oracle share in software{}{}",
         device_,
         paced == flows ? fmt::format("all {}", flows) : fmt::format("{} of {}", paced, flows),
         paced == flows ? ""
-                       : fmt::format(", the other {} offer less than their share", flows - paced)));
+                       : fmt::format(", the other {} offer less than their share", flows - paced),
+        plan.port_rate_bps < port_.speed_bps * 0.99
+            ? fmt::format(
+                  " (shares of the suite's port rate, {:g} Mbit/s, below the port's {:g} Mbit/s)",
+                  plan.port_rate_bps / 1e6, port_.speed_bps / 1e6)
+            : ""));
   }
 
   enum class Role { loopback, sender, receiver };
@@ -631,6 +655,14 @@ class VerbsDriver final : public DriverBackend {
       return call_failed("ibv_modify_qp(RTS)", rc, what);
     }
     return {};
+  }
+
+  static Status wire_fits(const policy::WireModel& wire) {
+    if (wire.transport != policy::Transport::eth) return {};
+    return verbs_error(Errc::invalid_config,
+                       "sends RDMA messages on RC QPs: set the port's transport to \"rocev2\" "
+                       "or \"ib\" (Ethernet frame suites run on --driver dpdk)",
+                       "port.transport");
   }
 
   // hw_pacing names a [[flow]] entry or a flow instance.

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "host_clock.hpp"
+#include "software_tree.hpp"
 
 namespace qb::drv::verbs {
 namespace {
@@ -284,7 +285,8 @@ double VerbsWorker::pace_cost_ns(Flow& flow, const Message& message) noexcept {
 size_t VerbsWorker::paced_prefix(Flow& flow, std::span<const Message> messages, int64_t now_ns,
                                  double* base_ns) noexcept {
   const auto now = static_cast<double>(now_ns);
-  *base_ns = std::max(flow.pace_next_ns, now - kPaceSlackNs);
+  *base_ns = pace_start_ns(flow.pace_next_ns, now,
+                           messages.empty() ? 0.0 : pace_cost_ns(flow, messages[0]));
   double next = *base_ns;
   size_t n = 0;
   while (n < messages.size() && next <= now) next += pace_cost_ns(flow, messages[n++]);

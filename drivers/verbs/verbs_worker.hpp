@@ -155,7 +155,7 @@ class VerbsWorker final : public Queue, public Clock {
   /// Paced flows: link time of one message at the flow's share.
   double pace_cost_ns(Flow& flow, const Message& message) noexcept;
   /// How many of `messages`, in order, the flow's pace lets go at `now_ns`; `base_ns` is
-  /// where their pacing starts (the flow's next time, moved up to at most kPaceSlackNs ago).
+  /// where their pacing starts (pace_start_ns, software_tree.hpp).
   size_t paced_prefix(Flow& flow, std::span<const Message> messages, int64_t now_ns,
                       double* base_ns) noexcept;
   /// A paced flow's run from tx_burst: what its pace allows now is posted, the rest held.
@@ -192,9 +192,6 @@ class VerbsWorker final : public Queue, public Clock {
   WorkerStats stats_;
   // Paced flows with held messages: release_held() has work.
   uint32_t held_flows_ = 0;
-  // A paced flow late by more than this (the worker busy elsewhere) catches up at most this
-  // much link time in a burst; the rest of the lateness is lost, as a shaper's bucket depth.
-  static constexpr double kPaceSlackNs = 20'000.0;
   std::array<ibv_send_wr, kMaxChain> wrs_{};
   std::array<ibv_sge, kMaxChain> sges_{};
   std::array<ibv_recv_wr, kMaxChain> recv_wrs_{};  // chained in order once (constructor)

@@ -15,6 +15,7 @@
 #include "live_tap.hpp"
 #include "repetition_exchange.hpp"
 #include "qb/drivers/registry.hpp"
+#include "qb/engine/plan_fit.hpp"
 #include "qb/engine/run_memory.hpp"
 
 namespace qb::engine {
@@ -86,17 +87,6 @@ void merge_counters(std::vector<FlowCounters>& into, const std::vector<FlowCount
       a.series_wire_bytes[i] += b.series_wire_bytes[i];
     }
   }
-}
-
-// A multi-host rank's driver drives one host's NIC: the plan as that host sees it.
-policy::QosPlan one_host_view(const policy::QosPlan& plan) {
-  policy::QosPlan view = plan;
-  view.hosts = 1;
-  view.switched = false;
-  view.switch_qos = {};
-  view.congestion = {};
-  for (policy::FlowPlan& flow : view.flows) flow.host = 0;
-  return view;
 }
 
 // The flows of `plan` that host `host` sends, ascending.
@@ -365,13 +355,20 @@ Result<SuiteRun> run_suite(const suite::Suite& suite, std::vector<suite::Compile
   auto probe = driver.create();
   if (!probe) return std::move(probe).error();
   const drv::Capabilities caps = (*probe)->capabilities();
-  probe->reset();
-  run.sender_only = !caps.receives;
   // A rank of a job does not leave alone: its error goes to the first repetition's collectives
   // (every rank's options may differ: the lcores a rank's driver may use are its own).
   const bool in_job = options.host_role != nullptr;
   JobRepetition job;
   job.exchanges_endpoints = caps.exchanges_endpoints;
+  // What the driver cannot run is known before anything opens (DPDK's EAL, a verbs connect
+  // wait): an error at the suite's key.
+  if (Status fits = check_plans_fit(suite, compiled, **probe, in_job); !fits) {
+    if (!in_job) return std::move(fits).error();
+    job.failed_before = std::move(fits).error();
+  }
+  probe->reset();
+  run.sender_only = !caps.receives;
+  if (in_job) run.no_data_reason = caps.no_data_between_processes;
   if (options.workers > caps.max_workers) {
     Error too_many =
         make_error(Errc::usage,
@@ -503,7 +500,10 @@ Result<SuiteRun> run_suite(const suite::Suite& suite, std::vector<suite::Compile
       run.complete = run.complete && rep.ran && rep.complete;
     }
   }
-  if (options.interrupted != nullptr && options.interrupted->load()) run.complete = false;
+  if (options.interrupted != nullptr && options.interrupted->load()) {
+    run.complete = false;
+    run.interrupted = true;
+  }
   run.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return run;

@@ -9,6 +9,7 @@
 
 #include "qb/common/units.hpp"
 #include "qb/engine/run.hpp"
+#include "qb/suite/compile.hpp"
 
 namespace qb::engine {
 namespace {
@@ -33,6 +34,8 @@ constexpr uint64_t kSeriesBytesPerBin = sizeof(uint64_t);
 // The results: per flow its figures and histogram buckets as JSON (4 KiB measured), and per
 // series point (flow and group) a number of ~20 characters in the JSON and the HTML.
 constexpr uint64_t kResultBytesPerFlow = 4 * 1024;
+// Per expectation epoch and flow: its share (a double), kept from compile to the judging.
+constexpr uint64_t kEpochBytesPerFlow = sizeof(double);
 constexpr uint64_t kResultBytesPerBin = 2 * 20;
 
 // a * b, saturating: the estimate of an absurd suite must not wrap around to a small number.
@@ -48,7 +51,28 @@ struct ScenarioEstimate {
   uint64_t kept = 0;       // for the whole run
   uint64_t in_flight = 0;  // one repetition being run
   uint64_t per_rep = 0;    // the part of `kept` that grows with repetitions
+  // Parts of `in_flight` that a key other than the flow count drives:
+  uint64_t dpa_rings = 0;        // the DPA emulators' event rings ([dpa] threads, queue_events)
+  uint64_t message_buffers = 0;  // the driver's per-worker buffers of the largest message
 };
+
+// Per event a DPA thread may hold: its end time (dpa/emulator thread_queues.cpp).
+constexpr uint64_t kDpaBytesPerQueuedEvent = sizeof(uint64_t);
+
+// The emulators a repetition in flight makes (drivers with congestion_model: the simulator):
+// the senders' program and, when it has one, the receiver's, each threads x queue_events.
+uint64_t dpa_ring_bytes(const suite::Scenario& scenario, const drv::Capabilities& caps) {
+  if (!scenario.dpa.present || !caps.congestion_model) return 0;
+  const policy::DpaPlan& dpa = scenario.dpa.plan;
+  const uint64_t emulators = dpa.receiver_program.empty() ? 1 : 2;
+  return times(times(emulators, times(dpa.threads, dpa.queue_events)), kDpaBytesPerQueuedEvent);
+}
+
+uint32_t largest_message_bytes(const suite::Scenario& scenario) {
+  uint32_t largest = 0;
+  for (const auto& flow : scenario.flows) largest = std::max(largest, flow.size.largest_bytes());
+  return largest;
+}
 
 ScenarioEstimate estimate_scenario(const suite::Scenario& scenario, const RunOptions& options,
                                    const drv::Capabilities& caps) {
@@ -65,11 +89,17 @@ ScenarioEstimate estimate_scenario(const suite::Scenario& scenario, const RunOpt
   out.per_rep = times(times(flows, reps), plus(kKeptBytesPerFlowRep, series));
   out.kept = plus(plus(times(flows, kLatencyBytesPerFlow + kOutstandingBytesPerFlow), out.per_rep),
                   times(flows, plus(kResultBytesPerFlow, times(bins, kResultBytesPerBin))));
+  out.kept = plus(out.kept, times(times(suite::expectation_epoch_count(scenario), flows),
+                                  kEpochBytesPerFlow));
   // The worker's ring of scheduled times: one send window of int64 per flow it drives.
   const uint64_t ring =
       times(std::bit_ceil(std::max<uint64_t>(caps.max_outstanding_per_flow, 1)), sizeof(int64_t));
   out.in_flight = times(flows, plus(plus(kInFlightBytesPerFlow + kOutstandingBytesPerFlow, series),
                                     plus(ring, times(workers, kWorkerBytesPerFlow))));
+  out.dpa_rings = dpa_ring_bytes(scenario, caps);
+  out.message_buffers = times(times(workers, caps.message_buffers_per_worker),
+                              largest_message_bytes(scenario));
+  out.in_flight = plus(out.in_flight, plus(out.dpa_rings, out.message_buffers));
   return out;
 }
 
@@ -128,6 +158,42 @@ Status check_run_memory(const suite::Suite& suite, const RunOptions& options,
     if (worst == nullptr || e.kept > worst_estimate.kept) {
       worst = &scenario;
       worst_estimate = e;
+    }
+  }
+  // The in-flight parts another key drives, when one is most of what is needed.
+  const uint64_t jobs = jobs_in_flight(suite, options, caps);
+  for (const suite::Scenario& scenario : suite.scenarios) {
+    const ScenarioEstimate e = estimate_scenario(scenario, options, caps);
+    if (times(jobs, e.dpa_rings) > needed / 2) {
+      const policy::DpaPlan& dpa = scenario.dpa.plan;
+      return make_error(
+          Errc::invalid_config,
+          fmt::format("the run needs about {}, more than the {} it may use (half of this "
+                      "machine's physical memory): the DPA emulator's event queues alone take {} "
+                      "({} thread(s) x {} queue_events x {} B, per program and repetition in "
+                      "flight, {} at once): use fewer queue_events{}",
+                      gib(needed), gib(bound_bytes), gib(times(jobs, e.dpa_rings)), dpa.threads,
+                      dpa.queue_events, kDpaBytesPerQueuedEvent, jobs,
+                      jobs > 1 ? " (or fewer --jobs)" : ""),
+          scenario.dpa.where.empty() ? "dpa.queue_events" : scenario.dpa.where + ".queue_events",
+          scenario.dpa.loc);
+    }
+    if (e.message_buffers > needed / 2) {
+      const suite::FlowSpec* largest = nullptr;
+      for (const auto& flow : scenario.flows) {
+        if (largest == nullptr || flow.size.largest_bytes() > largest->size.largest_bytes()) {
+          largest = &flow;
+        }
+      }
+      return make_error(
+          Errc::invalid_config,
+          fmt::format("the run needs about {}, more than the {} it may use (half of this "
+                      "machine's physical memory): the driver's registered buffers alone take "
+                      "{} ({} per worker of the largest message, {} B): use smaller messages "
+                      "(or fewer --workers)",
+                      gib(needed), gib(bound_bytes), gib(e.message_buffers),
+                      caps.message_buffers_per_worker, largest->size.largest_bytes()),
+          largest->where + ".size", largest->loc);
     }
   }
   uint64_t flows = 0;

@@ -362,6 +362,27 @@ void judge_gates(const suite::GateSpec& spec, const engine::ScenarioMeasurement&
   }
 }
 
+// Interrupted before any repetition measured: every flow read 0 bit/s over no time, which is not
+// a -100 % error nor a Jain index of 0. Nothing is judged, and the scenario cannot pass.
+void forget_figures(ScenarioResult& scenario) {
+  for (FlowResult& flow : scenario.flows) {
+    flow.judged = false;
+    flow.error = 0.0;
+    flow.not_judged = kNothingMeasured;
+  }
+  for (GroupResult& group : scenario.groups) {
+    group.judged = false;
+    group.error = 0.0;
+  }
+  scenario.fairness = Fairness{};
+  scenario.convergence = Convergence{};
+  for (GateResult& gate : scenario.gates) {
+    if (!gate.judged) continue;
+    gate = not_judged_gate(gate.name, kNothingMeasured, gate.kind, gate.bound);
+  }
+  scenario.passed = false;
+}
+
 // A congestion-control program is judged on what it did: when the lossless fabric paused a
 // sender for a good part of the window, credit back-pressure held its rate, not the program.
 // The simulator's backpressure_paused_ns.h<host>.<class> (drivers/sim) give each host's paused
@@ -599,6 +620,7 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run,
   attribute_backpressure(compiled, measured, span_ns, out);
   judge_gates(spec.gates, measured, out);
   out.nic_checks = nic_counter_checks(compiled, out);
+  if (nothing_measured(out)) forget_figures(out);
   return out;
 }
 
@@ -628,6 +650,7 @@ Result<Results> judge_run(const suite::Suite& suite, const engine::SuiteRun& run
   results.date_utc = metadata.date_utc;
   results.jobs = run.jobs;
   results.complete = run.complete;
+  results.interrupted = run.interrupted;
   results.wall_seconds = run.wall_seconds;
   for (const auto* warnings : {&suite.warnings, &metadata.warnings}) {
     for (const auto& warning : *warnings) {
@@ -643,8 +666,11 @@ Result<Results> judge_run(const suite::Suite& suite, const engine::SuiteRun& run
   }
   if (run.complete && delivered_packets == 0) {
     return make_error(Errc::invalid_measurement,
-                      "no packet reached a receiver during the measured window: nothing to judge "
-                      "(is the duration long enough, and does the driver carry traffic?)");
+                      "no packet reached a receiver during the measured window: nothing to judge " +
+                          (run.no_data_reason.empty()
+                               ? std::string("(is the duration long enough, and does the driver "
+                                             "carry traffic?)")
+                               : "(" + run.no_data_reason + ")"));
   }
   // A series bin coarsened to keep at most kMaxSeriesBins bins: the suite asked for another.
   for (const ScenarioResult& scenario : results.scenarios) {

@@ -44,6 +44,11 @@ Verdict verdict_of(const Results& results) {
   const bool several = results.scenarios.size() > 1;
   for (const ScenarioResult& scenario : results.scenarios) {
     const std::string prefix = several ? fmt::format("[{}] ", scenario.name) : "";
+    if (nothing_measured(scenario)) {
+      ++verdict.unmeasured;
+      verdict.not_judged.push_back(prefix + kNothingMeasured);
+      continue;
+    }
     for (const GateResult& gate : scenario.gates) {
       if (!gate.judged) {
         verdict.not_judged.push_back(fmt::format("{}{} ({})", prefix, gate.name, gate.detail));
@@ -73,12 +78,22 @@ Verdict verdict_of(const Results& results) {
     }
   }
   std::string line;
+  if (verdict.unmeasured == results.scenarios.size() && verdict.unmeasured != 0) {
+    line = "NOT JUDGED: nothing measured (the run was interrupted before a repetition was "
+           "measured)";
+    verdict.summary = std::move(line);
+    return verdict;
+  }
   if (results.passed && verdict.failed.empty() && verdict.judged == 0) {
     line = "NOT JUDGED: nothing was judged";  // nothing failed, and nothing held either
   } else if (results.passed && verdict.failed.empty()) {
     line = fmt::format("PASSED: {} of {} judgements held", verdict.held, verdict.judged);
   } else if (!verdict.failed.empty()) {
-    line = "FAILED: " + join(verdict.failed);
+    line = (results.interrupted ? "INTERRUPTED, and FAILED: " : "FAILED: ") + join(verdict.failed);
+  } else if (results.interrupted) {
+    line = fmt::format(
+        "INTERRUPTED: a signal stopped the run; {} of {} judgements held on what was measured",
+        verdict.held, verdict.judged);
   } else {
     // Every judgement held, yet the run cannot pass: its measurement is not one (interrupted,
     // a starved worker, an overloaded DPA; the warnings and the line's suffix say which).

@@ -267,6 +267,10 @@ void print_scenario(const ScenarioResult& s, std::ostream& out, const ConsoleOpt
              s.name, format_rate_bps(s.capacity_bps), s.transport, s.mtu_bytes,
              s.repetitions_completed, format_duration_ns(static_cast<double>(s.duration_ns)),
              format_duration_ns(static_cast<double>(s.warmup_ns)));
+  if (nothing_measured(s)) {
+    fmt::print(out, "  {}\n", kNothingMeasured);
+    return;
+  }
   print_header(out, unit);
   std::vector<size_t> order(s.flows.size());
   std::iota(order.begin(), order.end(), size_t{0});

@@ -711,6 +711,11 @@ void scenario_section(Markup& m, const ScenarioResult& s, size_t index, const Ht
               "Incomplete: " + std::to_string(s.repetitions_completed) + " of " +
                   std::to_string(s.repetitions) + " repetitions finished.");
   }
+  if (nothing_measured(s)) {  // no figures to draw: zeros over no time are not figures
+    m.element("p", {{"class", "note"}}, std::string("Not judged: ") + kNothingMeasured + ".");
+    m.close();
+    return;
+  }
 
   // Cards: the answer before the detail.
   double measured_total = 0.0;

@@ -810,6 +810,8 @@ const Field<Results> kResultsFields[] = {
     member<&Results::schema>("schema"),
     member<&Results::passed>("passed"),
     member<&Results::complete>("complete"),
+    member<&Results::interrupted>("interrupted", Presence::optional,
+                                  [](const Results& r) { return r.interrupted; }),
     // Optional for files written before it: the reader derives it from the gates.
     member<&Results::verdict>("verdict", Presence::optional),
     member<&Results::suite>("suite"),

@@ -10,6 +10,7 @@
 
 #include "qb/judge/verdict.hpp"
 #include "results_fields.hpp"
+#include "results_invariants.hpp"
 
 namespace qb::report {
 namespace {
@@ -74,6 +75,9 @@ Result<Results> results_from_json(std::string_view text, const std::string& sour
   }
   try {
     Results results = read_results_document(JsonNode(root, ""));
+    if (auto valid = check_results_invariants(results, source_name); !valid) {
+      return std::move(valid).error();
+    }
     // A file written before the verdict was stored: the same sentence from its gates.
     if (results.verdict.summary.empty()) results.verdict = judge::verdict_of(results);
     return results;

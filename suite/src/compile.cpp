@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "class_resolution.hpp"
 #include "qb/policies/class_oracle.hpp"
@@ -172,15 +173,92 @@ policy::CongestionPlan congestion_plan(const Scenario& scenario) {
   return congestion;
 }
 
-// The oracle over the flows started by each distinct start time (flows not started yet offer
-// nothing).
-std::vector<ExpectationEpoch> expectation_epochs(const CompiledScenario& compiled) {
-  std::vector<int64_t> starts;
-  for (const policy::FlowPlan& flow : compiled.plan.flows) starts.push_back(flow.start_ns);
-  std::sort(starts.begin(), starts.end());
-  starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+// The distinct start times the measurement sees, in order. Every start within the warm-up folds
+// into the last of them (nothing is measured before the warm-up ends: the shares the window
+// opens with are all that matter of those), counted per entry without listing its instances.
+// Starts after the warm-up are listed up to kMaxListedStarts; beyond that `over_cap` is set and
+// the list is cut (that many flow instances joining after the warm-up are over the epoch budget
+// anyway). One start or none: no change during the run.
+struct EpochStarts {
+  std::vector<int64_t> starts_ns;
+  bool over_cap = false;
+};
+constexpr size_t kMaxListedStarts = size_t{1} << 22;
+
+EpochStarts epoch_starts(const Scenario& scenario) {
+  EpochStarts out;
+  std::optional<int64_t> opening_ns;  // the last start within the warm-up
+  for (const FlowSpec& flow : scenario.flows) {
+    if (flow.count == 0) continue;
+    // Instances [0, first_after) start within the warm-up (start_step >= 0: starts ascend).
+    uint64_t first_after = 0;
+    if (flow.start_ns <= scenario.warmup_ns) {
+      first_after = flow.start_step_ns <= 0
+                        ? flow.count
+                        : std::min<uint64_t>(flow.count, static_cast<uint64_t>(
+                                                             (scenario.warmup_ns - flow.start_ns) /
+                                                             flow.start_step_ns) +
+                                                             1);
+    }
+    if (first_after > 0) {
+      const int64_t last_within =
+          flow.start_ns + static_cast<int64_t>(first_after - 1) * flow.start_step_ns;
+      opening_ns = std::max(opening_ns.value_or(last_within), last_within);
+    }
+    for (uint64_t i = first_after; i < flow.count; ++i) {
+      if (out.starts_ns.size() >= kMaxListedStarts) {
+        out.over_cap = true;
+        break;
+      }
+      out.starts_ns.push_back(flow.start_ns + static_cast<int64_t>(i) * flow.start_step_ns);
+      if (flow.start_step_ns == 0) break;  // the same start for every instance
+    }
+  }
+  if (opening_ns) out.starts_ns.push_back(*opening_ns);
+  std::sort(out.starts_ns.begin(), out.starts_ns.end());
+  out.starts_ns.erase(std::unique(out.starts_ns.begin(), out.starts_ns.end()),
+                      out.starts_ns.end());
+  return out;
+}
+
+// Epochs x flows beyond kMaxEpochFlowProducts is refused before the oracle runs once per epoch,
+// at the entry that brings the most distinct starts: it is the one to give fewer, coarser steps.
+Status check_epoch_budget(const Scenario& scenario, const EpochStarts& starts) {
+  uint64_t flows = 0;
+  for (const FlowSpec& flow : scenario.flows) flows += flow.count;
+  const uint64_t epochs = starts.starts_ns.size();
+  if (!starts.over_cap && (epochs < 2 || epochs * flows <= kMaxEpochFlowProducts)) return {};
+  const FlowSpec* widest = nullptr;
+  uint64_t widest_starts = 0;
+  for (const FlowSpec& flow : scenario.flows) {
+    const uint64_t flow_starts = flow.start_step_ns != 0 ? flow.count : 1;
+    if (widest == nullptr || flow_starts > widest_starts) {
+      widest = &flow;
+      widest_starts = flow_starts;
+    }
+  }
+  const bool stepped = widest->start_step_ns != 0 && widest->count > 1;
+  return config_error(
+      fmt::format("flows start at {}{} distinct times the measurement sees (starts within the "
+                  "warm-up count as one), and each is an expectation epoch over all {} flow "
+                  "instances: {}{} x {} flow-epochs is more than the {} allowed; {}",
+                  starts.over_cap ? "more than " : "", epochs, flows,
+                  starts.over_cap ? "over " : "", epochs, flows, kMaxEpochFlowProducts,
+                  stepped ? fmt::format("flow '{}' starts its {} instances one `start_step` apart: "
+                                        "join them in fewer steps (several [[flow]] entries with "
+                                        "a common `start`), or start them within the warm-up",
+                                        widest->name, widest->count)
+                          : "give flows common start times, or start them within the warm-up"),
+      widest->where + (stepped ? ".start_step" : ".start"),
+      widest->start_loc.line != 0 ? widest->start_loc : widest->loc);
+}
+
+// The oracle over the flows started by each epoch's start (flows not started yet offer nothing).
+std::vector<ExpectationEpoch> expectation_epochs(const CompiledScenario& compiled,
+                                                 const std::vector<int64_t>& starts) {
   std::vector<ExpectationEpoch> epochs;
   if (starts.size() < 2) return epochs;
+  epochs.reserve(starts.size());
   for (const int64_t start_ns : starts) {
     std::vector<double> offered = compiled.offered_bps;
     for (size_t f = 0; f < offered.size(); ++f) {
@@ -199,6 +277,14 @@ Result<CompiledScenario> compile_scenario(const Scenario& scenario,
                                           std::vector<Warning>& warnings) {
   CompiledScenario out;
   out.scenario = &scenario;
+  if (scenario.topology) {
+    // Issue 29: the topology, routes and flows are loaded and checked; the expectation exists
+    // (fabric/expectation.hpp) but the plan and the simulator are still the one-switch ones.
+    return make_error(Errc::not_supported,
+                      "a [topology] is loaded and checked, but multi-switch fabrics are not "
+                      "compiled or run yet (issue 29: the simulator as a graph)",
+                      scenario.topology->where, scenario.topology->loc);
+  }
   auto tree = policy::compile_sched_tree(scenario.sched, scenario.port.rate_bps, warnings);
   if (!tree) return std::move(tree).error();
   out.plan.tree = std::move(*tree);
@@ -252,11 +338,20 @@ Result<CompiledScenario> compile_scenario(const Scenario& scenario,
   out.expected_class_bps = std::move(expected.class_bps);
   out.oracle_notes = std::move(expected.notes);
   out.plan.congestion = congestion_plan(scenario);
-  out.epochs = expectation_epochs(out);
+  const EpochStarts starts = epoch_starts(scenario);
+  if (auto status = check_epoch_budget(scenario, starts); !status) {
+    return std::move(status).error();
+  }
+  out.epochs = expectation_epochs(out, starts.starts_ns);
   if (auto status = check_judgeable_gates(scenario, out); !status) {
     return std::move(status).error();
   }
   return out;
+}
+
+uint64_t expectation_epoch_count(const Scenario& scenario) {
+  const size_t starts = epoch_starts(scenario).starts_ns.size();
+  return starts < 2 ? 0 : starts;
 }
 
 Result<std::vector<CompiledScenario>> compile_suite(const Suite& suite,

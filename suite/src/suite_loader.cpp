@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "congestion_loader.hpp"
+#include "qb/fabric/topology_reader.hpp"
 #include "qb/common/units.hpp"
 #include "qos_loader.hpp"
 #include "toml_depth.hpp"
@@ -432,7 +433,8 @@ gen::ArrivalSpec read_arrival(const TableReader& reader) {
   return arrival;
 }
 
-FlowSpec read_flow(const Located& entry, const PortSpec& port) {
+FlowSpec read_flow(const Located& entry, const PortSpec& port,
+                   const fabric::TopologySpec* topology) {
   const TableReader reader(entry.table(), entry.path, entry.file);
   reader.allow_only({"name",        "count",       "leaf",
                      "op",          "size",        "rate",
@@ -441,7 +443,9 @@ FlowSpec read_flow(const Located& entry, const PortSpec& port) {
                      "dscp",        "sl",          "pcp",
                      "host",        "service_id",  "pkey",
                      "qos_class",   "source_guid", "destination_guid",
-                     "start",       "start_step"});
+                     "start",       "start_step",  "from",
+                     "to",          "sources",     "destinations",
+                     "destination_seed"});
   FlowSpec flow;
   flow.where = entry.path;
   flow.loc = reader.loc();
@@ -482,10 +486,12 @@ FlowSpec read_flow(const Located& entry, const PortSpec& port) {
                    "a flow must start within 1000 s");
   }
   detail::read_flow_qos(reader, port, flow);
+  flow.endpoints = fabric::read_flow_endpoints(reader, topology);
   return flow;
 }
 
-std::vector<FlowSpec> read_flows(const Located* section, const PortSpec& port) {
+std::vector<FlowSpec> read_flows(const Located* section, const PortSpec& port,
+                                 const fabric::TopologySpec* topology) {
   std::vector<FlowSpec> flows;
   if (section == nullptr) return flows;
   const auto* array = section->node.as_array();
@@ -496,7 +502,7 @@ std::vector<FlowSpec> read_flows(const Located* section, const PortSpec& port) {
   flows.reserve(array->size());
   for (size_t i = 0; i < array->size(); ++i) {
     const Located entry{*array->get(i), fmt::format("{}[{}]", section->path, i), section->file};
-    FlowSpec flow = read_flow(entry, port);
+    FlowSpec flow = read_flow(entry, port, topology);
     const auto [where, inserted] = index_of_name.emplace(flow.name, flows.size());
     if (!inserted) {
       const FlowSpec& earlier = flows[where->second];
@@ -684,7 +690,7 @@ GateSpec read_gates(const Located* section, std::vector<Warning>& warnings) {
 
 // The QoS/traffic sections a scenario uses: its own, or the top level's.
 struct Sections {
-  std::optional<Located> port, sched, flow, gates, traffic_class, eth, ib, fabric, dpa;
+  std::optional<Located> port, sched, flow, gates, traffic_class, eth, ib, fabric, dpa, topology;
 };
 
 std::optional<Located> section_of(const TableReader& reader, std::string_view key) {
@@ -722,12 +728,22 @@ Scenario build_scenario(std::string name, const Sections& sections, const RunSet
   }
   scenario.port = read_port(ptr(sections.port));
   scenario.sched = read_sched(ptr(sections.sched));
-  scenario.flows = read_flows(ptr(sections.flow), scenario.port);
+  if (sections.topology) {
+    scenario.topology = fabric::read_topology(
+        *sections.topology, std::filesystem::path(file).parent_path().string());
+  }
+  scenario.flows = read_flows(ptr(sections.flow), scenario.port,
+                              scenario.topology ? &*scenario.topology : nullptr);
   scenario.gates = read_gates(ptr(sections.gates), warnings);
   scenario.traffic_class = detail::read_traffic_class(ptr(sections.traffic_class));
   scenario.eth = detail::read_eth(ptr(sections.eth));
   scenario.ib = detail::read_ib(ptr(sections.ib), file, warnings);
   scenario.fabric = detail::read_fabric(ptr(sections.fabric));
+  if (scenario.topology && sections.fabric && sections.fabric->table().contains("hosts")) {
+    const TableReader reader(sections.fabric->table(), sections.fabric->path, file);
+    reader.fail_at("hosts", "hosts and switch describe the one-switch fabric; a [topology] has "
+                            "its own hosts");
+  }
   scenario.dpa = detail::read_dpa(ptr(sections.dpa));
   if (cross_checks) {
     detail::check_scenario_qos(scenario);
@@ -754,7 +770,8 @@ std::vector<Scenario> read_scenarios(const TableReader& top, const Sections& top
     const Located entry{*array->get(i), fmt::format("scenario[{}]", i), top.file()};
     const TableReader reader(entry.table(), entry.path, entry.file);
     reader.allow_only({"name", "seed", "repetitions", "warmup", "duration", "bin", "port", "sched",
-                       "flow", "gates", "traffic_class", "eth", "ib", "fabric", "dpa"});
+                       "flow", "gates", "traffic_class", "eth", "ib", "fabric", "dpa",
+                       "topology"});
     std::string name = reader.required_string("name");
     for (const auto& earlier : scenarios) {
       if (earlier.name == name) {
@@ -772,7 +789,7 @@ std::vector<Scenario> read_scenarios(const TableReader& top, const Sections& top
           std::pair{"flow", &sections.flow}, std::pair{"gates", &sections.gates},
           std::pair{"traffic_class", &sections.traffic_class}, std::pair{"eth", &sections.eth},
           std::pair{"ib", &sections.ib}, std::pair{"fabric", &sections.fabric},
-          std::pair{"dpa", &sections.dpa}}) {
+          std::pair{"dpa", &sections.dpa}, std::pair{"topology", &sections.topology}}) {
       if (reader.has(key)) slot->emplace(reader.at(key));
     }
     try {
@@ -819,7 +836,7 @@ Suite load(std::string_view text, const std::string& file) {
   const toml::table& root = *document;
   const TableReader top(root, "", file);
   top.allow_only({"suite", "driver", "port", "sched", "flow", "gates", "traffic_class", "eth", "ib",
-                  "fabric", "dpa", "scenario"});
+                  "fabric", "dpa", "scenario", "topology"});
 
   suite.name = std::filesystem::path(file).stem().string();
   RunSettings base;
@@ -853,7 +870,8 @@ Suite load(std::string_view text, const std::string& file) {
   const Sections sections{
       section_of(top, "port"),  section_of(top, "sched"),         section_of(top, "flow"),
       section_of(top, "gates"), section_of(top, "traffic_class"), section_of(top, "eth"),
-      section_of(top, "ib"),    section_of(top, "fabric"),        section_of(top, "dpa")};
+      section_of(top, "ib"),    section_of(top, "fabric"),        section_of(top, "dpa"),
+      section_of(top, "topology")};
   if (top.has("scenario")) {
     suite.scenarios = read_scenarios(top, sections, base, suite.name, suite.warnings);
   } else {

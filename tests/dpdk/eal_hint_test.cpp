@@ -31,5 +31,17 @@ TEST(EalHint, OtherErrorsDoNotDependOnTheUser) {
   }
 }
 
+TEST(EalReason, NoRteErrnoIsNotSuccessButTheSharedFilePrefix) {
+  // A second process on the same --file-prefix: rte_eal_init fails and leaves rte_errno 0,
+  // which rte_strerror prints as "Success".
+  const std::string reason = eal_failure_reason(0, {"--no-huge", "--file-prefix=bench", "-l", "0"});
+  EXPECT_EQ(reason.find("Success"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("'bench'"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("--file-prefix"), std::string::npos) << reason;
+  EXPECT_NE(eal_failure_reason(0, {"--file-prefix", "other"}).find("'other'"), std::string::npos);
+  // A real errno keeps DPDK's own words.
+  EXPECT_EQ(eal_failure_reason(ENOMEM, {}).find("file prefix"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace qb::drv::dpdk

@@ -253,6 +253,10 @@ TEST(Cli, CtrlCWritesIncompleteResultsAndExitsThree) {
   const json results = json::parse(read_file(json_path));
   EXPECT_EQ(results["complete"], false);
   EXPECT_EQ(results["passed"], false);
+  // What a wrapper of mpirun (which turns this exit 3 into 1) reads to tell an interrupt.
+  EXPECT_EQ(results["interrupted"], true);
+  EXPECT_EQ(results["verdict"]["summary"].get<std::string>().rfind("INTERRUPTED", 0), 0u)
+      << results["verdict"]["summary"];
 }
 
 // Driver options: each driver checks its own [driver.<name>] table (located errors at

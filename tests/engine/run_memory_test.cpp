@@ -37,6 +37,63 @@ drv::Capabilities sim_caps() {
   return caps;
 }
 
+TEST(RunMemory, ExpectationEpochsAreCounted) {
+  // 2000 instances joining 1 us apart after a zero warm-up: 2000 epochs x 2000 shares of 8 bytes
+  // (32 MB) on top of the same flows starting at once.
+  RunOptions one_job;
+  one_job.jobs = 1;
+  suite::Suite at_once = suite_of({2000}, 1);
+  at_once.scenarios[0].warmup_ns = 0;
+  suite::Suite joining = at_once;
+  joining.scenarios[0].flows[0].start_step_ns = 1'000;
+  EXPECT_GE(estimate_run_bytes(joining, one_job, sim_caps()),
+            estimate_run_bytes(at_once, one_job, sim_caps()) + 2000u * 2000 * 8);
+}
+
+TEST(RunMemory, TheDpaEmulatorsQueuesAreCountedAndNamed) {
+  // 256 threads x 2^20 queue_events x 8 B = 2 GiB per emulator, the receiver's program a second:
+  // 4 GiB per repetition in flight, on the driver that runs the emulator.
+  suite::Suite s = suite_of({4}, 4);
+  suite::Scenario& scenario = s.scenarios[0];
+  scenario.dpa.present = true;
+  scenario.dpa.where = "dpa";
+  scenario.dpa.loc = SourceLoc{"mem.toml", 9, 1};
+  scenario.dpa.plan.program = "pcc_rtt";
+  scenario.dpa.plan.receiver_program = "reflector";
+  scenario.dpa.plan.threads = 256;
+  scenario.dpa.plan.queue_events = 1u << 20;
+  drv::Capabilities emulating = sim_caps();
+  emulating.congestion_model = true;
+  RunOptions two_jobs;
+  two_jobs.jobs = 2;
+  const uint64_t needed = estimate_run_bytes(s, two_jobs, emulating);
+  EXPECT_GE(needed, 2 * (4ull << 30));
+  // A driver without the emulator refuses the program anyway (its plan check): not counted.
+  EXPECT_LT(estimate_run_bytes(s, two_jobs, sim_caps()), 1ull << 30);
+  const Status refused = check_run_memory(s, two_jobs, emulating, 4ull << 30);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().where, "dpa.queue_events");
+  EXPECT_EQ(refused.error().loc.line, 9u);
+  EXPECT_NE(refused.error().message.find("queue_events"), std::string::npos)
+      << refused.error().to_string();
+}
+
+TEST(RunMemory, ADriversPerWorkerMessageBuffersAreCountedAndNamed) {
+  // verbs: a source and a target buffer of the largest message per worker; 2 GiB messages on 8
+  // workers are 32 GiB.
+  suite::Suite s = suite_of({1, 8}, 1);
+  s.scenarios[0].flows[1].size = gen::SizeSpec::fixed(1u << 31);
+  s.scenarios[0].flows[1].loc = SourceLoc{"mem.toml", 30, 1};
+  drv::Capabilities verbs;
+  verbs.max_workers = 8;
+  verbs.message_buffers_per_worker = 2;
+  EXPECT_GE(estimate_run_bytes(s, {}, verbs), 32ull << 30);
+  const Status refused = check_run_memory(s, {}, verbs, 16ull << 30);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().where, "flow[1].size");
+  EXPECT_EQ(refused.error().loc.line, 30u);
+}
+
 TEST(RunMemory, SeriesBinIsCoarsenedToAThousandBins) {
   EXPECT_EQ(series_bin_ns(1, 1'000'000'000), 1'000'000);
   EXPECT_EQ(series_bin_ns(5'000'000, 1'000'000'000), 5'000'000);

@@ -1,11 +1,13 @@
 // libFuzzer target: results_from_json() (the `report` and `compare` inputs) must never crash,
 // hang or leak: a bad file is a located invalid_config error; a file it accepts can be compared
-// with itself (what `compare X X` does) without regressions.
+// with itself (what `compare X X` does) without regressions, and written back it reads again
+// (the reader accepts only what holds the writer's invariants).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "qb/reports/compare_report.hpp"
+#include "qb/reports/json_results.hpp"
 #include "qb/reports/results_reader.hpp"
 
 namespace {
@@ -28,5 +30,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   auto same = qb::judge::compare_results(*results, *results, {});
   if (same.ok()) check(!same->regressed());
+  check(qb::report::results_from_json(qb::report::results_to_json(*results), "again.json").ok());
   return 0;
 }

@@ -385,3 +385,30 @@ TEST(ComparePartial, PartialRepetitionsAreLeftOutAndSaidSo) {
 
 }  // namespace
 }  // namespace qb::report
+
+namespace qb::report {
+namespace {
+
+// A simulator run against a verbs run of the same suite: compared, but never without a word
+// naming both drivers (in the comparison's notes and its printed table).
+TEST(CompareDrivers, DifferentDriversAreNamedInTheNotes) {
+  Results base = sample_results(3);
+  Results cur = sample_results(3);
+  base.driver = "sim";
+  cur.driver = "verbs";
+  auto c = compare_results(base, cur, {});
+  ASSERT_TRUE(c) << c.error().to_string();
+  bool named = false;
+  for (const std::string& note : c->notes) {
+    named = named || (note.find("\"sim\"") != std::string::npos &&
+                      note.find("\"verbs\"") != std::string::npos);
+  }
+  EXPECT_TRUE(named);
+  EXPECT_FALSE(c->exact);  // never the exact comparison across drivers
+  std::ostringstream table;
+  print_comparison(*c, table);
+  EXPECT_NE(table.str().find("the drivers differ"), std::string::npos) << table.str();
+}
+
+}  // namespace
+}  // namespace qb::report

@@ -380,6 +380,7 @@ TEST(HtmlReport, EmptyAndDegenerateResultsStillRender) {
   EXPECT_TRUE(well_nested(render_html_report(r)));
   ScenarioResult s;
   s.name = "empty";
+  s.repetitions = s.repetitions_completed = 1;  // measured, with degenerate figures
   GroupResult g;
   g.name = "silent";  // no samples, no series
   s.groups.push_back(g);

@@ -22,6 +22,10 @@ Results every_field() {
   Results r = testing::sample_results();
   ScenarioResult& s = r.scenarios.front();
   s.repetitions_partial = 1;  // an interrupted run: its measured windows are listed
+  s.repetitions_completed = s.repetitions - 1;
+  r.complete = false;  // a signal stopped it
+  r.interrupted = true;
+  r.passed = false;
   s.measured_ns_reps.assign(s.repetitions, s.duration_ns);
   // Saturating flows with messages outstanding at the window's end (their tails censored).
   const auto stuck = [](LatencySummary& l) {

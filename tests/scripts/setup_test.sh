@@ -62,7 +62,7 @@ X
 
 run_setup() {  # $1 = host, then VAR=VALUE settings; output in $host/out, exit code echoed
   local host=$1; shift
-  env PATH="$host/bin:$PATH" QB_SETUP_BROWSER=0 QB_SETUP_POLICY_RC_D="$host/policy-rc.d" \
+  env PATH="$host/bin:$PATH" QB_SETUP_BROWSER=0 QB_SETUP_SOFTROCE=0 QB_SETUP_POLICY_RC_D="$host/policy-rc.d" \
     QB_OPENSM_CHECK_ETC="$host/etc" QB_OPENSM_CHECK_SYSTEMD_RUN="$host/no-systemd" "$@" \
     bash "$root/scripts/setup.sh" >"$host/out" 2>&1 && echo 0 || echo $?
 }

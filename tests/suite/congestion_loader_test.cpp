@@ -66,6 +66,9 @@ std::unique_ptr<Compiled> compile(std::string_view text) {
 
 constexpr std::string_view kPort =
     "[port]\nrate = \"100Gbps\"\ntransport = \"rocev2\"\nmtu = 4096\n";
+// Flows that join during the warm-up fold into the epoch the measurement opens with: the epoch
+// tests measure from time zero.
+constexpr std::string_view kNoWarmup = "[suite]\nwarmup = \"0s\"\n";
 constexpr std::string_view kFlow = "[[flow]]\nname = \"f\"\nsize = 4096\nrate = \"saturate\"\n";
 
 // 20-bit fixed point, as the programs read fractions (QB_DPA_FRACTION_ONE is 2^20).
@@ -473,7 +476,7 @@ TEST(FlowStartErrors, StartPlusStepsBeyondAThousandSeconds) {
 // ---- the oracle per set of active flows --------------------------------------------------------
 
 TEST(ExpectationEpochs, SecondHostJoinsLaterFirstEpochGivesTheFirstFlowTheWholePort) {
-  auto compiled = compile(std::string(kPort) +
+  auto compiled = compile(std::string(kNoWarmup) + std::string(kPort) +
                           "[fabric]\nhosts = 2\n"
                           "[[flow]]\nname = \"a\"\nhost = 0\nsize = 65536\nrate = \"saturate\"\n"
                           "[[flow]]\nname = \"b\"\nhost = 1\nsize = 65536\nrate = \"saturate\"\n"
@@ -494,7 +497,7 @@ TEST(ExpectationEpochs, SecondHostJoinsLaterFirstEpochGivesTheFirstFlowTheWholeP
 }
 
 TEST(ExpectationEpochs, OneEpochPerDistinctStartInTimeOrder) {
-  auto compiled = compile(std::string(kPort) +
+  auto compiled = compile(std::string(kNoWarmup) + std::string(kPort) +
                           "[[flow]]\nname = \"late\"\ncount = 2\nsize = 4096\nrate = \"saturate\"\n"
                           "start = \"2ms\"\nstart_step = \"1ms\"\n"
                           "[[flow]]\nname = \"first\"\ncount = 2\nsize = 4096\n"
@@ -517,7 +520,7 @@ TEST(ExpectationEpochs, OneEpochPerDistinctStartInTimeOrder) {
 }
 
 TEST(ExpectationEpochs, AScheduledFlowKeepsItsRateAndTheLateOneTakesTheRest) {
-  auto compiled = compile(std::string(kPort) +
+  auto compiled = compile(std::string(kNoWarmup) + std::string(kPort) +
                           "[[flow]]\nname = \"cbr\"\nsize = 4096\nrate = \"30Gbps\"\n"
                           "[[flow]]\nname = \"bulk\"\nsize = 4096\nrate = \"saturate\"\n"
                           "start = \"500us\"\n");
@@ -537,11 +540,76 @@ TEST(ExpectationEpochs, NoEpochsWhenEveryFlowStartsAtOnce) {
   // Everyone at 0, or everyone at 1 ms: one set of flows, `expected` holds all along.
   for (const std::string start : {"", "start = \"1ms\"\n"}) {
     auto compiled =
-        compile(std::string(kPort) +
+        compile(std::string(kNoWarmup) + std::string(kPort) +
                 "[[flow]]\nname = \"f\"\ncount = 3\nsize = 4096\nrate = \"saturate\"\n" + start);
     ASSERT_TRUE(compiled);
     EXPECT_TRUE(compiled->scenario.epochs.empty()) << start;
   }
+}
+
+// ---- what the epochs cost ------------------------------------------------------------------
+
+TEST(ExpectationEpochs, StartsWithinTheWarmUpFoldIntoTheEpochTheWindowOpensWith) {
+  // Warm-up 10 ms: the joins at 1, 2 and 3 ms are over before anything is measured; the one at
+  // 20 ms is seen. Two epochs: the set at the window's start (from 3 ms) and the one from 20 ms.
+  auto compiled = compile(std::string("[suite]\nwarmup = \"10ms\"\nduration = \"50ms\"\n") +
+                          std::string(kPort) +
+                          "[[flow]]\nname = \"a\"\ncount = 3\nsize = 4096\nrate = \"saturate\"\n"
+                          "start = \"1ms\"\nstart_step = \"1ms\"\n"
+                          "[[flow]]\nname = \"b\"\nsize = 4096\nrate = \"saturate\"\n"
+                          "start = \"20ms\"\n");
+  ASSERT_TRUE(compiled);
+  const CompiledScenario& c = compiled->scenario;
+  ASSERT_EQ(c.epochs.size(), 2u);
+  EXPECT_EQ(c.epochs[0].start_ns, 3'000'000);
+  EXPECT_EQ(c.epochs[1].start_ns, 20'000'000);
+  EXPECT_NEAR(c.epochs[0].flow_bps[0], 100e9 / 3, 1.0);
+  EXPECT_DOUBLE_EQ(c.epochs[0].flow_bps[3], 0.0);
+  EXPECT_NEAR(c.epochs[1].flow_bps[3], 25e9, 1.0);
+  EXPECT_EQ(expectation_epoch_count(compiled->suite.scenarios.front()), c.epochs.size());
+}
+
+TEST(ExpectationEpochs, AllJoinsWithinTheWarmUpLeaveOneSetOfShares) {
+  // The 65536 instances one nanosecond apart, all inside the default 10 ms warm-up.
+  auto compiled = compile(std::string(kPort) +
+                          "[[flow]]\nname = \"f\"\ncount = 65536\nsize = 4096\n"
+                          "rate = \"saturate\"\nstart_step = \"1ns\"\n");
+  ASSERT_TRUE(compiled);
+  EXPECT_TRUE(compiled->scenario.epochs.empty());
+  EXPECT_EQ(expectation_epoch_count(compiled->suite.scenarios.front()), 0u);
+}
+
+TEST(ExpectationEpochs, TooManyEpochsTimesFlowsIsRefusedAtTheStepBeforeTheOracleRuns) {
+  // 65536 instances one nanosecond apart after a zero warm-up: 65536 epochs x 65536 flows.
+  auto suite = load(std::string(kNoWarmup) + std::string(kPort) + std::string(kFlow) +
+                    "count = 65536\nstart_step = \"1ns\"\n");
+  ASSERT_TRUE(suite) << suite.error().to_string();
+  EXPECT_EQ(expectation_epoch_count(suite->scenarios.front()), 65536u);
+  std::vector<Warning> warnings;
+  const auto compiled = compile_scenario(suite->scenarios.front(), warnings);
+  ASSERT_FALSE(compiled);
+  EXPECT_EQ(compiled.error().code, Errc::invalid_config);
+  EXPECT_EQ(compiled.error().where, "flow[0].start_step");
+  EXPECT_EQ(compiled.error().loc.line, 12u);
+  EXPECT_EQ(compiled.error().loc.column, 14u);
+  EXPECT_NE(compiled.error().message.find("65536 x 65536 flow-epochs"), std::string::npos)
+      << compiled.error().to_string();
+}
+
+TEST(ExpectationEpochs, TheBudgetIsEpochsTimesFlows) {
+  // Just within and just beyond kMaxEpochFlowProducts: 2048 flows joining one by one is
+  // 2048 x 2048 = 2^22 (within); 4096 of them is 2^24 (beyond).
+  const auto ramp = [](int count) {
+    return std::string(kNoWarmup) + std::string(kPort) + std::string(kFlow) +
+           "count = " + std::to_string(count) + "\nstart_step = \"1us\"\n";
+  };
+  auto within = load(ramp(2048));
+  ASSERT_TRUE(within);
+  std::vector<Warning> warnings;
+  EXPECT_TRUE(compile_scenario(within->scenarios.front(), warnings));
+  auto beyond = load(ramp(4096));
+  ASSERT_TRUE(beyond);
+  EXPECT_FALSE(compile_scenario(beyond->scenarios.front(), warnings));
 }
 
 // ---- [fabric]: which rank plays which part of a multi-host job --------------------------------

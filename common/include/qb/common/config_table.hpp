@@ -56,6 +56,9 @@ class ConfigTable {
   std::optional<std::vector<std::string>> string_list(std::string_view key) const;
   /// Throws ConfigError located at `key`'s value (or the flag that set it).
   [[noreturn]] void fail_at(std::string_view key, std::string message) const;
+  /// The error fail_at() throws, returned: for checks made after parsing (a driver's plan check)
+  /// that still point at the key.
+  Error error_at(std::string_view key, std::string message) const;
 
  private:
   friend struct ConfigTableFactory;  // config::make_config_table (toml_reader.hpp) builds one

@@ -103,6 +103,12 @@ struct Capabilities {
   /// Topology::job's exchange, once per repetition (verbs: QP numbers, PSNs, GIDs, rkeys). A
   /// driver whose frames find their receiver on their own (DPDK on a switched fabric) does not.
   bool exchanges_endpoints = false;
+  /// Buffers of the largest message (Topology::max_message_bytes) each worker allocates and
+  /// registers up front (verbs: a source and a target); the run's memory estimate counts them.
+  uint32_t message_buffers_per_worker = 0;
+  /// Why this driver's frames cannot reach another process of a multi-host job (the verbs fake
+  /// device lives in one process); empty: they can. A job's "nothing received" then says so.
+  std::string no_data_between_processes;
 };
 
 /// A multi-host job's collective for the drivers that must connect endpoints across hosts,
@@ -173,6 +179,11 @@ struct BackpressureSeries {
   std::vector<double> paused_fraction;  // per bin: time-weighted, mean over the class's hosts
 };
 
+/// What a driver's plan check knows besides the plan, before anything is opened.
+struct PlanContext {
+  bool in_job = false;  // a rank of a multi-host job (one process per host and the receiver)
+};
+
 /// The ops a driver implements. The generic Driver calls them in order (open -> apply [-> apply]
 /// -> start -> queue/clock -> stop -> stats -> close), with a topology and plan that already
 /// passed the checks of capabilities(); close() may come in any state and releases everything.
@@ -180,6 +191,14 @@ class DriverBackend {
  public:
   virtual ~DriverBackend() = default;
   virtual Capabilities capabilities() const = 0;
+  /// What this driver cannot run in `plan`, known from its options alone: checked before
+  /// anything is opened (`run`, and `validate --driver`), with the suite key in Error::where
+  /// ("driver.verbs.hw_pacing", "flows[3]"). Nothing by default: capabilities() says the rest.
+  virtual Status check_plan(const policy::QosPlan& plan, const PlanContext& context) const {
+    (void)plan;
+    (void)context;
+    return {};
+  }
   virtual Status open(const Topology& topology) = 0;
   virtual Status apply(const policy::QosPlan& plan) = 0;
   /// Time zero of the run.

@@ -22,6 +22,13 @@ class Driver final {
   std::string_view name() const noexcept { return name_; }
   Capabilities capabilities() const { return backend_->capabilities(); }
 
+  /// Whether this driver can run `plan`, in any state and before open(): the capabilities'
+  /// limits (hosts, DPA program, ECN, lossy switch; flows on elements, hosts and classes the
+  /// plan's ports have) and the backend's own check_plan(). Errors name the suite key in `where`
+  /// (Errc::not_supported for what the driver cannot do, Errc::invalid_config for a plan at odds
+  /// with itself or the driver's options).
+  Status check_plan(const policy::QosPlan& plan, const PlanContext& context) const;
+
   /// Errc::invalid_config for a port rate that is not > 0 or a negative propagation delay;
   /// Errc::not_supported for more workers or flows than the driver runs; Errc::runtime when
   /// called out of order.
@@ -52,6 +59,7 @@ class Driver final {
 
   Error order_error(const char* call, const char* hint) const;
   Error invalid(Errc code, std::string message, std::string where = {}) const;
+  Status check_capabilities(const policy::QosPlan& plan, const Capabilities& caps) const;
   void check_worker(const char* call, uint32_t worker) const noexcept;
 
   std::string name_;

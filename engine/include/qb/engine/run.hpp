@@ -105,7 +105,10 @@ struct SuiteRun {
   std::string clock;     // the clock latency was measured with
   uint32_t jobs = 1;
   bool complete = true;
+  bool interrupted = false;  // a signal (Ctrl-C, SIGTERM) stopped it: complete is false
   bool sender_only = false;  // the driver only sends: nothing here to judge (its receiver does)
+  /// A rank of a job on a driver whose data cannot cross processes: why nothing was received.
+  std::string no_data_reason;
   double wall_seconds = 0.0;
   std::vector<ScenarioRun> scenarios;
 };

@@ -317,11 +317,20 @@ struct ScenarioResult {
   bool passed = true;
 };
 
+/// A scenario none of whose repetitions measured anything (the run was interrupted before the
+/// first one reached its window's end or was cut in it): its figures are not figures.
+inline bool nothing_measured(const ScenarioResult& scenario) {
+  return scenario.repetitions_completed == 0 && scenario.repetitions_partial == 0;
+}
+inline constexpr const char* kNothingMeasured =
+    "nothing measured: the run was interrupted before a repetition was measured";
+
 /// The run's verdict in words: what failed and what was not judged, so that the last line never
 /// says more than was judged (judge/verdict.hpp).
 struct Verdict {
   uint32_t judged = 0;  // judgements made (gates with judged = true)
   uint32_t held = 0;
+  uint32_t unmeasured = 0;              // scenarios with nothing measured (not in the file)
   std::vector<std::string> failed;      // "shares not held: h0-silver +47.0% (limit 5%)"
   std::vector<std::string> not_judged;  // "group shares: off in the suite"
   std::string summary;                  // the console's last line without the timing
@@ -339,6 +348,9 @@ struct Results {
   std::string date_utc;  // ISO 8601
   uint32_t jobs = 1;
   bool complete = true;
+  /// A signal (Ctrl-C, SIGTERM) stopped the run (complete is then false): what a wrapper of
+  /// mpirun, which turns a rank's exit 3 into 1, reads to tell an interrupt from a failure.
+  bool interrupted = false;
   bool passed = true;
   double wall_seconds = 0.0;
   std::vector<std::string> warnings;

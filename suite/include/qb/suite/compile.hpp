@@ -36,11 +36,25 @@ struct CompiledScenario {
   std::vector<std::string> oracle_notes;       // e.g. the VLArb credit rule vs the weight ratio
   /// One per distinct flow start time, in time order, when flows start at different times
   /// (empty otherwise: `expected` holds all along). The last epoch's shares are `expected`.
+  /// Starts within the warm-up fold into one epoch: the flows the measurement opens with.
   std::vector<ExpectationEpoch> epochs;
 };
 
+/// The most epochs x flow instances a scenario may ask for: each epoch runs the oracle over
+/// every flow and keeps every flow's share (8 bytes each), and judging walks them again per
+/// series bin. 2^23 is about 2 s of compile and judging and 64 MiB (docs/suite-format.md,
+/// "Flows that join later").
+inline constexpr uint64_t kMaxEpochFlowProducts = uint64_t{1} << 23;
+
+/// How many expectation epochs compile_scenario makes for a scenario (0: one set of shares all
+/// along), counted from the flows' starts without running the oracle: one per distinct start
+/// after the warm-up, plus the one the measurement opens with (a lower bound when more than 2^22
+/// instances start after the warm-up: over the budget whatever the exact figure).
+uint64_t expectation_epoch_count(const Scenario& scenario);
+
 /// Errors (Errc::invalid_config, with the key path and location): everything
-/// compile_sched_tree rejects, flows naming unknown leaves or nodes, latency gates naming no flow,
+/// compile_sched_tree rejects, more epochs x flows than kMaxEpochFlowProducts (at the `start` of
+/// the entry with the most distinct starts), flows naming unknown leaves or nodes, latency gates naming no flow,
 /// a traffic class the chosen provider rejects. Every flow gets its class (tclass, DSCP,
 /// priority, SL, TC/VL) and the plan its port QoS and fabric; expectations come from the class
 /// oracle (policy::expected_rates_with_classes).

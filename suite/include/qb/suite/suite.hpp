@@ -11,6 +11,8 @@
 
 #include "qb/common/config_table.hpp"
 #include "qb/common/result.hpp"
+#include "qb/fabric/topology_spec.hpp"
+#include "qb/fabric/traffic.hpp"
 #include "qb/generators/arrival_process.hpp"
 #include "qb/generators/size_distribution.hpp"
 #include "qb/policies/congestion.hpp"
@@ -68,6 +70,9 @@ struct FlowSpec {
   bool has_path_query = false;
   std::string path_query_where;  // the first of those keys written, for errors
   SourceLoc path_query_loc;
+  /// `from`/`to` or `sources`/`destinations` (a [topology]'s hosts, docs/suite-format.md
+  /// "Fabrics"): one (source, destination) per flow the entry gives; empty without them.
+  std::vector<fabric::FlowEndpoints> endpoints;
 };
 
 /// `[traffic_class]`: the domain's tclass, the provider profile and the label -> DSCP table.
@@ -229,6 +234,8 @@ struct Scenario {
   IbQosSpec ib;
   FabricSpec fabric;
   DpaSpec dpa;
+  /// `[topology]`: a multi-switch fabric (issue 29); loaded and checked, not yet compiled.
+  std::optional<fabric::TopologySpec> topology;
   std::string where;  // "" for the single-scenario form, else "scenario[i]"
   SourceLoc loc;      // the file (and the [[scenario]] entry, when there is one)
 };

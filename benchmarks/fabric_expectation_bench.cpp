@@ -1,0 +1,82 @@
+// The fabric expectation on HPCC's 320-host fat tree (simulation/mix/fat.txt: 16 hosts per ToR,
+// 20 ToRs, 20 aggregation and 16 core switches; 100 Gbit/s host links, 400 Gbit/s fabric links),
+// every host sending to another by a seeded permutation: routing (ECMP) and the expectation apart.
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <limits>
+
+#include "qb/fabric/expectation.hpp"
+#include "qb/fabric/generators.hpp"
+#include "qb/fabric/routing.hpp"
+#include "qb/fabric/traffic.hpp"
+
+namespace {
+
+using namespace qb::fabric;
+
+Topology hpcc_fat_tree() {
+  FatTreeSpec spec;
+  spec.pods = 5;
+  spec.tors_per_pod = 4;
+  spec.aggs_per_pod = 4;
+  spec.hosts_per_tor = 16;
+  spec.cores_per_agg = 4;
+  spec.host_rate_bps = 100e9;
+  spec.fabric_rate_bps = 400e9;
+  auto t = fat_tree(spec, {"bench", {}});
+  if (!t) std::abort();
+  return std::move(*t);
+}
+
+std::vector<FlowEndpoints> permutation(uint32_t hosts, uint64_t seed) {
+  TrafficTemplate spec;
+  for (uint32_t h = 0; h < hosts; ++h) spec.sources.push_back(h);
+  spec.pattern = DestinationPattern::permutation;
+  spec.seed = seed;
+  return std::move(*expand_template(spec));
+}
+
+void BM_Route_Hpcc320_Permutation(benchmark::State& state) {
+  const Topology t = hpcc_fat_tree();
+  const auto flows = permutation(t.host_count(), 1);
+  for (auto _ : state) {
+    auto routes = route_flows(t, flows, RoutingSpec{});
+    benchmark::DoNotOptimize(routes);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(flows.size()));
+}
+BENCHMARK(BM_Route_Hpcc320_Permutation)->Unit(benchmark::kMicrosecond);
+
+// range(0): 0 per-ingress round robin, 1 per-flow; range(1): flows per host pair.
+void BM_Expectation_Hpcc320_Permutation(benchmark::State& state) {
+  const Topology t = hpcc_fat_tree();
+  auto ends = permutation(t.host_count(), 1);
+  const auto copies = static_cast<size_t>(state.range(1));
+  std::vector<FlowEndpoints> all;
+  for (size_t c = 0; c < copies; ++c) all.insert(all.end(), ends.begin(), ends.end());
+  const auto routes = route_flows(t, all, RoutingSpec{});
+  if (!routes) std::abort();
+  const std::vector<FabricFlow> flows(all.size());
+  PortPolicy policy;
+  policy.fairness = state.range(0) == 0 ? Fairness::per_ingress : Fairness::per_flow;
+  uint32_t rounds = 0, coupled = 0, sweeps = 0;
+  for (auto _ : state) {
+    auto rates = expected_fabric_rates(t, flows, *routes, policy);
+    if (!rates) std::abort();
+    rounds = rates->freeze_rounds;
+    coupled = rates->coupled_flows;
+    sweeps = rates->sweeps;
+    benchmark::DoNotOptimize(rates->flow_bps.data());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(flows.size()));
+  state.counters["flows"] = static_cast<double>(flows.size());
+  state.counters["rounds"] = rounds;
+  state.counters["coupled"] = coupled;
+  state.counters["sweeps"] = sweeps;
+}
+BENCHMARK(BM_Expectation_Hpcc320_Permutation)
+    ->ArgsProduct({{0, 1}, {1, 4}})
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace

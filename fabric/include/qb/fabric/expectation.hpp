@@ -1,0 +1,88 @@
+// The expectation across bottlenecks: the rate every flow should get in a fabric, each channel
+// (egress port) arbitrating as its port does: classes first (strict priority, ETS weights or
+// VLArb, policy::arbitrate_classes), then inside a class at a switch egress round robin over the
+// ingress ports (Fairness::per_ingress, as the one-switch model) or over the flows
+// (Fairness::per_flow); at a host's NIC port the scheduling tree (or, without one, the flows
+// equally). Every level is a work-conserving weighted max-min division (water-filling).
+//
+// Definition (docs/semantics.md, "The expectation across a fabric"): the rates x such that every
+// flow gets the least of its offered load and, on every channel of its path, what that channel's
+// arbitration gives it when it asks for everything and every other flow there asks for its own
+// rate:  x_f = min(offered_f, min over l in path(f) of A_l(x with x_f = inf)_f).
+// That is the fluid steady state of queues that are backlogged only at their bottleneck. With one
+// class and per-flow fairness it is the classical max-min fair allocation.
+//
+// Algorithm: (0) a channel whose possible arrivals (its flows grouped by their NIC, or by the
+// channel they arrive from) never exceed its rate arbitrates nothing: it is left out. (1) Every
+// other channel divides its rate with frozen flows at their rate and the others at their offered
+// load; a flow's least share over its path bounds its rate from below; a saturated channel on
+// which every unfrozen flow has its least share is a bottleneck whose flows' rates are exact:
+// freeze them (and flows that get their offered load); repeat. (2) When no channel is such a
+// bottleneck (arbitrations that differ hop by hop couple the channels), the remaining flows are
+// solved together: from their lower bounds, flow by flow in order, each steps towards the
+// right-hand side above (halving its steps when it turns back) until none differs by more than
+// 1e-13 (relative), at most kMaxSweeps sweeps; the result notes when that limit was reached.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "qb/common/result.hpp"
+#include "qb/fabric/routing.hpp"
+#include "qb/fabric/topology.hpp"
+#include "qb/policies/port_qos.hpp"
+#include "qb/policies/sched_tree.hpp"
+
+namespace qb::fabric {
+
+enum class Fairness : uint8_t { per_ingress, per_flow };
+
+struct FabricFlow {
+  double offered_bps = std::numeric_limits<double>::infinity();  // wire bit/s; inf: saturating
+  uint8_t nic_class = 0;     // arbitration class at its host's NIC port (TC or VL)
+  uint8_t switch_class = 0;  // at every switch egress
+  double packet_wire_bytes = 4096.0 + 82.0;  // mean wire bytes per packet (VLArb credit rule)
+  uint32_t leaf = 0;                         // NIC scheduling tree leaf (with a tree)
+  bool dropped = false;                      // SL2VL to VL15: gets 0
+};
+
+/// How every port arbitrates. Per-switch overrides (issue 29 part 3) will index by node.
+struct PortPolicy {
+  policy::PortQos nic_qos;     // every host NIC port
+  policy::PortQos switch_qos;  // every switch egress
+  /// The NIC tree inside each class (null: the class's flows share equally).
+  const policy::SchedTree* tree = nullptr;
+  Fairness fairness = Fairness::per_ingress;
+};
+
+inline constexpr uint32_t kLimitedByOffered = UINT32_MAX;
+inline constexpr uint32_t kMaxSweeps = 2000;
+
+struct FabricExpectation {
+  std::vector<double> flow_bps;         // per flow, wire bit/s
+  std::vector<uint32_t> bottleneck;     // per flow: the channel that limits it, or kLimitedByOffered
+  std::vector<double> channel_bps;      // per channel: the expected load
+  uint32_t freeze_rounds = 0;           // rounds of step (1)
+  uint32_t coupled_flows = 0;           // flows solved by step (2)
+  uint32_t sweeps = 0;                  // sweeps of step (2)
+  std::vector<std::string> notes;
+};
+
+/// `routes[i]` is flow i's path (route_flows). Errors: sizes that do not match, a route with a
+/// channel that does not exist or does not start at a host (invalid_config, no location).
+Result<FabricExpectation> expected_fabric_rates(const Topology& topology,
+                                                std::span<const FabricFlow> flows,
+                                                std::span<const Route> routes,
+                                                const PortPolicy& policy);
+
+/// What channel `channel`'s arbitration gives flow `flow` when it asks for everything and every
+/// other flow there asks for `rates` (the right-hand side of the definition, for one channel).
+/// For tests and explain; slow (builds the channel's view each call).
+double greedy_share(const Topology& topology, std::span<const FabricFlow> flows,
+                    std::span<const Route> routes, const PortPolicy& policy, uint32_t channel,
+                    uint32_t flow, std::span<const double> rates);
+
+}  // namespace qb::fabric

@@ -1,0 +1,28 @@
+// A suite's `[topology]` once read (topology_reader.hpp): the graph, how it routes and how its
+// switches share a class. Plain data, without TOML, for the suite model.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "qb/common/result.hpp"
+#include "qb/fabric/expectation.hpp"
+#include "qb/fabric/routing.hpp"
+#include "qb/fabric/topology.hpp"
+
+namespace qb::fabric {
+
+enum class TopologyKind : uint8_t { leaf_spine, fat_tree, explicit_graph, ibnetdiscover };
+
+/// `[topology]`, read and checked: the graph, how it routes, how switches share a class.
+struct TopologySpec {
+  TopologyKind kind = TopologyKind::leaf_spine;
+  Topology topology;
+  RoutingSpec routing;
+  Fairness fairness = Fairness::per_ingress;
+  std::string file;  // kind ibnetdiscover: the path as resolved
+  std::string where;
+  SourceLoc loc;
+};
+
+}  // namespace qb::fabric

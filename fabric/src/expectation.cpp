@@ -1,0 +1,521 @@
+#include "qb/fabric/expectation.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "qb/policies/class_oracle.hpp"
+#include "qb/policies/oracle.hpp"
+#include "water_fill.hpp"
+
+namespace qb::fabric {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// Two shares computed along different paths of the same arithmetic agree to this (relative).
+constexpr double kSame = 1e-12;
+// Step (2) stops when no rate moves by more than this (relative) in a sweep.
+constexpr double kSettled = 1e-13;
+
+bool same(double a, double b) {
+  if (a == b) return true;  // also both +inf
+  return std::isfinite(a) && std::isfinite(b) &&
+         std::fabs(a - b) <= kSame * std::max(std::fabs(a), std::fabs(b));
+}
+
+// One channel as its arbitration sees it: its flows (members), their classes and ingress ports.
+struct ChannelView {
+  uint32_t channel = 0;
+  double capacity_bps = 0.0;
+  bool at_nic = false;  // leaves a host: the NIC port (tree inside each class)
+  std::vector<uint32_t> flows;
+  std::vector<uint8_t> cls;
+  std::vector<uint32_t> group;  // per member: its ingress port, dense 0..groups-1
+  uint32_t groups = 0;
+  // Per member: the view and member of the flow's previous hop (at_nic: none).
+  std::vector<uint32_t> up_view, up_member;
+  std::vector<uint32_t> all;  // 0..members-1
+  uint32_t unfrozen = 0;  // step (1) bookkeeping
+  double sum_bps = 0.0;
+};
+
+// A channel's arbitration over some of its members, reading each flow's demand from a per-flow
+// array and writing its share into another (a flow crosses a channel once, so per-flow arrays
+// serve every channel and the recursion below).
+class Arbiter {
+ public:
+  /// `max_hops`: the longest route (the recursion upstream is at most that deep).
+  Arbiter(std::span<const FabricFlow> flows, const PortPolicy& policy,
+          const std::vector<ChannelView>& views, size_t max_hops)
+      : flows_(flows), policy_(policy), views_(views), scratch_(max_hops + 1) {}
+
+  /// Members `members` of `view` divide `capacity_bps`; demand[f] in, share[f] out (per flow).
+  void allocate(const ChannelView& view, std::span<const uint32_t> members, double capacity_bps,
+                std::span<const double> demand, std::span<double> share) const {
+    allocate_at(0, view, members, capacity_bps, demand, share);
+  }
+
+ private:
+  // Scratch per recursion depth (a group's share recurses into the channel upstream), so an
+  // allocation allocates nothing once the vectors have grown.
+  struct Scratch {
+    std::vector<policy::ClassDemand> class_demand;
+    std::vector<double> inverse_bytes, class_share, sub_demand, sub_share, group_demand,
+        used_demand, group_share;
+    std::vector<uint32_t> count, in_class, order, used, group_any;
+    std::vector<std::vector<uint32_t>> upstream;
+    std::vector<policy::FlowDemand> tree_flows;
+  };
+
+  static double positive(double value) { return value > 0.0 ? value : 0.0; }
+
+  // Sized once (never resized, so a depth's references stay valid while deeper ones work).
+  Scratch& scratch(size_t depth) const { return scratch_[depth]; }
+
+  void allocate_at(size_t depth, const ChannelView& view, std::span<const uint32_t> members,
+                   double capacity_bps, std::span<const double> demand,
+                   std::span<double> share) const {
+    const policy::PortQos& qos = view.at_nic ? policy_.nic_qos : policy_.switch_qos;
+    if (qos.kind == policy::PortQos::Kind::none) {  // one class: it takes what it needs
+      double total = 0.0;
+      for (const uint32_t m : members) total += positive(demand[view.flows[m]]);
+      divide_class(depth, view, members, std::min(positive(capacity_bps), total), demand, share);
+      return;
+    }
+    const uint32_t classes = policy::oracle_class_count(qos);
+    Scratch& s = scratch(depth);
+    s.class_demand.assign(classes, policy::ClassDemand{});
+    s.inverse_bytes.assign(classes, 0.0);
+    s.count.assign(classes, 0);
+    for (const uint32_t m : members) {
+      const uint32_t c = view.cls[m];
+      const uint32_t f = view.flows[m];
+      s.class_demand[c].demand_bps += positive(demand[f]);
+      s.inverse_bytes[c] += 1.0 / flows_[f].packet_wire_bytes;
+      ++s.count[c];
+    }
+    // A class's packet size: its flows' bytes over their packets, the flows at equal rates.
+    for (uint32_t c = 0; c < classes; ++c) {
+      if (s.count[c] > 0) {
+        s.class_demand[c].mean_packet_wire_bytes =
+            static_cast<double>(s.count[c]) / s.inverse_bytes[c];
+      }
+    }
+    s.class_share = policy::arbitrate_classes(qos, s.class_demand, capacity_bps, nullptr);
+    for (uint32_t c = 0; c < classes; ++c) {
+      if (s.count[c] == 0) continue;
+      s.in_class.clear();
+      for (const uint32_t m : members) {
+        if (view.cls[m] == c) s.in_class.push_back(m);
+      }
+      divide_class(depth, view, s.in_class, s.class_share[c], demand, share);
+    }
+  }
+
+  void divide_class(size_t depth, const ChannelView& view, std::span<const uint32_t> members,
+                    double amount, std::span<const double> demand, std::span<double> share) const {
+    Scratch& s = scratch(depth);
+    const size_t k = members.size();
+    if (view.at_nic && policy_.tree != nullptr) {
+      s.tree_flows.resize(k);
+      for (size_t i = 0; i < k; ++i) {
+        const uint32_t f = view.flows[members[i]];
+        s.tree_flows[i] = policy::FlowDemand{flows_[f].leaf, demand[f]};
+      }
+      const policy::OracleResult r = policy::expected_rates(*policy_.tree, s.tree_flows, amount);
+      for (size_t i = 0; i < k; ++i) share[view.flows[members[i]]] = r.flow_bps[i];
+      return;
+    }
+    if (view.at_nic || policy_.fairness == Fairness::per_flow) {
+      s.sub_demand.resize(k);
+      s.sub_share.resize(k);
+      for (size_t i = 0; i < k; ++i) s.sub_demand[i] = demand[view.flows[members[i]]];
+      detail::water_fill_equal(s.sub_demand, amount, s.sub_share, s.order);
+      for (size_t i = 0; i < k; ++i) share[view.flows[members[i]]] = s.sub_share[i];
+      return;
+    }
+    // Round robin over the ingress ports with a packet of this class: each port's share is
+    // water-filled by the ports' demands; inside a port, the flows divide it as the port they
+    // came from arbitrates them (back-pressure hands the port's share upstream: a host's NIC
+    // divides it by its classes and tree, as the one-switch model does).
+    s.group_demand.assign(view.groups, 0.0);
+    s.group_any.assign(view.groups, UINT32_MAX);
+    if (s.upstream.size() < view.groups) s.upstream.resize(view.groups);
+    for (uint32_t g = 0; g < view.groups; ++g) s.upstream[g].clear();
+    for (const uint32_t m : members) {
+      const uint32_t g = view.group[m];
+      s.group_demand[g] += positive(demand[view.flows[m]]);
+      s.upstream[g].push_back(view.up_member[m]);
+      s.group_any[g] = m;
+    }
+    s.used.clear();
+    s.used_demand.clear();
+    for (uint32_t g = 0; g < view.groups; ++g) {
+      if (!s.upstream[g].empty()) {
+        s.used.push_back(g);
+        s.used_demand.push_back(s.group_demand[g]);
+      }
+    }
+    s.group_share.resize(s.used.size());
+    detail::water_fill_equal(s.used_demand, amount, s.group_share, s.order);
+    for (size_t j = 0; j < s.used.size(); ++j) {
+      const uint32_t g = s.used[j];
+      // Every member of a group came through the same channel: the group's up_view.
+      const ChannelView& up = views_[view.up_view[s.group_any[g]]];
+      allocate_at(depth + 1, up, s.upstream[g], s.group_share[j], demand, share);
+    }
+  }
+
+  std::span<const FabricFlow> flows_;
+  const PortPolicy& policy_;
+  const std::vector<ChannelView>& views_;
+  mutable std::vector<Scratch> scratch_;
+};
+
+struct Views {
+  std::vector<ChannelView> views;
+  std::vector<int32_t> view_of_channel;
+  // Per flow, along its path: (view, member) pairs.
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> hops;
+  size_t max_hops = 1;
+};
+
+Result<Views> build_views(const Topology& t, std::span<const FabricFlow> flows,
+                          std::span<const Route> routes, const PortPolicy& policy,
+                          const std::vector<bool>& active) {
+  Views v;
+  v.view_of_channel.assign(t.channel_count(), -1);
+  v.hops.resize(flows.size());
+  // Ingress ports per view: channel id -> dense group index.
+  std::vector<std::vector<uint32_t>> ingress_ids;
+  for (uint32_t f = 0; f < flows.size(); ++f) {
+    if (!active[f]) continue;
+    const Route& route = routes[f];
+    if (route.channels.empty()) {
+      return make_error(Errc::invalid_config, fmt::format("flow #{} has an empty route", f));
+    }
+    uint32_t prev = kNoChannel;
+    for (const uint32_t ch : route.channels) {
+      if (ch >= t.channel_count()) {
+        return make_error(Errc::invalid_config,
+                          fmt::format("flow #{}'s route names channel {}, which does not exist", f,
+                                      ch));
+      }
+      const Channel c = t.channel(ch);
+      const bool at_nic = t.nodes()[c.from].kind == NodeKind::host;
+      if ((prev == kNoChannel) != at_nic) {
+        return make_error(Errc::invalid_config,
+                          fmt::format("flow #{}'s route does not start at a host, or crosses one",
+                                      f));
+      }
+      if (prev != kNoChannel && t.channel(prev).to != c.from) {
+        return make_error(Errc::invalid_config,
+                          fmt::format("flow #{}'s route is not a path", f));
+      }
+      if (v.view_of_channel[ch] < 0) {
+        v.view_of_channel[ch] = static_cast<int32_t>(v.views.size());
+        ChannelView view;
+        view.channel = ch;
+        view.capacity_bps = c.rate_bps;
+        view.at_nic = at_nic;
+        v.views.push_back(std::move(view));
+        ingress_ids.emplace_back();
+      }
+      const auto vi = static_cast<uint32_t>(v.view_of_channel[ch]);
+      ChannelView& view = v.views[vi];
+      const policy::PortQos& qos = at_nic ? policy.nic_qos : policy.switch_qos;
+      const uint32_t classes = policy::oracle_class_count(qos);
+      const uint32_t cls = qos.kind == policy::PortQos::Kind::none
+                               ? 0
+                               : (at_nic ? flows[f].nic_class : flows[f].switch_class);
+      if (cls >= classes) {
+        return make_error(Errc::invalid_config,
+                          fmt::format("flow #{}'s class {} is beyond the port's {} classes", f, cls,
+                                      classes));
+      }
+      auto& ids = ingress_ids[vi];
+      const uint32_t key = prev == kNoChannel ? UINT32_MAX : prev;
+      if (v.hops[f].empty()) {
+        view.up_view.push_back(UINT32_MAX);
+        view.up_member.push_back(UINT32_MAX);
+      } else {
+        view.up_view.push_back(v.hops[f].back().first);
+        view.up_member.push_back(v.hops[f].back().second);
+      }
+      auto it = std::find(ids.begin(), ids.end(), key);
+      if (it == ids.end()) {
+        ids.push_back(key);
+        it = ids.end() - 1;
+      }
+      const auto member = static_cast<uint32_t>(view.flows.size());
+      view.all.push_back(member);
+      view.flows.push_back(f);
+      view.cls.push_back(static_cast<uint8_t>(cls));
+      view.group.push_back(static_cast<uint32_t>(it - ids.begin()));
+      view.groups = static_cast<uint32_t>(ids.size());
+      v.hops[f].emplace_back(vi, member);
+      v.max_hops = std::max(v.max_hops, v.hops[f].size());
+      prev = ch;
+    }
+  }
+  return v;
+}
+
+}  // namespace
+
+Result<FabricExpectation> expected_fabric_rates(const Topology& topology,
+                                                std::span<const FabricFlow> flows,
+                                                std::span<const Route> routes,
+                                                const PortPolicy& policy) {
+  const auto n = static_cast<uint32_t>(flows.size());
+  if (routes.size() != n) {
+    return make_error(Errc::invalid_config,
+                      fmt::format("{} flows but {} routes", n, routes.size()));
+  }
+  FabricExpectation out;
+  out.flow_bps.assign(n, 0.0);
+  out.bottleneck.assign(n, kLimitedByOffered);
+  out.channel_bps.assign(topology.channel_count(), 0.0);
+
+  std::vector<bool> active(n);
+  for (uint32_t f = 0; f < n; ++f) {
+    const double offered = flows[f].offered_bps;
+    active[f] = !flows[f].dropped && offered > 0.0;  // NaN: not active
+  }
+  auto built = build_views(topology, flows, routes, policy, active);
+  if (!built) return built.error();
+  Views& v = *built;
+  const Arbiter arbiter(flows, policy, v.views, v.max_hops);
+  // Per flow: what a channel's arbitration is asked for, and what it gives.
+  std::vector<double> ask(n, 0.0), got(n, 0.0);
+
+  std::vector<double>& x = out.flow_bps;
+  std::vector<bool> frozen(n, true);
+  std::vector<double> upper(n, 0.0), lower(n, 0.0);
+  uint32_t unfrozen_count = 0;
+  for (uint32_t f = 0; f < n; ++f) {
+    if (!active[f]) continue;
+    frozen[f] = false;
+    upper[f] = flows[f].offered_bps;
+    ++unfrozen_count;
+  }
+  for (auto& view : v.views) {
+    view.unfrozen = 0;
+    for (const uint32_t f : view.flows) view.unfrozen += frozen[f] ? 0 : 1;
+  }
+  auto freeze = [&](uint32_t f, double rate, uint32_t bottleneck) {
+    frozen[f] = true;
+    x[f] = rate;
+    out.bottleneck[f] = bottleneck;
+    --unfrozen_count;
+    for (const auto& [vi, m] : v.hops[f]) --v.views[vi].unfrozen;
+  };
+
+  // A channel that what can reach it never overloads holds no queue and arbitrates nothing:
+  // its unfixed flows, grouped by the channel they entered the fabric on (their NIC) or by the
+  // channel they arrive from, cannot bring more than those channels' rates left (or than they
+  // offer). Once idle, a channel stays idle as flows are fixed (both sides fall by at least the
+  // fixed rate). Where the same flows fill two channels, this leaves the split to the upstream
+  // one, whose arrivals the downstream one carries as they come.
+  std::vector<char> idle(v.views.size(), 0);
+  std::vector<double> residual(v.views.size(), 0.0), cover(v.views.size(), 0.0);
+  auto find_idle = [&] {
+    for (uint32_t vi = 0; vi < v.views.size(); ++vi) {
+      const ChannelView& view = v.views[vi];
+      residual[vi] = view.capacity_bps;
+      for (const uint32_t f : view.flows) {
+        if (frozen[f]) residual[vi] -= x[f];
+      }
+    }
+    for (uint32_t vi = 0; vi < v.views.size(); ++vi) {
+      const ChannelView& view = v.views[vi];
+      if (idle[vi] != 0 || view.unfrozen == 0 || view.at_nic) continue;
+      for (const bool by_nic : {true, false}) {
+        double arriving = 0.0;
+        for (size_t m = 0; m < view.flows.size(); ++m) {
+          const uint32_t f = view.flows[m];
+          if (frozen[f]) continue;
+          const uint32_t from = by_nic ? v.hops[f].front().first : view.up_view[m];
+          cover[from] += upper[f];
+        }
+        for (size_t m = 0; m < view.flows.size(); ++m) {
+          const uint32_t f = view.flows[m];
+          if (frozen[f]) continue;
+          const uint32_t from = by_nic ? v.hops[f].front().first : view.up_view[m];
+          if (cover[from] < 0.0) continue;  // counted
+          arriving += std::min(std::max(residual[from], 0.0), cover[from]);
+          cover[from] = -1.0;
+        }
+        for (size_t m = 0; m < view.flows.size(); ++m) {
+          const uint32_t f = view.flows[m];
+          cover[by_nic ? v.hops[f].front().first : view.up_view[m]] = 0.0;
+        }
+        if (arriving <= residual[vi] * (1 + kSame)) idle[vi] = 1;
+      }
+    }
+  };
+
+  // (1) Bottleneck by bottleneck.
+  std::vector<std::vector<double>> alloc(v.views.size());
+  std::vector<uint32_t> to_freeze;
+  std::vector<uint32_t> freeze_at;
+  while (unfrozen_count > 0) {
+    ++out.freeze_rounds;
+    find_idle();
+    std::fill(lower.begin(), lower.end(), 0.0);
+    for (uint32_t f = 0; f < n; ++f) lower[f] = frozen[f] ? x[f] : upper[f];
+    for (uint32_t vi = 0; vi < v.views.size(); ++vi) {
+      ChannelView& view = v.views[vi];
+      if (view.unfrozen == 0 || idle[vi] != 0) continue;
+      for (const uint32_t f : view.flows) ask[f] = frozen[f] ? x[f] : upper[f];
+      arbiter.allocate(view, view.all, view.capacity_bps, ask, got);
+      alloc[vi].resize(view.flows.size());
+      for (size_t m = 0; m < view.flows.size(); ++m) alloc[vi][m] = got[view.flows[m]];
+      view.sum_bps = 0.0;
+      for (size_t m = 0; m < view.flows.size(); ++m) {
+        view.sum_bps += alloc[vi][m];
+        const uint32_t f = view.flows[m];
+        if (!frozen[f]) lower[f] = std::min(lower[f], alloc[vi][m]);
+      }
+    }
+    to_freeze.clear();
+    freeze_at.clear();
+    std::vector<bool> marked(n, false);
+    for (uint32_t f = 0; f < n; ++f) {
+      if (!frozen[f] && (lower[f] >= upper[f] || same(lower[f], upper[f]))) {
+        to_freeze.push_back(f);
+        freeze_at.push_back(kLimitedByOffered);
+        marked[f] = true;
+      }
+    }
+    for (uint32_t vi = 0; vi < v.views.size(); ++vi) {
+      const ChannelView& view = v.views[vi];
+      if (view.unfrozen == 0 || idle[vi] != 0) continue;
+      if (!(view.sum_bps >= view.capacity_bps || same(view.sum_bps, view.capacity_bps))) continue;
+      bool tight = true;
+      for (size_t m = 0; m < view.flows.size() && tight; ++m) {
+        const uint32_t f = view.flows[m];
+        if (!frozen[f] && !same(alloc[vi][m], lower[f])) tight = false;
+      }
+      if (!tight) continue;
+      for (const uint32_t f : view.flows) {
+        if (!frozen[f] && !marked[f]) {
+          to_freeze.push_back(f);
+          freeze_at.push_back(view.channel);
+          marked[f] = true;
+        }
+      }
+    }
+    if (to_freeze.empty()) break;
+    for (size_t i = 0; i < to_freeze.size(); ++i) {
+      freeze(to_freeze[i], lower[to_freeze[i]], freeze_at[i]);
+    }
+  }
+
+  // (2) The coupled remainder, flow by flow from the lower bounds.
+  auto greedy = [&](uint32_t vi, uint32_t m) {
+    const ChannelView& view = v.views[vi];
+    for (const uint32_t g : view.flows) ask[g] = x[g];
+    ask[view.flows[m]] = kInf;
+    arbiter.allocate(view, view.all, view.capacity_bps, ask, got);
+    return got[view.flows[m]];
+  };
+  if (unfrozen_count > 0) {
+    std::vector<uint32_t> rest;
+    std::vector<char> dirty(n, 0);
+    for (uint32_t f = 0; f < n; ++f) {
+      if (!frozen[f]) {
+        rest.push_back(f);
+        x[f] = lower[f];
+        dirty[f] = 1;
+      }
+    }
+    out.coupled_flows = static_cast<uint32_t>(rest.size());
+    // Sweeps in index order over the flows whose channels changed since they were last solved
+    // (a flow's right-hand side depends only on the rates of the flows it shares a channel with).
+    // A flow whose step turns back halves its steps from then on (and regains them while it
+    // keeps its direction): many coupled channels otherwise make whole steps swing for ever.
+    std::vector<double> gain(n, 1.0), last_step(n, 0.0);
+    bool pending = true;
+    double moved = 0.0;
+    while (pending && out.sweeps < kMaxSweeps) {
+      ++out.sweeps;
+      moved = 0.0;
+      for (const uint32_t f : rest) {
+        if (dirty[f] == 0) continue;
+        dirty[f] = 0;
+        double best = flows[f].offered_bps;
+        uint32_t at = kLimitedByOffered;
+        for (const auto& [vi, m] : v.hops[f]) {
+          if (idle[vi] != 0) continue;
+          const double share = greedy(vi, m);
+          if (share < best) {
+            best = share;
+            at = v.views[vi].channel;
+          }
+        }
+        const double scale = std::max(std::fabs(best), std::fabs(x[f]));
+        const double move = scale > 0.0 ? std::fabs(best - x[f]) / scale : 0.0;
+        out.bottleneck[f] = at;
+        if (move <= kSettled || !std::isfinite(best) || !std::isfinite(x[f])) {
+          x[f] = best;
+          last_step[f] = 0.0;
+        } else {
+          const double step = best - x[f];
+          gain[f] = step * last_step[f] < 0.0 ? gain[f] * 0.5 : std::min(1.0, gain[f] * 2.0);
+          last_step[f] = step;
+          x[f] += gain[f] * step;
+          dirty[f] = gain[f] < 1.0 ? 1 : 0;  // short of its target: look again
+        }
+        if (move > kSettled) {
+          moved = std::max(moved, move);
+          for (const auto& [vi, m] : v.hops[f]) {
+            for (const uint32_t g : v.views[vi].flows) {
+              if (g != f && !frozen[g]) dirty[g] = 1;
+            }
+          }
+        }
+      }
+      pending = false;
+      for (const uint32_t f : rest) pending = pending || dirty[f] != 0;
+    }
+    if (pending) {
+      out.notes.push_back(fmt::format(
+          "the coupled bottlenecks of {} flows did not settle within {} sweeps (last move {:.2g} "
+          "relative)",
+          rest.size(), kMaxSweeps, moved));
+    }
+  }
+  for (uint32_t f = 0; f < n; ++f) {
+    if (!active[f]) continue;
+    for (const uint32_t ch : routes[f].channels) out.channel_bps[ch] += x[f];
+  }
+  return out;
+}
+
+double greedy_share(const Topology& topology, std::span<const FabricFlow> flows,
+                    std::span<const Route> routes, const PortPolicy& policy, uint32_t channel,
+                    uint32_t flow, std::span<const double> rates) {
+  std::vector<bool> active(flows.size());
+  for (size_t f = 0; f < flows.size(); ++f) {
+    active[f] = !flows[f].dropped && flows[f].offered_bps > 0.0;
+  }
+  auto built = build_views(topology, flows, routes, policy, active);
+  if (!built || built->view_of_channel[channel] < 0) return 0.0;
+  const ChannelView& view = built->views[static_cast<size_t>(built->view_of_channel[channel])];
+  bool crosses = false;
+  std::vector<double> ask(flows.size(), 0.0), got(flows.size(), 0.0);
+  for (const uint32_t f : view.flows) {
+    ask[f] = rates[f];
+    crosses = crosses || f == flow;
+  }
+  if (!crosses) return 0.0;
+  ask[flow] = kInf;
+  const Arbiter arbiter(flows, policy, built->views, built->max_hops);
+  arbiter.allocate(view, view.all, view.capacity_bps, ask, got);
+  return got[flow];
+}
+
+}  // namespace qb::fabric
