@@ -42,9 +42,10 @@ if [[ "${QB_SETUP_DPDK:-$default_switch}" == 1 ]]; then
   packages+=(libdpdk-dev dpdk dpdk-dev iproute2 tshark)
 fi
 # The verbs driver: libibverbs and libmlx5 (ibverbs-providers) with their headers. No daemon:
-# rdma-core's own package (udev rules, rdma-ndd) is not asked for here.
+# rdma-core's own package (udev rules, rdma-ndd) is not asked for here. libibmad/libibumad:
+# the [ib] check's MAD reads of SL2VL and VLArb (nic/, as smpquery reads them).
 if [[ "${QB_SETUP_VERBS:-$default_switch}" == 1 ]]; then
-  packages+=(libibverbs-dev ibverbs-providers)
+  packages+=(libibverbs-dev ibverbs-providers libibmad-dev libibumad-dev)
 fi
 # Multi-host jobs (cluster/, docs/multi-host.md): Open MPI's headers and mpirun. No daemon.
 if [[ "${QB_SETUP_MPI:-$default_switch}" == 1 ]]; then

@@ -12,12 +12,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <optional>
 
 #include "device_timing.hpp"
 #include "dpdk_worker.hpp"
 #include "eal.hpp"
 #include "port.hpp"
+#include "port_state_hooks.hpp"
 #include "qb/drivers/registry.hpp"
 
 namespace qb::drv {
@@ -191,6 +193,21 @@ class DpdkDriver final : public DriverBackend {
   }
 
   Status apply(const policy::QosPlan& plan) override {
+    // The port's QoS against the suite's before anything is sent (an mlx5 port).
+    port_state_ = dpdk::open_port_state(
+        tx_port_, ops_->driver_name(tx_port_),
+        dpdk::NicOptions{config_.nic_qos == "apply" ? nic::QosMode::apply
+                         : config_.nic_qos == "off" ? nic::QosMode::off
+                                                    : nic::QosMode::check,
+                         config_.nic_counters, config_.nic_root, config_.nic_netdev});
+    if (port_state_) {
+      std::vector<uint8_t> dscps;
+      for (const policy::FlowPlan& flow : plan.flows) dscps.push_back(flow.dscp);
+      if (Status s = port_state_->check_qos(plan, dscps, "DPDK port " + dpdk::port_name(tx_port_));
+          !s) {
+        return s;
+      }
+    }
     for (const policy::FlowPlan& flow : plan.flows) {
       if (flow.op == policy::RdmaOp::read) {
         return make_error(Errc::invalid_config,
@@ -291,6 +308,7 @@ class DpdkDriver final : public DriverBackend {
       }
       for (auto& worker : workers_) worker->set_device_clock(*map);
     }
+    if (port_state_) port_state_->counters_before();
     dpdk::pin_main_thread();  // worker 0 runs here, on the main lcore
     for (auto& worker : workers_) worker->start();
     started_ = true;
@@ -366,12 +384,24 @@ class DpdkDriver final : public DriverBackend {
       }
     }
     out.insert(out.end(), xstats_.begin(), xstats_.end());
+    if (port_state_) {
+      port_state_->add_stats(out, transmit_ && !receive_   ? nic::CounterDirection::tx
+                                  : receive_ && !transmit_ ? nic::CounterDirection::rx
+                                                           : nic::CounterDirection::loopback);
+    }
     return out;
   }
 
   void close() noexcept override {
     if (started_) halt();
     started_ = false;
+    // The port's own QoS back (nic_qos = "apply"): said on stderr when it cannot be.
+    if (port_state_) {
+      if (Status s = port_state_->close(); !s) {
+        std::fprintf(stderr, "qosbench: error: dpdk: %s\n", s.error().message.c_str());
+      }
+      port_state_.reset();
+    }
     receive_only_.clear();
     workers_.clear();
   }
@@ -390,6 +420,7 @@ class DpdkDriver final : public DriverBackend {
     rte_eth_stats_get(tx_port_, &ps.tx);
     rte_eth_stats_get(rx_port_, &ps.rx);
     port_stats_ = ps;
+    if (port_state_) port_state_->counters_after();
     xstats_ = dpdk::xstats_for_results(*ops_, tx_port_, dpdk::port_name(tx_port_));
     if (receive_ && rx_port_ != tx_port_) {
       auto rx = dpdk::xstats_for_results(*ops_, rx_port_, dpdk::port_name(rx_port_));
@@ -421,6 +452,7 @@ class DpdkDriver final : public DriverBackend {
   std::unique_ptr<dpdk::DeviceOps> ops_;
   dpdk::TimingPlan timing_;
   DriverStats xstats_;
+  std::unique_ptr<nic::PortState> port_state_;  // an mlx5 port's QoS and counters
 };
 
 }  // namespace
@@ -460,13 +492,27 @@ std::unique_ptr<const DriverOptions> parse_dpdk_options(const ConfigTable& table
 }  // namespace
 
 DpdkConfig parse_dpdk_config(const ConfigTable& table) {
-  table.allow_only({"eal", "tx_port", "rx_port", "software_shaper", "hw_pacing"});
+  table.allow_only({"eal", "tx_port", "rx_port", "software_shaper", "hw_pacing", "nic_qos",
+                    "nic_counters", "nic_root", "nic_netdev"});
   DpdkConfig config;
   config.eal_args = table.string_list("eal").value_or(std::vector<std::string>{});
   config.tx_port = table.string("tx_port").value_or("");
   config.rx_port = table.string("rx_port").value_or("");
   config.software_shaper = table.boolean("software_shaper").value_or(config.software_shaper);
   config.hw_pacing = table.boolean("hw_pacing").value_or(config.hw_pacing);
+  config.nic_qos = table.string("nic_qos").value_or(config.nic_qos);
+  if (config.nic_qos != "check" && config.nic_qos != "apply" && config.nic_qos != "off") {
+    table.fail_at("nic_qos",
+                  "must be \"check\" (the port's QoS must be the suite's), \"apply\" "
+                  "(programmed for the run, put back after) or \"off\"");
+  }
+  config.nic_counters = table.boolean("nic_counters").value_or(true);
+  config.nic_root = table.string("nic_root").value_or("");
+  config.nic_netdev = table.string("nic_netdev").value_or("");
+  if (config.nic_root.empty() != config.nic_netdev.empty()) {
+    table.fail_at(config.nic_root.empty() ? "nic_netdev" : "nic_root",
+                  "nic_root (a recorded machine) and nic_netdev (its netdev) go together");
+  }
   return config;
 }
 

@@ -49,6 +49,12 @@ struct DpdkConfig {
   /// the port needs the tx_pp=<ns> devarg. open() fails (Errc::not_supported) on a port that
   /// does not offer it. Ignored when receiving only.
   bool hw_pacing = false;
+  /// The NIC's own state on an mlx5 port (port_state_hooks.hpp): nic_qos "check" | "apply" |
+  /// "off", nic_counters, nic_root (a recorded machine) with nic_netdev (its netdev).
+  std::string nic_qos = "check";
+  bool nic_counters = true;
+  std::string nic_root;
+  std::string nic_netdev;
   /// Per-flow send-queue depth in the shaper (Capabilities::max_outstanding_per_flow).
   uint32_t send_queue_depth = 512;
 

@@ -4,7 +4,8 @@ namespace qb::drv::verbs {
 
 VerbsConfig parse_verbs_config(const ConfigTable& table) {
   table.allow_only({"provider", "device", "port", "gid_index", "workers", "tree", "hw_rate_limit",
-                    "hw_pacing", "peer", "listen", "fake_timing", "fake_sched_support"});
+                    "hw_pacing", "peer", "listen", "fake_timing", "fake_sched_support", "nic_qos",
+                    "nic_counters", "nic_root"});
   VerbsConfig config;
   if (auto provider = table.string("provider")) {
     if (*provider == "rdma-core") {
@@ -65,6 +66,21 @@ VerbsConfig parse_verbs_config(const ConfigTable& table) {
     }
   }
   config.fake_sched_support = table.boolean("fake_sched_support").value_or(true);
+  if (auto mode = table.string("nic_qos")) {
+    if (*mode == "check") {
+      config.nic_qos = VerbsConfig::NicQos::check;
+    } else if (*mode == "apply") {
+      config.nic_qos = VerbsConfig::NicQos::apply;
+    } else if (*mode == "off") {
+      config.nic_qos = VerbsConfig::NicQos::off;
+    } else {
+      table.fail_at("nic_qos",
+                    "must be \"check\" (the port's QoS must be the suite's), \"apply\" (programmed "
+                    "for the run, put back after) or \"off\"");
+    }
+  }
+  config.nic_counters = table.boolean("nic_counters").value_or(true);
+  config.nic_root = table.string("nic_root").value_or("");
   if (fake && config.fake_timing == FakeTiming::simulated && config.workers > 1) {
     table.fail_at("workers", "the fake on simulated timing runs one worker (virtual time)");
   }

@@ -3,11 +3,16 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "qb/common/config_table.hpp"
+
+namespace qb::nic {
+struct NicSeams;  // qb/nic/port_state.hpp
+}
 
 namespace qb::drv::verbs {
 
@@ -44,6 +49,19 @@ struct VerbsConfig {
   /// The fake answers every mlx5dv_sched_* call with EOPNOTSUPP (a device or firmware without
   /// NIC QoS): tests the refusal path end to end.
   bool fake_sched_support = true;
+  /// The port's own QoS against the suite's [eth]/[ib] (nic_state.hpp): "check" (a mismatch
+  /// stops the run, exit 3), "apply" (the suite's [eth] programmed for the run and the port's
+  /// put back after it), "off".
+  enum class NicQos { check, apply, off };
+  NicQos nic_qos = NicQos::check;
+  /// The port's counters before and after each repetition, their deltas in the results.
+  bool nic_counters = true;
+  /// A directory standing for the machine's sysfs, /dev and recorded NIC answers
+  /// (qb/nic/recorded.hpp); empty: this machine. With provider = "fake" the NIC's state is
+  /// read only under nic_root (the fake has no netdev of its own).
+  std::string nic_root;
+  /// Tests: the seams to read the NIC's state through (null: nic_root's, or this machine's).
+  std::shared_ptr<nic::NicSeams> nic_seams;
 };
 
 /// Throws ConfigError (located) for unknown keys, values out of range, and fake_* keys without

@@ -9,6 +9,7 @@
 #include <bit>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <tuple>
@@ -20,6 +21,7 @@
 #include "nic_sched_tree.hpp"
 #include "peer_link.hpp"
 #include "qb/drivers/registry.hpp"
+#include "qb/nic/port_state.hpp"
 #include "qp_exchange.hpp"
 #include "software_tree.hpp"
 #include "verbs_port.hpp"
@@ -159,6 +161,7 @@ class VerbsDriver final : public DriverBackend {
     if (!port) return std::move(port).error();
     port_ = *port;
     print_note_once(port_.gid_note);
+    open_nic_state();
     const bool ib_suite = topology.wire.transport == policy::Transport::ib;
     if (ib_suite != port_.infiniband) {
       return verbs_error(
@@ -231,6 +234,26 @@ class VerbsDriver final : public DriverBackend {
       link_ = std::move(*link);
     }
     return {};
+  }
+
+  // The port's own state (qb/nic/port_state.hpp): on a device rdma-core opened, or under
+  // nic_root or the given seams (a fake, made here or by a test, has no netdev of its own).
+  void open_nic_state() {
+    nic_.reset();
+    const bool real_device = owned_ops_ != nullptr && !mirror_fake_;
+    if (!real_device && config_.nic_root.empty() && !config_.nic_seams) return;
+    nic::NicSeams seams =
+        config_.nic_seams ? *config_.nic_seams : nic::system_nic_seams(config_.nic_root);
+    const nic::QosMode mode = config_.nic_qos == VerbsConfig::NicQos::apply ? nic::QosMode::apply
+                              : config_.nic_qos == VerbsConfig::NicQos::off ? nic::QosMode::off
+                                                                            : nic::QosMode::check;
+    std::string netdev;
+    if (!port_.infiniband) {
+      netdev = nic::netdev_of_rdma_port(seams.root, device_, config_.port, port_.gid_index);
+    }
+    nic_ = std::make_unique<nic::PortState>(mode, config_.nic_counters, std::move(seams),
+                                            "driver.verbs.nic_qos", print_note_once);
+    nic_->open(device_, config_.port, std::move(netdev), port_.infiniband);
   }
 
   // Before anything is made: can the locked-memory limit hold what open() and apply() pin?
@@ -310,6 +333,16 @@ class VerbsDriver final : public DriverBackend {
   Status apply(const policy::QosPlan& plan) override {
     release_plan();
     if (Status s = check_plan(plan, PlanContext{topology_.job.has_value()}); !s) return s;
+    // The port's QoS against the suite's, before the tree and any QP (and programmed for the
+    // run with nic_qos = "apply").
+    if (nic_) {
+      std::vector<uint8_t> dscps;
+      for (const uint32_t f : flows_here()) dscps.push_back(plan.flows[f].dscp);
+      if (Status s = nic_->check_qos(plan, dscps, fmt::format("{} port {}", device_, config_.port));
+          !s) {
+        return s;
+      }
+    }
     // A receiver's NIC does not schedule what the sender sends: only senders build the tree
     // (in the NIC, or as each QP's pace).
     // In software, also without a tree: the port's classes and a suite rate below the port's
@@ -713,6 +746,7 @@ class VerbsDriver final : public DriverBackend {
       }
       device0_ns = static_cast<int64_t>(mlx5dv_ts_to_ns(&clock, ticks));
     }
+    if (nic_) nic_->counters_before();
     const int64_t host0_ns = workers_.empty() ? 0 : workers_.front()->host_now_ns();
     for (auto& worker : workers_) worker->start(host0_ns, device0_ns, clock);
     return {};
@@ -723,6 +757,7 @@ class VerbsDriver final : public DriverBackend {
 
   Status stop() override {
     for (auto& worker : workers_) worker->stop();
+    if (nic_) nic_->counters_after();
     return {};
   }
 
@@ -738,7 +773,7 @@ class VerbsDriver final : public DriverBackend {
       sum.ring_full += s.ring_full;
       sum.poll_errors += s.poll_errors;
     }
-    return {
+    DriverStats stats{
         {"posted_messages", static_cast<double>(sum.posted)},
         {"send_completions", static_cast<double>(sum.send_completions)},
         {"recv_completions", static_cast<double>(sum.recv_completions)},
@@ -755,6 +790,12 @@ class VerbsDriver final : public DriverBackend {
                                            [](double bps) { return bps > 0.0; }))},
         {"teardown_failures", static_cast<double>(teardown_failures_)},
     };
+    if (nic_) {
+      nic_->add_stats(stats, role() == Role::sender     ? nic::CounterDirection::tx
+                             : role() == Role::receiver ? nic::CounterDirection::rx
+                                                        : nic::CounterDirection::loopback);
+    }
+    return stats;
   }
 
   // QPs (detached, then destroyed), then the tree (children first): what apply() made.
@@ -794,6 +835,14 @@ class VerbsDriver final : public DriverBackend {
     context_ = nullptr;
     link_ = PeerLink{};
     teardown_failures_ += tree_.failed_destroys();
+    // The port's QoS as it was before the run (nic_qos = "apply"); a failure is said on stderr
+    // with the commands that put it back.
+    if (nic_) {
+      if (Status s = nic_->close(); !s) {
+        ++teardown_failures_;
+        std::fprintf(stderr, "qosbench: error: verbs: %s\n", s.error().message.c_str());
+      }
+    }
   }
 
  private:
@@ -813,7 +862,8 @@ class VerbsDriver final : public DriverBackend {
   std::vector<double> pace_bps_;  // tree = "software": per plan flow (software_tree.hpp)
   std::vector<FlowQps> qps_;
   std::vector<std::unique_ptr<VerbsWorker>> workers_;
-  PeerLink link_;  // two hosts: the connection to the peer
+  PeerLink link_;                        // two hosts: the connection to the peer
+  std::unique_ptr<nic::PortState> nic_;  // the port's QoS and counters (null: a fake, no nic_root)
   uint32_t teardown_failures_ = 0;
 };
 

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "convergence.hpp"
+#include "nic_counter_checks.hpp"
 #include "policy_results.hpp"
 #include "qb/common/units.hpp"
 #include "qb/engine/latency_summary.hpp"
@@ -613,6 +614,7 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run,
   judge_convergence(compiled, spec.gates.convergence_tolerance, out);
   attribute_backpressure(compiled, measured, span_ns, out);
   judge_gates(spec.gates, measured, out);
+  out.nic_checks = nic_counter_checks(compiled, out);
   if (nothing_measured(out)) forget_figures(out);
   return out;
 }
@@ -689,6 +691,15 @@ Result<Results> judge_run(const suite::Suite& suite, const engine::SuiteRun& run
   for (const ScenarioResult& scenario : results.scenarios) {
     if (scenario.starvation.unreliable) {
       results.warnings.push_back(starvation_message(scenario.name, scenario.starvation));
+    }
+  }
+  // The port's counters disagree with the run: said, not judged.
+  for (const ScenarioResult& scenario : results.scenarios) {
+    for (const NicCheckResult& check : scenario.nic_checks) {
+      if (!check.passed) {
+        results.warnings.push_back(fmt::format("scenario \"{}\": NIC counters, {}: {}",
+                                               scenario.name, check.name, check.detail));
+      }
     }
   }
   // An incomplete run cannot pass: its figures cover less than the suite asked for.

@@ -679,6 +679,22 @@ const RecordSchema<QueueDepthSeries>& schema_of<QueueDepthSeries>() {
   return schema;
 }
 
+const Field<NicCheckResult> kNicCheckFields[] = {
+    member<&NicCheckResult::name>("name"),
+    member<&NicCheckResult::passed>("passed"),
+    member<&NicCheckResult::checked>("checked"),
+    member<&NicCheckResult::detail>("detail"),
+};
+template <>
+const RecordSchema<NicCheckResult>& schema_of<NicCheckResult>() {
+  static const RecordSchema<NicCheckResult> schema{kNicCheckFields};
+  return schema;
+}
+
+bool has_nic_checks(const ScenarioResult& scenario) {
+  return !scenario.nic_checks.empty();
+}
+
 bool has_queue_depth(const ScenarioResult& scenario) {
   return !scenario.queue_depth.empty();
 }
@@ -798,6 +814,7 @@ const Field<ScenarioResult> kScenarioFields[] = {
     // Only with several hosts: the tree of each host's NIC ("tree" sums them).
     member<&ScenarioResult::host_trees>("host_trees", Presence::optional, has_host_trees),
     member<&ScenarioResult::driver_stats>("driver_stats"),
+    member<&ScenarioResult::nic_checks>("nic_checks", Presence::optional, has_nic_checks),
     // Only when the driver models a switch queue (congestion suites on the simulator).
     member<&ScenarioResult::queue_depth>("queue_depth", Presence::optional, has_queue_depth),
     // Only with classes or oracle notes: other results stay as before classes existed.

@@ -330,7 +330,7 @@ EthQosSpec read_eth(const Located* section) {
   EthQosSpec spec;
   if (section == nullptr) return spec;
   const TableReader reader(section->table(), section->path, section->file);
-  reader.allow_only({"trust", "dscp2prio", "prio_tc", "tsa", "ets", "tc_max_rate"});
+  reader.allow_only({"trust", "dscp2prio", "prio_tc", "tsa", "ets", "tc_max_rate", "pfc"});
   spec.present = true;
   spec.where = section->path;
   spec.loc = reader.loc();
@@ -431,6 +431,20 @@ EthQosSpec read_eth(const Located* section) {
       reader.fail_at(key, fmt::format("ETS percentages must sum to 100 when any TC is ETS, got "
                                       "{}",
                                       sum));
+    }
+  }
+
+  if (reader.has("pfc")) {
+    // The priorities with PFC on (lossless): compared with the NIC's, not modelled.
+    const Located value = reader.at("pfc");
+    const auto* array = value.node.as_array();
+    if (array == nullptr) value.fail_type("an array of priorities 0..7 (those with PFC on)");
+    qos.pfc_given = true;
+    for (size_t i = 0; i < array->size(); ++i) {
+      const Located item = element(value, *array, i);
+      const auto prio = static_cast<uint8_t>(located_integer(item, 0, kMaxPrio, "priority"));
+      if ((qos.pfc_enabled >> prio) & 1U) item.fail_here(fmt::format("priority {} twice", prio));
+      qos.pfc_enabled = static_cast<uint8_t>(qos.pfc_enabled | (1U << prio));
     }
   }
 

@@ -97,6 +97,8 @@ Results every_field() {
   ib.op_vls = 4;
   s.arbitration = {ets, ib};
   s.queue_depth = {QueueDepthSeries{"port", {1000.0, 2000.0}, {500.0, 1500.0}}};  // a switch
+  s.nic_checks = {NicCheckResult{"priority_bytes", false, true, "priority 3: ..."},
+                  NicCheckResult{"pause_on_lossy", true, false, "the suite does not say"}};
   s.starvation.present = true;  // a real-time driver watched its workers
   s.starvation.lost_ns = 2000;
   s.starvation.run_ns = 100000;

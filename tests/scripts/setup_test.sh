@@ -72,7 +72,7 @@ host=$work/minimal; make_host "$host"
 rc=$(run_setup "$host" QB_SETUP_PROFILE=minimal)
 [[ $rc == 0 ]] || fail "minimal: exit $rc: $(cat "$host/out")"
 grep -qx libtomlplusplus-dev "$host/state/apt.log" || fail "minimal: libtomlplusplus-dev not installed"
-for p in libdpdk-dev dpdk dpdk-dev tshark opensm ibsim-utils infiniband-diags chromium clang-14 libibverbs-dev \
+for p in libdpdk-dev dpdk dpdk-dev tshark opensm ibsim-utils infiniband-diags chromium clang-14 libibverbs-dev libibmad-dev \
   libopenmpi-dev openmpi-bin; do
   ! grep -qx "$p" "$host/state/apt.log" || fail "minimal profile installed $p"
 done
@@ -86,6 +86,7 @@ rc=$(run_setup "$host")
 grep -qx opensm "$host/state/apt.log" || fail "fresh: opensm not installed"
 grep -qx tshark "$host/state/apt.log" || fail "fresh: the full profile did not install tshark"
 grep -qx openmpi-bin "$host/state/apt.log" || fail "fresh: the full profile did not install openmpi-bin"
+grep -qx libibmad-dev "$host/state/apt.log" || fail "fresh: the full profile did not install libibmad-dev"
 [[ ! -f "$host/state/active" ]] || fail "fresh: opensm was started during the install"
 [[ ! -f "$host/state/enabled" ]] || fail "fresh: opensm left enabled"
 grep -q 'exit 0' "$host/policy-rc.d" || fail "fresh: the existing policy-rc.d was not restored"

@@ -244,6 +244,16 @@ struct Convergence {
   std::vector<SettledShare> settled_group_shares;  // per (group, epoch); not in the file
 };
 
+/// A reconciliation of the port's counter deltas with the run (nic/counter_checks.hpp): a
+/// failed one is a warning in the results, not a failed judgement (the port may carry other
+/// traffic).
+struct NicCheckResult {
+  std::string name;  // "priority_bytes", "cnp_vs_ecn", "pause_on_lossy", "retransmissions"
+  bool passed = true;
+  bool checked = true;  // false: the counters or the run's direction do not allow it
+  std::string detail;
+};
+
 /// A switch egress queue's depth per time bin of the measured window.
 struct QueueDepthSeries {
   std::string name;                // the egress class: "port", "TC3", "VL1"
@@ -300,6 +310,9 @@ struct ScenarioResult {
   Starvation starvation;    // in the file only when present
   std::vector<GateResult> gates;
   std::vector<std::pair<std::string, double>> driver_stats;  // mean over repetitions
+  /// The port's counters against the run; in the file only when the driver read them
+  /// (driver_stats "nic.*").
+  std::vector<NicCheckResult> nic_checks;
   std::vector<QueueDepthSeries> queue_depth;  // in the file only when the driver gave it
   bool passed = true;
 };

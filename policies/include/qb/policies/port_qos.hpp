@@ -29,6 +29,10 @@ struct EthPortQos {
   /// Per-TC cap as the hardware applies it (0 = none): the kbit/s setting rounded down to
   /// 100 Mbit/s units below 26 Gbit/s, 1 Gbit/s units above (as the mlx5 driver stores it).
   std::array<double, 8> tc_max_rate_bps{};
+  /// `pfc`: bit p set when the suite says priority p is lossless (PFC on). Only compared with
+  /// the NIC (nic/eth_qos_check.hpp) when the suite gives it; the models do not read it.
+  uint8_t pfc_enabled = 0;
+  bool pfc_given = false;
 };
 
 /// The mlx5 driver defaults (all TCs vendor, prio_tc 1,0,2..7), with dscp2prio = dscp >> 3
