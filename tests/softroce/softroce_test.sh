@@ -11,6 +11,7 @@
 #   3. rxe's hw_counters moved: each device's sent_pkts grew by exactly the RoCEv2 packets the
 #      capture saw leave it, its rcvd_pkts by those it saw go to it (98-100 %: rxe drops some
 #      retransmitted ones uncounted);
+#   3b. qosbench's own counter deltas (the receiver's nic.rdma.*) equal the guest's reads;
 #   4. the READ run's verdict;
 #   5. the teardown left nothing (no rxe, veth, rule, module or qosbench in the guest; the guest
 #      powered off; its files removed here unless QB_SOFTROCE_KEEP=1);
@@ -126,6 +127,18 @@ for pair in "rxe0 10.0.0.1" "rxe1 10.0.0.2"; do
   if ((received > to + dropped || received * 100 < to * 98)); then
     fail "$device received $received RoCEv2 packets (rcvd_pkts), the capture saw $to go to it"
   fi
+done
+
+# 3b. The product's own counters (nic/, docs/verbs.md): the receiver's results carry rxe1's
+# hw_counters deltas of its one repetition, read by qosbench; they equal the guest's own reads.
+for name in rcvd_pkts sent_pkts; do
+  ours=$(delta "$out/counters_before_rxe1.txt" "$out/counters_after_rxe1.txt" "$name")
+  product=$(python3 -c 'import json, sys
+stats = json.load(open(sys.argv[1]))["scenarios"][0].get("driver_stats", {})
+value = stats.get("nic.rdma." + sys.argv[2])
+print("none" if value is None else int(value))' "$out/receiver.json" "$name" 2>/dev/null)
+  echo "rxe1 $name: qosbench's nic.rdma.$name ${product:-none}, the guest's own read +$ours"
+  [[ "$product" == "$ours" ]] || fail "the receiver's nic.rdma.$name (${product:-none}) is not rxe1's +$ours"
 done
 
 # 4. READ.
