@@ -108,6 +108,7 @@ Status compile_fabric(const Scenario& scenario, std::span<const fabric::FlowEndp
     std::vector<uint32_t>& path = graph->flow_path.emplace_back(std::move((*routes)[f].channels));
     std::vector<uint8_t>& classes = graph->flow_class.emplace_back(path.size(), flow.switch_arb_class);
     if (!classes.empty()) classes.front() = flow.arb_class;
+    graph->flow_source.push_back(endpoints[f].src_host);
     graph->flow_destination.push_back(endpoints[f].dst_host);
   }
   graph->per_flow_fairness = spec.fairness == fabric::Fairness::per_flow;

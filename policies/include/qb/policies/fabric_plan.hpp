@@ -33,6 +33,7 @@ struct FabricPlan {
   /// its arbitration class on each (TC or VL at that egress).
   std::vector<std::vector<uint32_t>> flow_path;
   std::vector<std::vector<uint8_t>> flow_class;
+  std::vector<uint32_t> flow_source;       // host index (QosPlan's FlowPlan::host)
   std::vector<uint32_t> flow_destination;  // host index
   /// Inside a class at a switch egress: round robin over ingress ports (false) or over flows.
   bool per_flow_fairness = false;
