@@ -41,12 +41,22 @@ Status add_apply_qos(const ConfigTable& table, std::vector<ConfigOverride>& over
   }
   if (in_file && *in_file != "apply") {
     return table.error_at("nic_qos",
-                          fmt::format("{} = \"{}\" conflicts with --apply-qos (nic_qos = "
-                                      "\"apply\"): remove one of them",
-                                      table.key_path("nic_qos"), *in_file));
+                          fmt::format("is \"{}\" in the suite, which conflicts with --apply-qos "
+                                      "(nic_qos = \"apply\"): remove one of them",
+                                      *in_file));
   }
   overrides.push_back(ConfigOverride{"nic_qos", "apply", "--apply-qos", false});
   return {};
+}
+
+Error explain_apply_qos_refusal(Error error, const std::string& driver) {
+  if (!error.where.starts_with("--apply-qos")) return error;
+  error.message = fmt::format(
+      "the {} driver has no NIC whose QoS it programs: --apply-qos (nic_qos = \"apply\") is an "
+      "option of the drivers of real NICs (verbs, dpdk)",
+      driver);
+  error.where = "--apply-qos";
+  return error;
 }
 
 }  // namespace qb::cli

@@ -186,7 +186,9 @@ Result<drv::DriverFactory> configure_run_driver(const suite::Suite& suite, const
       return std::move(s).error();
     }
   }
-  return drv::configure_driver(name, suite::driver_table(suite, name), overrides);
+  auto factory = drv::configure_driver(name, suite::driver_table(suite, name), overrides);
+  if (!factory && args.apply_qos) return explain_apply_qos_refusal(std::move(factory).error(), name);
+  return factory;
 }
 
 Result<report::ComparisonOptions> comparison_options(const CompareOptionsArgs& args) {

@@ -6,12 +6,14 @@
 #include <linux/rtnetlink.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "qb/nic/dcb_apply.hpp"
 #include "qb/nic/dcb_netlink.hpp"
@@ -46,6 +48,17 @@ std::vector<uint8_t> set_status_reply(uint32_t seq, int status) {
   std::memcpy(out.data() + NLMSG_HDRLEN + sizeof dcb, &attr, sizeof attr);
   out[NLMSG_HDRLEN + sizeof dcb + NLA_HDRLEN] = static_cast<uint8_t>(static_cast<int8_t>(status));
   return out;
+}
+
+// "KEY N" on a line of a takes-sets marker; -1 when absent.
+long marker_value(const std::string& marker, std::string_view key) {
+  std::istringstream lines(marker);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.size() > key.size() && line.starts_with(key) && line[key.size()] == ' ') {
+      return std::strtol(line.c_str() + key.size() + 1, nullptr, 10);
+    }
+  }
+  return -1;
 }
 
 // Replaces `path` whole (temporary file, rename): a reader in another process never sees half.
@@ -106,14 +119,18 @@ class RecordedDcb final : public DcbTransport {
  private:
   // A recording made a fake port (DIR/dcb/<netdev>.takes-sets, for tests of a run that
   // programs a port from another process): the setting is applied to the recorded state and
-  // written back. The marker may hold "sets_left N": after N settings every one is refused
-  // with EIO (a port that cannot be put back).
+  // written back. The marker may hold lines "sets_left N" (after N settings every one is
+  // refused with EIO: a port that cannot be put back) and "delay_ms N" (each setting takes
+  // that long: a slow firmware).
   Result<std::vector<uint8_t>> take_setting(std::span<const uint8_t> request, uint32_t seq,
                                             uint8_t cmd, const std::string& ifname,
                                             const fs::path& path, const fs::path& takes) {
     const std::string marker = slurp(takes).value_or("");
-    long sets_left = -1;
-    if (marker.starts_with("sets_left ")) sets_left = std::strtol(marker.c_str() + 10, nullptr, 10);
+    const long sets_left = marker_value(marker, "sets_left");
+    // A slow port (firmware commands of 100s of ms): a signal can land during a restore.
+    if (const long delay_ms = marker_value(marker, "delay_ms"); delay_ms > 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    }
     if (sets_left == 0) return set_status_reply(seq, -EIO);
     const auto text = slurp(path);
     auto bytes = text ? parse_hex(*text) : std::nullopt;
@@ -129,8 +146,15 @@ class RecordedDcb final : public DcbTransport {
     std::string hex;
     for (const uint8_t b : encode_ieee_set(ifname, 0, now)) hex += fmt::format("{:02x}", b);
     if (!replace_file(path, hex + "\n")) return set_status_reply(seq, -EIO);
-    if (sets_left > 0 && !replace_file(takes, fmt::format("sets_left {}\n", sets_left - 1))) {
-      return set_status_reply(seq, -EIO);
+    if (sets_left > 0) {
+      std::string rest;  // the marker's other lines, kept
+      std::istringstream lines(marker);
+      for (std::string line; std::getline(lines, line);) {
+        if (!line.starts_with("sets_left ")) rest += line + "\n";
+      }
+      if (!replace_file(takes, fmt::format("{}sets_left {}\n", rest, sets_left - 1))) {
+        return set_status_reply(seq, -EIO);
+      }
     }
     return set_status_reply(seq, 0);
   }
