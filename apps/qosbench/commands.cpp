@@ -187,7 +187,8 @@ Result<drv::DriverFactory> configure_run_driver(const suite::Suite& suite, const
     }
   }
   auto factory = drv::configure_driver(name, suite::driver_table(suite, name), overrides);
-  if (!factory && args.apply_qos) return explain_apply_qos_refusal(std::move(factory).error(), name);
+  if (!factory && args.apply_qos)
+    return explain_apply_qos_refusal(std::move(factory).error(), name);
   return factory;
 }
 

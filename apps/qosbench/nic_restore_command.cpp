@@ -28,8 +28,8 @@ int restore_one(const std::string& path, const nic::RestoreJournal& journal) {
   }
   nic::NicSeams seams = nic::system_nic_seams(journal.root);
   if (seams.root == "/") {
-    if (Status s = nic::check_dcb_write_permission(
-            nic::has_effective_capability(CAP_NET_ADMIN), journal.ifname, "nic-restore");
+    if (Status s = nic::check_dcb_write_permission(nic::has_effective_capability(CAP_NET_ADMIN),
+                                                   journal.ifname, "nic-restore");
         !s) {
       fmt::print(std::cerr, "{}\n", s.error().to_string());
       return 3;
@@ -69,8 +69,8 @@ int nic_restore_command(const NicRestoreArgs& args) {
     code = std::max(code, restore_one(path, *journal));
   }
   for (const std::string& ifname : wanted) {
-    fmt::print(std::cerr, "qosbench: error: nic-restore: no restore journal for {} in {}\n",
-               ifname, dir);
+    fmt::print(std::cerr, "qosbench: error: nic-restore: no restore journal for {} in {}\n", ifname,
+               dir);
     code = std::max(code, 2);
   }
   if (code == 0 && args.ifnames.empty() && nic::list_journals(dir).empty()) {

@@ -8,7 +8,7 @@
 namespace qb::cli {
 
 struct NicRestoreArgs {
-  std::string state_dir;            // empty: the default (QOSBENCH_STATE_DIR, ...)
+  std::string state_dir;             // empty: the default (QOSBENCH_STATE_DIR, ...)
   std::vector<std::string> ifnames;  // empty: every journal of the directory
 };
 

@@ -310,9 +310,10 @@ class VerbsDriver final : public DriverBackend {
         return s;
       }
     }
-    print_note_once(fmt::format("{}: the responder QPs are on {} (responder_device): the flows "
-                                "cross the wire between the two ports",
-                                device_, responder_device_));
+    print_note_once(
+        fmt::format("{}: the responder QPs are on {} (responder_device): the flows "
+                    "cross the wire between the two ports",
+                    device_, responder_device_));
     return {};
   }
 
@@ -325,8 +326,7 @@ class VerbsDriver final : public DriverBackend {
                      ibv_pd* pd) {
     const std::string what = fmt::format("worker {}", w);
     // A responder_device's CQs: host stamps (its clock is not this device's).
-    const bool timestamps =
-        port_.completion_timestamps && port_.clock_info && context == context_;
+    const bool timestamps = port_.completion_timestamps && port_.clock_info && context == context_;
     ibv_cq_init_attr_ex cq_attr{};
     cq_attr.wc_flags = IBV_WC_EX_WITH_BYTE_LEN |
                        (timestamps ? uint64_t{IBV_WC_EX_WITH_COMPLETION_TIMESTAMP} : uint64_t{0});
@@ -540,8 +540,8 @@ class VerbsDriver final : public DriverBackend {
   QpEndpoint local_endpoint(uint32_t flow, ibv_qp* qp) const {
     const uint32_t w = worker_of_flow(flow, static_cast<uint32_t>(resources_.size()));
     // A responder on responder_device answers from that device's port and buffers.
-    const bool other = responder_context_ != nullptr && flow < qps_.size() &&
-                       qp == qps_[flow].responder;
+    const bool other =
+        responder_context_ != nullptr && flow < qps_.size() && qp == qps_[flow].responder;
     const WorkerResources& r = other ? responder_resources_[w] : resources_[w];
     const PortInfo& port = other ? responder_port_ : port_;
     QpEndpoint e;
@@ -613,7 +613,8 @@ class VerbsDriver final : public DriverBackend {
     attr.cap.max_send_sge = 1;
     attr.cap.max_recv_sge = 1;
     errno = 0;
-    ibv_qp* qp = ops_->create_qp(requester || responder_pd_ == nullptr ? pd_ : responder_pd_, &attr);
+    ibv_qp* qp =
+        ops_->create_qp(requester || responder_pd_ == nullptr ? pd_ : responder_pd_, &attr);
     if (qp == nullptr) {
       return call_failed("ibv_create_qp", errno,
                          fmt::format("flow '{}'{}", flow.name, requester ? "" : " (responder)"));

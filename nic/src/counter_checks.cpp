@@ -62,7 +62,8 @@ PriorityCounters priority_counters(const CounterCheckInput& in,
       if (!counter || (tx && counter->tx != *tx)) continue;
       for (size_t k = 0; k < kinds.size(); ++k) {
         if (counter->kind != *(kinds.begin() + k)) continue;
-        found.values[counter->tx ? 1 : 0][counter->priority][k] = PriorityCounters::Value{delta, name};
+        found.values[counter->tx ? 1 : 0][counter->priority][k] =
+            PriorityCounters::Value{delta, name};
         found.any = true;
       }
     }
@@ -130,11 +131,10 @@ CounterCheck priority_bytes(const CounterCheckInput& in) {
     const double want = in.flow_frame_bytes[p] / sent_total;
     const double got = counted[p] / counted_total;
     if (want > 0.0 && got + kPriorityShareTolerance < want) {
-      wrong.push_back(
-          fmt::format("priority {}: the suite's flows of it sent {} of the bytes, "
-                      "the NIC counted {} there ({})",
-                      p, percent(want), percent(got),
-                      shown(found, fmt::format("{}_prio{}_bytes", dir, p))));
+      wrong.push_back(fmt::format(
+          "priority {}: the suite's flows of it sent {} of the bytes, "
+          "the NIC counted {} there ({})",
+          p, percent(want), percent(got), shown(found, fmt::format("{}_prio{}_bytes", dir, p))));
     }
     if (got > want + kPriorityShareTolerance) {
       where_it_went.push_back(
@@ -232,7 +232,8 @@ CounterCheck pause_on_lossy(const CounterCheckInput& in) {
     for (const bool tx : {true, false}) {
       if (const auto& v = found.at(tx, p, 0)) {
         pauses += v->delta;
-        if (v->delta > 0) names.push_back(fmt::format("{} {:.0f}", shown(found, v->name), v->delta));
+        if (v->delta > 0)
+          names.push_back(fmt::format("{} {:.0f}", shown(found, v->name), v->delta));
       }
     }
     if (pauses > 0 && ((in.lossless >> p) & 1U) == 0) {

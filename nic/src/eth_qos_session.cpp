@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-
 #include <unistd.h>
 
 #include <atomic>
@@ -101,8 +100,7 @@ Result<std::unique_ptr<EthQosSession>> EthQosSession::begin(DcbTransport& transp
   std::unique_ptr<EthQosSession> session(
       new EthQosSession(transport, std::move(sysfs_root), target.ifname));
   if (state_dir.empty()) state_dir = default_nic_state_dir();
-  const std::string journal =
-      journal_path(state_dir, target.ifname, session->sysfs_root_);
+  const std::string journal = journal_path(state_dir, target.ifname, session->sysfs_root_);
   // A killed run's journal: the port is still as that run's suite set it, so what is read now
   // is not the port's own state. Put back first (apply), or stop with the command.
   if (mode == QosMode::apply) {
@@ -203,8 +201,8 @@ Result<std::unique_ptr<EthQosSession>> EthQosSession::begin(DcbTransport& transp
       "{}{} (netdev {}): programmed the suite's {} through DCB netlink for the run (nic_qos = "
       "\"apply\"); the port's own settings are put back after it. Should qosbench be killed "
       "before, `{}` puts them back (journal {}), or by hand:\n{}",
-      *stale, target.port_label, target.ifname, fmt::join(keys, ", "),
-      nic_restore_command(journal), journal, dcb_restore_commands(session->before_));
+      *stale, target.port_label, target.ifname, fmt::join(keys, ", "), nic_restore_command(journal),
+      journal, dcb_restore_commands(session->before_));
   return session;
 }
 
@@ -286,14 +284,14 @@ Result<std::string> settle_stale_journal(DcbTransport& transport, const std::str
                       option_key);
   }
   if (!restore) {
-    return make_error(Errc::unavailable,
-                      fmt::format("{} is still as a qosbench run that did not end (pid {}) set "
-                                  "it with nic_qos = \"apply\" (journal {}): its own state is not "
-                                  "what the port reads now. Put it back with `{}`, or run with "
-                                  "--apply-qos (puts it back first)",
-                                  journal->ifname, journal->pid, journal_file,
-                                  nic_restore_command(journal_file)),
-                      option_key);
+    return make_error(
+        Errc::unavailable,
+        fmt::format("{} is still as a qosbench run that did not end (pid {}) set "
+                    "it with nic_qos = \"apply\" (journal {}): its own state is not "
+                    "what the port reads now. Put it back with `{}`, or run with "
+                    "--apply-qos (puts it back first)",
+                    journal->ifname, journal->pid, journal_file, nic_restore_command(journal_file)),
+        option_key);
   }
   if (Status s = restore_eth_qos(transport, sysfs_root, journal->before); !s) {
     return make_error(Errc::unavailable,
@@ -321,12 +319,12 @@ Status EthQosSession::restore() {
   }
   // The journal stays: nic-restore (or the next apply run) can try again.
   unregister_exit_note(exit_note_.c_str());
-  restore_status_ = make_error(
-      Errc::runtime, fmt::format("{}\nor, once the cause is fixed: {} (journal {})",
-                                 restore_status_.error().message, nic_restore_command(journal_),
-                                 journal_));
-  note_port_left_changed(fmt::format("the QoS of {} was not put back ({})", ifname_,
-                                     nic_restore_command(journal_)));
+  restore_status_ =
+      make_error(Errc::runtime, fmt::format("{}\nor, once the cause is fixed: {} (journal {})",
+                                            restore_status_.error().message,
+                                            nic_restore_command(journal_), journal_));
+  note_port_left_changed(
+      fmt::format("the QoS of {} was not put back ({})", ifname_, nic_restore_command(journal_)));
   return restore_status_;
 }
 

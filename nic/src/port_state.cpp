@@ -105,8 +105,8 @@ Status PortState::check_qos(const policy::QosPlan& plan, const std::vector<uint8
     target.flow_dscps = dscps;
     target.option_key = key;
     const bool net_admin = seams_.net_admin.value_or(has_effective_capability(CAP_NET_ADMIN));
-    auto session = EthQosSession::begin(*seams_.dcb, seams_.root, target, mode_, net_admin,
-                                        seams_.state_dir);
+    auto session =
+        EthQosSession::begin(*seams_.dcb, seams_.root, target, mode_, net_admin, seams_.state_dir);
     if (!session) return std::move(session).error();
     session_ = std::move(*session);
     notes_(session_->note());

@@ -79,8 +79,8 @@ Status write_journal(const std::string& path, const RestoreJournal& journal) {
   std::error_code ec;
   fs::create_directories(target.parent_path(), ec);
   if (ec) {
-    return make_error(Errc::io, fmt::format("creating {}: {}", target.parent_path().string(),
-                                            ec.message()));
+    return make_error(Errc::io,
+                      fmt::format("creating {}: {}", target.parent_path().string(), ec.message()));
   }
   ::chmod(target.parent_path().c_str(), 0700);  // journals name ports: only their owner reads
   DcbIeeeSet as_set{journal.before.ets, journal.before.maxrate, journal.before.pfc,
@@ -93,7 +93,8 @@ Status write_journal(const std::string& path, const RestoreJournal& journal) {
       hex_of(encode_ieee_set(journal.ifname, 0, as_set)));
   const std::string temp = fmt::format("{}.tmp.{}", path, ::getpid());
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return make_error(Errc::io, fmt::format("creating {}: {}", temp, std::strerror(errno)));
+  if (fd < 0)
+    return make_error(Errc::io, fmt::format("creating {}: {}", temp, std::strerror(errno)));
   register_exit_cleanup_file(temp.c_str());
   Status written = write_all(fd, text, temp);
   if (written && ::fsync(fd) != 0) {
@@ -101,8 +102,8 @@ Status write_journal(const std::string& path, const RestoreJournal& journal) {
   }
   ::close(fd);
   if (written && ::rename(temp.c_str(), path.c_str()) != 0) {
-    written = make_error(Errc::io, fmt::format("renaming {} to {}: {}", temp, path,
-                                               std::strerror(errno)));
+    written = make_error(Errc::io,
+                         fmt::format("renaming {} to {}: {}", temp, path, std::strerror(errno)));
   }
   if (!written) ::unlink(temp.c_str());
   unregister_exit_cleanup_file(temp.c_str());
@@ -126,8 +127,8 @@ Result<RestoreJournal> read_journal(const std::string& path) {
   bool magic = false;
   int line_no = 0;
   auto bad = [&](const std::string& why) {
-    return make_error(Errc::io, fmt::format("{}:{}: not a qosbench restore journal: {}", path,
-                                            line_no, why));
+    return make_error(Errc::io,
+                      fmt::format("{}:{}: not a qosbench restore journal: {}", path, line_no, why));
   };
   while (std::getline(in, line)) {
     ++line_no;

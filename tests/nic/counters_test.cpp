@@ -197,7 +197,8 @@ CounterCheckInput mlx5_xstats_receiver() {
   for (const char* name :
        {"rx_good_packets", "rx_good_bytes", "rx_q0_packets", "rx_q0_bytes", "rx_unicast_bytes",
         "rx_unicast_packets", "rx_wqe_errors", "rx_phy_crc_errors", "rx_out_of_buffer",
-        "rx_phy_packets", "rx_phy_bytes", "rx_phy_discard_packets", "tx_pp_missed_interrupt_errors"}) {
+        "rx_phy_packets", "rx_phy_bytes", "rx_phy_discard_packets",
+        "tx_pp_missed_interrupt_errors"}) {
     in.deltas[fmt::format("dpdk.{}", name)] = 0.0;
   }
   in.deltas["dpdk.rx_phy_bytes"] = 1'000'000;
@@ -213,8 +214,7 @@ TEST(CounterChecks, Mlx5XstatsDiscardsOnALosslessPriorityFail) {
   in.deltas["dpdk.rx_prio0_cong_discard_packets"] = 25;  // priority 0 is lossy: expected
   CounterCheck c = find(check_counters(in), "discards_on_lossless");
   EXPECT_TRUE(c.checked && c.passed) << c.detail;
-  EXPECT_NE(c.detail.find("priority 0 (xstat rx_prio0_cong_discard_packets 25)"),
-            std::string::npos)
+  EXPECT_NE(c.detail.find("priority 0 (xstat rx_prio0_cong_discard_packets 25)"), std::string::npos)
       << c.detail;
   in.deltas["dpdk.rx_prio3_buf_discard_packets"] = 7;
   c = find(check_counters(in), "discards_on_lossless");

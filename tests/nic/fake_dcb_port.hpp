@@ -6,14 +6,13 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <sys/socket.h>
-
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <string>
-#include <cstring>
 #include <vector>
 
 #include "qb/nic/dcb_apply.hpp"

@@ -2,6 +2,8 @@
 // verified restore, kept (and the port noted for the verdict) when the restore fails; a killed
 // run's journal is put back first by the next apply run and stops a check run with the command;
 // a second signal's exit prints that command.
+#include "qb/nic/restore_journal.hpp"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -17,7 +19,6 @@
 #include "qb/nic/eth_qos_session.hpp"
 #include "qb/nic/left_changed.hpp"
 #include "qb/nic/recorded.hpp"
-#include "qb/nic/restore_journal.hpp"
 
 namespace qb::nic {
 namespace {
@@ -48,8 +49,8 @@ policy::EthPortQos roce_ets_suite() {
 }
 
 EthQosTarget roce_ets_target() {
-  return EthQosTarget{"ens1f0np0", "mlx5_0 port 1", roce_ets_suite(), {46, 0, 10},
-                      "driver.verbs.nic_qos"};
+  return EthQosTarget{
+      "ens1f0np0", "mlx5_0 port 1", roce_ets_suite(), {46, 0, 10}, "driver.verbs.nic_qos"};
 }
 
 // A pid that no process has: a child that has exited and been reaped.
@@ -184,8 +185,7 @@ struct KilledRun {
 
 TEST(RestoreJournal, TheNextApplyRunPutsAKilledRunsPortBackFirst) {
   KilledRun killed(dead_pid());
-  auto session =
-      EthQosSession::begin(killed.port, kRoot, roce_ets_target(), QosMode::apply, true);
+  auto session = EthQosSession::begin(killed.port, kRoot, roce_ets_target(), QosMode::apply, true);
   ASSERT_TRUE(session.ok()) << session.error().message;
   EXPECT_NE((*session)->note().find("put back as it was before a run that did not end"),
             std::string::npos)
@@ -199,8 +199,7 @@ TEST(RestoreJournal, TheNextApplyRunPutsAKilledRunsPortBackFirst) {
 
 TEST(RestoreJournal, ACheckRunStopsOnAKilledRunsJournalWithTheCommand) {
   KilledRun killed(dead_pid());
-  auto session =
-      EthQosSession::begin(killed.port, kRoot, roce_ets_target(), QosMode::check, true);
+  auto session = EthQosSession::begin(killed.port, kRoot, roce_ets_target(), QosMode::check, true);
   ASSERT_FALSE(session.ok());
   EXPECT_EQ(session.error().code, Errc::unavailable);
   EXPECT_NE(session.error().message.find("qosbench nic-restore --state-dir " + killed.dir.path),
@@ -213,8 +212,7 @@ TEST(RestoreJournal, ACheckRunStopsOnAKilledRunsJournalWithTheCommand) {
 
 TEST(RestoreJournal, ARunningRunsJournalIsLeftAlone) {
   KilledRun running(static_cast<int>(::getppid()));
-  auto session =
-      EthQosSession::begin(running.port, kRoot, roce_ets_target(), QosMode::apply, true);
+  auto session = EthQosSession::begin(running.port, kRoot, roce_ets_target(), QosMode::apply, true);
   ASSERT_FALSE(session.ok());
   EXPECT_NE(session.error().message.find("another qosbench run (pid"), std::string::npos)
       << session.error().message;

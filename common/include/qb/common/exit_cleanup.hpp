@@ -26,9 +26,9 @@ void register_exit_note(const char* text) noexcept;
 /// Forgets a registered message (what it warned of was dealt with).
 void unregister_exit_note(const char* text) noexcept;
 
-/// Writes the registered messages to stderr, removes the registered files and directories and ends the process with `exit_code` without
-/// running destructors. Async-signal-safe (write, unlink, rmdir, _exit; the directory listing is
-/// getdents64).
+/// Writes the registered messages to stderr, removes the registered files and directories and ends
+/// the process with `exit_code` without running destructors. Async-signal-safe (write, unlink,
+/// rmdir, _exit; the directory listing is getdents64).
 [[noreturn]] void exit_now(int exit_code) noexcept;
 
 }  // namespace qb

@@ -13,10 +13,10 @@
 namespace qb::nic {
 
 struct RestoreJournal {
-  int pid = 0;              // the run that programmed the port
+  int pid = 0;  // the run that programmed the port
   std::string ifname;
-  std::string root = "/";   // nic_root of that run ("/": this machine)
-  EthQosState before;       // the port as read before the program (sysfs_trust: written back)
+  std::string root = "/";  // nic_root of that run ("/": this machine)
+  EthQosState before;      // the port as read before the program (sysfs_trust: written back)
 };
 
 /// $QOSBENCH_STATE_DIR, else $XDG_RUNTIME_DIR/qosbench, else /run/qosbench as root, else
