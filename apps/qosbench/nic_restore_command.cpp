@@ -54,7 +54,8 @@ int nic_restore_command(const NicRestoreArgs& args) {
   const std::string dir = args.state_dir.empty() ? nic::default_nic_state_dir() : args.state_dir;
   std::vector<std::string> wanted = args.ifnames;
   int code = 0;
-  for (const std::string& path : nic::list_journals(dir)) {
+  const std::vector<std::string> journals = nic::list_journals(dir);
+  for (const std::string& path : journals) {
     auto journal = nic::read_journal(path);
     if (!journal) {
       fmt::print(std::cerr, "qosbench: error: {}\n", journal.error().message);
@@ -73,7 +74,7 @@ int nic_restore_command(const NicRestoreArgs& args) {
                dir);
     code = std::max(code, 2);
   }
-  if (code == 0 && args.ifnames.empty() && nic::list_journals(dir).empty()) {
+  if (journals.empty() && args.ifnames.empty()) {
     fmt::print(std::cout, "no restore journal in {}: no port is left as a run set it\n", dir);
   }
   return code;
