@@ -40,7 +40,7 @@ std::map<std::string, double> measured_by_flow(const Json& scenario) {
 }
 
 TEST(FabricRun, VictimSuiteNamesTheVictimAndThePausingPort) {
-  const Json results = run_json(QB_SOURCE_DIR "/configs/fabric_pfc_victim.toml", 1);
+  const Json results = run_json(QB_SOURCE_DIR "/configs/fabrics/pfc_victim.toml", 1);
   const Json& scenario = results["scenarios"][0];
   ASSERT_EQ(scenario["victims"].size(), 1u) << scenario["victims"].dump();
   const Json& victim = scenario["victims"][0];
@@ -60,7 +60,7 @@ TEST(FabricRun, VictimSuiteNamesTheVictimAndThePausingPort) {
 }
 
 TEST(FabricRun, EcmpSharesFollowTheHashedPaths) {
-  const Json results = run_json(QB_SOURCE_DIR "/configs/fabric_ecmp_collision.toml", 0);
+  const Json results = run_json(QB_SOURCE_DIR "/configs/fabrics/ecmp_collision.toml", 0);
   ASSERT_EQ(results["scenarios"].size(), 2u);
   const double expected_bps[] = {50e9, 100e9};  // collide on one spine; spread over two
   for (size_t s = 0; s < 2; ++s) {
