@@ -326,17 +326,9 @@ TrafficClassSpec read_traffic_class(const Located* section) {
 
 // ---- [eth] ---------------------------------------------------------------------------------
 
-EthQosSpec read_eth(const Located* section) {
-  EthQosSpec spec;
-  if (section == nullptr) return spec;
-  const TableReader reader(section->table(), section->path, section->file);
-  reader.allow_only({"trust", "dscp2prio", "prio_tc", "tsa", "ets", "tc_max_rate", "pfc"});
-  spec.present = true;
-  spec.where = section->path;
-  spec.loc = reader.loc();
-  spec.qos = policy::default_eth_port_qos();
-  policy::EthPortQos& qos = spec.qos;
+namespace {
 
+void read_eth_trust(const TableReader& reader, policy::EthPortQos& qos) {
   if (auto trust = reader.string("trust")) {
     if (*trust == "pcp") {
       qos.trust = policy::EthTrust::pcp;
@@ -346,7 +338,9 @@ EthQosSpec read_eth(const Located* section) {
       reader.fail_at("trust", fmt::format("unknown trust '{}' (use \"pcp\", \"dscp\")", *trust));
     }
   }
+}
 
+void read_eth_dscp2prio(const TableReader& reader, policy::EthPortQos& qos) {
   if (reader.has("dscp2prio")) {
     const Located value = reader.at("dscp2prio");
     if (const auto* table = value.node.as_table()) {
@@ -377,7 +371,9 @@ EthQosSpec read_eth(const Located* section) {
       value.fail_type("a table of \"dscp\" = priority overrides or an array of 64 priorities");
     }
   }
+}
 
+void read_eth_prio_tc(const TableReader& reader, policy::EthPortQos& qos) {
   if (reader.has("prio_tc")) {
     const Located value = reader.at("prio_tc");
     const auto& array = fixed_array(value, kEthClasses, "TCs");
@@ -386,7 +382,9 @@ EthQosSpec read_eth(const Located* section) {
           static_cast<uint8_t>(located_integer(element(value, array, i), 0, kMaxPrio, "TC"));
     }
   }
+}
 
+void read_eth_tsa(const TableReader& reader, policy::EthPortQos& qos) {
   if (reader.has("tsa")) {
     const Located value = reader.at("tsa");
     const auto& array = fixed_array(value, kEthClasses, "selections");
@@ -406,7 +404,10 @@ EthQosSpec read_eth(const Located* section) {
       }
     }
   }
+}
 
+// After tsa: a percentage is allowed on an ETS TC only.
+void read_eth_ets(const TableReader& reader, policy::EthPortQos& qos) {
   if (reader.has("ets")) {
     const Located value = reader.at("ets");
     const auto& array = fixed_array(value, kEthClasses, "percentages");
@@ -433,7 +434,9 @@ EthQosSpec read_eth(const Located* section) {
                                       sum));
     }
   }
+}
 
+void read_eth_pfc(const TableReader& reader, policy::EthPortQos& qos) {
   if (reader.has("pfc")) {
     // The priorities with PFC on (lossless): compared with the NIC's, not modelled.
     const Located value = reader.at("pfc");
@@ -447,34 +450,42 @@ EthQosSpec read_eth(const Located* section) {
       qos.pfc_enabled = static_cast<uint8_t>(qos.pfc_enabled | (1U << prio));
     }
   }
+}
 
+// One TC's cap in kbit/s: a bare number is kbit/s, as the kernel's ieee_maxrate takes it
+// (0 = no cap); a string is a bit rate.
+uint64_t tc_max_rate_kbps(const Located& item) {
+  uint64_t kbps = 0;
+  if (const auto* integer = item.node.as_integer()) {
+    if (integer->get() < 0) item.fail_here("tc_max_rate must not be negative");
+    kbps = static_cast<uint64_t>(integer->get());
+  } else if (const auto* text = item.node.as_string()) {
+    auto rate = parse_rate(text->get());
+    if (!rate) item.fail_here(rate.error().message);
+    if (rate->unit != Rate::Unit::bits_per_second) {
+      item.fail_here(
+          fmt::format("tc_max_rate must be a bit rate such as \"10Gbps\", not a "
+                      "packet rate ('{}')",
+                      text->get()));
+    }
+    kbps = static_cast<uint64_t>(rate->value / 1000.0);
+    if (rate->value > 0 && kbps == 0) item.fail_here("tc_max_rate is below 1 kbit/s");
+  } else {
+    item.fail_type("a bit rate string such as \"10Gbps\" or an integer (kbit/s, 0 = none)");
+  }
+  if (kbps > kMaxTcRateKbps) {
+    item.fail_here("tc_max_rate must be at most 255 Gbit/s (the hardware's largest cap)");
+  }
+  return kbps;
+}
+
+void read_eth_tc_max_rate(const TableReader& reader, policy::EthPortQos& qos) {
   if (reader.has("tc_max_rate")) {
     const Located value = reader.at("tc_max_rate");
     const auto& array = fixed_array(value, kEthClasses, "rates");
     for (size_t i = 0; i < kEthClasses; ++i) {
       const Located item = element(value, array, i);
-      uint64_t kbps = 0;
-      if (const auto* integer = item.node.as_integer()) {
-        // A bare number is kbit/s, as the kernel's ieee_maxrate takes it; 0 = no cap.
-        if (integer->get() < 0) item.fail_here("tc_max_rate must not be negative");
-        kbps = static_cast<uint64_t>(integer->get());
-      } else if (const auto* text = item.node.as_string()) {
-        auto rate = parse_rate(text->get());
-        if (!rate) item.fail_here(rate.error().message);
-        if (rate->unit != Rate::Unit::bits_per_second) {
-          item.fail_here(
-              fmt::format("tc_max_rate must be a bit rate such as \"10Gbps\", not a "
-                          "packet rate ('{}')",
-                          text->get()));
-        }
-        kbps = static_cast<uint64_t>(rate->value / 1000.0);
-        if (rate->value > 0 && kbps == 0) item.fail_here("tc_max_rate is below 1 kbit/s");
-      } else {
-        item.fail_type("a bit rate string such as \"10Gbps\" or an integer (kbit/s, 0 = none)");
-      }
-      if (kbps > kMaxTcRateKbps) {
-        item.fail_here("tc_max_rate must be at most 255 Gbit/s (the hardware's largest cap)");
-      }
+      const uint64_t kbps = tc_max_rate_kbps(item);
       qos.tc_max_rate_bps[i] = policy::hw_tc_max_rate_bps(kbps);
       if (kbps > 0 && qos.tc_max_rate_bps[i] == 0.0) {
         item.fail_here(
@@ -483,6 +494,28 @@ EthQosSpec read_eth(const Located* section) {
       }
     }
   }
+}
+
+}  // namespace
+
+EthQosSpec read_eth(const Located* section) {
+  EthQosSpec spec;
+  if (section == nullptr) return spec;
+  const TableReader reader(section->table(), section->path, section->file);
+  reader.allow_only({"trust", "dscp2prio", "prio_tc", "tsa", "ets", "tc_max_rate", "pfc"});
+  spec.present = true;
+  spec.where = section->path;
+  spec.loc = reader.loc();
+  spec.qos = policy::default_eth_port_qos();
+  policy::EthPortQos& qos = spec.qos;
+
+  read_eth_trust(reader, qos);
+  read_eth_dscp2prio(reader, qos);
+  read_eth_prio_tc(reader, qos);
+  read_eth_tsa(reader, qos);
+  read_eth_ets(reader, qos);
+  read_eth_pfc(reader, qos);
+  read_eth_tc_max_rate(reader, qos);
 
   // The kernel's checks as a backstop (they name the field in `where`).
   if (auto status = policy::validate_eth_port_qos(qos); !status) {
