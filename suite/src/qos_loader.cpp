@@ -373,54 +373,49 @@ void read_eth_dscp2prio(const TableReader& reader, policy::EthPortQos& qos) {
   }
 }
 
+// `read(i, item)` for each of the kEthClasses items of the array at `key`, when there is one.
+template <class Read>
+void for_each_tc(const TableReader& reader, std::string_view key, std::string_view items,
+                 Read&& read) {
+  if (!reader.has(key)) return;
+  const Located value = reader.at(key);
+  const auto& array = fixed_array(value, kEthClasses, items);
+  for (size_t i = 0; i < kEthClasses; ++i) read(i, element(value, array, i));
+}
+
 void read_eth_prio_tc(const TableReader& reader, policy::EthPortQos& qos) {
-  if (reader.has("prio_tc")) {
-    const Located value = reader.at("prio_tc");
-    const auto& array = fixed_array(value, kEthClasses, "TCs");
-    for (size_t i = 0; i < kEthClasses; ++i) {
-      qos.prio_tc[i] =
-          static_cast<uint8_t>(located_integer(element(value, array, i), 0, kMaxPrio, "TC"));
-    }
-  }
+  for_each_tc(reader, "prio_tc", "TCs", [&](size_t i, const Located& item) {
+    qos.prio_tc[i] = static_cast<uint8_t>(located_integer(item, 0, kMaxPrio, "TC"));
+  });
 }
 
 void read_eth_tsa(const TableReader& reader, policy::EthPortQos& qos) {
-  if (reader.has("tsa")) {
-    const Located value = reader.at("tsa");
-    const auto& array = fixed_array(value, kEthClasses, "selections");
-    for (size_t i = 0; i < kEthClasses; ++i) {
-      const Located item = element(value, array, i);
-      const auto* text = item.node.as_string();
-      if (text == nullptr) item.fail_type("a string (\"strict\", \"ets\" or \"vendor\")");
-      if (text->get() == "strict") {
-        qos.tsa[i] = policy::TcSelect::strict;
-      } else if (text->get() == "ets") {
-        qos.tsa[i] = policy::TcSelect::ets;
-      } else if (text->get() == "vendor") {
-        qos.tsa[i] = policy::TcSelect::vendor;
-      } else {
-        item.fail_here(fmt::format("unknown selection '{}' (use \"strict\", \"ets\", \"vendor\")",
-                                   text->get()));
-      }
+  for_each_tc(reader, "tsa", "selections", [&](size_t i, const Located& item) {
+    const auto* text = item.node.as_string();
+    if (text == nullptr) item.fail_type("a string (\"strict\", \"ets\" or \"vendor\")");
+    if (text->get() == "strict") {
+      qos.tsa[i] = policy::TcSelect::strict;
+    } else if (text->get() == "ets") {
+      qos.tsa[i] = policy::TcSelect::ets;
+    } else if (text->get() == "vendor") {
+      qos.tsa[i] = policy::TcSelect::vendor;
+    } else {
+      item.fail_here(
+          fmt::format("unknown selection '{}' (use \"strict\", \"ets\", \"vendor\")", text->get()));
     }
-  }
+  });
 }
 
 // After tsa: a percentage is allowed on an ETS TC only.
 void read_eth_ets(const TableReader& reader, policy::EthPortQos& qos) {
-  if (reader.has("ets")) {
-    const Located value = reader.at("ets");
-    const auto& array = fixed_array(value, kEthClasses, "percentages");
-    for (size_t i = 0; i < kEthClasses; ++i) {
-      const Located item = element(value, array, i);
-      const int64_t percent = located_integer(item, 0, 100, "ETS percentage");
-      if (percent != 0 && qos.tsa[i] != policy::TcSelect::ets) {
-        item.fail_here(
-            fmt::format("TC{} has {}% but is not an ETS TC; set tsa[{}] = \"ets\"", i, percent, i));
-      }
-      qos.ets_percent[i] = static_cast<uint8_t>(percent);
+  for_each_tc(reader, "ets", "percentages", [&](size_t i, const Located& item) {
+    const int64_t percent = located_integer(item, 0, 100, "ETS percentage");
+    if (percent != 0 && qos.tsa[i] != policy::TcSelect::ets) {
+      item.fail_here(
+          fmt::format("TC{} has {}% but is not an ETS TC; set tsa[{}] = \"ets\"", i, percent, i));
     }
-  }
+    qos.ets_percent[i] = static_cast<uint8_t>(percent);
+  });
   // The kernel's rule: with any ETS TC, the percentages sum to 100 (EINVAL otherwise).
   const bool any_ets =
       std::find(qos.tsa.begin(), qos.tsa.end(), policy::TcSelect::ets) != qos.tsa.end();
@@ -480,20 +475,15 @@ uint64_t tc_max_rate_kbps(const Located& item) {
 }
 
 void read_eth_tc_max_rate(const TableReader& reader, policy::EthPortQos& qos) {
-  if (reader.has("tc_max_rate")) {
-    const Located value = reader.at("tc_max_rate");
-    const auto& array = fixed_array(value, kEthClasses, "rates");
-    for (size_t i = 0; i < kEthClasses; ++i) {
-      const Located item = element(value, array, i);
-      const uint64_t kbps = tc_max_rate_kbps(item);
-      qos.tc_max_rate_bps[i] = policy::hw_tc_max_rate_bps(kbps);
-      if (kbps > 0 && qos.tc_max_rate_bps[i] == 0.0) {
-        item.fail_here(
-            "tc_max_rate rounds to 0 in the hardware's 100 Mbit/s units; give at least "
-            "\"100Mbps\" (or 0 for no cap)");
-      }
+  for_each_tc(reader, "tc_max_rate", "rates", [&](size_t i, const Located& item) {
+    const uint64_t kbps = tc_max_rate_kbps(item);
+    qos.tc_max_rate_bps[i] = policy::hw_tc_max_rate_bps(kbps);
+    if (kbps > 0 && qos.tc_max_rate_bps[i] == 0.0) {
+      item.fail_here(
+          "tc_max_rate rounds to 0 in the hardware's 100 Mbit/s units; give at least "
+          "\"100Mbps\" (or 0 for no cap)");
     }
-  }
+  });
 }
 
 }  // namespace
