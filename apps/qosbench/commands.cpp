@@ -544,110 +544,108 @@ Status agree_in_job(cluster::Communicator& comm, const Result<PreparedRun>& prep
   return cluster::agree_to_start(comm, ready, job_wait());
 }
 
-// The run itself, from a prepared suite: `comm` set when this process is a rank of a job.
-int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicator* comm) {
-  const suite::Suite* suite = &prepared.loaded.suite;
-  engine::RunOptions& options = prepared.options;
-  const bool reporting = comm == nullptr || comm->rank() == 0;
+// Where this process stands in a job, set before the run; the engine's hooks point into it.
+struct JobPart {
   std::optional<engine::TaskSpread> spread;
   std::string spread_problem;
   std::optional<engine::HostRole> host_role;
   std::optional<cluster::JobRoles> roles;
   std::vector<cluster::ClockOffset> clock_offsets;
   int64_t offsets_taken_ns = 0;
+};
+
+// A rank's part before the run: on virtual time its share of the (scenario, repetition) runs;
+// otherwise one rank per part, placed, clocks compared, then every repetition starts together.
+// Sets the engine's hooks in `prepared.options`; the exit code when it failed.
+std::optional<int> join_job_part(PreparedRun& prepared, cluster::Communicator* comm, bool reporting,
+                                 JobPart& part) {
+  engine::RunOptions& options = prepared.options;
   if (comm != nullptr && prepared.virtual_time) {
-    spread = cluster::sweep_spread(*comm, job_wait(), spread_problem);
+    part.spread = cluster::sweep_spread(*comm, job_wait(), part.spread_problem);
   } else if (comm != nullptr) {
-    // One rank per part: placed, clocks compared, then every repetition starts together.
     auto fabric = job_fabric(prepared, comm->size());
     if (!fabric) return g_quiet_rank ? exit_code_for(fabric.error().code) : fail(fabric.error());
     auto placed = cluster::agree_roles(*comm, **fabric, job_wait());
     if (!placed) return g_quiet_rank ? exit_code_for(placed.error().code) : fail(placed.error());
-    roles = std::move(*placed);
+    part.roles = std::move(*placed);
     auto offsets = cluster::estimate_clock_offsets(*comm, kClockSamples, job_wait());
     if (!offsets) return fail(offsets.error());
-    clock_offsets = std::move(*offsets);
-    offsets_taken_ns = job_clock_ns();
-    if (reporting) print_job_roles(*roles, clock_offsets);
-    auto offset = cluster::offset_to_receiver(*comm, *roles, clock_offsets, job_wait());
+    part.clock_offsets = std::move(*offsets);
+    part.offsets_taken_ns = job_clock_ns();
+    if (reporting) print_job_roles(*part.roles, part.clock_offsets);
+    auto offset = cluster::offset_to_receiver(*comm, *part.roles, part.clock_offsets, job_wait());
     if (!offset) return fail(offset.error());
-    host_role = cluster::host_role(*comm, *roles, job_wait(), *offset);
-    options.host_role = &*host_role;
-    spread = cluster::role_spread(*comm, *roles, job_wait(), clock_offsets, spread_problem);
+    part.host_role = cluster::host_role(*comm, *part.roles, job_wait(), *offset);
+    options.host_role = &*part.host_role;
+    part.spread = cluster::role_spread(*comm, *part.roles, job_wait(), part.clock_offsets,
+                                       part.spread_problem);
   }
-  if (spread) options.spread = &*spread;
-  engine::RunProgress run_progress;
-  std::optional<LiveConsole> live;
-  // Interval lines come from the process that measures them (every rank of a sweep shows its
-  // own repetitions; in a multi-host job, the receiving rank); the status line from rank 0.
-  const bool measures_here = !host_role || !host_role->drive_host.has_value();
+  if (part.spread) options.spread = &*part.spread;
+  return std::nullopt;
+}
+
+// The live console, when wanted: interval lines come from the process that measures them
+// (every rank of a sweep shows its own repetitions; in a multi-host job, the receiving rank);
+// the status line from rank 0.
+void attach_live_console(const RunArgs& args, const suite::Suite& suite, bool reporting,
+                         const JobPart& part, engine::RunOptions& options,
+                         engine::RunProgress& run_progress, std::optional<LiveConsole>& live) {
+  const bool measures_here = !part.host_role || !part.host_role->drive_host.has_value();
   const LiveConsoleOptions console = live_console_options(args, reporting, measures_here);
-  if (live_wanted(args.quiet) && (console.status_line || console.intervals) &&
-      !suite->scenarios.empty()) {
-    live.emplace(stderr, console, live_scenarios(*suite, options), &run_progress);
-    options.progress = &run_progress;
-    if (console.intervals) {
-      options.on_interval = [&live](const engine::LiveInterval& interval) {
-        live->on_interval(interval);
-      };
-    }
-    options.on_progress = [&live](uint32_t scenario, uint32_t /*repetition*/, uint32_t done,
-                                  uint32_t total) { live->on_repetition(scenario, done, total); };
+  if (!live_wanted(args.quiet) || !(console.status_line || console.intervals) ||
+      suite.scenarios.empty()) {
+    return;
   }
+  live.emplace(stderr, console, live_scenarios(suite, options), &run_progress);
+  options.progress = &run_progress;
+  if (console.intervals) {
+    options.on_interval = [&live](const engine::LiveInterval& interval) {
+      live->on_interval(interval);
+    };
+  }
+  options.on_progress = [&live](uint32_t scenario, uint32_t /*repetition*/, uint32_t done,
+                                uint32_t total) { live->on_repetition(scenario, done, total); };
+}
 
-  // Ctrl-C stops the workers; the results gathered so far are written, marked incomplete.
-  const InterruptHandlers handlers;
-  auto run =
-      engine::run_suite(*suite, std::move(prepared.loaded.compiled), prepared.driver, options);
-  if (live) live->finish();
-  // The clocks once more, on every rank: how far they moved during the run.
-  std::optional<std::vector<cluster::ClockOffset>> offsets_after;
-  if (host_role) {
-    offsets_after = clocks_after_run(*comm, clock_offsets, offsets_taken_ns, reporting);
-    if (run && offsets_after) add_clock_drift_stats(*run, clock_offsets, *offsets_after);
+// A multi-host job's clocks: each host's one-way latency bound on the console, and in the
+// results' warnings (which the console prints with the results, as a suite's) what they make
+// uncertain.
+void add_job_clock_warnings(const engine::SuiteRun& run, const engine::SuiteMeasurement& measured,
+                            const JobPart& part,
+                            const std::optional<std::vector<cluster::ClockOffset>>& offsets_after,
+                            std::vector<Warning>& warnings) {
+  const auto bounds = cluster::host_clock_bounds(*part.roles, part.clock_offsets,
+                                                 offsets_after ? &*offsets_after : nullptr);
+  for (const cluster::HostClockBound& host : bounds) {
+    fmt::print(std::cerr,
+               "host {} (rank {}): one-way latency to the receiver within +- {} ns (the clock "
+               "offsets' bounds{})\n",
+               host.host, host.rank, host.bound_ns,
+               offsets_after ? fmt::format(", and {:+} ns moved during the run", host.drift_ns)
+                             : std::string(", the drift during the run unknown"));
   }
-  if (!spread_problem.empty()) {
-    fmt::print(std::cerr, "warning: {}; the results hold what reached this rank (incomplete)\n",
-               spread_problem);
+  if (auto note = stamped_after_arrival_note(run)) {
+    warnings.push_back(Warning{std::move(*note), "fabric.hosts", {}});
   }
-  if (!reporting) {
-    // Rank 0 reports, errors of this rank included (they travelled with the outcomes).
-    return run ? 0 : exit_code_for(run.error().code);
+  if (auto note = cluster::uncertain_latency_note(
+          bounds, median_latency_by_host(run, measured, part.roles->hosts))) {
+    warnings.push_back(Warning{std::move(*note), "fabric.hosts", {}});
   }
-  if (!run) return fail(run.error());
-  // A job's rank 0 holds the receiver's measurement, whatever its own driver's role.
-  if (host_role) run->sender_only = false;
-  if (run->sender_only) {
-    const int code = report_sender_only(*suite, *run, args);
-    return nic::take_ports_left_changed().empty() ? code : 3;  // said on stderr at close
-  }
+}
 
-  const engine::SuiteMeasurement measured = engine::measure(*run);
+// Rank 0 after a full run: measure, judge, compare with the baseline, write the reports; the
+// exit code.
+int judge_and_report(const RunArgs& args, const PreparedRun& prepared, const engine::SuiteRun& run,
+                     const JobPart& part,
+                     const std::optional<std::vector<cluster::ClockOffset>>& offsets_after) {
+  const suite::Suite& suite = prepared.loaded.suite;
+  const engine::SuiteMeasurement measured = engine::measure(run);
   std::vector<Warning> warnings = prepared.loaded.compile_warnings;
-  if (host_role) {
-    const auto bounds = cluster::host_clock_bounds(*roles, clock_offsets,
-                                                   offsets_after ? &*offsets_after : nullptr);
-    for (const cluster::HostClockBound& host : bounds) {
-      fmt::print(std::cerr,
-                 "host {} (rank {}): one-way latency to the receiver within +- {} ns (the clock "
-                 "offsets' bounds{})\n",
-                 host.host, host.rank, host.bound_ns,
-                 offsets_after ? fmt::format(", and {:+} ns moved during the run", host.drift_ns)
-                               : std::string(", the drift during the run unknown"));
-    }
-    // In the results' warnings, which the console prints with the results (as a suite's).
-    if (auto note = stamped_after_arrival_note(*run)) {
-      warnings.push_back(Warning{std::move(*note), "fabric.hosts", {}});
-    }
-    if (auto note = cluster::uncertain_latency_note(
-            bounds, median_latency_by_host(*run, measured, roles->hosts))) {
-      warnings.push_back(Warning{std::move(*note), "fabric.hosts", {}});
-    }
-  }
+  if (part.host_role) add_job_clock_warnings(run, measured, part, offsets_after, warnings);
   // An overloaded DPA: said in the results' warnings; past the bound the run cannot pass.
-  const bool dpa_overloaded = warn_dpa_drops(*run, warnings);
+  const bool dpa_overloaded = warn_dpa_drops(run, warnings);
   auto results =
-      judge::judge_run(*suite, *run, measured, judge::current_run_metadata(std::move(warnings)));
+      judge::judge_run(suite, run, measured, judge::current_run_metadata(std::move(warnings)));
   if (!results) return fail(results.error());
   // A port this run could not put back (nic_qos = "apply") fails it: exit 3, said first.
   results->nic_left_changed = nic::take_ports_left_changed();
@@ -680,6 +678,46 @@ int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicat
     return 3;
   }
   return results->passed && !regressed ? 0 : 1;
+}
+
+// The run itself, from a prepared suite: `comm` set when this process is a rank of a job.
+int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicator* comm) {
+  const suite::Suite& suite = prepared.loaded.suite;
+  engine::RunOptions& options = prepared.options;
+  const bool reporting = comm == nullptr || comm->rank() == 0;
+  JobPart part;
+  if (auto failed = join_job_part(prepared, comm, reporting, part)) return *failed;
+  engine::RunProgress run_progress;
+  std::optional<LiveConsole> live;
+  attach_live_console(args, suite, reporting, part, options, run_progress, live);
+
+  // Ctrl-C stops the workers; the results gathered so far are written, marked incomplete.
+  const InterruptHandlers handlers;
+  auto run =
+      engine::run_suite(suite, std::move(prepared.loaded.compiled), prepared.driver, options);
+  if (live) live->finish();
+  // The clocks once more, on every rank: how far they moved during the run.
+  std::optional<std::vector<cluster::ClockOffset>> offsets_after;
+  if (part.host_role) {
+    offsets_after = clocks_after_run(*comm, part.clock_offsets, part.offsets_taken_ns, reporting);
+    if (run && offsets_after) add_clock_drift_stats(*run, part.clock_offsets, *offsets_after);
+  }
+  if (!part.spread_problem.empty()) {
+    fmt::print(std::cerr, "warning: {}; the results hold what reached this rank (incomplete)\n",
+               part.spread_problem);
+  }
+  if (!reporting) {
+    // Rank 0 reports, errors of this rank included (they travelled with the outcomes).
+    return run ? 0 : exit_code_for(run.error().code);
+  }
+  if (!run) return fail(run.error());
+  // A job's rank 0 holds the receiver's measurement, whatever its own driver's role.
+  if (part.host_role) run->sender_only = false;
+  if (run->sender_only) {
+    const int code = report_sender_only(suite, *run, args);
+    return nic::take_ports_left_changed().empty() ? code : 3;  // said on stderr at close
+  }
+  return judge_and_report(args, prepared, *run, part, offsets_after);
 }
 
 }  // namespace

@@ -438,12 +438,10 @@ void FlowWorker::report_progress(int64_t covered_ns) noexcept {
   progress_reported_ns_ = covered_ns;
 }
 
-WorkerOutcome FlowWorker::run(drv::Queue& queue, drv::Clock& clock,
-                              const std::atomic<bool>* interrupted,
-                              std::vector<FlowCounters>& counters,
-                              std::vector<FlowLatency>& latency) {
+// The per-run state: bins, the latency run, each owned flow's ring of scheduled times, and
+// its series.
+void FlowWorker::prepare_run(std::vector<FlowCounters>& counters) {
   exact_order_ = window_.virtual_time;
-  const int64_t end_ns = window_.warmup_ns + window_.duration_ns;
   series_bins_ = static_cast<size_t>((window_.duration_ns + window_.bin_ns - 1) / window_.bin_ns);
   bin_index_ = 0;
   bin_start_ns_ = 0;
@@ -470,12 +468,11 @@ WorkerOutcome FlowWorker::run(drv::Queue& queue, drv::Clock& clock,
   for (const uint32_t f : owned_) {
     if (f < counters.size()) counters[f].series_wire_bytes.assign(series_bins_, 0);
   }
+}
 
-  const int64_t start_ns = clock.now_ns();
-  // Real time: the run ends by the wall clock too, whatever the driver's clock does.
-  const int64_t wall_end_ns = window_.virtual_time
-                                  ? std::numeric_limits<int64_t>::max()
-                                  : wall_now_ns() + (end_ns - start_ns) + window_.drain_bound_ns;
+// Each owned flow's first post: saturating flows ready now or at their start, the others
+// at their first arrival.
+void FlowWorker::schedule_starts(int64_t start_ns) {
   for (const uint32_t f : owned_) {
     if (f >= flows_.size()) continue;
     FlowState& state = flows_[f];
@@ -492,6 +489,20 @@ WorkerOutcome FlowWorker::run(drv::Queue& queue, drv::Clock& clock,
   // Latest first, ties by flow (taken from the back: earliest, lowest flow first).
   std::sort(late_starts_.begin(), late_starts_.end(),
             [](const auto& a, const auto& b) { return a > b; });
+}
+
+WorkerOutcome FlowWorker::run(drv::Queue& queue, drv::Clock& clock,
+                              const std::atomic<bool>* interrupted,
+                              std::vector<FlowCounters>& counters,
+                              std::vector<FlowLatency>& latency) {
+  const int64_t end_ns = window_.warmup_ns + window_.duration_ns;
+  prepare_run(counters);
+  const int64_t start_ns = clock.now_ns();
+  // Real time: the run ends by the wall clock too, whatever the driver's clock does.
+  const int64_t wall_end_ns = window_.virtual_time
+                                  ? std::numeric_limits<int64_t>::max()
+                                  : wall_now_ns() + (end_ns - start_ns) + window_.drain_bound_ns;
+  schedule_starts(start_ns);
 
   auto stop_requested = [interrupted] {
     return interrupted != nullptr && interrupted->load(std::memory_order_relaxed);

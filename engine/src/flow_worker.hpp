@@ -129,6 +129,9 @@ class FlowWorker {
   static constexpr size_t kBurstMessages = 256;
   static constexpr size_t kRefillFlushMessages = 64;
 
+  /// run()'s steps before the loop: the per-run state, then each owned flow's first post.
+  void prepare_run(std::vector<FlowCounters>& counters);
+  void schedule_starts(int64_t start_ns);
   uint32_t post(uint32_t flow, int64_t scheduled_ns, int64_t now_ns) noexcept;
   /// Posts up to `limit` messages of one flow from `scheduled_ns` on, while they are due
   /// (saturating flows: all at now_ns); returns how many.

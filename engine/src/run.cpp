@@ -443,24 +443,20 @@ bool every_repetition_complete(const SuiteRun& run) {
   return true;
 }
 
-Result<SuiteRun> run_suite(const suite::Suite& suite, std::vector<suite::CompiledScenario> compiled,
-                           const drv::DriverFactory& driver, const RunOptions& options) {
-  const auto wall_start = std::chrono::steady_clock::now();
-  SuiteRun run;
-  run.driver = driver.name();
-
-  // Probe the driver once: a driver that cannot be made fails before any work starts, and only
-  // drivers in virtual time may run repetitions side by side.
+// Probes the driver once: a driver that cannot be made fails before any work starts, and only
+// drivers in virtual time may run repetitions side by side. What the driver cannot run is known
+// before anything opens (DPDK's EAL, a verbs connect wait): an error at the suite's key. A rank
+// of a job does not leave alone: its error goes to the first repetition's collectives (every
+// rank's options may differ: the lcores a rank's driver may use are its own).
+Result<drv::Capabilities> probe_driver(const suite::Suite& suite,
+                                       const std::vector<suite::CompiledScenario>& compiled,
+                                       const drv::DriverFactory& driver, const RunOptions& options,
+                                       SuiteRun& run, JobRepetition& job) {
   auto probe = driver.create();
   if (!probe) return std::move(probe).error();
   const drv::Capabilities caps = (*probe)->capabilities();
-  // A rank of a job does not leave alone: its error goes to the first repetition's collectives
-  // (every rank's options may differ: the lcores a rank's driver may use are its own).
   const bool in_job = options.host_role != nullptr;
-  JobRepetition job;
   job.exchanges_endpoints = caps.exchanges_endpoints;
-  // What the driver cannot run is known before anything opens (DPDK's EAL, a verbs connect
-  // wait): an error at the suite's key.
   if (Status fits = check_plans_fit(suite, compiled, **probe, in_job); !fits) {
     if (!in_job) return std::move(fits).error();
     job.failed_before = std::move(fits).error();
@@ -477,6 +473,20 @@ Result<SuiteRun> run_suite(const suite::Suite& suite, std::vector<suite::Compile
     if (!in_job) return too_many;
     job.failed_before = std::move(too_many);
   }
+  return caps;
+}
+
+Result<SuiteRun> run_suite(const suite::Suite& suite, std::vector<suite::CompiledScenario> compiled,
+                           const drv::DriverFactory& driver, const RunOptions& options) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  SuiteRun run;
+  run.driver = driver.name();
+
+  const bool in_job = options.host_role != nullptr;
+  JobRepetition job;
+  auto caps_found = probe_driver(suite, compiled, driver, options, run, job);
+  if (!caps_found) return std::move(caps_found).error();
+  const drv::Capabilities caps = *caps_found;
 
   std::vector<Task> tasks = plan_scenarios(suite, std::move(compiled), options, run);
 

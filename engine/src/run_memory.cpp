@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <thread>
+#include <vector>
 
 #include "qb/common/units.hpp"
 #include "qb/engine/run.hpp"
@@ -156,6 +157,108 @@ std::string gib(uint64_t bytes) {
   return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
 }
 
+// Every scenario's estimate, once, and what the run needs in all.
+struct RunEstimate {
+  std::vector<ScenarioEstimate> scenarios;  // as the suite's
+  uint64_t jobs = 1;                        // repetitions in flight at once
+  uint64_t needed = 0;                      // bytes
+};
+
+RunEstimate estimate_run(const suite::Suite& suite, const RunOptions& options,
+                         const drv::Capabilities& caps) {
+  RunEstimate out;
+  out.jobs = jobs_in_flight(suite, options, caps);
+  uint64_t kept = 0;
+  uint64_t in_flight = 0;
+  for (const auto& scenario : suite.scenarios) {
+    out.scenarios.push_back(estimate_scenario(scenario, options, caps));
+    kept = plus(kept, out.scenarios.back().kept);
+    in_flight = std::max(in_flight, out.scenarios.back().in_flight);
+  }
+  out.needed = plus(kept, times(out.jobs, in_flight));
+  return out;
+}
+
+// The refusals, each naming the key to change; `needed` and `bound` open every message.
+Error refuse_dpa_rings(const suite::Scenario& scenario, const RunEstimate& run, uint64_t dpa_bytes,
+                       uint64_t bound_bytes) {
+  const policy::DpaPlan& dpa = scenario.dpa.plan;
+  return make_error(
+      Errc::invalid_config,
+      fmt::format("the run needs about {}, more than the {} it may use (half of this "
+                  "machine's physical memory): the DPA emulator's event queues alone take {} "
+                  "({} thread(s) x {} queue_events x {} B, per program and repetition in "
+                  "flight, {} at once): use fewer queue_events{}",
+                  gib(run.needed), gib(bound_bytes), gib(dpa_bytes), dpa.threads, dpa.queue_events,
+                  kDpaBytesPerQueuedEvent, run.jobs, run.jobs > 1 ? " (or fewer --jobs)" : ""),
+      scenario.dpa.where.empty() ? "dpa.queue_events" : scenario.dpa.where + ".queue_events",
+      scenario.dpa.loc);
+}
+
+Error refuse_graph_model(const suite::Scenario& scenario, const RunEstimate& run,
+                         uint64_t graph_bytes, uint64_t bound_bytes) {
+  return make_error(
+      Errc::invalid_config,
+      fmt::format("the run needs about {}, more than the {} it may use (half of this "
+                  "machine's physical memory): the simulated fabric alone takes {} ({} "
+                  "channels, their queues and buffers, per repetition in flight, {} at "
+                  "once): a smaller topology or buffer{}",
+                  gib(run.needed), gib(bound_bytes), gib(graph_bytes),
+                  scenario.topology->topology.channel_count(), run.jobs,
+                  run.jobs > 1 ? " (or fewer --jobs)" : ""),
+      scenario.topology->where, scenario.topology->loc);
+}
+
+Error refuse_message_buffers(const suite::Scenario& scenario, const ScenarioEstimate& estimate,
+                             const drv::Capabilities& caps, uint64_t needed, uint64_t bound_bytes) {
+  const suite::FlowSpec* largest = nullptr;
+  for (const auto& flow : scenario.flows) {
+    if (largest == nullptr || flow.size.largest_bytes() > largest->size.largest_bytes()) {
+      largest = &flow;
+    }
+  }
+  return make_error(
+      Errc::invalid_config,
+      fmt::format("the run needs about {}, more than the {} it may use (half of this "
+                  "machine's physical memory): the driver's registered buffers alone take "
+                  "{} ({} per worker of the largest message, {} B): use smaller messages "
+                  "(or fewer --workers)",
+                  gib(needed), gib(bound_bytes), gib(estimate.message_buffers),
+                  caps.message_buffers_per_worker, largest->size.largest_bytes()),
+      largest->where + ".size", largest->loc);
+}
+
+// The scenario that keeps the most: repetitions when the repetitions kept are most of it,
+// else its flow entry with the most instances.
+Error refuse_flows_or_repetitions(const suite::Scenario& worst, const ScenarioEstimate& estimate,
+                                  const RunOptions& options, uint64_t needed,
+                                  uint64_t bound_bytes) {
+  uint64_t flows = 0;
+  for (const auto& flow : worst.flows) flows = plus(flows, flow_instances(flow));
+  const uint32_t repetitions = options.repetitions.value_or(worst.repetitions);
+  const std::string figures = fmt::format(
+      "the run needs about {} ({} flow instances, {} repetition(s)), more than the {} it may "
+      "use (half of this machine's physical memory)",
+      gib(needed), flows, repetitions, gib(bound_bytes));
+  if (estimate.per_rep > estimate.kept / 2 && repetitions > 1) {
+    if (options.repetitions) {
+      return make_error(Errc::usage, figures + ": use fewer repetitions", "--repetitions");
+    }
+    return make_error(Errc::invalid_config, figures + ": use fewer repetitions",
+                      worst.repetitions_where.empty() ? "repetitions" : worst.repetitions_where,
+                      worst.repetitions_loc);
+  }
+  const suite::FlowSpec* biggest = nullptr;
+  for (const auto& flow : worst.flows) {
+    if (biggest == nullptr || flow.count > biggest->count) biggest = &flow;
+  }
+  if (biggest == nullptr) return make_error(Errc::invalid_config, figures);
+  return make_error(
+      Errc::invalid_config,
+      figures + fmt::format(": use fewer flow instances (this entry has {})", biggest->count),
+      biggest->where + ".count", biggest->count_loc.line != 0 ? biggest->count_loc : biggest->loc);
+}
+
 }  // namespace
 
 int64_t series_bin_ns(int64_t bin_ns, int64_t duration_ns) noexcept {
@@ -165,14 +268,7 @@ int64_t series_bin_ns(int64_t bin_ns, int64_t duration_ns) noexcept {
 
 uint64_t estimate_run_bytes(const suite::Suite& suite, const RunOptions& options,
                             const drv::Capabilities& caps) {
-  uint64_t kept = 0;
-  uint64_t in_flight = 0;
-  for (const auto& scenario : suite.scenarios) {
-    const ScenarioEstimate e = estimate_scenario(scenario, options, caps);
-    kept = plus(kept, e.kept);
-    in_flight = std::max(in_flight, e.in_flight);
-  }
-  return plus(kept, times(jobs_in_flight(suite, options, caps), in_flight));
+  return estimate_run(suite, options, caps).needed;
 }
 
 uint64_t run_memory_bound_bytes() noexcept {
@@ -184,91 +280,28 @@ uint64_t run_memory_bound_bytes() noexcept {
 
 Status check_run_memory(const suite::Suite& suite, const RunOptions& options,
                         const drv::Capabilities& caps, uint64_t bound_bytes) {
-  const uint64_t needed = estimate_run_bytes(suite, options, caps);
-  if (needed <= bound_bytes) return {};
-  // The key to change: repetitions when the repetitions kept are most of it, else the flow
-  // entry with the most instances.
-  const suite::Scenario* worst = nullptr;
-  ScenarioEstimate worst_estimate;
-  for (const auto& scenario : suite.scenarios) {
-    const ScenarioEstimate e = estimate_scenario(scenario, options, caps);
-    if (worst == nullptr || e.kept > worst_estimate.kept) {
-      worst = &scenario;
-      worst_estimate = e;
-    }
-  }
+  const RunEstimate run = estimate_run(suite, options, caps);
+  if (run.needed <= bound_bytes) return {};
   // The in-flight parts another key drives, when one is most of what is needed.
-  const uint64_t jobs = jobs_in_flight(suite, options, caps);
-  for (const suite::Scenario& scenario : suite.scenarios) {
-    const ScenarioEstimate e = estimate_scenario(scenario, options, caps);
-    if (times(jobs, e.dpa_rings) > needed / 2) {
-      const policy::DpaPlan& dpa = scenario.dpa.plan;
-      return make_error(
-          Errc::invalid_config,
-          fmt::format("the run needs about {}, more than the {} it may use (half of this "
-                      "machine's physical memory): the DPA emulator's event queues alone take {} "
-                      "({} thread(s) x {} queue_events x {} B, per program and repetition in "
-                      "flight, {} at once): use fewer queue_events{}",
-                      gib(needed), gib(bound_bytes), gib(times(jobs, e.dpa_rings)), dpa.threads,
-                      dpa.queue_events, kDpaBytesPerQueuedEvent, jobs,
-                      jobs > 1 ? " (or fewer --jobs)" : ""),
-          scenario.dpa.where.empty() ? "dpa.queue_events" : scenario.dpa.where + ".queue_events",
-          scenario.dpa.loc);
+  for (size_t i = 0; i < suite.scenarios.size(); ++i) {
+    const ScenarioEstimate& e = run.scenarios[i];
+    if (times(run.jobs, e.dpa_rings) > run.needed / 2) {
+      return refuse_dpa_rings(suite.scenarios[i], run, times(run.jobs, e.dpa_rings), bound_bytes);
     }
-    if (times(jobs, e.graph_model) > needed / 2) {
-      return make_error(
-          Errc::invalid_config,
-          fmt::format("the run needs about {}, more than the {} it may use (half of this "
-                      "machine's physical memory): the simulated fabric alone takes {} ({} "
-                      "channels, their queues and buffers, per repetition in flight, {} at "
-                      "once): a smaller topology or buffer{}",
-                      gib(needed), gib(bound_bytes), gib(times(jobs, e.graph_model)),
-                      scenario.topology->topology.channel_count(), jobs,
-                      jobs > 1 ? " (or fewer --jobs)" : ""),
-          scenario.topology->where, scenario.topology->loc);
+    if (times(run.jobs, e.graph_model) > run.needed / 2) {
+      return refuse_graph_model(suite.scenarios[i], run, times(run.jobs, e.graph_model),
+                                bound_bytes);
     }
-    if (e.message_buffers > needed / 2) {
-      const suite::FlowSpec* largest = nullptr;
-      for (const auto& flow : scenario.flows) {
-        if (largest == nullptr || flow.size.largest_bytes() > largest->size.largest_bytes()) {
-          largest = &flow;
-        }
-      }
-      return make_error(
-          Errc::invalid_config,
-          fmt::format("the run needs about {}, more than the {} it may use (half of this "
-                      "machine's physical memory): the driver's registered buffers alone take "
-                      "{} ({} per worker of the largest message, {} B): use smaller messages "
-                      "(or fewer --workers)",
-                      gib(needed), gib(bound_bytes), gib(e.message_buffers),
-                      caps.message_buffers_per_worker, largest->size.largest_bytes()),
-          largest->where + ".size", largest->loc);
+    if (e.message_buffers > run.needed / 2) {
+      return refuse_message_buffers(suite.scenarios[i], e, caps, run.needed, bound_bytes);
     }
   }
-  uint64_t flows = 0;
-  for (const auto& flow : worst->flows) flows = plus(flows, flow_instances(flow));
-  const std::string figures = fmt::format(
-      "the run needs about {} ({} flow instances, {} repetition(s)), more than the {} it may "
-      "use (half of this machine's physical memory)",
-      gib(needed), flows, options.repetitions.value_or(worst->repetitions), gib(bound_bytes));
-  if (worst_estimate.per_rep > worst_estimate.kept / 2 &&
-      options.repetitions.value_or(worst->repetitions) > 1) {
-    if (options.repetitions) {
-      return make_error(Errc::usage, figures + ": use fewer repetitions", "--repetitions");
-    }
-    return make_error(Errc::invalid_config, figures + ": use fewer repetitions",
-                      worst->repetitions_where.empty() ? "repetitions" : worst->repetitions_where,
-                      worst->repetitions_loc);
+  size_t worst = 0;
+  for (size_t i = 1; i < run.scenarios.size(); ++i) {
+    if (run.scenarios[i].kept > run.scenarios[worst].kept) worst = i;
   }
-  const suite::FlowSpec* biggest = nullptr;
-  for (const auto& flow : worst->flows) {
-    if (biggest == nullptr || flow.count > biggest->count) biggest = &flow;
-  }
-  if (biggest == nullptr) return make_error(Errc::invalid_config, figures);
-  return make_error(
-      Errc::invalid_config,
-      figures + fmt::format(": use fewer flow instances (this entry has {})", biggest->count),
-      biggest->where + ".count", biggest->count_loc.line != 0 ? biggest->count_loc : biggest->loc);
+  return refuse_flows_or_repetitions(suite.scenarios[worst], run.scenarios[worst], options,
+                                     run.needed, bound_bytes);
 }
 
 }  // namespace qb::engine

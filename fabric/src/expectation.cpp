@@ -265,6 +265,9 @@ Result<Views> build_views(const Topology& t, std::span<const FabricFlow> flows,
 
 }  // namespace
 
+// Long on purpose: one solver whose two phases (bottleneck by bottleneck, then the coupled
+// sweeps) share a dozen per-flow and per-channel arrays; split, every step would take them all.
+// A solver object is the way to split it, once issue 29 part 3 (per-port QoS) has landed here.
 Result<FabricExpectation> expected_fabric_rates(const Topology& topology,
                                                 std::span<const FabricFlow> flows,
                                                 std::span<const Route> routes,

@@ -19,6 +19,72 @@ struct SettledSpan {
   size_t first = 0, last = 0;  // bins [first, last)
 };
 
+// The settled figures: each judged epoch's shares over its settled span; the worst flow over
+// all of them, the Jain index of the last one.
+void judge_settled(const suite::CompiledScenario& compiled,
+                   const std::vector<suite::ExpectationEpoch>& epochs,
+                   const std::vector<std::pair<size_t, SettledSpan>>& spans, int64_t bin_ns,
+                   int64_t window_end_ns, ScenarioResult& out) {
+  Convergence& c = out.convergence;
+  c.worst_flow_error_settled = spans.empty() ? 1.0 : 0.0;
+  c.worst_flow_settled.clear();
+  c.settled_from_ns = window_end_ns;
+  const bool modelled =
+      compiled.scenario != nullptr && compiled.plan.flows.size() == out.flows.size();
+  for (const auto& [e, span] : spans) {
+    const std::vector<double>& expected = epochs[e].flow_bps;
+    const size_t width = span.last - span.first;
+    if (width == 0) continue;
+    const int64_t span_ns = static_cast<int64_t>(width) * bin_ns;
+    std::vector<double> noise(out.flows.size(), 0.0);
+    if (modelled) {
+      noise = model_noise(
+          compiled, NoiseInput{expected, std::vector<int64_t>(expected.size(), span_ns), span_ns});
+    }
+    std::vector<double> ratios;
+    for (size_t f = 0; f < out.flows.size(); ++f) {
+      if (!(expected[f] > 0.0)) continue;
+      double sum = 0.0;
+      for (size_t b = span.first; b < span.last; ++b) sum += out.flows[f].series_bps[b];
+      const double ratio = sum / static_cast<double>(width) / expected[f];
+      ratios.push_back(ratio);
+      const double error = std::fabs(ratio - 1.0);
+      const double share_noise =
+          noise[f] /
+          std::sqrt(static_cast<double>(std::max<uint32_t>(out.repetitions_completed, 1)));
+      c.settled_shares.push_back(SettledShare{out.flows[f].name, ratio - 1.0, share_noise});
+      if (c.worst_flow_settled.empty() || error > c.worst_flow_error_settled) {
+        c.worst_flow_error_settled = error;
+        c.worst_flow_settled = out.flows[f].name;
+        c.worst_flow_noise_settled = share_noise;
+      }
+    }
+    // Groups likewise: a group's share of the epoch is its flows' (the join's transient is not
+    // in it).
+    for (const GroupResult& group : out.groups) {
+      double group_expected = 0.0, sum = 0.0;
+      std::vector<double> member_noise, member_expected;
+      for (size_t f = 0; f < out.flows.size(); ++f) {
+        if (out.flows[f].group != group.name || !(expected[f] > 0.0)) continue;
+        group_expected += expected[f];
+        member_noise.push_back(noise[f]);
+        member_expected.push_back(expected[f]);
+      }
+      if (!(group_expected > 0.0) || group.series_bps.size() < span.last) continue;
+      for (size_t b = span.first; b < span.last; ++b) sum += group.series_bps[b];
+      const double ratio = sum / static_cast<double>(width) / group_expected;
+      c.settled_group_shares.push_back(SettledShare{
+          group.name, ratio - 1.0,
+          noise_of_sum(member_noise, member_expected) /
+              std::sqrt(static_cast<double>(std::max<uint32_t>(out.repetitions_completed, 1)))});
+    }
+    // The last judged epoch's span: where the settled Jain index and "settled from" are read.
+    c.settled_from_ns = out.warmup_ns + static_cast<int64_t>(span.first) * bin_ns;
+    c.jain_settled = ratios.empty() ? 0.0 : jain_index(ratios);
+  }
+  if (spans.empty()) c.jain_settled = 0.0;
+}
+
 }  // namespace
 
 void judge_convergence(const suite::CompiledScenario& compiled, double tolerance,
@@ -93,65 +159,7 @@ void judge_convergence(const suite::CompiledScenario& compiled, double tolerance
   }
   c.converged = any_judged && all_converged;
 
-  // The settled figures: each judged epoch's shares over its settled span; the worst flow over
-  // all of them, the Jain index of the last one.
-  c.worst_flow_error_settled = spans.empty() ? 1.0 : 0.0;
-  c.worst_flow_settled.clear();
-  c.settled_from_ns = window_end_ns;
-  const bool modelled =
-      compiled.scenario != nullptr && compiled.plan.flows.size() == out.flows.size();
-  for (const auto& [e, span] : spans) {
-    const std::vector<double>& expected = epochs[e].flow_bps;
-    const size_t width = span.last - span.first;
-    if (width == 0) continue;
-    const int64_t span_ns = static_cast<int64_t>(width) * bin_ns;
-    std::vector<double> noise(out.flows.size(), 0.0);
-    if (modelled) {
-      noise = model_noise(
-          compiled, NoiseInput{expected, std::vector<int64_t>(expected.size(), span_ns), span_ns});
-    }
-    std::vector<double> ratios;
-    for (size_t f = 0; f < out.flows.size(); ++f) {
-      if (!(expected[f] > 0.0)) continue;
-      double sum = 0.0;
-      for (size_t b = span.first; b < span.last; ++b) sum += out.flows[f].series_bps[b];
-      const double ratio = sum / static_cast<double>(width) / expected[f];
-      ratios.push_back(ratio);
-      const double error = std::fabs(ratio - 1.0);
-      const double share_noise =
-          noise[f] /
-          std::sqrt(static_cast<double>(std::max<uint32_t>(out.repetitions_completed, 1)));
-      c.settled_shares.push_back(SettledShare{out.flows[f].name, ratio - 1.0, share_noise});
-      if (c.worst_flow_settled.empty() || error > c.worst_flow_error_settled) {
-        c.worst_flow_error_settled = error;
-        c.worst_flow_settled = out.flows[f].name;
-        c.worst_flow_noise_settled = share_noise;
-      }
-    }
-    // Groups likewise: a group's share of the epoch is its flows' (the join's transient is not
-    // in it).
-    for (const GroupResult& group : out.groups) {
-      double group_expected = 0.0, sum = 0.0;
-      std::vector<double> member_noise, member_expected;
-      for (size_t f = 0; f < out.flows.size(); ++f) {
-        if (out.flows[f].group != group.name || !(expected[f] > 0.0)) continue;
-        group_expected += expected[f];
-        member_noise.push_back(noise[f]);
-        member_expected.push_back(expected[f]);
-      }
-      if (!(group_expected > 0.0) || group.series_bps.size() < span.last) continue;
-      for (size_t b = span.first; b < span.last; ++b) sum += group.series_bps[b];
-      const double ratio = sum / static_cast<double>(width) / group_expected;
-      c.settled_group_shares.push_back(SettledShare{
-          group.name, ratio - 1.0,
-          noise_of_sum(member_noise, member_expected) /
-              std::sqrt(static_cast<double>(std::max<uint32_t>(out.repetitions_completed, 1)))});
-    }
-    // The last judged epoch's span: where the settled Jain index and "settled from" are read.
-    c.settled_from_ns = out.warmup_ns + static_cast<int64_t>(span.first) * bin_ns;
-    c.jain_settled = ratios.empty() ? 0.0 : jain_index(ratios);
-  }
-  if (spans.empty()) c.jain_settled = 0.0;
+  judge_settled(compiled, epochs, spans, bin_ns, window_end_ns, out);
 }
 
 }  // namespace qb::judge

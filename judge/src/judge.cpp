@@ -438,12 +438,11 @@ void judge_classes(const suite::CompiledScenario& compiled,
 
 // Expected (from the compiled scenario) against measured (from the measurement), per flow,
 // group, class and tree element.
-ScenarioResult judge_scenario(const engine::ScenarioRun& run,
-                              const engine::ScenarioMeasurement& measured,
-                              uint64_t& delivered_packets) {
+// What the scenario was and what the run says about itself, before any judging.
+ScenarioResult scenario_figures(const engine::ScenarioRun& run,
+                                const engine::ScenarioMeasurement& measured) {
   const suite::CompiledScenario& compiled = run.compiled;
   const suite::Scenario& spec = *compiled.scenario;
-  const policy::SchedTree& tree = compiled.plan.tree;
   ScenarioResult out;
   out.name = spec.name;
   out.transport = std::string(policy::transport_name(compiled.plan.wire.transport));
@@ -465,20 +464,17 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run,
     out.queue_depth.push_back(QueueDepthSeries{q.name, q.max_bytes, q.mean_bytes});
   }
   out.starvation = starvation_of(run);
+  return out;
+}
 
-  // The window every rate is over: the duration, or (interrupted repetitions) what they measured.
-  const uint32_t measured_reps = measured.repetitions_completed + measured.repetitions_partial;
-  int64_t span_ns = run.duration_ns;
-  if (measured.repetitions_partial != 0 && !measured.measured_ns_reps.empty()) {
-    int64_t sum = 0;
-    for (const int64_t ns : measured.measured_ns_reps) sum += ns;
-    span_ns = sum / static_cast<int64_t>(measured.measured_ns_reps.size());
-  }
-  const int64_t window_end_ns = run.warmup_ns + span_ns;
-  const SpanExpectation window = expectation_over(compiled, run.warmup_ns, window_end_ns);
-  const std::vector<double> model =
-      model_noise(compiled, NoiseInput{window.flow_bps, window.active_ns, span_ns});
-
+// Each flow against what it should have had over `window` (ending at `window_end_ns`), with
+// its sampling noise (`model`: each flow's modelled noise); its packets add to
+// `delivered_packets`.
+void judge_flows(const suite::CompiledScenario& compiled,
+                 const engine::ScenarioMeasurement& measured, const SpanExpectation& window,
+                 const std::vector<double>& model, int64_t window_end_ns, ScenarioResult& out,
+                 uint64_t& delivered_packets) {
+  const policy::SchedTree& tree = compiled.plan.tree;
   for (size_t f = 0; f < compiled.plan.flows.size(); ++f) {
     const auto& plan = compiled.plan.flows[f];
     const engine::TrafficMeasurement& m = measured.flows[f];
@@ -516,7 +512,11 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run,
     delivered_packets += flow.counts.packets;
     out.flows.push_back(std::move(flow));
   }
+}
 
+void judge_groups(const suite::CompiledScenario& compiled,
+                  const engine::ScenarioMeasurement& measured, ScenarioResult& out) {
+  const suite::Scenario& spec = *compiled.scenario;
   // Groups, in the order the suite lists its flows.
   for (uint32_t g = 0; g < spec.flows.size(); ++g) {
     const engine::TrafficMeasurement& m = measured.groups[g];
@@ -543,9 +543,12 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run,
     group.noise = noise_of_sum(noise, expected);
     out.groups.push_back(std::move(group));
   }
+}
 
-  if (compiled.plan.has_classes()) judge_classes(compiled, measured, out);
-
+void judge_tree(const suite::CompiledScenario& compiled,
+                const engine::ScenarioMeasurement& measured, const SpanExpectation& window,
+                ScenarioResult& out) {
+  const policy::SchedTree& tree = compiled.plan.tree;
   // Tree elements: with joins, each element's expectation over the window is its flows' sum.
   std::vector<double> element_expected = compiled.expected.element_bps;
   if (!compiled.epochs.empty() || window.flow_bps != compiled.expected.flow_bps) {
@@ -561,15 +564,11 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run,
     out.tree.push_back(element_result(tree, e, compiled.expected.element_demand_bps[e],
                                       element_expected[e], measured.element_bps[e]));
   }
-  out.host_trees = host_tree_results(compiled, out.flows);
-  out.arbitration = arbitration_results(compiled.plan);
-  // From the shares while flows run (as explain gives them), not the window's time-weighted
-  // means, in which a late joiner would look starved.
-  for (const suite::Shortfall& shortfall :
-       suite::shortfall_causes(compiled, compiled.expected.flow_bps)) {
-    out.shortfalls.push_back(shortfall.cause);
-  }
+}
 
+void judge_fairness(const engine::ScenarioRun& run, const engine::ScenarioMeasurement& measured,
+                    uint32_t measured_reps, ScenarioResult& out) {
+  const suite::CompiledScenario& compiled = run.compiled;
   // Fairness, over the flows judged (a flow that never started has nothing to be fair about).
   std::vector<double> ratios;
   for (const auto& flow : out.flows) {
@@ -610,7 +609,42 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run,
     }
     out.fairness.jain_series.push_back(jain_index(bin_ratios));
   }
+}
 
+ScenarioResult judge_scenario(const engine::ScenarioRun& run,
+                              const engine::ScenarioMeasurement& measured,
+                              uint64_t& delivered_packets) {
+  const suite::CompiledScenario& compiled = run.compiled;
+  const suite::Scenario& spec = *compiled.scenario;
+  ScenarioResult out = scenario_figures(run, measured);
+
+  // The window every rate is over: the duration, or (interrupted repetitions) what they measured.
+  const uint32_t measured_reps = measured.repetitions_completed + measured.repetitions_partial;
+  int64_t span_ns = run.duration_ns;
+  if (measured.repetitions_partial != 0 && !measured.measured_ns_reps.empty()) {
+    int64_t sum = 0;
+    for (const int64_t ns : measured.measured_ns_reps) sum += ns;
+    span_ns = sum / static_cast<int64_t>(measured.measured_ns_reps.size());
+  }
+  const int64_t window_end_ns = run.warmup_ns + span_ns;
+  const SpanExpectation window = expectation_over(compiled, run.warmup_ns, window_end_ns);
+  const std::vector<double> model =
+      model_noise(compiled, NoiseInput{window.flow_bps, window.active_ns, span_ns});
+
+  judge_flows(compiled, measured, window, model, window_end_ns, out, delivered_packets);
+  judge_groups(compiled, measured, out);
+  if (compiled.plan.has_classes()) judge_classes(compiled, measured, out);
+  judge_tree(compiled, measured, window, out);
+  out.host_trees = host_tree_results(compiled, out.flows);
+  out.arbitration = arbitration_results(compiled.plan);
+  // From the shares while flows run (as explain gives them), not the window's time-weighted
+  // means, in which a late joiner would look starved.
+  for (const suite::Shortfall& shortfall :
+       suite::shortfall_causes(compiled, compiled.expected.flow_bps)) {
+    out.shortfalls.push_back(shortfall.cause);
+  }
+
+  judge_fairness(run, measured, measured_reps, out);
   out.repetitions_completed = measured.repetitions_completed;
   judge_convergence(compiled, spec.gates.convergence_tolerance, out);
   attribute_backpressure(compiled, measured, span_ns, out);

@@ -90,28 +90,9 @@ std::string plural(size_t n, const char* one, const char* many) {
 }
 
 // ---------------------------------------------------------------------------------------------
-void verdict(Markup& m, const Results& r, const Comparison* c) {
-  size_t gates = 0;
-  std::vector<std::pair<const ScenarioResult*, const GateResult*>> failed;
-  for (const auto& s : r.scenarios) {
-    for (const auto& g : s.gates) {
-      if (!g.judged) continue;  // listed under "not judged"
-      ++gates;
-      if (!g.passed) failed.emplace_back(&s, &g);
-    }
-  }
-  const bool regressed = c != nullptr && c->regressed();
-  const bool passed = r.passed && !(c != nullptr && c->failed());
-  m.open("div", {{"id", "verdict"},
-                 {"class", passed ? "verdict pass" : "verdict fail"},
-                 {"data-passed", bool_text(passed)},
-                 {"data-complete", bool_text(r.complete)}});
-  m.element("div", {{"class", "label"}}, passed ? "PASS" : "FAIL");
-  m.open("div");
-  // The verdict in words, as the console's last line says it (judge/verdict.hpp).
-  if (!r.verdict.summary.empty()) {
-    m.element("p", {{"class", "verdict-summary"}}, r.verdict.summary);
-  }
+// Why the page fails against the baseline (regressions, the first five), or why it cannot
+// say (inconclusive); `c` may be null.
+void baseline_reason(Markup& m, const Results& r, const Comparison* c, bool regressed) {
   if (regressed) {
     // The reason the page fails comes first.
     m.open("p");
@@ -141,6 +122,55 @@ void verdict(Markup& m, const Results& r, const Comparison* c) {
                   " beyond the threshold where too few repetitions cannot judge it.");
     m.close();
   }
+}
+
+// The headline figures of the share question, worst scenario first.
+void headline_figures(Markup& m, const Results& r) {
+  for (const auto& s : r.scenarios) {
+    if (s.flows.empty()) continue;
+    std::string line = (r.scenarios.size() > 1 ? s.name + ": " : std::string()) +
+                       plural(s.flows.size(), "flow", "flows") + ", worst share error " +
+                       format_percent(s.fairness.worst_flow_error, false);
+    if (!s.fairness.worst_flow.empty()) line += " (" + s.fairness.worst_flow + ")";
+    line += ", Jain " + format_sig(s.fairness.jain, 6) + ".";
+    if (s.convergence.present) {
+      // Flows joined during the window: its means mix in the joins; the settled figures judge.
+      line += s.convergence.converged
+                  ? " Once settled (from " +
+                        format_ns(static_cast<double>(s.convergence.settled_from_ns)) +
+                        "): worst share error " +
+                        format_percent(s.convergence.worst_flow_error_settled, false) + ", Jain " +
+                        format_sig(s.convergence.jain_settled, 6) + "."
+                  : " The rates never settled within " +
+                        format_percent(s.convergence.tolerance, false) + " of the shares.";
+    }
+    m.element("p", {{"class", "muted"}}, line);
+  }
+}
+
+void verdict(Markup& m, const Results& r, const Comparison* c) {
+  size_t gates = 0;
+  std::vector<std::pair<const ScenarioResult*, const GateResult*>> failed;
+  for (const auto& s : r.scenarios) {
+    for (const auto& g : s.gates) {
+      if (!g.judged) continue;  // listed under "not judged"
+      ++gates;
+      if (!g.passed) failed.emplace_back(&s, &g);
+    }
+  }
+  const bool regressed = c != nullptr && c->regressed();
+  const bool passed = r.passed && !(c != nullptr && c->failed());
+  m.open("div", {{"id", "verdict"},
+                 {"class", passed ? "verdict pass" : "verdict fail"},
+                 {"data-passed", bool_text(passed)},
+                 {"data-complete", bool_text(r.complete)}});
+  m.element("div", {{"class", "label"}}, passed ? "PASS" : "FAIL");
+  m.open("div");
+  // The verdict in words, as the console's last line says it (judge/verdict.hpp).
+  if (!r.verdict.summary.empty()) {
+    m.element("p", {{"class", "verdict-summary"}}, r.verdict.summary);
+  }
+  baseline_reason(m, r, c, regressed);
   if (failed.empty()) {
     m.element("p", {},
               gates == 0 ? "Nothing was judged."
@@ -173,27 +203,7 @@ void verdict(Markup& m, const Results& r, const Comparison* c) {
     for (const auto& item : r.verdict.not_judged) m.element("li", {}, item);
     m.close();
   }
-  // The headline figures of the share question, worst scenario first.
-  for (const auto& s : r.scenarios) {
-    if (s.flows.empty()) continue;
-    std::string line = (r.scenarios.size() > 1 ? s.name + ": " : std::string()) +
-                       plural(s.flows.size(), "flow", "flows") + ", worst share error " +
-                       format_percent(s.fairness.worst_flow_error, false);
-    if (!s.fairness.worst_flow.empty()) line += " (" + s.fairness.worst_flow + ")";
-    line += ", Jain " + format_sig(s.fairness.jain, 6) + ".";
-    if (s.convergence.present) {
-      // Flows joined during the window: its means mix in the joins; the settled figures judge.
-      line += s.convergence.converged
-                  ? " Once settled (from " +
-                        format_ns(static_cast<double>(s.convergence.settled_from_ns)) +
-                        "): worst share error " +
-                        format_percent(s.convergence.worst_flow_error_settled, false) + ", Jain " +
-                        format_sig(s.convergence.jain_settled, 6) + "."
-                  : " The rates never settled within " +
-                        format_percent(s.convergence.tolerance, false) + " of the shares.";
-    }
-    m.element("p", {{"class", "muted"}}, line);
-  }
+  headline_figures(m, r);
   if (!r.complete) {
     m.element("p", {},
               "Incomplete run: it was interrupted, the figures cover fewer repetitions than "

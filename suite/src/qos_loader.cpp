@@ -326,17 +326,9 @@ TrafficClassSpec read_traffic_class(const Located* section) {
 
 // ---- [eth] ---------------------------------------------------------------------------------
 
-EthQosSpec read_eth(const Located* section) {
-  EthQosSpec spec;
-  if (section == nullptr) return spec;
-  const TableReader reader(section->table(), section->path, section->file);
-  reader.allow_only({"trust", "dscp2prio", "prio_tc", "tsa", "ets", "tc_max_rate", "pfc"});
-  spec.present = true;
-  spec.where = section->path;
-  spec.loc = reader.loc();
-  spec.qos = policy::default_eth_port_qos();
-  policy::EthPortQos& qos = spec.qos;
+namespace {
 
+void read_eth_trust(const TableReader& reader, policy::EthPortQos& qos) {
   if (auto trust = reader.string("trust")) {
     if (*trust == "pcp") {
       qos.trust = policy::EthTrust::pcp;
@@ -346,7 +338,9 @@ EthQosSpec read_eth(const Located* section) {
       reader.fail_at("trust", fmt::format("unknown trust '{}' (use \"pcp\", \"dscp\")", *trust));
     }
   }
+}
 
+void read_eth_dscp2prio(const TableReader& reader, policy::EthPortQos& qos) {
   if (reader.has("dscp2prio")) {
     const Located value = reader.at("dscp2prio");
     if (const auto* table = value.node.as_table()) {
@@ -377,49 +371,51 @@ EthQosSpec read_eth(const Located* section) {
       value.fail_type("a table of \"dscp\" = priority overrides or an array of 64 priorities");
     }
   }
+}
 
-  if (reader.has("prio_tc")) {
-    const Located value = reader.at("prio_tc");
-    const auto& array = fixed_array(value, kEthClasses, "TCs");
-    for (size_t i = 0; i < kEthClasses; ++i) {
-      qos.prio_tc[i] =
-          static_cast<uint8_t>(located_integer(element(value, array, i), 0, kMaxPrio, "TC"));
-    }
-  }
+// `read(i, item)` for each of the kEthClasses items of the array at `key`, when there is one.
+template <class Read>
+void for_each_tc(const TableReader& reader, std::string_view key, std::string_view items,
+                 Read&& read) {
+  if (!reader.has(key)) return;
+  const Located value = reader.at(key);
+  const auto& array = fixed_array(value, kEthClasses, items);
+  for (size_t i = 0; i < kEthClasses; ++i) read(i, element(value, array, i));
+}
 
-  if (reader.has("tsa")) {
-    const Located value = reader.at("tsa");
-    const auto& array = fixed_array(value, kEthClasses, "selections");
-    for (size_t i = 0; i < kEthClasses; ++i) {
-      const Located item = element(value, array, i);
-      const auto* text = item.node.as_string();
-      if (text == nullptr) item.fail_type("a string (\"strict\", \"ets\" or \"vendor\")");
-      if (text->get() == "strict") {
-        qos.tsa[i] = policy::TcSelect::strict;
-      } else if (text->get() == "ets") {
-        qos.tsa[i] = policy::TcSelect::ets;
-      } else if (text->get() == "vendor") {
-        qos.tsa[i] = policy::TcSelect::vendor;
-      } else {
-        item.fail_here(fmt::format("unknown selection '{}' (use \"strict\", \"ets\", \"vendor\")",
-                                   text->get()));
-      }
-    }
-  }
+void read_eth_prio_tc(const TableReader& reader, policy::EthPortQos& qos) {
+  for_each_tc(reader, "prio_tc", "TCs", [&](size_t i, const Located& item) {
+    qos.prio_tc[i] = static_cast<uint8_t>(located_integer(item, 0, kMaxPrio, "TC"));
+  });
+}
 
-  if (reader.has("ets")) {
-    const Located value = reader.at("ets");
-    const auto& array = fixed_array(value, kEthClasses, "percentages");
-    for (size_t i = 0; i < kEthClasses; ++i) {
-      const Located item = element(value, array, i);
-      const int64_t percent = located_integer(item, 0, 100, "ETS percentage");
-      if (percent != 0 && qos.tsa[i] != policy::TcSelect::ets) {
-        item.fail_here(
-            fmt::format("TC{} has {}% but is not an ETS TC; set tsa[{}] = \"ets\"", i, percent, i));
-      }
-      qos.ets_percent[i] = static_cast<uint8_t>(percent);
+void read_eth_tsa(const TableReader& reader, policy::EthPortQos& qos) {
+  for_each_tc(reader, "tsa", "selections", [&](size_t i, const Located& item) {
+    const auto* text = item.node.as_string();
+    if (text == nullptr) item.fail_type("a string (\"strict\", \"ets\" or \"vendor\")");
+    if (text->get() == "strict") {
+      qos.tsa[i] = policy::TcSelect::strict;
+    } else if (text->get() == "ets") {
+      qos.tsa[i] = policy::TcSelect::ets;
+    } else if (text->get() == "vendor") {
+      qos.tsa[i] = policy::TcSelect::vendor;
+    } else {
+      item.fail_here(
+          fmt::format("unknown selection '{}' (use \"strict\", \"ets\", \"vendor\")", text->get()));
     }
-  }
+  });
+}
+
+// After tsa: a percentage is allowed on an ETS TC only.
+void read_eth_ets(const TableReader& reader, policy::EthPortQos& qos) {
+  for_each_tc(reader, "ets", "percentages", [&](size_t i, const Located& item) {
+    const int64_t percent = located_integer(item, 0, 100, "ETS percentage");
+    if (percent != 0 && qos.tsa[i] != policy::TcSelect::ets) {
+      item.fail_here(
+          fmt::format("TC{} has {}% but is not an ETS TC; set tsa[{}] = \"ets\"", i, percent, i));
+    }
+    qos.ets_percent[i] = static_cast<uint8_t>(percent);
+  });
   // The kernel's rule: with any ETS TC, the percentages sum to 100 (EINVAL otherwise).
   const bool any_ets =
       std::find(qos.tsa.begin(), qos.tsa.end(), policy::TcSelect::ets) != qos.tsa.end();
@@ -433,7 +429,9 @@ EthQosSpec read_eth(const Located* section) {
                                       sum));
     }
   }
+}
 
+void read_eth_pfc(const TableReader& reader, policy::EthPortQos& qos) {
   if (reader.has("pfc")) {
     // The priorities with PFC on (lossless): compared with the NIC's, not modelled.
     const Located value = reader.at("pfc");
@@ -447,42 +445,67 @@ EthQosSpec read_eth(const Located* section) {
       qos.pfc_enabled = static_cast<uint8_t>(qos.pfc_enabled | (1U << prio));
     }
   }
+}
 
-  if (reader.has("tc_max_rate")) {
-    const Located value = reader.at("tc_max_rate");
-    const auto& array = fixed_array(value, kEthClasses, "rates");
-    for (size_t i = 0; i < kEthClasses; ++i) {
-      const Located item = element(value, array, i);
-      uint64_t kbps = 0;
-      if (const auto* integer = item.node.as_integer()) {
-        // A bare number is kbit/s, as the kernel's ieee_maxrate takes it; 0 = no cap.
-        if (integer->get() < 0) item.fail_here("tc_max_rate must not be negative");
-        kbps = static_cast<uint64_t>(integer->get());
-      } else if (const auto* text = item.node.as_string()) {
-        auto rate = parse_rate(text->get());
-        if (!rate) item.fail_here(rate.error().message);
-        if (rate->unit != Rate::Unit::bits_per_second) {
-          item.fail_here(
-              fmt::format("tc_max_rate must be a bit rate such as \"10Gbps\", not a "
-                          "packet rate ('{}')",
-                          text->get()));
-        }
-        kbps = static_cast<uint64_t>(rate->value / 1000.0);
-        if (rate->value > 0 && kbps == 0) item.fail_here("tc_max_rate is below 1 kbit/s");
-      } else {
-        item.fail_type("a bit rate string such as \"10Gbps\" or an integer (kbit/s, 0 = none)");
-      }
-      if (kbps > kMaxTcRateKbps) {
-        item.fail_here("tc_max_rate must be at most 255 Gbit/s (the hardware's largest cap)");
-      }
-      qos.tc_max_rate_bps[i] = policy::hw_tc_max_rate_bps(kbps);
-      if (kbps > 0 && qos.tc_max_rate_bps[i] == 0.0) {
-        item.fail_here(
-            "tc_max_rate rounds to 0 in the hardware's 100 Mbit/s units; give at least "
-            "\"100Mbps\" (or 0 for no cap)");
-      }
+// One TC's cap in kbit/s: a bare number is kbit/s, as the kernel's ieee_maxrate takes it
+// (0 = no cap); a string is a bit rate.
+uint64_t tc_max_rate_kbps(const Located& item) {
+  uint64_t kbps = 0;
+  if (const auto* integer = item.node.as_integer()) {
+    if (integer->get() < 0) item.fail_here("tc_max_rate must not be negative");
+    kbps = static_cast<uint64_t>(integer->get());
+  } else if (const auto* text = item.node.as_string()) {
+    auto rate = parse_rate(text->get());
+    if (!rate) item.fail_here(rate.error().message);
+    if (rate->unit != Rate::Unit::bits_per_second) {
+      item.fail_here(
+          fmt::format("tc_max_rate must be a bit rate such as \"10Gbps\", not a "
+                      "packet rate ('{}')",
+                      text->get()));
     }
+    kbps = static_cast<uint64_t>(rate->value / 1000.0);
+    if (rate->value > 0 && kbps == 0) item.fail_here("tc_max_rate is below 1 kbit/s");
+  } else {
+    item.fail_type("a bit rate string such as \"10Gbps\" or an integer (kbit/s, 0 = none)");
   }
+  if (kbps > kMaxTcRateKbps) {
+    item.fail_here("tc_max_rate must be at most 255 Gbit/s (the hardware's largest cap)");
+  }
+  return kbps;
+}
+
+void read_eth_tc_max_rate(const TableReader& reader, policy::EthPortQos& qos) {
+  for_each_tc(reader, "tc_max_rate", "rates", [&](size_t i, const Located& item) {
+    const uint64_t kbps = tc_max_rate_kbps(item);
+    qos.tc_max_rate_bps[i] = policy::hw_tc_max_rate_bps(kbps);
+    if (kbps > 0 && qos.tc_max_rate_bps[i] == 0.0) {
+      item.fail_here(
+          "tc_max_rate rounds to 0 in the hardware's 100 Mbit/s units; give at least "
+          "\"100Mbps\" (or 0 for no cap)");
+    }
+  });
+}
+
+}  // namespace
+
+EthQosSpec read_eth(const Located* section) {
+  EthQosSpec spec;
+  if (section == nullptr) return spec;
+  const TableReader reader(section->table(), section->path, section->file);
+  reader.allow_only({"trust", "dscp2prio", "prio_tc", "tsa", "ets", "tc_max_rate", "pfc"});
+  spec.present = true;
+  spec.where = section->path;
+  spec.loc = reader.loc();
+  spec.qos = policy::default_eth_port_qos();
+  policy::EthPortQos& qos = spec.qos;
+
+  read_eth_trust(reader, qos);
+  read_eth_dscp2prio(reader, qos);
+  read_eth_prio_tc(reader, qos);
+  read_eth_tsa(reader, qos);
+  read_eth_ets(reader, qos);
+  read_eth_pfc(reader, qos);
+  read_eth_tc_max_rate(reader, qos);
 
   // The kernel's checks as a backstop (they name the field in `where`).
   if (auto status = policy::validate_eth_port_qos(qos); !status) {

@@ -12,9 +12,12 @@
 #include <string_view>
 
 #include "config_check.hpp"
+#include "fuzz_check.hpp"
 #include "qb/dpa/emulator.hpp"
 #include "qb/suite/suite_loader.hpp"
 #include "qb_dpa/programs.h"
+
+using qb::fuzz::check;
 
 namespace {
 
@@ -27,10 +30,6 @@ constexpr int64_t kMaxIntervalNs = 1'000'000'000'000;
 constexpr int64_t kMaxHandlerCostNs = 1'000'000;
 constexpr int64_t kMaxRetransmitTimeoutNs = int64_t{4096} << 31;
 constexpr int64_t kMaxBufferBytes = int64_t{1} << 40;
-
-void check(bool condition) {
-  if (!condition) __builtin_trap();
-}
 
 void check_params(const qb_dpa_program& program, const std::vector<int64_t>& params) {
   check(params.size() == program.param_count);

@@ -8,17 +8,12 @@
 #include <string>
 #include <string_view>
 
+#include "fuzz_check.hpp"
 #include "qb/common/config_error.hpp"
 #include "qb/common/config_table.hpp"
 #include "verbs_config.hpp"
 
-namespace {
-
-void check(bool condition) {
-  if (!condition) __builtin_trap();
-}
-
-}  // namespace
+using qb::fuzz::check;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view body(reinterpret_cast<const char*>(data), size);

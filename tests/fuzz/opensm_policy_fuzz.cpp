@@ -5,13 +5,12 @@
 #include <cstring>
 #include <string_view>
 
+#include "fuzz_check.hpp"
 #include "qb/policies/opensm_policy_match.hpp"
 
-namespace {
+using qb::fuzz::check;
 
-void check(bool condition) {
-  if (!condition) __builtin_trap();
-}
+namespace {
 
 uint64_t read_u64(const uint8_t* data, size_t size, size_t at) {
   uint64_t value = 0;

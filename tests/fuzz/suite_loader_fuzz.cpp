@@ -5,13 +5,12 @@
 #include <cstdint>
 #include <string_view>
 
+#include "fuzz_check.hpp"
 #include "qb/suite/suite_loader.hpp"
 
-namespace {
+using qb::fuzz::check;
 
-void check(bool condition) {
-  if (!condition) __builtin_trap();
-}
+namespace {
 
 // The smallest size a flow can draw (a table's zero-weight entries never are); 0: none.
 uint32_t smallest_bytes(const qb::gen::SizeSpec& size) {

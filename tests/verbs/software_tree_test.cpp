@@ -12,34 +12,19 @@
 #include <vector>
 
 #include "fake_mlx5.hpp"
+#include "loaded_suite.hpp"
 #include "qb/drivers/registry.hpp"
 #include "qb/engine/measure.hpp"
 #include "qb/engine/run.hpp"
-#include "qb/policies/oracle.hpp"
 #include "qb/judge/judge.hpp"
 #include "qb/judge/run_metadata.hpp"
+#include "qb/policies/oracle.hpp"
 #include "qb/suite/compile.hpp"
 #include "qb/suite/suite_loader.hpp"
 #include "verbs_driver.hpp"
 
 namespace qb::drv::verbs {
 namespace {
-
-struct LoadedSuite {
-  suite::Suite suite;
-  std::vector<suite::CompiledScenario> compiled;
-};
-
-LoadedSuite load(const std::string& file) {
-  auto suite = suite::load_suite_file(std::string(QB_SOURCE_DIR) + "/configs/" + file);
-  EXPECT_TRUE(suite.ok()) << (suite.ok() ? "" : suite.error().to_string());
-  LoadedSuite loaded{std::move(*suite), {}};
-  std::vector<Warning> warnings;
-  auto compiled = suite::compile_suite(loaded.suite, warnings);
-  EXPECT_TRUE(compiled.ok()) << (compiled.ok() ? "" : compiled.error().to_string());
-  loaded.compiled = std::move(*compiled);
-  return loaded;
-}
 
 // The fake without NIC scheduling elements, with the options given.
 Result<DriverFactory> fake_without_sched(std::vector<ConfigOverride> more = {}) {
@@ -107,8 +92,8 @@ TEST(VerbsSoftwareTree, ShippedTreesLandOnTheOracleWithoutNicScheduling) {
     EXPECT_EQ(stats["software_tree"], 1.0);
     EXPECT_EQ(stats["nic_sched_tree"], 0.0);
     EXPECT_GT(stats["software_paced_flows"], 0.0);
-    auto results =
-        judge::judge_run(loaded.suite, *run, engine::measure(*run), judge::current_run_metadata({}));
+    auto results = judge::judge_run(loaded.suite, *run, engine::measure(*run),
+                                    judge::current_run_metadata({}));
     ASSERT_TRUE(results.ok()) << results.error().to_string();
     for (const auto& scenario : results->scenarios) {
       for (const auto& flow : scenario.flows) {

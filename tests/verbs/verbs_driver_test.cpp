@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "fake_mlx5.hpp"
+#include "loaded_suite.hpp"
 #include "qb/drivers/registry.hpp"
 #include "qb/engine/measure.hpp"
 #include "qb/engine/run.hpp"
@@ -31,25 +32,6 @@
 
 namespace qb::drv::verbs {
 namespace {
-
-struct LoadedSuite {
-  suite::Suite suite;
-  std::vector<suite::CompiledScenario> compiled;
-};
-
-// `file` in configs/, or a path from the source root ("tests/verbs/...").
-LoadedSuite load(const std::string& file) {
-  const std::string path =
-      std::string(QB_SOURCE_DIR) + (file.find('/') == std::string::npos ? "/configs/" : "/") + file;
-  auto suite = suite::load_suite_file(path);
-  EXPECT_TRUE(suite.ok()) << (suite.ok() ? "" : suite.error().to_string());
-  LoadedSuite loaded{std::move(*suite), {}};
-  std::vector<Warning> warnings;
-  auto compiled = suite::compile_suite(loaded.suite, warnings);
-  EXPECT_TRUE(compiled.ok()) << (compiled.ok() ? "" : compiled.error().to_string());
-  loaded.compiled = std::move(*compiled);
-  return loaded;
-}
 
 Topology topology_of(const suite::CompiledScenario& compiled, uint32_t workers = 1) {
   Topology topology;
@@ -727,8 +709,8 @@ TEST(VerbsDriver, SimulatedTimingLandsOnTheOracleForTheShippedTrees) {
     auto run = engine::run_suite(loaded.suite, loaded.compiled, *factory, options);
     ASSERT_TRUE(run.ok()) << run.error().to_string();
     EXPECT_EQ(run->scenarios[0].reps[0].driver_stats.empty(), false);
-    auto results =
-        judge::judge_run(loaded.suite, *run, engine::measure(*run), judge::current_run_metadata({}));
+    auto results = judge::judge_run(loaded.suite, *run, engine::measure(*run),
+                                    judge::current_run_metadata({}));
     ASSERT_TRUE(results.ok()) << results.error().to_string();
     for (const auto& scenario : results->scenarios) {
       for (const auto& flow : scenario.flows) {
