@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <utility>
 
 #include "qb/policies/class_oracle.hpp"
@@ -312,44 +313,39 @@ double relative_gap(double low, double high) {
   return high > 0.0 ? (high - low) / high : 0.0;
 }
 
-// Inside bounds that stalled apart: from their midpoint, flow by flow, each steps towards its
-// right-hand side (halving its steps when it turns back, regaining them while it keeps its
-// direction), kept within [lo, hi]. True when no flow moves by more than kSettled in a sweep.
+// Inside bounds that stalled apart: from their midpoint, all flows at once (Jacobi) step a
+// fraction `alpha` towards their right-hand sides, kept within [lo, hi]; a sweep whose largest
+// residual does not fall halves alpha (whole steps swing on coupled channels). True when every
+// flow is within kSettled of its right-hand side.
 bool damped_inside(std::span<const uint32_t> rest, std::span<const double> lo,
-                   std::span<const double> hi, RightHandSide& rhs, const auto& touch,
-                   std::vector<char>& dirty, FabricExpectation& out) {
+                   std::span<const double> hi, RightHandSide& rhs, FabricExpectation& out) {
   std::vector<double>& x = out.flow_bps;
-  const size_t n = x.size();
-  std::vector<double> gain(n, 1.0), last_step(n, 0.0);
+  std::vector<double> target(x.size(), 0.0);
   for (const uint32_t f : rest) {
     x[f] = std::isfinite(hi[f]) ? lo[f] + (hi[f] - lo[f]) / 2 : lo[f];
-    dirty[f] = 1;
   }
   uint32_t at = kLimitedByOffered;
-  bool pending = true;
-  while (pending && out.sweeps < kMaxSweeps) {
+  double alpha = 0.5, last = kInf;
+  while (out.sweeps < kMaxSweeps) {
     ++out.sweeps;
+    double residual = 0.0;
     for (const uint32_t f : rest) {
-      if (dirty[f] == 0) continue;
-      dirty[f] = 0;
-      const double target = std::clamp(rhs(f, x, at), lo[f], hi[f]);
-      const double step = target - x[f];
-      const double scale = std::max(std::fabs(target), std::fabs(x[f]));
-      if (scale <= 0.0 || std::fabs(step) <= kSettled * scale) {
-        x[f] = target;
-        last_step[f] = 0.0;
-        continue;
-      }
-      gain[f] = step * last_step[f] < 0.0 ? gain[f] * 0.5 : std::min(1.0, gain[f] * 2.0);
-      last_step[f] = step;
-      x[f] += gain[f] * step;
-      dirty[f] = gain[f] < 1.0 ? 1 : 0;  // short of its target: look again
-      touch(f);
+      target[f] = std::clamp(rhs(f, x, at), lo[f], hi[f]);
+      residual = std::max(residual, relative_gap(std::min(x[f], target[f]),
+                                                 std::max(x[f], target[f])));
     }
-    pending = false;
-    for (const uint32_t f : rest) pending = pending || dirty[f] != 0;
+    if (std::getenv("QB_DEBUG_EXP") != nullptr && out.sweeps % 20 == 0) {
+      fmt::print(stderr, "sweep {} residual {:.3g} alpha {:.3g}\n", out.sweeps, residual, alpha);
+    }
+    if (residual <= kSettled) {
+      for (const uint32_t f : rest) x[f] = target[f];
+      return true;
+    }
+    alpha = residual < last ? std::min(0.5, alpha * 1.2) : alpha * 0.5;
+    last = residual;
+    for (const uint32_t f : rest) x[f] += alpha * (target[f] - x[f]);
   }
-  return !pending;
+  return false;
 }
 
 // Step (2). The right-hand side T is antitone: a flow's greedy share can only fall when the
@@ -414,6 +410,7 @@ void solve_coupled(const Views& v, std::span<const FabricFlow> flows, const Arbi
     }
     gap = 0.0;
     for (const uint32_t f : rest) gap = std::max(gap, relative_gap(lo[f], hi[f]));
+    if (std::getenv("QB_DEBUG_EXP") != nullptr) fmt::print(stderr, "bracket sweep {} gap {:.3g}\n", out.sweeps, gap);
     if (gap <= kSettled || !moved) break;
     // The gap shrinks geometrically while the bounds converge; a sweep that gains less than
     // kStallGain on the best gap so far, kStallSweeps times in a row, is a 2-cycle.
@@ -429,7 +426,7 @@ void solve_coupled(const Views& v, std::span<const FabricFlow> flows, const Arbi
   if (gap <= kSettled) {
     for (const uint32_t f : rest) x[f] = lo[f];
   } else {
-    out.settled = damped_inside(rest, lo, hi, rhs, touch, dirty, out);
+    out.settled = damped_inside(rest, lo, hi, rhs, out);
     if (!out.settled) {
       out.notes.push_back(fmt::format(
           "the coupled bottlenecks of {} flows did not settle within {} sweeps (bounds {:.2g} "
