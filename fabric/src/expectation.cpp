@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <utility>
 
 #include "qb/policies/class_oracle.hpp"
@@ -24,6 +23,8 @@ constexpr double kMoved = 1e-15;
 // The bounds stall when kStallSweeps sweeps in a row shrink the gap by less than kStallGain.
 constexpr double kStallGain = 1e-3;
 constexpr uint32_t kStallSweeps = 20;
+// The Gauss-Seidel phase inside stalled bounds gets this many sweeps before the Jacobi one.
+constexpr uint32_t kSeidelSweeps = 500;
 // A channel's expected load may exceed its rate by this much (relative) from rounding alone.
 constexpr double kOverload = 1e-9;
 
@@ -313,11 +314,49 @@ double relative_gap(double low, double high) {
   return high > 0.0 ? (high - low) / high : 0.0;
 }
 
-// Inside bounds that stalled apart: from their midpoint, all flows at once (Jacobi) step a
+// Inside bounds that stalled apart, first flow by flow (Gauss-Seidel, the newest rates of the
+// others): each steps towards its right-hand side, halving its steps when it turns back and
+// regaining them while it keeps its direction, kept within [lo, hi]; only flows whose channels
+// changed look again. Fast where it settles; on some coupled fabrics it swings for ever, so it
+// has kSeidelSweeps. True when no flow moves by more than kSettled in a sweep.
+bool seidel_inside(std::span<const uint32_t> rest, std::span<const double> lo,
+                   std::span<const double> hi, RightHandSide& rhs, const auto& touch,
+                   std::vector<char>& dirty, FabricExpectation& out) {
+  std::vector<double>& x = out.flow_bps;
+  std::vector<double> gain(x.size(), 1.0), last_step(x.size(), 0.0);
+  for (const uint32_t f : rest) dirty[f] = 1;
+  uint32_t at = kLimitedByOffered;
+  const uint32_t until = std::min(kMaxSweeps, out.sweeps + kSeidelSweeps);
+  bool pending = true;
+  while (pending && out.sweeps < until) {
+    ++out.sweeps;
+    for (const uint32_t f : rest) {
+      if (dirty[f] == 0) continue;
+      dirty[f] = 0;
+      const double target = std::clamp(rhs(f, x, at), lo[f], hi[f]);
+      const double step = target - x[f];
+      if (relative_gap(std::min(x[f], target), std::max(x[f], target)) <= kSettled) {
+        x[f] = target;
+        last_step[f] = 0.0;
+        continue;
+      }
+      gain[f] = step * last_step[f] < 0.0 ? gain[f] * 0.5 : std::min(1.0, gain[f] * 2.0);
+      last_step[f] = step;
+      x[f] += gain[f] * step;
+      dirty[f] = gain[f] < 1.0 ? 1 : 0;  // short of its target: look again
+      touch(f);
+    }
+    pending = false;
+    for (const uint32_t f : rest) pending = pending || dirty[f] != 0;
+  }
+  return !pending;
+}
+
+// Then, from the bounds' midpoint again, all flows at once (Jacobi) step a
 // fraction `alpha` towards their right-hand sides, kept within [lo, hi]; a sweep whose largest
 // residual does not fall halves alpha (whole steps swing on coupled channels). True when every
 // flow is within kSettled of its right-hand side.
-bool damped_inside(std::span<const uint32_t> rest, std::span<const double> lo,
+bool jacobi_inside(std::span<const uint32_t> rest, std::span<const double> lo,
                    std::span<const double> hi, RightHandSide& rhs, FabricExpectation& out) {
   std::vector<double>& x = out.flow_bps;
   std::vector<double> target(x.size(), 0.0);
@@ -333,9 +372,6 @@ bool damped_inside(std::span<const uint32_t> rest, std::span<const double> lo,
       target[f] = std::clamp(rhs(f, x, at), lo[f], hi[f]);
       residual = std::max(residual, relative_gap(std::min(x[f], target[f]),
                                                  std::max(x[f], target[f])));
-    }
-    if (std::getenv("QB_DEBUG_EXP") != nullptr && out.sweeps % 20 == 0) {
-      fmt::print(stderr, "sweep {} residual {:.3g} alpha {:.3g}\n", out.sweeps, residual, alpha);
     }
     if (residual <= kSettled) {
       for (const uint32_t f : rest) x[f] = target[f];
@@ -410,7 +446,6 @@ void solve_coupled(const Views& v, std::span<const FabricFlow> flows, const Arbi
     }
     gap = 0.0;
     for (const uint32_t f : rest) gap = std::max(gap, relative_gap(lo[f], hi[f]));
-    if (std::getenv("QB_DEBUG_EXP") != nullptr) fmt::print(stderr, "bracket sweep {} gap {:.3g}\n", out.sweeps, gap);
     if (gap <= kSettled || !moved) break;
     // The gap shrinks geometrically while the bounds converge; a sweep that gains less than
     // kStallGain on the best gap so far, kStallSweeps times in a row, is a 2-cycle.
@@ -426,7 +461,9 @@ void solve_coupled(const Views& v, std::span<const FabricFlow> flows, const Arbi
   if (gap <= kSettled) {
     for (const uint32_t f : rest) x[f] = lo[f];
   } else {
-    out.settled = damped_inside(rest, lo, hi, rhs, out);
+    for (const uint32_t f : rest) x[f] = std::isfinite(hi[f]) ? lo[f] + (hi[f] - lo[f]) / 2 : lo[f];
+    out.settled = seidel_inside(rest, lo, hi, rhs, touch, dirty, out) ||
+                  jacobi_inside(rest, lo, hi, rhs, out);
     if (!out.settled) {
       out.notes.push_back(fmt::format(
           "the coupled bottlenecks of {} flows did not settle within {} sweeps (bounds {:.2g} "

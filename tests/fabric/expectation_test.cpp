@@ -475,6 +475,59 @@ TEST(FabricExpectation, LeafSpineAllToAllInTwoEtsClassesAndStrictSettles) {
   }
 }
 
+policy::PortQos vlarb(std::vector<policy::VlArbEntry> high, std::vector<policy::VlArbEntry> low,
+                      uint8_t high_limit) {
+  policy::PortQos qos;
+  qos.kind = policy::PortQos::Kind::vlarb;
+  qos.ib.tables.vlarb_high = std::move(high);
+  qos.ib.tables.vlarb_low = std::move(low);
+  qos.ib.tables.high_limit = high_limit;
+  return qos;
+}
+
+// Random fabrics with three classes arbitrated three ways (ETS with a strict class, ETS weights
+// alone, VLArb high/low tables), per-ingress and per-flow: the expectation settles, overloads
+// nothing, and equals the separately written damped iteration.
+TEST(FabricExpectation, EqualsASecondSolverOnRandomFabricsWithClasses) {
+  int compared = 0, coupled = 0;
+  for (uint64_t seed = 2000; seed < 2120; ++seed) {
+    const RandomNet net = random_net(seed, 3);
+    PortPolicy policy;
+    policy.fairness = seed % 2 == 0 ? Fairness::per_ingress : Fairness::per_flow;
+    switch (seed % 3) {
+      case 0:  // TC2 strict above TC0/TC1 at 40/60; the NIC 70/30
+        policy.switch_qos = ets({{0, 40}, {1, 60}});
+        policy.nic_qos = ets({{0, 70}, {1, 30}});
+        break;
+      case 1:
+        policy.switch_qos = ets({{0, 20}, {1, 30}, {2, 50}});
+        policy.nic_qos = ets({{0, 50}, {1, 25}, {2, 25}});
+        break;
+      default:  // VL2 high priority (limited), VL0/VL1 low at 1:3 credits
+        policy.switch_qos = vlarb({{2, 64}}, {{0, 64}, {1, 192}}, 4);
+        policy.nic_qos = vlarb({}, {{0, 128}, {1, 64}, {2, 64}}, 0);
+        break;
+    }
+    auto got = expected_fabric_rates(net.topology, net.flows, net.routes, policy);
+    ASSERT_TRUE(got) << net.about << ": " << got.error().to_string();
+    EXPECT_TRUE(got->settled) << net.about;
+    EXPECT_TRUE(got->notes.empty()) << net.about << ": " << got->notes.front();
+    coupled += got->coupled_flows > 0 ? 1 : 0;
+    expect_fixed_point(net.topology, net.flows, net.routes, policy, *got, net.about);
+    const std::vector<double> want =
+        damped_fixed_point(net.topology, net.flows, net.routes, policy);
+    ASSERT_EQ(want.size(), net.flows.size()) << net.about << ": the second solver did not settle";
+    for (size_t f = 0; f < net.flows.size(); ++f) {
+      EXPECT_TRUE(close(got->flow_bps[f], want[f]))
+          << net.about << ", flow " << f << ": " << got->flow_bps[f] << " vs " << want[f];
+    }
+    ++compared;
+  }
+  EXPECT_EQ(compared, 120);
+  EXPECT_GT(coupled, 10);  // the coupled step is exercised, not only step (1)
+  RecordProperty("cases_with_coupled_flows", coupled);
+}
+
 // Today's one-switch fabric (hosts into one switch egress, per-ingress round robin, each NIC's
 // classes and tree) as a graph gives the class oracle's shares.
 TEST(FabricExpectation, OneSwitchGraphGivesTheClassOraclesShares) {
