@@ -79,7 +79,6 @@ BENCHMARK(BM_Expectation_Hpcc320_Permutation)
     ->ArgsProduct({{0, 1}, {1, 4}})
     ->Unit(benchmark::kMillisecond);
 
-
 // Every host to every other (102080 flows), per-ingress and per-flow: the all-to-all suites. Not
 // interactive yet (over 5 minutes under load; main before the coupled-step change as well): run it
 // alone with --benchmark_filter=AllToAll.

@@ -279,7 +279,11 @@ class RightHandSide {
  public:
   RightHandSide(const Views& v, std::span<const FabricFlow> flows, const Arbiter& arbiter,
                 const std::vector<char>& idle)
-      : v_(v), flows_(flows), arbiter_(arbiter), idle_(idle), ask_(flows.size(), 0.0),
+      : v_(v),
+        flows_(flows),
+        arbiter_(arbiter),
+        idle_(idle),
+        ask_(flows.size(), 0.0),
         got_(flows.size(), 0.0) {}
 
   /// `at`: the channel that gives the least, or kLimitedByOffered.
@@ -307,6 +311,10 @@ class RightHandSide {
   const std::vector<char>& idle_;
   std::vector<double> ask_, got_;
 };
+
+double midpoint(double low, double high) {
+  return std::isfinite(high) ? low + (high - low) / 2 : low;
+}
 
 double relative_gap(double low, double high) {
   if (low >= high) return 0.0;
@@ -361,7 +369,7 @@ bool jacobi_inside(std::span<const uint32_t> rest, std::span<const double> lo,
   std::vector<double>& x = out.flow_bps;
   std::vector<double> target(x.size(), 0.0);
   for (const uint32_t f : rest) {
-    x[f] = std::isfinite(hi[f]) ? lo[f] + (hi[f] - lo[f]) / 2 : lo[f];
+    x[f] = midpoint(lo[f], hi[f]);
   }
   uint32_t at = kLimitedByOffered;
   double alpha = 0.5, last = kInf;
@@ -370,8 +378,8 @@ bool jacobi_inside(std::span<const uint32_t> rest, std::span<const double> lo,
     double residual = 0.0;
     for (const uint32_t f : rest) {
       target[f] = std::clamp(rhs(f, x, at), lo[f], hi[f]);
-      residual = std::max(residual, relative_gap(std::min(x[f], target[f]),
-                                                 std::max(x[f], target[f])));
+      residual =
+          std::max(residual, relative_gap(std::min(x[f], target[f]), std::max(x[f], target[f])));
     }
     if (residual <= kSettled) {
       for (const uint32_t f : rest) x[f] = target[f];
@@ -461,7 +469,7 @@ void solve_coupled(const Views& v, std::span<const FabricFlow> flows, const Arbi
   if (gap <= kSettled) {
     for (const uint32_t f : rest) x[f] = lo[f];
   } else {
-    for (const uint32_t f : rest) x[f] = std::isfinite(hi[f]) ? lo[f] + (hi[f] - lo[f]) / 2 : lo[f];
+    for (const uint32_t f : rest) x[f] = midpoint(lo[f], hi[f]);
     out.settled = seidel_inside(rest, lo, hi, rhs, touch, dirty, out) ||
                   jacobi_inside(rest, lo, hi, rhs, out);
     if (!out.settled) {

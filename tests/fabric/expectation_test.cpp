@@ -386,8 +386,8 @@ std::vector<double> damped_fixed_point(const Topology& t, std::span<const Fabric
       if (flows[f].dropped || !(flows[f].offered_bps > 0.0)) continue;
       target[f] = flows[f].offered_bps;
       for (const uint32_t c : routes[f].channels) {
-        target[f] = std::min(target[f], greedy_share(t, flows, routes, policy, c,
-                                                     static_cast<uint32_t>(f), x));
+        target[f] = std::min(
+            target[f], greedy_share(t, flows, routes, policy, c, static_cast<uint32_t>(f), x));
       }
       residual = std::max(residual, std::fabs(target[f] - x[f]) / std::max(target[f], 1.0));
     }
