@@ -16,8 +16,17 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 // Two shares computed along different paths of the same arithmetic agree to this (relative).
 constexpr double kSame = 1e-12;
-// Step (2) stops when no rate moves by more than this (relative) in a sweep.
+// Step (2) is settled when the bounds (or, inside them, the rates) are this close (relative).
 constexpr double kSettled = 1e-13;
+// A bound that moves by less than this (relative) does not make its neighbours look again.
+constexpr double kMoved = 1e-15;
+// The bounds stall when kStallSweeps sweeps in a row shrink the gap by less than kStallGain.
+constexpr double kStallGain = 1e-3;
+constexpr uint32_t kStallSweeps = 20;
+// The Gauss-Seidel phase inside stalled bounds gets this many sweeps before the Jacobi one.
+constexpr uint32_t kSeidelSweeps = 500;
+// A channel's expected load may exceed its rate by this much (relative) from rounding alone.
+constexpr double kOverload = 1e-9;
 
 bool same(double a, double b) {
   if (a == b) return true;  // also both +inf
@@ -263,6 +272,247 @@ Result<Views> build_views(const Topology& t, std::span<const FabricFlow> flows,
   return v;
 }
 
+// The right-hand side of the definition for one flow: the least of its offered load and what
+// each channel of its path (idle ones arbitrate nothing) gives it when it asks for everything and
+// every other flow there asks for its rate in `rates`.
+class RightHandSide {
+ public:
+  RightHandSide(const Views& v, std::span<const FabricFlow> flows, const Arbiter& arbiter,
+                const std::vector<char>& idle)
+      : v_(v),
+        flows_(flows),
+        arbiter_(arbiter),
+        idle_(idle),
+        ask_(flows.size(), 0.0),
+        got_(flows.size(), 0.0) {}
+
+  /// `at`: the channel that gives the least, or kLimitedByOffered.
+  double operator()(uint32_t f, std::span<const double> rates, uint32_t& at) {
+    double best = flows_[f].offered_bps;
+    at = kLimitedByOffered;
+    for (const auto& [vi, m] : v_.hops[f]) {
+      if (idle_[vi] != 0) continue;
+      const ChannelView& view = v_.views[vi];
+      for (const uint32_t g : view.flows) ask_[g] = rates[g];
+      ask_[f] = kInf;
+      arbiter_.allocate(view, view.all, view.capacity_bps, ask_, got_);
+      if (got_[f] < best) {
+        best = got_[f];
+        at = view.channel;
+      }
+    }
+    return best;
+  }
+
+ private:
+  const Views& v_;
+  std::span<const FabricFlow> flows_;
+  const Arbiter& arbiter_;
+  const std::vector<char>& idle_;
+  std::vector<double> ask_, got_;
+};
+
+double midpoint(double low, double high) {
+  return std::isfinite(high) ? low + (high - low) / 2 : low;
+}
+
+double relative_gap(double low, double high) {
+  if (low >= high) return 0.0;
+  if (!std::isfinite(high)) return kInf;
+  return high > 0.0 ? (high - low) / high : 0.0;
+}
+
+// Inside bounds that stalled apart, first flow by flow (Gauss-Seidel, the newest rates of the
+// others): each steps towards its right-hand side, halving its steps when it turns back and
+// regaining them while it keeps its direction, kept within [lo, hi]; only flows whose channels
+// changed look again. Fast where it settles; on some coupled fabrics it swings for ever, so it
+// has kSeidelSweeps. True when no flow moves by more than kSettled in a sweep.
+bool seidel_inside(std::span<const uint32_t> rest, std::span<const double> lo,
+                   std::span<const double> hi, RightHandSide& rhs, const auto& touch,
+                   std::vector<char>& dirty, FabricExpectation& out) {
+  std::vector<double>& x = out.flow_bps;
+  std::vector<double> gain(x.size(), 1.0), last_step(x.size(), 0.0);
+  for (const uint32_t f : rest) dirty[f] = 1;
+  uint32_t at = kLimitedByOffered;
+  const uint32_t until = std::min(kMaxSweeps, out.sweeps + kSeidelSweeps);
+  bool pending = true;
+  while (pending && out.sweeps < until) {
+    ++out.sweeps;
+    for (const uint32_t f : rest) {
+      if (dirty[f] == 0) continue;
+      dirty[f] = 0;
+      const double target = std::clamp(rhs(f, x, at), lo[f], hi[f]);
+      const double step = target - x[f];
+      if (relative_gap(std::min(x[f], target), std::max(x[f], target)) <= kSettled) {
+        x[f] = target;
+        last_step[f] = 0.0;
+        continue;
+      }
+      gain[f] = step * last_step[f] < 0.0 ? gain[f] * 0.5 : std::min(1.0, gain[f] * 2.0);
+      last_step[f] = step;
+      x[f] += gain[f] * step;
+      dirty[f] = gain[f] < 1.0 ? 1 : 0;  // short of its target: look again
+      touch(f);
+    }
+    pending = false;
+    for (const uint32_t f : rest) pending = pending || dirty[f] != 0;
+  }
+  return !pending;
+}
+
+// Then, from the bounds' midpoint again, all flows at once (Jacobi) step a
+// fraction `alpha` towards their right-hand sides, kept within [lo, hi]; a sweep whose largest
+// residual does not fall halves alpha (whole steps swing on coupled channels). True when every
+// flow is within kSettled of its right-hand side.
+bool jacobi_inside(std::span<const uint32_t> rest, std::span<const double> lo,
+                   std::span<const double> hi, RightHandSide& rhs, FabricExpectation& out) {
+  std::vector<double>& x = out.flow_bps;
+  std::vector<double> target(x.size(), 0.0);
+  for (const uint32_t f : rest) {
+    x[f] = midpoint(lo[f], hi[f]);
+  }
+  uint32_t at = kLimitedByOffered;
+  double alpha = 0.5, last = kInf;
+  while (out.sweeps < kMaxSweeps) {
+    ++out.sweeps;
+    double residual = 0.0;
+    for (const uint32_t f : rest) {
+      target[f] = std::clamp(rhs(f, x, at), lo[f], hi[f]);
+      residual =
+          std::max(residual, relative_gap(std::min(x[f], target[f]), std::max(x[f], target[f])));
+    }
+    if (residual <= kSettled) {
+      for (const uint32_t f : rest) x[f] = target[f];
+      return true;
+    }
+    alpha = residual < last ? std::min(0.5, alpha * 1.2) : alpha * 0.5;
+    last = residual;
+    for (const uint32_t f : rest) x[f] += alpha * (target[f] - x[f]);
+  }
+  return false;
+}
+
+// Step (2). The right-hand side T is antitone: a flow's greedy share can only fall when the
+// others ask more. So from bounds lo <= x* <= hi of every fixed point x*, T(hi) <= x* <= T(lo):
+// raising lo to T(hi) and lowering hi to T(lo) keeps every fixed point inside, and both move
+// monotonically. Gauss-Seidel (the newest bounds of the other flows) is as valid and faster.
+// When the gap closes, the fixed point is unique and found. When it stalls open (lo and hi a
+// 2-cycle of T), a damped iteration inside [lo, hi] looks for a fixed point there; if none
+// settles, the result is the lower bounds, flagged not settled.
+void solve_coupled(const Views& v, std::span<const FabricFlow> flows, const Arbiter& arbiter,
+                   const std::vector<char>& idle, const std::vector<bool>& frozen,
+                   const std::vector<double>& lower, FabricExpectation& out) {
+  const auto n = static_cast<uint32_t>(flows.size());
+  std::vector<double>& x = out.flow_bps;
+  std::vector<uint32_t> rest;
+  for (uint32_t f = 0; f < n; ++f) {
+    if (!frozen[f]) rest.push_back(f);
+  }
+  out.coupled_flows = static_cast<uint32_t>(rest.size());
+  RightHandSide rhs(v, flows, arbiter, idle);
+  std::vector<double> lo = x, hi = x;  // frozen (and inactive) flows: their exact rate
+  for (const uint32_t f : rest) {
+    lo[f] = lower[f];
+    hi[f] = flows[f].offered_bps;
+  }
+  // A flow's bounds depend only on the flows it shares a channel with: recompute those whose
+  // neighbours' bounds moved since.
+  std::vector<char> dirty(n, 0);
+  for (const uint32_t f : rest) dirty[f] = 1;
+  auto touch = [&](uint32_t f) {
+    for (const auto& [vi, m] : v.hops[f]) {
+      for (const uint32_t g : v.views[vi].flows) {
+        if (g != f && !frozen[g]) dirty[g] = 1;
+      }
+    }
+  };
+  uint32_t at = kLimitedByOffered;
+  double gap = kInf, best_gap = kInf;
+  uint32_t stalled = 0;
+  while (out.sweeps < kMaxSweeps) {
+    ++out.sweeps;
+    bool moved = false;
+    for (const uint32_t f : rest) {
+      if (dirty[f] == 0) continue;
+      dirty[f] = 0;
+      const double new_hi = rhs(f, lo, at);
+      const double new_lo = std::min(rhs(f, hi, at), std::min(hi[f], new_hi));
+      bool changed = false;
+      if (new_hi < hi[f]) {
+        changed = changed || relative_gap(new_hi, hi[f]) > kMoved;
+        hi[f] = new_hi;
+      }
+      if (new_lo > lo[f]) {
+        changed = changed || relative_gap(lo[f], new_lo) > kMoved;
+        lo[f] = new_lo;
+      }
+      lo[f] = std::min(lo[f], hi[f]);  // rounding must not cross them
+      if (changed) {
+        moved = true;
+        touch(f);
+      }
+    }
+    gap = 0.0;
+    for (const uint32_t f : rest) gap = std::max(gap, relative_gap(lo[f], hi[f]));
+    if (gap <= kSettled || !moved) break;
+    // The gap shrinks geometrically while the bounds converge; a sweep that gains less than
+    // kStallGain on the best gap so far, kStallSweeps times in a row, is a 2-cycle.
+    if (gap < best_gap * (1.0 - kStallGain)) {
+      best_gap = gap;
+      stalled = 0;
+    } else if (++stalled >= kStallSweeps) {
+      break;
+    }
+  }
+  out.bracket_sweeps = out.sweeps;
+  out.bracket_gap = gap;
+  if (gap <= kSettled) {
+    for (const uint32_t f : rest) x[f] = lo[f];
+  } else {
+    for (const uint32_t f : rest) x[f] = midpoint(lo[f], hi[f]);
+    out.settled = seidel_inside(rest, lo, hi, rhs, touch, dirty, out) ||
+                  jacobi_inside(rest, lo, hi, rhs, out);
+    if (!out.settled) {
+      out.notes.push_back(fmt::format(
+          "the coupled bottlenecks of {} flows did not settle within {} sweeps (bounds {:.2g} "
+          "apart, relative): their rates are lower bounds",
+          rest.size(), kMaxSweeps, gap));
+      for (const uint32_t f : rest) x[f] = lo[f];
+    }
+  }
+  for (const uint32_t f : rest) rhs(f, x, out.bottleneck[f]);
+}
+
+// The channels' expected loads, and the promise that none is over its rate: a channel above it
+// (relative kOverload; only a solver fault could do that) flags the result not settled, and its
+// flows are scaled down to fit (scaling only lowers the other channels' loads).
+void check_channels(const Topology& topology, std::span<const Route> routes,
+                    const std::vector<bool>& active, FabricExpectation& out) {
+  std::vector<double>& x = out.flow_bps;
+  std::vector<std::vector<uint32_t>> crossing(topology.channel_count());
+  for (uint32_t f = 0; f < x.size(); ++f) {
+    if (!active[f]) continue;
+    for (const uint32_t ch : routes[f].channels) crossing[ch].push_back(f);
+  }
+  for (uint32_t ch = 0; ch < crossing.size(); ++ch) {
+    double sum = 0.0;
+    for (const uint32_t f : crossing[ch]) sum += x[f];
+    const double rate = topology.channel(ch).rate_bps;
+    if (sum > rate * (1 + kOverload)) {
+      out.settled = false;
+      out.notes.push_back(fmt::format(
+          "channel {} was expected to carry {:.6g} bit/s over its {:.6g} bit/s: its {} flows are "
+          "scaled down to fit",
+          ch, sum, rate, crossing[ch].size()));
+      for (const uint32_t f : crossing[ch]) x[f] *= rate / sum;
+    }
+  }
+  for (uint32_t ch = 0; ch < crossing.size(); ++ch) {
+    out.channel_bps[ch] = 0.0;
+    for (const uint32_t f : crossing[ch]) out.channel_bps[ch] += x[f];
+  }
+}
+
 }  // namespace
 
 // Long on purpose: one solver whose two phases (bottleneck by bottleneck, then the coupled
@@ -417,84 +667,12 @@ Result<FabricExpectation> expected_fabric_rates(const Topology& topology,
     }
   }
 
-  // (2) The coupled remainder, flow by flow from the lower bounds.
-  auto greedy = [&](uint32_t vi, uint32_t m) {
-    const ChannelView& view = v.views[vi];
-    for (const uint32_t g : view.flows) ask[g] = x[g];
-    ask[view.flows[m]] = kInf;
-    arbiter.allocate(view, view.all, view.capacity_bps, ask, got);
-    return got[view.flows[m]];
-  };
+  // (2) The coupled remainder: two-sided bounds, then (if they stall apart) a damped iteration
+  // inside them.
   if (unfrozen_count > 0) {
-    std::vector<uint32_t> rest;
-    std::vector<char> dirty(n, 0);
-    for (uint32_t f = 0; f < n; ++f) {
-      if (!frozen[f]) {
-        rest.push_back(f);
-        x[f] = lower[f];
-        dirty[f] = 1;
-      }
-    }
-    out.coupled_flows = static_cast<uint32_t>(rest.size());
-    // Sweeps in index order over the flows whose channels changed since they were last solved
-    // (a flow's right-hand side depends only on the rates of the flows it shares a channel with).
-    // A flow whose step turns back halves its steps from then on (and regains them while it
-    // keeps its direction): many coupled channels otherwise make whole steps swing for ever.
-    std::vector<double> gain(n, 1.0), last_step(n, 0.0);
-    bool pending = true;
-    double moved = 0.0;
-    while (pending && out.sweeps < kMaxSweeps) {
-      ++out.sweeps;
-      moved = 0.0;
-      for (const uint32_t f : rest) {
-        if (dirty[f] == 0) continue;
-        dirty[f] = 0;
-        double best = flows[f].offered_bps;
-        uint32_t at = kLimitedByOffered;
-        for (const auto& [vi, m] : v.hops[f]) {
-          if (idle[vi] != 0) continue;
-          const double share = greedy(vi, m);
-          if (share < best) {
-            best = share;
-            at = v.views[vi].channel;
-          }
-        }
-        const double scale = std::max(std::fabs(best), std::fabs(x[f]));
-        const double move = scale > 0.0 ? std::fabs(best - x[f]) / scale : 0.0;
-        out.bottleneck[f] = at;
-        if (move <= kSettled || !std::isfinite(best) || !std::isfinite(x[f])) {
-          x[f] = best;
-          last_step[f] = 0.0;
-        } else {
-          const double step = best - x[f];
-          gain[f] = step * last_step[f] < 0.0 ? gain[f] * 0.5 : std::min(1.0, gain[f] * 2.0);
-          last_step[f] = step;
-          x[f] += gain[f] * step;
-          dirty[f] = gain[f] < 1.0 ? 1 : 0;  // short of its target: look again
-        }
-        if (move > kSettled) {
-          moved = std::max(moved, move);
-          for (const auto& [vi, m] : v.hops[f]) {
-            for (const uint32_t g : v.views[vi].flows) {
-              if (g != f && !frozen[g]) dirty[g] = 1;
-            }
-          }
-        }
-      }
-      pending = false;
-      for (const uint32_t f : rest) pending = pending || dirty[f] != 0;
-    }
-    if (pending) {
-      out.notes.push_back(fmt::format(
-          "the coupled bottlenecks of {} flows did not settle within {} sweeps (last move {:.2g} "
-          "relative)",
-          rest.size(), kMaxSweeps, moved));
-    }
+    solve_coupled(v, flows, arbiter, idle, frozen, lower, out);
   }
-  for (uint32_t f = 0; f < n; ++f) {
-    if (!active[f]) continue;
-    for (const uint32_t ch : routes[f].channels) out.channel_bps[ch] += x[f];
-  }
+  check_channels(topology, routes, active, out);
   return out;
 }
 

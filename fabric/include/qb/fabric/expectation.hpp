@@ -19,9 +19,13 @@
 // which every unfrozen flow has its least share is a bottleneck whose flows' rates are exact:
 // freeze them (and flows that get their offered load); repeat. (2) When no channel is such a
 // bottleneck (arbitrations that differ hop by hop couple the channels), the remaining flows are
-// solved together: from their lower bounds, flow by flow in order, each steps towards the
-// right-hand side above (halving its steps when it turns back) until none differs by more than
-// 1e-13 (relative), at most kMaxSweeps sweeps; the result notes when that limit was reached.
+// solved together. The right-hand side T is antitone (a flow's greedy share falls when the others
+// ask more), so bounds lo <= x <= hi of every fixed point stay bounds under lo <- T(hi),
+// hi <- T(lo): from step (1)'s lower bounds, flow by flow, until they are within 1e-13
+// (relative; then the fixed point is unique and found). If they stall apart (a 2-cycle of T), a
+// damped iteration inside them (steps towards T, halved when they turn back) looks for a fixed
+// point. At most kMaxSweeps sweeps in all; unsettled, the rates are the lower bounds and
+// `settled` is false. (3) Every channel's load is checked against its rate (1e-9 relative).
 #pragma once
 
 #include <cstdint>
@@ -67,7 +71,13 @@ struct FabricExpectation {
   std::vector<double> channel_bps;      // per channel: the expected load
   uint32_t freeze_rounds = 0;           // rounds of step (1)
   uint32_t coupled_flows = 0;           // flows solved by step (2)
-  uint32_t sweeps = 0;                  // sweeps of step (2)
+  uint32_t sweeps = 0;                  // sweeps of step (2), both phases
+  uint32_t bracket_sweeps = 0;          // of which the two-sided bounds
+  double bracket_gap = 0.0;             // the bounds' largest relative gap when they stopped
+  /// False: step (2) did not settle, or a channel came out over its rate (a solver fault; its
+  /// flows were scaled down to fit). flow_bps are then feasible lower bounds, not the
+  /// expectation: a caller must not judge against them ("not judged"). `notes` says why.
+  bool settled = true;
   std::vector<std::string> notes;
 };
 
