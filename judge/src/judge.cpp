@@ -494,7 +494,12 @@ void judge_flows(const suite::CompiledScenario& compiled,
     flow.series_bps = m.series_bps;
     flow.error = relative_error(flow.measured_bps, flow.expected_bps);
     flow.noise = noise_of_mean(model[f], flow.measured_bps_reps, flow.measured_bps);
-    if (!started_before(compiled, f, window_end_ns)) {
+    if (!compiled.unjudgeable.empty()) {
+      // No expectation to compare with (a fabric's that did not settle): said, not judged.
+      flow.judged = false;
+      flow.error = 0.0;
+      flow.not_judged = compiled.unjudgeable;
+    } else if (!started_before(compiled, f, window_end_ns)) {
       // It never ran in the window: nothing to compare, and no error to report.
       flow.judged = false;
       flow.error = 0.0;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "qb/common/units.hpp"
@@ -75,10 +76,22 @@ Verdict verdict_of(const Results& results) {
       }
     }
     uint32_t not_started = 0;
-    for (const FlowResult& flow : scenario.flows) not_started += flow.judged ? 0 : 1;
+    std::vector<std::string> other_reasons;  // each once, in flow order
+    for (const FlowResult& flow : scenario.flows) {
+      if (flow.judged) continue;
+      if (flow.not_judged.empty() || flow.not_judged.starts_with("not started")) {
+        ++not_started;
+      } else if (std::find(other_reasons.begin(), other_reasons.end(), flow.not_judged) ==
+                 other_reasons.end()) {
+        other_reasons.push_back(flow.not_judged);
+      }
+    }
     if (not_started != 0) {
       verdict.not_judged.push_back(
           fmt::format("{}{} flow(s) not started in the window", prefix, not_started));
+    }
+    for (const std::string& reason : other_reasons) {
+      if (reason != kNothingMeasured) verdict.not_judged.push_back(prefix + "flow shares: " + reason);
     }
     // A change of the active flows the window cut off (or never reached) is not judged either.
     for (const ConvergenceEpoch& epoch : scenario.convergence.epochs) {

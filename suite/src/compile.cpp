@@ -257,7 +257,7 @@ Status check_epoch_budget(const Scenario& scenario, const EpochStarts& starts) {
 }
 
 // The oracle over the flows started by each epoch's start (flows not started yet offer nothing).
-std::vector<ExpectationEpoch> expectation_epochs(const CompiledScenario& compiled,
+std::vector<ExpectationEpoch> expectation_epochs(CompiledScenario& compiled,
                                                  const std::vector<int64_t>& starts) {
   std::vector<ExpectationEpoch> epochs;
   if (starts.size() < 2) return epochs;

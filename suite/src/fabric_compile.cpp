@@ -126,6 +126,10 @@ Status compile_fabric(const Scenario& scenario, std::span<const fabric::FlowEndp
     }
     return error;
   }
+  if (!expected->settled) {
+    compiled.unjudgeable = "the expectation across the fabric did not settle";
+    if (!expected->notes.empty()) compiled.unjudgeable += " (" + expected->notes.front() + ")";
+  }
   compiled.expected.flow_bps = expected->flow_bps;
   graph->channel_expected_bps = std::move(expected->channel_bps);
   graph->flow_bottleneck = std::move(expected->bottleneck);
@@ -135,13 +139,17 @@ Status compile_fabric(const Scenario& scenario, std::span<const fabric::FlowEndp
   return {};
 }
 
-std::vector<double> fabric_expected_bps(const CompiledScenario& compiled,
+std::vector<double> fabric_expected_bps(CompiledScenario& compiled,
                                         std::span<const double> offered_bps) {
   const fabric::TopologySpec& spec = *compiled.scenario->topology;
   auto expected = fabric::expected_fabric_rates(spec.topology, fabric_flows(compiled, offered_bps),
                                                 routes_of(*compiled.plan.graph),
                                                 port_policy(compiled));
   if (!expected) return std::vector<double>(offered_bps.size(), 0.0);  // checked at compile
+  if (!expected->settled && compiled.unjudgeable.empty()) {
+    compiled.unjudgeable = "the expectation across the fabric did not settle after a flow joined";
+    if (!expected->notes.empty()) compiled.unjudgeable += " (" + expected->notes.front() + ")";
+  }
   return std::move(expected->flow_bps);
 }
 

@@ -18,8 +18,9 @@ namespace qb::suite::detail {
 Status compile_fabric(const Scenario& scenario, std::span<const fabric::FlowEndpoints> endpoints,
                       CompiledScenario& compiled);
 
-/// The expectation with `offered_bps` (per flow; 0: not started): per flow, wire bit/s.
-std::vector<double> fabric_expected_bps(const CompiledScenario& compiled,
+/// The expectation with `offered_bps` (per flow; 0: not started): per flow, wire bit/s. One that
+/// does not settle makes the scenario unjudgeable (compiled.unjudgeable).
+std::vector<double> fabric_expected_bps(CompiledScenario& compiled,
                                         std::span<const double> offered_bps);
 
 }  // namespace qb::suite::detail

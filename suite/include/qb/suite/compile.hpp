@@ -38,6 +38,9 @@ struct CompiledScenario {
   /// (empty otherwise: `expected` holds all along). The last epoch's shares are `expected`.
   /// Starts within the warm-up fold into one epoch: the flows the measurement opens with.
   std::vector<ExpectationEpoch> epochs;
+  /// Why no flow's share can be judged (empty: they can): a [topology] whose expectation did not
+  /// settle on the definition's fixed point (docs/semantics.md): its flows are not judged.
+  std::string unjudgeable;
 };
 
 /// The most epochs x flow instances a scenario may ask for: each epoch runs the oracle over
