@@ -326,15 +326,10 @@ TrafficClassSpec read_traffic_class(const Located* section) {
 
 // ---- [eth] ---------------------------------------------------------------------------------
 
-EthQosSpec read_eth(const Located* section) {
-  EthQosSpec spec;
-  if (section == nullptr) return spec;
-  const TableReader reader(section->table(), section->path, section->file);
-  reader.allow_only({"trust", "dscp2prio", "prio_tc", "tsa", "ets", "tc_max_rate", "pfc"});
-  spec.present = true;
-  spec.where = section->path;
-  spec.loc = reader.loc();
-  spec.qos = policy::default_eth_port_qos();
+namespace {
+
+// The [eth] keys `reader` has, over what spec.qos holds already.
+void read_eth_keys(const TableReader& reader, EthQosSpec& spec) {
   policy::EthPortQos& qos = spec.qos;
 
   if (auto trust = reader.string("trust")) {
@@ -488,7 +483,48 @@ EthQosSpec read_eth(const Located* section) {
   if (auto status = policy::validate_eth_port_qos(qos); !status) {
     fail(status.error().message, join_path(spec.where, status.error().where), spec.loc);
   }
+}
+
+}  // namespace
+
+EthQosSpec read_eth(const Located* section) {
+  EthQosSpec spec;
+  if (section == nullptr) return spec;
+  const TableReader reader(section->table(), section->path, section->file);
+  reader.allow_only({"trust", "dscp2prio", "prio_tc", "tsa", "ets", "tc_max_rate", "pfc"});
+  spec.present = true;
+  spec.where = section->path;
+  spec.loc = reader.loc();
+  spec.qos = policy::default_eth_port_qos();
+  read_eth_keys(reader, spec);
   return spec;
+}
+
+policy::EthPortQos read_eth_over(const TableReader& reader, const policy::EthPortQos& base) {
+  EthQosSpec spec;
+  spec.present = true;
+  spec.where = reader.path();
+  spec.loc = reader.loc();
+  spec.qos = base;
+  read_eth_keys(reader, spec);
+  return spec.qos;
+}
+
+fabric::IbTablesOverride read_ib_tables(const TableReader& reader, const policy::IbPortCaps& caps) {
+  fabric::IbTablesOverride tables;
+  if (reader.has("sl2vl")) tables.sl2vl = read_sl2vl(reader.at("sl2vl"), caps.op_vls);
+  if (reader.has("vlarb_high")) {
+    tables.vlarb_high =
+        read_vlarb(reader.at("vlarb_high"), caps.vlarb_high_cap, "vlarb_high_cap", caps.op_vls);
+  }
+  if (reader.has("vlarb_low")) {
+    tables.vlarb_low =
+        read_vlarb(reader.at("vlarb_low"), caps.vlarb_low_cap, "vlarb_low_cap", caps.op_vls);
+  }
+  if (auto limit = reader.integer("high_limit", 0, 255)) {
+    tables.high_limit = static_cast<uint8_t>(*limit);
+  }
+  return tables;
 }
 
 // ---- [ib] ----------------------------------------------------------------------------------
