@@ -59,6 +59,7 @@ std::optional<uint64_t> number_at(std::string_view text, size_t& pos) {
 }
 
 uint64_t need_number(const Line& line, size_t& pos, const char* what, uint64_t max) {
+  while (pos < line.text.size() && (line.text[pos] == ' ' || line.text[pos] == '\t')) ++pos;
   const size_t at = pos;
   auto value = number_at(line.text, pos);
   if (!value) line.fail(at, fmt::format("expected {} (a number)", what));
