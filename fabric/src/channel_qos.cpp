@@ -28,25 +28,26 @@ Status apply_ib(const SwitchQosOverride& entry, policy::IbArbitration& ib) {
     for (const uint8_t vl : *entry.ib.sl2vl) {
       if (auto status = check(vl, "sl2vl"); !status) return status;
     }
-    ib.tables.sl2vl = *entry.ib.sl2vl;
   }
-  if (entry.ib.vlarb_high) {
-    for (const auto& e : *entry.ib.vlarb_high) {
-      if (auto status = check(e.vl, "vlarb_high"); !status) return status;
+  for (const auto* table : {&entry.ib.vlarb_high, &entry.ib.vlarb_low}) {
+    if (!*table) continue;
+    for (const auto& e : **table) {
+      const std::string_view name = table == &entry.ib.vlarb_high ? "vlarb_high" : "vlarb_low";
+      if (auto status = check(e.vl, name); !status) return status;
     }
-    ib.tables.vlarb_high = *entry.ib.vlarb_high;
   }
-  if (entry.ib.vlarb_low) {
-    for (const auto& e : *entry.ib.vlarb_low) {
-      if (auto status = check(e.vl, "vlarb_low"); !status) return status;
-    }
-    ib.tables.vlarb_low = *entry.ib.vlarb_low;
-  }
-  if (entry.ib.high_limit) ib.tables.high_limit = *entry.ib.high_limit;
+  apply_tables(entry.ib, ib.tables);
   return {};
 }
 
 }  // namespace
+
+void apply_tables(const IbTablesOverride& tables, policy::IbPortQos& qos) {
+  if (tables.sl2vl) qos.sl2vl = *tables.sl2vl;
+  if (tables.vlarb_high) qos.vlarb_high = *tables.vlarb_high;
+  if (tables.vlarb_low) qos.vlarb_low = *tables.vlarb_low;
+  if (tables.high_limit) qos.high_limit = *tables.high_limit;
+}
 
 bool name_matches(std::string_view pattern, std::string_view name) noexcept {
   // Greedy glob with one backtrack point (the last '*'): linear in practice.

@@ -535,7 +535,7 @@ IbQosSpec read_ib(const Located* section, const std::string& suite_file,
   if (section == nullptr) return spec;
   const TableReader reader(section->table(), section->path, section->file);
   reader.allow_only({"opensm_conf", "qos_policy", "op_vls", "vlarb_high_cap", "vlarb_low_cap",
-                     "sl2vl", "vlarb_high", "vlarb_low", "high_limit"});
+                     "sl2vl", "vlarb_high", "vlarb_low", "high_limit", "ca", "swe"});
   spec.present = true;
   spec.where = section->path;
   spec.loc = reader.loc();
@@ -589,6 +589,14 @@ IbQosSpec read_ib(const Located* section, const std::string& suite_file,
   }
   if (auto limit = reader.integer("high_limit", 0, 255)) {
     spec.high_limit = static_cast<uint8_t>(*limit);
+  }
+  // Per port type, as opensm.conf's qos_ca_* / qos_swe_* sets.
+  for (const std::string_view type : {"ca", "swe"}) {
+    const toml::table* table = reader.subtable(type);
+    if (table == nullptr) continue;
+    const TableReader sub(*table, reader.key_path(type), reader.file());
+    sub.allow_only({"sl2vl", "vlarb_high", "vlarb_low", "high_limit"});
+    (type == "ca" ? spec.ca_tables : spec.swe_tables) = read_ib_tables(sub, spec.caps);
   }
   return spec;
 }

@@ -111,6 +111,75 @@ to = "h3"
   }
 }
 
+// [ib.ca] / [ib.swe]: tables per port type, over the file's set and [ib]'s direct values; a
+// switch_qos entry over those on its switch.
+TEST(SwitchQosSuite, IbTablesPerPortType) {
+  auto suite = load_suite_string(R"([port]
+transport = "ib"
+
+[ib]
+vlarb_low = "1:8,2:8"
+
+[ib.ca]
+vlarb_low = "1:16,2:48"
+
+[ib.swe]
+sl2vl = "1,2,3,4,5,6,7,0,1,2,3,4,5,6,7,0"
+
+[topology]
+kind = "leaf_spine"
+
+[[topology.switch_qos]]
+switch = "spine0"
+vlarb_low = "1:4,2:12"
+
+[[flow]]
+name = "one"
+size = "4KiB"
+rate = "saturate"
+from = "h0"
+to = "h3"
+)",
+                                 "types.toml");
+  ASSERT_TRUE(suite) << suite.error().to_string();
+  auto qos = detail::scenario_channel_qos(suite->scenarios[0]);
+  ASSERT_TRUE(qos) << qos.error().to_string();
+  const fabric::Topology& t = suite->scenarios[0].topology->topology;
+  for (uint32_t c = 0; c < t.channel_count(); ++c) {
+    const fabric::Node& from = t.nodes()[t.channel(c).from];
+    const auto& tables = (*qos)[c].ib.tables;
+    if (from.kind == fabric::NodeKind::host) {
+      EXPECT_EQ(tables.vlarb_low[1], (policy::VlArbEntry{2, 48})) << t.channel_name(c);
+      EXPECT_EQ(tables.sl2vl[0], 0);  // OpenSM's CA default
+    } else {
+      EXPECT_EQ(tables.sl2vl[0], 1) << t.channel_name(c);
+      const uint8_t weight = from.name == "spine0" ? 12 : 8;
+      EXPECT_EQ(tables.vlarb_low[1], (policy::VlArbEntry{2, weight})) << t.channel_name(c);
+    }
+  }
+  auto bad = load_suite_string(R"([port]
+transport = "ib"
+
+[ib.swe]
+vlarb_low = "9:8"
+)",
+                               "types.toml");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().to_string().find("types.toml:5:14: error: ib.swe.vlarb_low[0]: VL 9 is "
+                                         "not operational"),
+            std::string::npos)
+      << bad.error().to_string();
+  bad = load_suite_string(R"([port]
+transport = "ib"
+
+[ib.sw0]
+sl2vl = "0"
+)",
+                          "types.toml");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().to_string().find("ib.sw0"), std::string::npos) << bad.error().to_string();
+}
+
 struct Bad {
   const char* entry;
   const char* want;  // "line:col: error: key: words"

@@ -30,6 +30,9 @@ struct IbTablesOverride {
   bool any() const noexcept { return sl2vl || vlarb_high || vlarb_low || high_limit; }
 };
 
+/// Writes the tables `tables` gives over `qos` (the others stay).
+void apply_tables(const IbTablesOverride& tables, policy::IbPortQos& qos);
+
 /// One `[[topology.switch_qos]]` entry: the switches (names or patterns) and ports it covers and
 /// the QoS they arbitrate by. Entries apply in order; a later one wins on a port both cover.
 struct SwitchQosOverride {
