@@ -8,6 +8,7 @@
 #include <string>
 
 #include "dpa_rate_control.hpp"
+#include "graph_model.hpp"
 #include "qb/drivers/registry.hpp"
 #include "sim_port.hpp"
 
@@ -25,7 +26,26 @@ class SimDriver final : public DriverBackend {
     caps.max_outstanding_per_flow = kSimSendQueueDepth;
     caps.max_hosts = UINT32_MAX;  // hosts meet at the simulated switch
     caps.congestion_model = true;
+    caps.fabric_graph = true;
     return caps;
+  }
+
+  // The graph model has no congestion signals or lossy mode yet (issue 29 part 5 continues).
+  Status check_plan(const policy::QosPlan& plan, const PlanContext& /*context*/) const override {
+    if (!plan.graph) return {};
+    if (!plan.congestion.dpa.program.empty()) {
+      return make_error(Errc::not_supported,
+                        "a DPA program on a multi-switch fabric is not simulated yet", "dpa.program");
+    }
+    if (plan.congestion.any_ecn()) {
+      return make_error(Errc::not_supported,
+                        "ECN marking on a multi-switch fabric is not simulated yet", "fabric.ecn");
+    }
+    if (plan.congestion.lossy) {
+      return make_error(Errc::not_supported,
+                        "a lossy multi-switch fabric is not simulated yet", "fabric.mode");
+    }
+    return {};
   }
 
   Status open(const Topology& topology) override {
@@ -35,6 +55,14 @@ class SimDriver final : public DriverBackend {
 
   Status apply(const policy::QosPlan& plan) override {
     program_.reset();
+    graph_.reset();
+    if (plan.graph) {
+      graph_plan_ = plan.graph;  // the model reads it for the whole run
+      graph_ = std::make_unique<sim::GraphModel>();
+      graph_->configure(topology_, plan);
+      congestion_ = false;
+      return {};
+    }
     if (!plan.congestion.dpa.program.empty()) {
       try {
         program_ = std::make_unique<sim::DpaRateControl>(
@@ -54,19 +82,31 @@ class SimDriver final : public DriverBackend {
   }
 
   Status start() override {
+    if (graph_) {
+      graph_->start();
+      return {};
+    }
     port_.start();
     return {};
   }
 
-  Queue& queue(uint32_t /*worker*/) override { return port_.queue(); }
-  Clock& clock(uint32_t /*worker*/) override { return port_.clock(); }
+  Queue& queue(uint32_t /*worker*/) override {
+    if (graph_) return *graph_;
+    return port_.queue();
+  }
+  Clock& clock(uint32_t /*worker*/) override {
+    if (graph_) return *graph_;
+    return port_.clock();
+  }
 
   Status stop() override {
+    if (graph_) graph_->stop();
     port_.stop();
     return {};
   }
 
   DriverStats stats() const override {
+    if (graph_) return graph_stats();
     const sim::PortStats& s = port_.stats();
     const double virtual_ns = static_cast<double>(port_.now_ps()) / 1000.0;
     DriverStats stats = {
@@ -151,7 +191,57 @@ class SimDriver final : public DriverBackend {
     stats[total_at].second = static_cast<double>(total_ps) / 1000.0;
   }
 
-  std::vector<uint64_t> flow_drops() const override { return port_.flow_drops(); }
+  std::vector<uint64_t> flow_drops() const override {
+    if (graph_) return graph_->flow_drops();
+    return port_.flow_drops();
+  }
+
+  // The graph model's counters: the whole fabric's, then per channel that carried anything in
+  // the measured window (utilisation, bytes, the most bytes queued, pause time per class).
+  DriverStats graph_stats() const {
+    const sim::GraphStats& s = graph_->stats();
+    const policy::FabricPlan& g = *graph_plan_;
+    const double window_ps = static_cast<double>(topology_.window_end_ns - topology_.window_start_ns) * 1000.0;
+    DriverStats stats = {
+        {"packets", static_cast<double>(s.packets)},
+        {"messages", static_cast<double>(s.messages)},
+        {"posted_messages", static_cast<double>(s.posted_messages)},
+        {"wire_bytes", static_cast<double>(s.wire_bytes)},
+        {"payload_bytes", static_cast<double>(s.payload_bytes)},
+        {"completions", static_cast<double>(s.completions)},
+        {"events", static_cast<double>(s.events)},
+        {"virtual_time_ns", static_cast<double>(graph_->now_ps()) / 1000.0},
+        {"max_send_queue_depth", static_cast<double>(s.max_send_queue_depth)},
+        {"rejected_posts", static_cast<double>(s.rejected_posts)},
+        {"hosts", static_cast<double>(g.host_count())},
+        {"channels", static_cast<double>(g.channel_count())},
+        {"dropped_messages", static_cast<double>(s.dropped_messages)},
+    };
+    int64_t paused_total_ps = 0;
+    const std::vector<sim::ChannelStats>& channels = graph_->channel_stats();
+    for (uint32_t ch = 0; ch < channels.size(); ++ch) {
+      const sim::ChannelStats& c = channels[ch];
+      int64_t paused_ps = 0;
+      for (const int64_t p : c.paused_ps) paused_ps += p;
+      if (c.packets == 0 && paused_ps == 0) continue;
+      const std::string prefix = "link." + g.channel_names[ch] + ".";
+      stats.emplace_back(prefix + "utilisation",
+                         window_ps > 0 ? static_cast<double>(c.busy_ps) / window_ps : 0.0);
+      stats.emplace_back(prefix + "wire_bytes", static_cast<double>(c.wire_bytes));
+      if (!g.to_host(ch) || !g.from_host(ch)) {
+        stats.emplace_back(prefix + "queue_max_bytes", static_cast<double>(c.queue_max_bytes));
+      }
+      for (uint32_t k = 0; k < c.paused_ps.size(); ++k) {
+        if (c.paused_ps[k] == 0) continue;
+        paused_total_ps += c.paused_ps[k];
+        stats.emplace_back(prefix + "paused_ns." +
+                               policy::arb_class_name(g.channel_qos[ch], k),
+                           static_cast<double>(c.paused_ps[k]) / 1000.0);
+      }
+    }
+    stats.emplace_back("paused_ns", static_cast<double>(paused_total_ps) / 1000.0);
+    return stats;
+  }
 
   // Drops, NACKs and retransmissions of a lossy fabric (only then: the lossless plans' results
   // keep their fields).
@@ -201,7 +291,7 @@ class SimDriver final : public DriverBackend {
   // congestion-control program.
   std::vector<BackpressureSeries> backpressure_series() const override {
     std::vector<BackpressureSeries> out;
-    if (!port_.switched() || port_.lossy()) return out;
+    if (graph_ || !port_.switched() || port_.lossy()) return out;
     for (uint32_t m = port_.switch_class_mask(); m != 0; m &= m - 1) {
       const auto c = static_cast<uint32_t>(__builtin_ctz(m));
       BackpressureSeries series;
@@ -212,7 +302,10 @@ class SimDriver final : public DriverBackend {
     return out;
   }
 
-  void close() noexcept override { port_.stop(); }
+  void close() noexcept override {
+    if (graph_) graph_->stop();
+    port_.stop();
+  }
 
  private:
   Topology topology_;
@@ -221,6 +314,8 @@ class SimDriver final : public DriverBackend {
   bool congestion_ = false;
   sim::SimPort port_;
   std::unique_ptr<sim::DpaRateControl> program_;  // the plan's DPA program, attached to port_
+  std::unique_ptr<sim::GraphModel> graph_;         // a multi-switch fabric's model, else null
+  std::shared_ptr<const policy::FabricPlan> graph_plan_;
 };
 
 // The simulator has no options: [driver.sim] may exist but must be empty.

@@ -98,6 +98,12 @@ Status Driver::check_capabilities(const policy::QosPlan& plan, const Capabilitie
   if (caps.needs_tree && plan.tree.elements.empty()) {
     return invalid(Errc::invalid_config, "the plan has no scheduling tree", "sched");
   }
+  if (plan.graph && !caps.fabric_graph) {
+    return invalid(Errc::not_supported,
+                   "cannot run a multi-switch fabric ([topology]) yet: only the simulator's "
+                   "graph model can (--driver sim)",
+                   "topology");
+  }
   const uint32_t hosts = plan.host_count();
   if (hosts > caps.max_hosts) {
     return invalid(Errc::not_supported,

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "convergence.hpp"
+#include "fabric_results.hpp"
 #include "nic_counter_checks.hpp"
 #include "policy_results.hpp"
 #include "qb/common/units.hpp"
@@ -615,6 +616,7 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run,
   attribute_backpressure(compiled, measured, span_ns, out);
   judge_gates(spec.gates, measured, out);
   out.nic_checks = nic_counter_checks(compiled, out);
+  judge_fabric(compiled, spec.gates.max_share_error.value_or(suite::kDefaultMaxShareError), out);
   if (nothing_measured(out)) forget_figures(out);
   return out;
 }

@@ -37,6 +37,17 @@ std::string join(const std::vector<std::string>& parts) {
   return out;
 }
 
+// Why flows of a fabric fell short, when pauses from elsewhere explain it.
+std::string victims_note(const ScenarioResult& scenario) {
+  if (scenario.victims.empty()) return {};
+  std::vector<std::string> named;
+  for (const VictimResult& victim : scenario.victims) {
+    named.push_back(fmt::format("{} paused at {} for {}", victim.flow, victim.paused_at,
+                                format_duration_ns(victim.paused_ns)));
+  }
+  return " (PFC victims: " + join(named) + ")";
+}
+
 }  // namespace
 
 Verdict verdict_of(const Results& results) {
@@ -60,6 +71,7 @@ Verdict verdict_of(const Results& results) {
       } else {
         verdict.failed.push_back(prefix +
                                  (gate.failure.empty() ? generic_failure(gate) : gate.failure));
+        if (gate.name == "max_share_error") verdict.failed.back() += victims_note(scenario);
       }
     }
     uint32_t not_started = 0;

@@ -10,6 +10,7 @@
 
 #include "console_units.hpp"
 #include "gate_format.hpp"
+#include "fabric_view.hpp"
 #include "nic_counters_view.hpp"
 #include "qb/common/units.hpp"
 #include "qb/judge/starvation_verdict.hpp"
@@ -314,6 +315,7 @@ void print_scenario(const ScenarioResult& s, std::ostream& out, const ConsoleOpt
   if (s.convergence.present) print_convergence(s.convergence, out);
   print_lossy(s, out);
   print_nic_counters(s, out);
+  print_fabric(s, out);
   if (!s.gates.empty()) fmt::print(out, "  gates:\n");
   for (const auto& gate : s.gates) {
     if (!gate.judged) {

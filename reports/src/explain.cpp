@@ -167,6 +167,43 @@ judge::SpanExpectation window_expectation(const suite::CompiledScenario& c) {
 
 }  // namespace
 
+namespace {
+
+// A flow of a [topology]: its hosts, the channels it crosses and the one that limits it.
+Json flow_path_json(const policy::FabricPlan& graph, size_t f) {
+  Json path = Json::array();
+  for (const uint32_t ch : graph.flow_path[f]) path.push_back(graph.channel_names[ch]);
+  const uint32_t bottleneck = graph.flow_bottleneck[f];
+  return Json{{"from", graph.node_names[graph.host_node[graph.flow_source[f]]]},
+              {"to", graph.node_names[graph.host_node[graph.flow_destination[f]]]},
+              {"path", std::move(path)},
+              {"bottleneck", bottleneck < graph.channel_count()
+                                 ? Json(graph.channel_names[bottleneck])
+                                 : Json("offered load")}};
+}
+
+// The graph: its nodes, and each channel's rate, delay and expected load.
+Json topology_json(const policy::FabricPlan& graph) {
+  Json nodes = Json::array();
+  for (size_t n = 0; n < graph.node_names.size(); ++n) {
+    nodes.push_back(Json{{"name", graph.node_names[n]},
+                         {"kind", graph.node_is_host[n] != 0 ? "host" : "switch"}});
+  }
+  Json channels = Json::array();
+  for (uint32_t ch = 0; ch < graph.channel_count(); ++ch) {
+    const policy::FabricChannel& channel = graph.channels[ch];
+    channels.push_back(Json{{"name", graph.channel_names[ch]},
+                            {"from", graph.node_names[channel.from_node]},
+                            {"to", graph.node_names[channel.to_node]},
+                            {"rate_bps", channel.rate_bps},
+                            {"delay_ns", channel.delay_ns},
+                            {"expected_bps", graph.channel_expected_bps[ch]}});
+  }
+  return Json{{"nodes", std::move(nodes)}, {"channels", std::move(channels)}};
+}
+
+}  // namespace
+
 std::string explain_json(const suite::Suite& suite,
                          const std::vector<suite::CompiledScenario>& compiled) {
   Json scenarios = Json::array();
@@ -195,6 +232,7 @@ std::string explain_json(const suite::Suite& suite,
                            {"start_ns", flow.start_ns},
                            {"started", judge::started_before(c, f, window_end_ns)}});
       if (has_classes) flows.back().update(flow_class_json(c, flow));
+      if (c.plan.graph) flows.back().update(flow_path_json(*c.plan.graph, f));
     }
     Json tree = Json::array();
     for (size_t e = 0; e < c.plan.tree.elements.size(); ++e) {
@@ -229,6 +267,7 @@ std::string explain_json(const suite::Suite& suite,
       epochs.push_back(Json{{"start_ns", epoch.start_ns}, {"flow_bps", epoch.flow_bps}});
     }
     scenarios.back()["epochs"] = std::move(epochs);
+    if (c.plan.graph) scenarios.back()["topology"] = topology_json(*c.plan.graph);
     std::vector<std::string> shortfalls;
     for (const auto& shortfall : suite::shortfall_causes(c, c.expected.flow_bps)) {
       shortfalls.push_back(shortfall.cause);

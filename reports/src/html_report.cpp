@@ -13,6 +13,7 @@
 
 #include "console_units.hpp"
 #include "figure_parts.hpp"
+#include "fabric_view.hpp"
 #include "nic_counters_view.hpp"
 #include "svg_builder.hpp"
 #include "svg_figures.hpp"
@@ -720,6 +721,7 @@ void time_figures(Markup& m, const ScenarioResult& s, const std::vector<size_t>&
 }
 
 void driver_stats_table(Markup& m, const ScenarioResult& s) {
+  html::fabric_section(m, s);
   html::nic_counters_section(m, s);
   if (!s.driver_stats.empty()) {
     m.open("details");

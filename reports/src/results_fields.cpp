@@ -691,6 +691,35 @@ const RecordSchema<NicCheckResult>& schema_of<NicCheckResult>() {
   return schema;
 }
 
+const Field<LinkResult> kLinkFields[] = {
+    member<&LinkResult::name>("name"),
+    member<&LinkResult::rate_bps>("rate_bps"),
+    member<&LinkResult::expected_bps>("expected_bps"),
+    member<&LinkResult::measured_bps>("measured_bps"),
+    member<&LinkResult::utilisation>("utilisation"),
+    member<&LinkResult::queue_max_bytes>("queue_max_bytes"),
+    member<&LinkResult::paused_ns>("paused_ns"),
+};
+template <>
+const RecordSchema<LinkResult>& schema_of<LinkResult>() {
+  static const RecordSchema<LinkResult> schema{kLinkFields};
+  return schema;
+}
+
+const Field<VictimResult> kVictimFields[] = {
+    member<&VictimResult::flow>("flow"),
+    member<&VictimResult::paused_at>("paused_at"),
+    member<&VictimResult::paused_ns>("paused_ns"),
+    member<&VictimResult::error>("error"),
+};
+template <>
+const RecordSchema<VictimResult>& schema_of<VictimResult>() {
+  static const RecordSchema<VictimResult> schema{kVictimFields};
+  return schema;
+}
+
+bool has_links(const ScenarioResult& scenario) { return !scenario.links.empty(); }
+
 bool has_nic_checks(const ScenarioResult& scenario) {
   return !scenario.nic_checks.empty();
 }
@@ -815,6 +844,8 @@ const Field<ScenarioResult> kScenarioFields[] = {
     member<&ScenarioResult::host_trees>("host_trees", Presence::optional, has_host_trees),
     member<&ScenarioResult::driver_stats>("driver_stats"),
     member<&ScenarioResult::nic_checks>("nic_checks", Presence::optional, has_nic_checks),
+    member<&ScenarioResult::links>("links", Presence::optional, has_links),
+    member<&ScenarioResult::victims>("victims", Presence::optional, has_links),
     // Only when the driver models a switch queue (congestion suites on the simulator).
     member<&ScenarioResult::queue_depth>("queue_depth", Presence::optional, has_queue_depth),
     // Only with classes or oracle notes: other results stay as before classes existed.

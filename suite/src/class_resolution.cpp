@@ -151,7 +151,7 @@ Result<FlowClass> resolve_flow(const Scenario& scenario, const FlowSpec& flow,
       } else {
         append(out.note, fmt::format("SL2VL -> VL{}", vl));
       }
-      if (plan.switched && !out.dropped) {
+      if ((plan.switched || scenario.topology) && !out.dropped) {
         const uint8_t switch_vl = plan.switch_qos.ib.tables.sl2vl[out.sl & 15];
         out.switch_arb_class = switch_vl;
         if (switch_vl == policy::kDropVl) {
@@ -212,6 +212,8 @@ Status resolve_classes(const Scenario& scenario, const std::vector<uint32_t>& fl
     plan.switch_rate_bps = scenario.fabric.switch_rate_bps > 0.0 ? scenario.fabric.switch_rate_bps
                                                                  : scenario.port.rate_bps;
     plan.switch_qos = switch_port_qos(scenario);
+  } else if (scenario.topology) {
+    plan.switch_qos = switch_port_qos(scenario);  // every switch egress of the graph
   }
   const bool notes = classes_configured(scenario);
   std::vector<FlowClass> classes;

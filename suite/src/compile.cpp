@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "class_resolution.hpp"
+#include "fabric_compile.hpp"
 #include "qb/policies/class_oracle.hpp"
 
 namespace qb::suite {
@@ -225,7 +226,9 @@ EpochStarts epoch_starts(const Scenario& scenario) {
 // at the entry that brings the most distinct starts: it is the one to give fewer, coarser steps.
 Status check_epoch_budget(const Scenario& scenario, const EpochStarts& starts) {
   uint64_t flows = 0;
-  for (const FlowSpec& flow : scenario.flows) flows += flow.count;
+  for (const FlowSpec& flow : scenario.flows) {
+    flows += uint64_t{flow.count} * std::max<uint64_t>(1, flow.endpoints.size());
+  }
   const uint64_t epochs = starts.starts_ns.size();
   if (!starts.over_cap && (epochs < 2 || epochs * flows <= kMaxEpochFlowProducts)) return {};
   const FlowSpec* widest = nullptr;
@@ -264,6 +267,10 @@ std::vector<ExpectationEpoch> expectation_epochs(const CompiledScenario& compile
     for (size_t f = 0; f < offered.size(); ++f) {
       if (compiled.plan.flows[f].start_ns > start_ns) offered[f] = 0.0;
     }
+    if (compiled.plan.graph) {
+      epochs.push_back(ExpectationEpoch{start_ns, detail::fabric_expected_bps(compiled, offered)});
+      continue;
+    }
     auto expected = policy::expected_rates_with_classes(compiled.plan, offered,
                                                         compiled.mean_packet_wire_bytes);
     epochs.push_back(ExpectationEpoch{start_ns, std::move(expected.flows.flow_bps)});
@@ -277,20 +284,13 @@ Result<CompiledScenario> compile_scenario(const Scenario& scenario,
                                           std::vector<Warning>& warnings) {
   CompiledScenario out;
   out.scenario = &scenario;
-  if (scenario.topology) {
-    // Issue 29: the topology, routes and flows are loaded and checked; the expectation exists
-    // (fabric/expectation.hpp) but the plan and the simulator are still the one-switch ones.
-    return make_error(Errc::not_supported,
-                      "a [topology] is loaded and checked, but multi-switch fabrics are not "
-                      "compiled or run yet (issue 29: the simulator as a graph)",
-                      scenario.topology->where, scenario.topology->loc);
-  }
   auto tree = policy::compile_sched_tree(scenario.sched, scenario.port.rate_bps, warnings);
   if (!tree) return std::move(tree).error();
   out.plan.tree = std::move(*tree);
   out.plan.wire = scenario.port.wire;
   out.plan.port_rate_bps = scenario.port.rate_bps;
 
+  std::vector<fabric::FlowEndpoints> endpoints;  // per flow instance, with a [topology]
   for (uint32_t spec_index = 0; spec_index < scenario.flows.size(); ++spec_index) {
     const FlowSpec& flow = scenario.flows[spec_index];
     auto leaf = resolve_leaf(flow, out.plan.tree);
@@ -304,17 +304,22 @@ Result<CompiledScenario> compile_scenario(const Scenario& scenario,
         flow.arrival.saturating()
             ? policy::kUnlimited
             : flow.arrival.mean_messages_per_s(message_bytes) * wire_bytes * 8.0;
-    for (uint32_t i = 0; i < flow.count; ++i) {
+    // With a [topology], `count` QPs per (source, destination) pair the entry gives.
+    const size_t pairs = flow.endpoints.empty() ? 1 : flow.endpoints.size();
+    const uint64_t instances = uint64_t{flow.count} * pairs;
+    for (uint64_t k = 0; k < instances; ++k) {
+      const auto i = static_cast<uint32_t>(k % flow.count);
       policy::FlowPlan plan;
-      plan.name = flow.count == 1 ? flow.name : fmt::format("{}#{}", flow.name, i);
+      plan.name = instances == 1 ? flow.name : fmt::format("{}#{}", flow.name, k);
       plan.group = flow.name;
       plan.leaf = *leaf;
       plan.op = flow.op;
       plan.offered_wire_bps = offered_bps;
       plan.start_ns = flow.start_ns + static_cast<int64_t>(i) * flow.start_step_ns;
       out.plan.flows.push_back(std::move(plan));
+      if (!flow.endpoints.empty()) endpoints.push_back(flow.endpoints[k / flow.count]);
       out.flow_spec.push_back(spec_index);
-      out.flow_instance.push_back(i);
+      out.flow_instance.push_back(static_cast<uint32_t>(k));
       out.offered_bps.push_back(offered_bps);
       out.mean_wire_bytes.push_back(wire_bytes);
       out.mean_message_bytes.push_back(message_bytes);
@@ -332,11 +337,17 @@ Result<CompiledScenario> compile_scenario(const Scenario& scenario,
   if (auto status = detail::resolve_classes(scenario, out.flow_spec, out.plan, warnings); !status) {
     return std::move(status).error();
   }
-  auto expected =
-      policy::expected_rates_with_classes(out.plan, out.offered_bps, out.mean_packet_wire_bytes);
-  out.expected = std::move(expected.flows);
-  out.expected_class_bps = std::move(expected.class_bps);
-  out.oracle_notes = std::move(expected.notes);
+  if (scenario.topology) {
+    if (auto status = detail::compile_fabric(scenario, endpoints, out); !status) {
+      return std::move(status).error();
+    }
+  } else {
+    auto expected =
+        policy::expected_rates_with_classes(out.plan, out.offered_bps, out.mean_packet_wire_bytes);
+    out.expected = std::move(expected.flows);
+    out.expected_class_bps = std::move(expected.class_bps);
+    out.oracle_notes = std::move(expected.notes);
+  }
   out.plan.congestion = congestion_plan(scenario);
   const EpochStarts starts = epoch_starts(scenario);
   if (auto status = check_epoch_budget(scenario, starts); !status) {

@@ -87,6 +87,8 @@ struct Capabilities {
   uint32_t max_workers = 1;
   uint32_t max_flows = UINT32_MAX;  // flow instances per run
   uint32_t max_hosts = 1;           // sending hosts of the plan (QosPlan::hosts)
+  /// Runs a multi-switch fabric (QosPlan::graph: a suite's [topology]) in one process.
+  bool fabric_graph = false;
   /// apply() needs a scheduling tree with every flow on one of its elements (a driver that
   /// enforces the tree, in hardware or in software).
   bool needs_tree = true;

@@ -261,6 +261,29 @@ struct QueueDepthSeries {
   std::vector<double> mean_bytes;  // per bin: time-weighted, mean over the repetitions
 };
 
+/// One channel (an egress port and its cable) of a [topology] that flows cross: what the
+/// expectation puts on it against what the flows crossing it measured, and the simulator's own
+/// figures for it (0 when the driver gave none).
+struct LinkResult {
+  std::string name;  // "leaf0:3->spine1:1"
+  double rate_bps = 0.0;
+  double expected_bps = 0.0;
+  double measured_bps = 0.0;  // the sum of the measured rates of the flows crossing it
+  double utilisation = 0.0;   // busy time over the window
+  double queue_max_bytes = 0.0;
+  double paused_ns = 0.0;  // held for credit downstream (every class), mean over repetitions
+};
+
+/// A flow that fell short of its expectation while a channel on its path was paused by a switch
+/// whose egress towards the flow was not congested: it lost to congestion on other flows' paths
+/// (PFC congestion spreading; docs/semantics.md, "Victims").
+struct VictimResult {
+  std::string flow;
+  std::string paused_at;  // the channel that was paused
+  double paused_ns = 0.0;
+  double error = 0.0;  // the flow's measured / expected - 1
+};
+
 /// Real-time drivers: the repetition whose worker lost the largest fraction of its run to
 /// other processes (engine/starvation.hpp, docs/dpdk.md "Starved workers").
 struct Starvation {
@@ -314,6 +337,9 @@ struct ScenarioResult {
   /// (driver_stats "nic.*").
   std::vector<NicCheckResult> nic_checks;
   std::vector<QueueDepthSeries> queue_depth;  // in the file only when the driver gave it
+  /// A [topology]'s channels that flows cross, and its victims (both only in the file then).
+  std::vector<LinkResult> links;
+  std::vector<VictimResult> victims;
   bool passed = true;
 };
 

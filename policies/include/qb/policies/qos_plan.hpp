@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "qb/policies/congestion.hpp"
+#include "qb/policies/fabric_plan.hpp"
 #include "qb/policies/port_qos.hpp"
 #include "qb/policies/sched_tree.hpp"
 #include "qb/policies/traffic_class.hpp"
@@ -53,6 +55,10 @@ struct QosPlan {
   double switch_rate_bps = 0.0;
   PortQos switch_qos;
   CongestionPlan congestion;  // ECN marking, CNPs, the DPA program (switched fabrics)
+  /// A multi-switch fabric ([topology]): then `hosts` is its host count, `switched` is false
+  /// (no one-switch model) and every flow's path and classes are here. Shared: a plan is copied
+  /// per repetition and job rank, the graph is not.
+  std::shared_ptr<const FabricPlan> graph;
 
   // Plan queries, shared by the oracle, explain and the judge.
 

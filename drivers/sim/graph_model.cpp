@@ -1,0 +1,520 @@
+// The graph model of a multi-switch fabric; see graph_model.hpp.
+#include "graph_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim_driver.hpp"
+#include "sim_events.hpp"
+
+namespace qb::drv::sim {
+namespace {
+
+constexpr uint32_t kSqMask = kSimSendQueueDepth - 1;
+// The smallest credit buffer: the one-switch model's floor (sim_switch.cpp), so a short cable
+// still holds a few packets.
+constexpr int64_t kMinBufferBytes = 32 * 1024;
+
+uint64_t rate_of(double rate_bps) {
+  return std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(rate_bps)));
+}
+
+}  // namespace
+
+void GraphModel::configure(const Topology& topology, const policy::QosPlan& plan) {
+  graph_ = plan.graph.get();
+  const policy::FabricPlan& g = *graph_;
+  wire_ = topology.wire;
+  largest_packet_bytes_ = largest_packet_wire_bytes(wire_);
+  window_start_ps_ = std::max<int64_t>(topology.window_start_ns, 0) * 1000;
+  window_end_ps_ =
+      topology.window_end_ns >= INT64_MAX / 1000 ? INT64_MAX : topology.window_end_ns * 1000;
+  const auto flow_count = static_cast<uint32_t>(plan.flows.size());
+  const uint32_t channels = g.channel_count();
+
+  classes_ = 1;
+  for (const auto& hops : g.flow_class) {
+    for (const uint8_t c : hops) classes_ = std::max<uint32_t>(classes_, c + 1U);
+  }
+  egress_.assign(channels, Egress{});
+  arbiters_.clear();
+  arbiters_.reserve(channels);
+  buffer_cap_.assign(channels, 0);
+  in_index_.assign(channels, 0);
+  node_inputs_.assign(g.node_names.size(), 0);
+  for (uint32_t ch = 0; ch < channels; ++ch) {
+    const policy::FabricChannel& channel = g.channels[ch];
+    Egress& e = egress_[ch];
+    e.rate_bps = rate_of(channel.rate_bps);
+    e.delay_ps = channel.delay_ns * 1000;
+    e.into_switch = !g.to_host(ch);
+    arbiters_.emplace_back(g.channel_qos[ch], channel.rate_bps);
+    in_index_[ch] = node_inputs_[channel.to_node]++;
+    if (e.into_switch) {
+      // Room for the credit loop (a largest packet's serialisation, the way there and the
+      // credit's way back) and two largest packets, as the one-switch model sizes its buffers.
+      const double loop_s =
+          (2.0 * static_cast<double>(e.delay_ps) +
+           static_cast<double>(bytes_ps(largest_packet_bytes_, e.rate_bps))) /
+          static_cast<double>(kPsPerSecond);
+      const auto loop_bytes = static_cast<int64_t>(channel.rate_bps / 8.0 * loop_s);
+      buffer_cap_[ch] = std::max<int64_t>(kMinBufferBytes, loop_bytes + 2 * largest_packet_bytes_);
+    }
+  }
+  class_state_.assign(static_cast<size_t>(channels) * classes_, ClassState{});
+
+  // FIFOs: per switch egress, class and ingress channel; or per flow and hop.
+  fifo_base_.assign(channels, 0);
+  flow_fifo_base_.assign(flow_count, 0);
+  uint32_t fifos = 0;
+  if (g.per_flow_fairness) {
+    for (uint32_t f = 0; f < flow_count; ++f) {
+      flow_fifo_base_[f] = fifos;
+      fifos += static_cast<uint32_t>(g.flow_path[f].size());
+    }
+  } else {
+    for (uint32_t ch = 0; ch < channels; ++ch) {
+      if (g.from_host(ch)) continue;
+      fifo_base_[ch] = fifos;
+      fifos += classes_ * node_inputs_[g.channels[ch].from_node];
+    }
+  }
+  fifos_.assign(fifos, Fifo{});
+
+  hosts_.assign(g.host_count(), Host{});
+  host_of_channel_.assign(channels, 0);
+  for (uint32_t ch = 0; ch < channels; ++ch) {
+    if (!g.from_host(ch)) continue;
+    const auto host = static_cast<uint32_t>(
+        std::find(g.host_node.begin(), g.host_node.end(), g.channels[ch].from_node) -
+        g.host_node.begin());
+    if (host < hosts_.size()) {
+      hosts_[host].uplink = ch;
+      host_of_channel_[ch] = host;
+    }
+  }
+  flows_.assign(flow_count, FlowState{});
+  dropped_.assign(flow_count, 0);
+  send_queues_.assign(static_cast<size_t>(flow_count) * kSimSendQueueDepth, SqEntry{});
+  sched_flows_.clear();
+  for (Host& host : hosts_) host.sched_of_class.assign(classes_, -1);
+  for (uint32_t f = 0; f < flow_count; ++f) {
+    FlowState& flow = flows_[f];
+    flow.host = plan.flows[f].host;
+    dropped_[f] = plan.flows[f].dropped ? 1 : 0;
+    for (const uint32_t ch : g.flow_path[f]) flow.ack_delay_ps += g.channels[ch].delay_ns * 1000;
+    if (dropped_[f] != 0) continue;
+    Host& host = hosts_[flow.host];
+    const uint8_t c = g.flow_class[f][0];
+    if (host.sched_of_class[c] < 0) {
+      host.sched_of_class[c] = static_cast<int32_t>(sched_flows_.size());
+      sched_flows_.emplace_back();
+      egress_[host.uplink].class_mask |= 1U << c;
+    }
+    flow.sched = static_cast<uint32_t>(host.sched_of_class[c]);
+    flow.local = static_cast<uint32_t>(sched_flows_[flow.sched].size());
+    sched_flows_[flow.sched].push_back(f);
+  }
+  ops_.resize(flow_count);
+  for (uint32_t f = 0; f < flow_count; ++f) ops_[f] = plan.flows[f].op;
+  policy::TreeScheduler::Config config;
+  config.ticks_per_second = static_cast<double>(kPsPerSecond);
+  config.quantum_bytes = largest_packet_bytes_;
+  scheds_.clear();
+  scheds_.reserve(sched_flows_.size());
+  for (const auto& members : sched_flows_) {
+    std::vector<uint32_t> queue_leaf(members.size());
+    for (size_t q = 0; q < members.size(); ++q) queue_leaf[q] = plan.flows[members[q]].leaf;
+    scheds_.emplace_back(plan.tree, queue_leaf, config);
+  }
+  channel_stats_.assign(channels, ChannelStats{});
+  for (ChannelStats& s : channel_stats_) s.paused_ps.assign(classes_, 0);
+  flow_drops_.assign(flow_count, 0);
+  pool_.clear();
+  free_ = kNil;
+  running_ = false;
+}
+
+void GraphModel::start() noexcept {
+  now_ps_ = 0;
+  order_ = 0;
+  events_ = {};
+  done_.clear();
+  done_read_ = 0;
+  tx_done_pending_ = 0;
+  stats_ = GraphStats{};
+  running_ = true;
+}
+
+GraphModel::SqEntry& GraphModel::entry(uint32_t flow, uint32_t index) noexcept {
+  return send_queues_[static_cast<size_t>(flow) * kSimSendQueueDepth + (index & kSqMask)];
+}
+
+uint32_t GraphModel::tx_burst(std::span<const Message> messages) noexcept {
+  if (!running_) return 0;
+  uint32_t accepted = 0;
+  for (const Message& message : messages) {
+    if (message.flow >= flows_.size()) break;
+    FlowState& flow = flows_[message.flow];
+    const uint32_t depth = flow.tail - flow.head;
+    if (depth >= kSimSendQueueDepth) break;
+    SqEntry& slot = entry(message.flow, flow.tail);
+    slot.message = message;
+    slot.sent_ps = 0;
+    const bool was_idle = flow.next_tx == flow.tail;
+    ++flow.tail;
+    stats_.max_send_queue_depth = std::max(stats_.max_send_queue_depth, depth + 1);
+    ++accepted;
+    if (dropped_[message.flow] != 0) {
+      discard(message.flow);
+    } else if (was_idle) {
+      scheds_[flow.sched].on_backlogged(flow.local, now_ps_);
+      try_send(hosts_[flow.host].uplink);
+    }
+  }
+  stats_.posted_messages += accepted;
+  if (accepted < messages.size()) ++stats_.rejected_posts;
+  return accepted;
+}
+
+// Model choice (as the one-switch model's VL15): a dropped flow's messages are discarded at
+// the NIC and complete at once, without an ACK and without link time.
+void GraphModel::discard(uint32_t flow) noexcept {
+  FlowState& fs = flows_[flow];
+  while (fs.next_tx != fs.tail) {
+    SqEntry& sq = entry(flow, fs.next_tx);
+    sq.sent_ps = now_ps_;
+    const uint32_t packets = wire_.packets_for_message(sq.message.bytes);
+    if (now_ps_ >= window_start_ps_ && now_ps_ < window_end_ps_) flow_drops_[flow] += packets;
+    ++stats_.dropped_messages;
+    ++fs.next_tx;
+    schedule(now_ps_, EventKind::ack, flow);
+  }
+}
+
+void GraphModel::schedule(int64_t time_ps, EventKind kind, uint32_t a, uint32_t b,
+                          uint32_t bytes) noexcept {
+  events_.push(Event{time_ps, order_++, kind, a, b, bytes});
+}
+
+void GraphModel::wake_at(uint32_t channel, int64_t time_ps) noexcept {
+  if (time_ps == INT64_MAX) return;
+  time_ps = std::max(time_ps, now_ps_ + 1);
+  Egress& e = egress_[channel];
+  if (time_ps >= e.wake_ps && e.wake_ps > now_ps_) return;
+  e.wake_ps = time_ps;
+  schedule(time_ps, EventKind::wake, channel);
+}
+
+int64_t GraphModel::in_window(int64_t from_ps, int64_t to_ps) const noexcept {
+  const int64_t lo = std::max(from_ps, window_start_ps_);
+  const int64_t hi = std::min(to_ps, window_end_ps_);
+  return hi > lo ? hi - lo : 0;
+}
+
+void GraphModel::try_send(uint32_t channel) noexcept {
+  if (egress_[channel].busy) return;
+  if (graph_->from_host(channel)) {
+    nic_send(host_of_uplink(channel));
+  } else {
+    switch_send(channel);
+  }
+}
+
+bool GraphModel::has_credit(uint32_t channel, uint32_t c) noexcept {
+  const Egress& e = egress_[channel];
+  if (!e.into_switch) return true;
+  ClassState& s = class_state(channel, c);
+  if (buffer_cap_[channel] - s.credit_used >= static_cast<int64_t>(largest_packet_bytes_)) {
+    if (s.paused_since_ps >= 0) {
+      channel_stats_[channel].paused_ps[c] += in_window(s.paused_since_ps, now_ps_);
+      s.paused_since_ps = -1;
+    }
+    return true;
+  }
+  if (s.paused_since_ps < 0) s.paused_since_ps = now_ps_;
+  return false;
+}
+
+void GraphModel::nic_send(uint32_t h) noexcept {
+  const Host& host = hosts_[h];
+  const uint32_t channel = host.uplink;
+  Egress& e = egress_[channel];
+  uint32_t ready = 0;
+  std::array<uint32_t, policy::kMaxArbClasses> picked_queue{};
+  int64_t eligible_ps = INT64_MAX;
+  for (uint32_t m = e.class_mask; m != 0; m &= m - 1) {
+    const auto c = static_cast<uint32_t>(__builtin_ctz(m));
+    policy::TreeScheduler& sched = scheds_[static_cast<uint32_t>(host.sched_of_class[c])];
+    if (!sched.any_backlogged() || !has_credit(channel, c)) continue;
+    const uint32_t q = sched.pick(now_ps_);
+    if (q == policy::TreeScheduler::kNone) {
+      eligible_ps = std::min(eligible_ps, sched.next_eligible());
+      continue;
+    }
+    picked_queue[c] = q;
+    ready |= 1U << c;
+  }
+  if (ready == 0) {
+    wake_at(channel, eligible_ps);
+    return;
+  }
+  const int picked = arbiters_[channel].pick(ready, now_ps_);
+  if (picked == policy::PortArbiter::kNone) {
+    wake_at(channel, arbiters_[channel].next_eligible_ps(ready));
+    return;
+  }
+  const auto c = static_cast<uint32_t>(picked);
+  const auto s = static_cast<uint32_t>(host.sched_of_class[c]);
+  const uint32_t flow = sched_flows_[s][picked_queue[c]];
+  const uint32_t packet = new_packet();
+  Packet& p = pool_[packet];
+  p.flow = flow;
+  p.hop = 0;
+  take_packet(flow, p);
+  const FlowState& fs = flows_[flow];
+  scheds_[s].on_sent(picked_queue[c], p.wire_bytes, fs.next_tx != fs.tail, now_ps_);
+  ++stats_.packets;
+  stats_.wire_bytes += p.wire_bytes;
+  stats_.payload_bytes += p.payload_bytes;
+  transmit(channel, c, packet);
+}
+
+void GraphModel::take_packet(uint32_t flow, Packet& packet) noexcept {
+  FlowState& fs = flows_[flow];
+  SqEntry& sq = entry(flow, fs.next_tx);
+  const uint32_t bytes = sq.message.bytes;
+  if (fs.next_packet == 0) {
+    sq.sent_ps = now_ps_;
+    fs.packets = wire_.packets_for_message(bytes);
+  }
+  const uint32_t index = fs.next_packet;
+  const bool last = index + 1 >= fs.packets;
+  packet.payload_bytes = fs.packets <= 1 ? bytes : wire_.packet_payload_bytes(bytes, index);
+  packet.wire_bytes = wire_.packet_wire_bytes(packet.payload_bytes, index == 0, ops_[flow], last);
+  packet.slot = static_cast<uint16_t>(fs.next_tx & kSqMask);
+  packet.last = last;
+  if (last) {
+    ++fs.next_tx;
+    fs.next_packet = 0;
+    ++stats_.messages;
+  } else {
+    ++fs.next_packet;
+  }
+}
+
+void GraphModel::switch_send(uint32_t channel) noexcept {
+  Egress& e = egress_[channel];
+  uint32_t ready = 0;
+  for (uint32_t m = e.class_mask; m != 0; m &= m - 1) {
+    const auto c = static_cast<uint32_t>(__builtin_ctz(m));
+    if (has_credit(channel, c)) ready |= 1U << c;
+  }
+  if (ready == 0) return;  // a credit's return tries again
+  const int picked = arbiters_[channel].pick(ready, now_ps_);
+  if (picked == policy::PortArbiter::kNone) {
+    wake_at(channel, arbiters_[channel].next_eligible_ps(ready));
+    return;
+  }
+  const auto c = static_cast<uint32_t>(picked);
+  const uint32_t packet = dequeue(channel, c);
+  const Packet& p = pool_[packet];
+  // It leaves the switch's ingress buffer: the credit goes back up the channel it came by.
+  const uint32_t in_channel = graph_->flow_path[p.flow][p.hop - 1U];
+  const uint8_t in_class = graph_->flow_class[p.flow][p.hop - 1U];
+  schedule(now_ps_ + egress_[in_channel].delay_ps, EventKind::credit, in_channel, in_class,
+           p.wire_bytes);
+  transmit(channel, c, packet);
+}
+
+void GraphModel::transmit(uint32_t channel, uint32_t c, uint32_t packet) noexcept {
+  Egress& e = egress_[channel];
+  const Packet& p = pool_[packet];
+  const int64_t end_ps = now_ps_ + e.serialiser.next(p.wire_bytes, e.rate_bps, e.carry);
+  e.busy = true;
+  e.free_ps = end_ps;
+  schedule(end_ps, EventKind::channel_free, channel);
+  schedule(end_ps + e.delay_ps, EventKind::arrive, packet);
+  if (e.into_switch) class_state(channel, c).credit_used += p.wire_bytes;
+  arbiters_[channel].sent(c, p.wire_bytes, now_ps_);
+  ChannelStats& s = channel_stats_[channel];
+  s.busy_ps += in_window(now_ps_, end_ps);
+  if (now_ps_ >= window_start_ps_ && now_ps_ < window_end_ps_) {
+    s.wire_bytes += p.wire_bytes;
+    ++s.packets;
+  }
+}
+
+void GraphModel::arrive(uint32_t packet) noexcept {
+  Packet& p = pool_[packet];
+  const std::vector<uint32_t>& path = graph_->flow_path[p.flow];
+  const uint32_t channel = path[p.hop];
+  if (graph_->to_host(channel)) {
+    const SqEntry& sq =
+        send_queues_[static_cast<size_t>(p.flow) * kSimSendQueueDepth + p.slot];
+    Completion& done = done_.emplace_back();
+    done.kind = Completion::Kind::rx_packet;
+    done.last_of_message = p.last;
+    done.messages = 1;
+    done.flow = p.flow;
+    done.payload_bytes = p.payload_bytes;
+    done.wire_bytes = p.wire_bytes;
+    done.sequence = sq.message.sequence;
+    done.scheduled_ns = sq.message.scheduled_ns;
+    done.sent_ns = sq.sent_ps / 1000;
+    done.time_ns = now_ps_ / 1000;
+    if (p.last) schedule(now_ps_ + flows_[p.flow].ack_delay_ps, EventKind::ack, p.flow);
+    free_packet(packet);
+    return;
+  }
+  ++p.hop;
+  const uint32_t next = path[p.hop];
+  const uint8_t c = graph_->flow_class[p.flow][p.hop];
+  enqueue(next, c, fifo_of(next, c, channel, packet), packet);
+  try_send(next);
+}
+
+uint32_t GraphModel::fifo_of(uint32_t channel, uint32_t c, uint32_t in_channel,
+                             uint32_t packet) const noexcept {
+  if (graph_->per_flow_fairness) {
+    const Packet& p = pool_[packet];
+    return flow_fifo_base_[p.flow] + p.hop;
+  }
+  return fifo_base_[channel] + c * node_inputs_[graph_->channels[channel].from_node] +
+         in_index_[in_channel];
+}
+
+void GraphModel::enqueue(uint32_t channel, uint32_t c, uint32_t fifo, uint32_t packet) noexcept {
+  Fifo& q = fifos_[fifo];
+  Packet& p = pool_[packet];
+  p.next = kNil;
+  ClassState& s = class_state(channel, c);
+  Egress& e = egress_[channel];
+  if (q.head == kNil) {
+    q.head = q.tail = packet;
+    q.next_active = kNil;
+    if (s.ring_tail == kNil) {
+      s.ring_head = s.ring_tail = fifo;
+    } else {
+      fifos_[s.ring_tail].next_active = fifo;
+      s.ring_tail = fifo;
+    }
+    e.class_mask |= 1U << c;
+  } else {
+    pool_[q.tail].next = packet;
+    q.tail = packet;
+  }
+  s.queued_bytes += p.wire_bytes;
+  e.queued_bytes += p.wire_bytes;
+  ChannelStats& stats = channel_stats_[channel];
+  stats.queue_max_bytes = std::max(stats.queue_max_bytes, e.queued_bytes);
+}
+
+// Round robin, one packet per turn, over the class's non-empty FIFOs.
+uint32_t GraphModel::dequeue(uint32_t channel, uint32_t c) noexcept {
+  ClassState& s = class_state(channel, c);
+  Egress& e = egress_[channel];
+  const uint32_t fifo = s.ring_head;
+  Fifo& q = fifos_[fifo];
+  const uint32_t packet = q.head;
+  q.head = pool_[packet].next;
+  if (q.head == kNil) q.tail = kNil;
+  s.ring_head = q.next_active;
+  if (s.ring_head == kNil) s.ring_tail = kNil;
+  if (q.head != kNil) {  // to the back of the ring
+    q.next_active = kNil;
+    if (s.ring_tail == kNil) {
+      s.ring_head = s.ring_tail = fifo;
+    } else {
+      fifos_[s.ring_tail].next_active = fifo;
+      s.ring_tail = fifo;
+    }
+  }
+  if (s.ring_head == kNil) e.class_mask &= ~(1U << c);
+  s.queued_bytes -= pool_[packet].wire_bytes;
+  e.queued_bytes -= pool_[packet].wire_bytes;
+  return packet;
+}
+
+uint32_t GraphModel::new_packet() noexcept {
+  if (free_ != kNil) {
+    const uint32_t packet = free_;
+    free_ = pool_[packet].next;
+    return packet;
+  }
+  pool_.emplace_back();
+  return static_cast<uint32_t>(pool_.size() - 1);
+}
+
+void GraphModel::handle(const Event& event) noexcept {
+  switch (event.kind) {
+    case EventKind::channel_free:
+      egress_[event.a].busy = false;
+      try_send(event.a);
+      break;
+    case EventKind::arrive:
+      arrive(event.a);
+      break;
+    case EventKind::credit:
+      class_state(event.a, event.b).credit_used -= event.bytes;
+      try_send(event.a);
+      break;
+    case EventKind::ack: {
+      FlowState& flow = flows_[event.a];
+      const SqEntry& sq = entry(event.a, flow.head);
+      Completion& done = done_.emplace_back();
+      done.kind = Completion::Kind::tx_done;
+      done.last_of_message = true;
+      done.messages = 1;
+      done.flow = event.a;
+      done.payload_bytes = sq.message.bytes;
+      done.wire_bytes = 0;
+      done.sequence = sq.message.sequence;
+      done.scheduled_ns = sq.message.scheduled_ns;
+      done.sent_ns = sq.sent_ps / 1000;
+      done.time_ns = now_ps_ / 1000;
+      ++flow.head;
+      ++tx_done_pending_;
+      break;
+    }
+    case EventKind::wake:
+      if (egress_[event.a].wake_ps == event.time_ps) egress_[event.a].wake_ps = INT64_MAX;
+      try_send(event.a);
+      break;
+  }
+}
+
+void GraphModel::wait_until(int64_t deadline_ns) noexcept {
+  if (!running_) return;
+  const int64_t deadline_ps =
+      deadline_ns >= INT64_MAX / 1000 ? INT64_MAX : std::max<int64_t>(deadline_ns, 0) * 1000;
+  while (true) {
+    if (tx_done_pending_ > 0 || done_.size() - done_read_ >= kDueHighWater) return;
+    if (events_.empty() || events_.top().time_ps > deadline_ps) {
+      if (deadline_ps != INT64_MAX) now_ps_ = std::max(now_ps_, deadline_ps);
+      return;
+    }
+    const Event event = events_.top();
+    events_.pop();
+    now_ps_ = event.time_ps;
+    ++stats_.events;
+    handle(event);
+  }
+}
+
+uint32_t GraphModel::poll(std::span<Completion> out) noexcept {
+  uint32_t count = 0;
+  while (count < out.size() && done_read_ < done_.size()) {
+    const Completion& c = done_[done_read_++];
+    if (c.kind == Completion::Kind::tx_done) --tx_done_pending_;
+    out[count++] = c;
+  }
+  if (done_read_ == done_.size()) {
+    done_.clear();
+    done_read_ = 0;
+  }
+  stats_.completions += count;
+  return count;
+}
+
+}  // namespace qb::drv::sim

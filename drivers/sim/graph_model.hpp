@@ -1,0 +1,206 @@
+// The simulator's model of a multi-switch fabric (issue 29 part 5, docs/semantics.md "The
+// simulator as a graph"): hosts, switches and directed channels from a policy::FabricPlan.
+//
+// - A host's NIC is the one-switch model's NIC: per class a TreeScheduler over the host's flows
+//   of that class, a PortArbiter between the classes, serialisation at its link's rate.
+// - A switch egress channel keeps, per class, one FIFO per ingress channel (round robin over
+//   them: `per-ingress`) or per flow (`per-flow`), and a PortArbiter with the channel's QoS.
+// - Store and forward; a packet crosses a channel in serialisation + propagation.
+// - Lossless: every channel into a switch has, per class, an ingress buffer at the switch
+//   (credit): the upstream egress (NIC or switch) starts a packet of class c only while that
+//   buffer has room for a largest packet; the credit comes back one propagation delay after the
+//   packet leaves the switch. A class held so is paused on that channel (PFC-like: per link and
+//   class), and the pause spreads upstream as buffers fill: the victims of docs/semantics.md.
+// - The receiver is a host; its ACK returns after the path's propagation (not serialised, as in
+//   the one-switch model).
+// Events in a binary heap (time, then order of scheduling); one worker, virtual time.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <queue>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "qb/drivers/driver.hpp"
+#include "qb/policies/fabric_plan.hpp"
+#include "qb/policies/port_arbiter.hpp"
+#include "qb/policies/tree_scheduler.hpp"
+#include "sim_time.hpp"
+
+namespace qb::drv::sim {
+
+/// Counters of one channel inside the measured window.
+struct ChannelStats {
+  uint64_t wire_bytes = 0;
+  uint64_t packets = 0;
+  int64_t busy_ps = 0;
+  int64_t queue_max_bytes = 0;  // most bytes queued at this egress (every class), at any time
+  std::vector<int64_t> paused_ps;  // per class: held for lack of credit downstream
+};
+
+struct GraphStats {
+  uint64_t packets = 0;  // started on their NIC link
+  uint64_t messages = 0;
+  uint64_t posted_messages = 0;
+  uint64_t rejected_posts = 0;
+  uint64_t wire_bytes = 0;  // on NIC links
+  uint64_t payload_bytes = 0;
+  uint64_t events = 0;
+  uint64_t completions = 0;
+  uint64_t dropped_messages = 0;
+  uint32_t max_send_queue_depth = 0;
+};
+
+class GraphModel final : public Queue, public Clock {
+ public:
+  /// Builds the model for one run from plan.graph (set). Validation is the driver's job.
+  void configure(const Topology& topology, const policy::QosPlan& plan);
+  void start() noexcept;
+  void stop() noexcept { running_ = false; }
+
+  uint32_t tx_burst(std::span<const Message> messages) noexcept override;
+  uint32_t poll(std::span<Completion> out) noexcept override;
+  int64_t now_ns() noexcept override { return now_ps_ / 1000; }
+  void wait_until(int64_t deadline_ns) noexcept override;
+  std::string_view name() const noexcept override { return "virtual"; }
+
+  int64_t now_ps() const noexcept { return now_ps_; }
+  const GraphStats& stats() const noexcept { return stats_; }
+  const std::vector<ChannelStats>& channel_stats() const noexcept { return channel_stats_; }
+  /// Classes in use (index bound of ChannelStats::paused_ps).
+  uint32_t class_count() const noexcept { return classes_; }
+  const std::vector<uint64_t>& flow_drops() const noexcept { return flow_drops_; }
+  /// Bytes of each (channel into a switch, class) ingress buffer.
+  int64_t buffer_bytes(uint32_t channel) const noexcept { return buffer_cap_[channel]; }
+
+ private:
+  static constexpr uint32_t kNil = UINT32_MAX;
+  struct SqEntry {
+    Message message;
+    int64_t sent_ps = 0;
+  };
+  struct FlowState {
+    uint32_t head = 0, next_tx = 0, tail = 0;  // send queue (see SimModel)
+    uint32_t next_packet = 0, packets = 0;
+    uint32_t host = 0, sched = 0, local = 0;
+    int64_t ack_delay_ps = 0;  // the path's propagation, the ACK's way back
+  };
+  struct Packet {
+    uint32_t flow = 0;
+    uint32_t next = kNil;  // FIFO link
+    uint32_t payload_bytes = 0;
+    uint32_t wire_bytes = 0;
+    uint16_t slot = 0;
+    uint8_t hop = 0;  // index into the flow's path of the channel it is on or queued for
+    bool last = false;
+  };
+  struct Fifo {
+    uint32_t head = kNil, tail = kNil;
+    uint32_t next_active = kNil;  // the class's ring of non-empty FIFOs at its egress
+  };
+  // Per (channel, class): the ring of non-empty FIFOs, bytes queued, pause state, credit.
+  struct ClassState {
+    uint32_t ring_head = kNil, ring_tail = kNil;
+    int64_t queued_bytes = 0;
+    int64_t credit_used = 0;        // bytes the upstream counts in the downstream buffer
+    int64_t paused_since_ps = -1;   // held for credit since (-1: not held)
+  };
+  struct Egress {
+    int64_t free_ps = 0;
+    bool busy = false;
+    uint64_t rate_bps = 1;
+    uint64_t carry = 0;
+    Serialiser serialiser;
+    int64_t delay_ps = 0;
+    uint32_t class_mask = 0;  // classes with queued packets (switch egress) or flows (NIC)
+    int64_t wake_ps = INT64_MAX;  // a wake-up is scheduled then
+    bool into_switch = false;     // the far end holds credit buffers
+    int64_t queued_bytes = 0;
+  };
+  struct Host {
+    uint32_t uplink = 0;
+    std::vector<int32_t> sched_of_class;  // -1: none
+  };
+  enum class EventKind : uint8_t { channel_free, arrive, credit, ack, wake };
+  struct Event {
+    int64_t time_ps = 0;
+    uint64_t order = 0;
+    EventKind kind = EventKind::wake;
+    uint32_t a = 0;  // channel, packet or flow
+    uint32_t b = 0;  // class (credit)
+    uint32_t bytes = 0;
+    bool operator>(const Event& o) const noexcept {
+      return time_ps != o.time_ps ? time_ps > o.time_ps : order > o.order;
+    }
+  };
+
+  void schedule(int64_t time_ps, EventKind kind, uint32_t a, uint32_t b = 0,
+                uint32_t bytes = 0) noexcept;
+  void handle(const Event& event) noexcept;
+  void try_send(uint32_t channel) noexcept;
+  void nic_send(uint32_t host) noexcept;
+  void switch_send(uint32_t channel) noexcept;
+  /// Whether `channel`'s class `c` may start a packet (room downstream); keeps the pause time.
+  bool has_credit(uint32_t channel, uint32_t c) noexcept;
+  void transmit(uint32_t channel, uint32_t c, uint32_t packet) noexcept;
+  void arrive(uint32_t packet) noexcept;
+  void enqueue(uint32_t channel, uint32_t c, uint32_t fifo, uint32_t packet) noexcept;
+  uint32_t dequeue(uint32_t channel, uint32_t c) noexcept;
+  void wake_at(uint32_t channel, int64_t time_ps) noexcept;
+  uint32_t new_packet() noexcept;
+  void free_packet(uint32_t packet) noexcept { pool_[packet].next = free_; free_ = packet; }
+  SqEntry& entry(uint32_t flow, uint32_t index) noexcept;
+  /// The flow's next packet: payload, wire bytes and slot; advances its send queue.
+  void take_packet(uint32_t flow, Packet& packet) noexcept;
+  void discard(uint32_t flow) noexcept;
+  /// [from, to) of virtual time inside the measured window.
+  int64_t in_window(int64_t from_ps, int64_t to_ps) const noexcept;
+  uint32_t fifo_of(uint32_t channel, uint32_t c, uint32_t in_channel, uint32_t packet) const
+      noexcept;
+  uint32_t host_of_uplink(uint32_t channel) const noexcept { return host_of_channel_[channel]; }
+  ClassState& class_state(uint32_t channel, uint32_t c) noexcept {
+    return class_state_[static_cast<size_t>(channel) * classes_ + c];
+  }
+
+  const policy::FabricPlan* graph_ = nullptr;
+  policy::WireModel wire_;
+  bool running_ = false;
+  int64_t now_ps_ = 0;
+  uint64_t order_ = 0;
+  uint32_t classes_ = 1;
+  uint32_t largest_packet_bytes_ = 1;
+  int64_t window_start_ps_ = 0, window_end_ps_ = INT64_MAX;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+
+  std::vector<FlowState> flows_;
+  std::vector<policy::RdmaOp> ops_;         // per flow
+  std::vector<uint32_t> host_of_channel_;   // per channel from a host: its host index
+  std::vector<uint8_t> dropped_;
+  std::vector<SqEntry> send_queues_;
+  std::vector<Host> hosts_;
+  std::vector<policy::TreeScheduler> scheds_;
+  std::vector<std::vector<uint32_t>> sched_flows_;
+  std::vector<Egress> egress_;
+  std::vector<policy::PortArbiter> arbiters_;  // per channel
+  std::vector<ClassState> class_state_;        // channel * classes_ + class
+  std::vector<int64_t> buffer_cap_;            // per channel (into a switch)
+  std::vector<uint32_t> in_index_;             // per channel: its index among its far end's inputs
+  std::vector<uint32_t> fifo_base_;            // per channel: first FIFO (per ingress fairness)
+  std::vector<uint32_t> node_inputs_;          // per node: channels into it
+  std::vector<uint32_t> flow_fifo_base_;       // per flow: first FIFO (per-flow fairness)
+  std::vector<Fifo> fifos_;
+  std::vector<Packet> pool_;
+  uint32_t free_ = kNil;
+
+  std::vector<Completion> done_;  // due completions, in time order
+  size_t done_read_ = 0;
+  uint32_t tx_done_pending_ = 0;
+
+  GraphStats stats_;
+  std::vector<ChannelStats> channel_stats_;
+  std::vector<uint64_t> flow_drops_;
+};
+
+}  // namespace qb::drv::sim
