@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 
 #include "process.hpp"
 
@@ -44,10 +45,10 @@ TEST(ImportOpensmFabric, WritesASuiteTheLoaderAccepts) {
   EXPECT_NE(out.out.find("sl2vl = [1,2,3,4,5,6,7,0,1,2,3,4,5,6,7,0]"), std::string::npos)
       << "the switch-external SL2VL of fabric-per-type.conf";
   const std::string suite = write_temp("opensm_fabric_suite.toml", out.out);
+  // Loaded, checked and compiled: every LFT routes every host pair, every table fits its port.
   const Outcome checked = run_qosbench({"validate", suite});
-  // Loaded and checked (every LFT, table and override); not compiled until the graph simulator.
-  EXPECT_EQ(checked.exit_code, 3) << checked.out << checked.err;
-  EXPECT_NE(checked.err.find("not compiled or run yet"), std::string::npos) << checked.err;
+  EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;
+  EXPECT_NE(checked.out.find("ok (1 scenario, 12 flows)"), std::string::npos) << checked.out;
 
   const Outcome json = run_qosbench(
       {"import-opensm", "--opensm-conf", kConf, "--fabric-dir", kExample, "--json"});
@@ -119,6 +120,86 @@ to = "h3"
                          "matches no switch"),
             std::string::npos)
       << out.err;
+}
+
+}  // namespace
+}  // namespace qb::e2e
+
+namespace qb::e2e {
+namespace {
+
+// Two hosts' flows (TC1, TC2 by DSCP) share s0 -> s1. The suite's [eth] weighs them equally;
+// switch s0's override 25:75. The simulator runs each port by its own QoS and measures what the
+// expectation says: 25/75 with the override, 50/50 without.
+constexpr const char* kPerSwitchEts = R"([suite]
+name = "per-switch ets"
+seed = 1
+repetitions = 1
+warmup = "1ms"
+duration = "10ms"
+
+[port]
+transport = "rocev2"
+
+[eth]
+trust = "dscp"
+dscp2prio = { "8" = 1, "16" = 2 }
+prio_tc = [0, 1, 2, 3, 4, 5, 6, 7]
+tsa = ["ets", "ets", "ets", "vendor", "vendor", "vendor", "vendor", "vendor"]
+ets = [34, 33, 33, 0, 0, 0, 0, 0]
+
+[topology]
+kind = "explicit"
+rate = "100Gbps"
+switch = [{ name = "s0" }, { name = "s1" }]
+host = [{ name = "a" }, { name = "b" }, { name = "r" }]
+link = [{ ends = ["a", "s0"] }, { ends = ["b", "s0"] }, { ends = ["s0", "s1"] }, { ends = ["r", "s1"] }]
+
+[[flow]]
+name = "tc1"
+size = "64KiB"
+rate = "saturate"
+dscp = 8
+from = "a"
+to = "r"
+
+[[flow]]
+name = "tc2"
+size = "64KiB"
+rate = "saturate"
+dscp = 16
+from = "b"
+to = "r"
+)";
+
+std::pair<double, double> measured_gbps(const std::string& json_path) {
+  std::ifstream in(json_path);
+  const auto doc = nlohmann::json::parse(in);
+  double rates[2] = {0.0, 0.0};
+  for (const auto& flow : doc["scenarios"][0]["flows"]) {
+    const int i = flow["name"] == "tc1" ? 0 : 1;
+    rates[i] = flow["measured_bps"].get<double>() / 1e9;  // wire
+  }
+  return {rates[0], rates[1]};
+}
+
+TEST(PerSwitchQosRun, TheSimulatorArbitratesEachSwitchByItsOwnQos) {
+  const std::string plain = write_temp("per_switch_plain.toml", kPerSwitchEts);
+  const std::string over = write_temp("per_switch_override.toml", std::string(kPerSwitchEts) + R"(
+[[topology.switch_qos]]
+switch = "s0"
+tsa = ["strict", "ets", "ets", "vendor", "vendor", "vendor", "vendor", "vendor"]
+ets = [0, 25, 75, 0, 0, 0, 0, 0]
+)");
+  for (const auto& [suite, want1, want2] :
+       {std::tuple{plain, 50.0, 50.0}, std::tuple{over, 25.0, 75.0}}) {
+    const std::string json = suite + ".json";
+    const Outcome out = run_qosbench({"run", suite, "--jobs", "1", "--json", json});
+    ASSERT_EQ(out.exit_code, 0) << out.out << out.err;
+    const auto [tc1, tc2] = measured_gbps(json);
+    EXPECT_NEAR(tc1, want1, want1 * 0.01) << suite;
+    EXPECT_NEAR(tc2, want2, want2 * 0.01) << suite;
+  }
 }
 
 }  // namespace
