@@ -58,7 +58,8 @@ void GraphModel::configure(const Topology& topology, const policy::QosPlan& plan
            static_cast<double>(bytes_ps(largest_packet_bytes_, e.rate_bps))) /
           static_cast<double>(kPsPerSecond);
       const auto loop_bytes = static_cast<int64_t>(channel.rate_bps / 8.0 * loop_s);
-      buffer_cap_[ch] = std::max<int64_t>(kMinBufferBytes, loop_bytes + 2 * largest_packet_bytes_);
+      buffer_cap_[ch] = g.buffer_bytes > 0 ? std::max<int64_t>(g.buffer_bytes, largest_packet_bytes_)
+                        : std::max<int64_t>(kMinBufferBytes, loop_bytes + 2 * largest_packet_bytes_);
     }
   }
   class_state_.assign(static_cast<size_t>(channels) * classes_, ClassState{});

@@ -54,6 +54,7 @@ struct ScenarioEstimate {
   // Parts of `in_flight` that a key other than the flow count drives:
   uint64_t dpa_rings = 0;        // the DPA emulators' event rings ([dpa] threads, queue_events)
   uint64_t message_buffers = 0;  // the driver's per-worker buffers of the largest message
+  uint64_t graph_model = 0;      // the simulator's model of a [topology]
 };
 
 // Per event a DPA thread may hold: its end time (dpa/emulator thread_queues.cpp).
@@ -68,6 +69,41 @@ uint64_t dpa_ring_bytes(const suite::Scenario& scenario, const drv::Capabilities
   return times(times(emulators, times(dpa.threads, dpa.queue_events)), kDpaBytesPerQueuedEvent);
 }
 
+// A [[flow]] entry's instances: count QPs per (source, destination) pair of a [topology].
+uint64_t flow_instances(const suite::FlowSpec& flow) {
+  return uint64_t{flow.count} * std::max<uint64_t>(1, flow.endpoints.size());
+}
+
+// The simulator's graph model of a [topology] (drivers/sim/graph_model.hpp), per repetition in
+// flight: per channel its egress state and, per class, its credit, ring and one FIFO per input
+// of its switch; per flow its path; and the packets the switch buffers can hold (at most a
+// 64-byte packet per 64 buffer bytes of every class in use, 32 B each).
+constexpr uint64_t kGraphBytesPerChannel = 512;
+constexpr uint64_t kGraphBytesPerChannelClass = 48;
+constexpr uint64_t kGraphBytesPerFifo = 12;
+constexpr uint64_t kGraphBytesPerPacket = 32;
+constexpr uint64_t kGraphDefaultBufferBytes = 32 * 1024;
+uint64_t graph_model_bytes(const suite::Scenario& scenario) {
+  if (!scenario.topology) return 0;
+  const fabric::Topology& topology = scenario.topology->topology;
+  const uint64_t classes = scenario.eth.present || scenario.ib.present ? 16 : 1;
+  uint64_t fifos = 0;
+  for (const fabric::Node& node : topology.nodes()) {
+    const auto ports = static_cast<uint64_t>(node.out_channel.size());
+    fifos = plus(fifos, times(times(ports, ports), classes));
+  }
+  const uint64_t channels = topology.channel_count();
+  const uint64_t buffer = scenario.topology->buffer_bytes > 0
+                              ? static_cast<uint64_t>(scenario.topology->buffer_bytes)
+                              : kGraphDefaultBufferBytes;
+  const uint64_t packets = times(times(channels, classes), buffer / 64);
+  uint64_t flows = 0;
+  for (const auto& flow : scenario.flows) flows = plus(flows, flow_instances(flow));
+  return plus(plus(times(channels, kGraphBytesPerChannel + classes * kGraphBytesPerChannelClass),
+                   times(fifos, kGraphBytesPerFifo)),
+              plus(times(packets, kGraphBytesPerPacket), times(flows, 64)));
+}
+
 uint32_t largest_message_bytes(const suite::Scenario& scenario) {
   uint32_t largest = 0;
   for (const auto& flow : scenario.flows) largest = std::max(largest, flow.size.largest_bytes());
@@ -77,7 +113,7 @@ uint32_t largest_message_bytes(const suite::Scenario& scenario) {
 ScenarioEstimate estimate_scenario(const suite::Scenario& scenario, const RunOptions& options,
                                    const drv::Capabilities& caps) {
   uint64_t flows = 0;
-  for (const auto& flow : scenario.flows) flows += flow.count;
+  for (const auto& flow : scenario.flows) flows = plus(flows, flow_instances(flow));
   const uint64_t reps = options.repetitions.value_or(scenario.repetitions);
   const int64_t duration_ns = options.duration_ns.value_or(scenario.duration_ns);
   const int64_t bin_ns = series_bin_ns(scenario.bin_ns, duration_ns);
@@ -99,7 +135,8 @@ ScenarioEstimate estimate_scenario(const suite::Scenario& scenario, const RunOpt
   out.dpa_rings = dpa_ring_bytes(scenario, caps);
   out.message_buffers = times(times(workers, caps.message_buffers_per_worker),
                               largest_message_bytes(scenario));
-  out.in_flight = plus(out.in_flight, plus(out.dpa_rings, out.message_buffers));
+  out.graph_model = caps.fabric_graph ? graph_model_bytes(scenario) : 0;
+  out.in_flight = plus(out.in_flight, plus(plus(out.dpa_rings, out.message_buffers), out.graph_model));
   return out;
 }
 
@@ -178,6 +215,18 @@ Status check_run_memory(const suite::Suite& suite, const RunOptions& options,
           scenario.dpa.where.empty() ? "dpa.queue_events" : scenario.dpa.where + ".queue_events",
           scenario.dpa.loc);
     }
+    if (times(jobs, e.graph_model) > needed / 2) {
+      return make_error(
+          Errc::invalid_config,
+          fmt::format("the run needs about {}, more than the {} it may use (half of this "
+                      "machine's physical memory): the simulated fabric alone takes {} ({} "
+                      "channels, their queues and buffers, per repetition in flight, {} at "
+                      "once): a smaller topology or buffer{}",
+                      gib(needed), gib(bound_bytes), gib(times(jobs, e.graph_model)),
+                      scenario.topology->topology.channel_count(), jobs,
+                      jobs > 1 ? " (or fewer --jobs)" : ""),
+          scenario.topology->where, scenario.topology->loc);
+    }
     if (e.message_buffers > needed / 2) {
       const suite::FlowSpec* largest = nullptr;
       for (const auto& flow : scenario.flows) {
@@ -197,7 +246,7 @@ Status check_run_memory(const suite::Suite& suite, const RunOptions& options,
     }
   }
   uint64_t flows = 0;
-  for (const auto& flow : worst->flows) flows += flow.count;
+  for (const auto& flow : worst->flows) flows = plus(flows, flow_instances(flow));
   const std::string figures = fmt::format(
       "the run needs about {} ({} flow instances, {} repetition(s)), more than the {} it may "
       "use (half of this machine's physical memory)",

@@ -225,6 +225,32 @@ T read_choice(const TableReader& reader, std::string_view key,
 
 }  // namespace
 
+namespace {
+
+// `buffer`: bytes of every (switch ingress port, class) buffer, a size or an integer.
+int64_t read_buffer_bytes(const TableReader& reader) {
+  const Located value = reader.at("buffer");
+  double bytes = 0.0;
+  if (const auto* integer = value.node.as_integer()) {
+    bytes = static_cast<double>(integer->get());
+  } else if (const auto* text = value.node.as_string()) {
+    auto parsed = parse_size_bytes_unbounded(text->get());
+    if (!parsed) value.fail_here(parsed.error().message);
+    bytes = std::floor(*parsed);
+  } else {
+    value.fail_type("a size such as \"1MiB\" or an integer of bytes");
+  }
+  if (!(bytes >= static_cast<double>(kMinBufferBytes) &&
+        bytes <= static_cast<double>(kMaxBufferBytes))) {
+    value.fail_here(fmt::format("buffer must be in {}..{} bytes (per switch ingress port and "
+                                "class)",
+                                kMinBufferBytes, kMaxBufferBytes));
+  }
+  return static_cast<int64_t>(bytes);
+}
+
+}  // namespace
+
 TopologySpec read_topology(const Located& section, const std::string& suite_dir) {
   const TableReader reader(section.table(), section.path, section.file);
   TopologySpec spec;
@@ -244,7 +270,7 @@ TopologySpec read_topology(const Located& section, const std::string& suite_dir)
     case TopologyKind::leaf_spine: {
       reader.allow_only({"kind", "leaves", "spines", "hosts_per_leaf", "links_per_spine",
                          "host_rate", "uplink_rate", "delay", "routing", "ecmp_seed", "lft",
-                         "fairness", "switch_qos"});
+                         "fairness", "switch_qos", "buffer"});
       LeafSpineSpec s;
       s.leaves = read_count(reader, "leaves", s.leaves, kMaxSwitchPorts);
       s.spines = read_count(reader, "spines", s.spines, kMaxSwitchPorts);
@@ -259,7 +285,7 @@ TopologySpec read_topology(const Located& section, const std::string& suite_dir)
     case TopologyKind::fat_tree: {
       reader.allow_only({"kind", "k", "pods", "tors_per_pod", "aggs_per_pod", "hosts_per_tor",
                          "cores_per_agg", "host_rate", "fabric_rate", "delay", "routing",
-                         "ecmp_seed", "lft", "fairness", "switch_qos"});
+                         "ecmp_seed", "lft", "fairness", "switch_qos", "buffer"});
       FatTreeSpec s;
       if (reader.has("k")) {
         for (const std::string_view key :
@@ -288,12 +314,12 @@ TopologySpec read_topology(const Located& section, const std::string& suite_dir)
     }
     case TopologyKind::explicit_graph:
       reader.allow_only({"kind", "switch", "host", "link", "rate", "delay", "routing", "ecmp_seed",
-                         "lft", "fairness", "switch_qos"});
+                         "lft", "fairness", "switch_qos", "buffer"});
       spec.topology = read_explicit(reader);
       break;
     case TopologyKind::ibnetdiscover: {
       reader.allow_only({"kind", "file", "rate", "delay", "routing", "ecmp_seed", "lft",
-                         "fairness", "switch_qos"});
+                         "fairness", "switch_qos", "buffer"});
       const std::string file = reader.required_string("file");
       std::filesystem::path path(file);
       if (path.is_relative() && !suite_dir.empty()) path = std::filesystem::path(suite_dir) / path;
@@ -329,6 +355,7 @@ TopologySpec read_topology(const Located& section, const std::string& suite_dir)
   static constexpr std::pair<std::string_view, Fairness> kFairness[] = {
       {"per-ingress", Fairness::per_ingress}, {"per-flow", Fairness::per_flow}};
   spec.fairness = read_choice(reader, "fairness", kFairness, Fairness::per_ingress);
+  if (reader.has("buffer")) spec.buffer_bytes = read_buffer_bytes(reader);
   return spec;
 }
 

@@ -1,10 +1,24 @@
 #include <sstream>
 
+#include "qb/judge/verdict.hpp"
 #include "qb/reports/reporter.hpp"
 #include "qb/reports/sender_summary.hpp"
 #include "qb/judge/starvation_verdict.hpp"
 
 namespace qb::report {
+namespace {
+
+// --quiet: the verdict's own first words ("PASSED", "FAILED", "NOT JUDGED", "INTERRUPTED"), so
+// the one line never says more than was judged.
+std::string quiet_verdict(const judge::Results& results) {
+  const std::string summary = judge::verdict_of(results).summary;
+  const size_t colon = summary.find(':');
+  std::string head = colon == std::string::npos ? summary : summary.substr(0, colon);
+  if (head.starts_with("INTERRUPTED, and FAILED")) head = "INTERRUPTED, FAILED";
+  return head + "\n";
+}
+
+}  // namespace
 namespace {
 
 class ConsoleReporter final : public Reporter {
@@ -40,7 +54,7 @@ class ConsoleReporter final : public Reporter {
       if (starved_invalid(input.results)) {
         return std::string("FAILED (invalid measurement: a worker was starved of CPU)\n");
       }
-      if (!compare_failed) return std::string(input.results.passed ? "PASSED\n" : "FAILED\n");
+      if (!compare_failed) return quiet_verdict(input.results);
       return std::string(comparison->regressed() ? "FAILED (regression against the baseline)\n"
                                                  : "FAILED (inconclusive against the baseline)\n");
     }

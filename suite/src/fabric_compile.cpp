@@ -131,6 +131,7 @@ Status compile_fabric(const Scenario& scenario, std::span<const fabric::FlowEndp
     graph->flow_destination.push_back(endpoints[f].dst_host);
   }
   graph->per_flow_fairness = spec.fairness == fabric::Fairness::per_flow;
+  graph->buffer_bytes = spec.buffer_bytes;
   plan.hosts = topology.host_count();
   plan.switched = false;
 

@@ -44,7 +44,7 @@ TEST(TopologyCli, GarbageIbnetdiscoverFileIsExitTwoAtItsLine) {
       << out.out << out.err;
 }
 
-TEST(TopologyCli, GoodTopologyIsCheckedAndNotRun) {
+TEST(TopologyCli, GoodTopologyValidatesAndRuns) {
   const std::string suite = write_temp("topology_good.toml", R"([topology]
 kind = "fat_tree"
 k = 4
@@ -56,9 +56,15 @@ rate = "saturate"
 sources = "*"
 destinations = "permutation"
 )");
-  const Outcome out = run_qosbench({"validate", suite});
-  EXPECT_EQ(out.exit_code, 3) << out.out << out.err;
-  EXPECT_NE(out.err.find("not compiled or run yet"), std::string::npos) << out.out << out.err;
+  const Outcome checked = run_qosbench({"validate", suite});
+  EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;
+  const Outcome ran = run_qosbench({"run", suite, "--duration", "2ms", "--quiet"});
+  EXPECT_TRUE(ran.exit_code == 0 || ran.exit_code == 1) << ran.out << ran.err;
+  EXPECT_TRUE(ran.out.starts_with("PASSED") || ran.out.starts_with("FAILED")) << ran.out;
+  // The other drivers cannot run a graph: exit 2 at the suite's [topology].
+  const Outcome dpdk = run_qosbench({"validate", suite, "--driver", "dpdk"});
+  EXPECT_EQ(dpdk.exit_code, 2) << dpdk.out << dpdk.err;
+  EXPECT_NE(dpdk.err.find("multi-switch fabric"), std::string::npos) << dpdk.err;
 }
 
 }  // namespace

@@ -101,7 +101,18 @@ TEST(ReporterList, ReportersRenderTheResultsAsTheirFormatDoes) {
             "FAILED (regression against the baseline)\n");
   Results passed = results;
   passed.passed = true;
+  for (auto& scenario : passed.scenarios) {
+    scenario.passed = true;
+    for (auto& gate : scenario.gates) gate.passed = true;
+  }
   EXPECT_EQ(render(*make_console_reporter(ConsoleDetail::verdict), {passed}), "PASSED\n");
+  // The one line says no more than the verdict: nothing measured is not "FAILED" or "PASSED".
+  Results unmeasured = passed;
+  for (auto& scenario : unmeasured.scenarios) {
+    scenario.repetitions_completed = 0;
+    scenario.repetitions_partial = 0;
+  }
+  EXPECT_EQ(render(*make_console_reporter(ConsoleDetail::verdict), {unmeasured}), "NOT JUDGED\n");
 }
 
 TEST(ReporterList, ReportersRenderAComparisonAsTheirFormatDoes) {

@@ -15,6 +15,9 @@
 
 namespace qb::fabric {
 
+inline constexpr int64_t kMinBufferBytes = 8192;
+inline constexpr int64_t kMaxBufferBytes = int64_t{1} << 30;
+
 enum class TopologyKind : uint8_t { leaf_spine, fat_tree, explicit_graph, ibnetdiscover };
 
 /// `[topology]`, read and checked: the graph, how it routes, how switches share a class.
@@ -23,6 +26,9 @@ struct TopologySpec {
   Topology topology;
   RoutingSpec routing;
   Fairness fairness = Fairness::per_ingress;
+  /// `buffer`: bytes of every (switch ingress port, class) lossless buffer; 0: each channel's
+  /// credit loop and two largest packets, at least 32 KiB (as the one-switch model).
+  int64_t buffer_bytes = 0;
   std::string file;  // kind ibnetdiscover: the path as resolved
   /// `[[topology.switch_qos]]`, in order (read by the suite loader: they start from its [eth]
   /// and [ib]); fabric::channel_qos applies them.

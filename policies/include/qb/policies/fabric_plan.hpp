@@ -37,6 +37,8 @@ struct FabricPlan {
   std::vector<uint32_t> flow_destination;  // host index
   /// Inside a class at a switch egress: round robin over ingress ports (false) or over flows.
   bool per_flow_fairness = false;
+  /// Bytes of every (switch ingress port, class) lossless buffer; 0: the simulator's default.
+  int64_t buffer_bytes = 0;
   /// The expectation's view, for explain and the judge: per channel its expected load, per
   /// flow the channel that limits it (UINT32_MAX: its own offered load).
   std::vector<double> channel_expected_bps;

@@ -1,0 +1,234 @@
+// Multi-switch fabrics run end to end on the simulator's graph model (issue 29 part 5): the
+// shipped fabric suites' verdicts, victims and hashed paths, the graph model against the
+// one-switch model on the same fabric, and random permutations against the expectation.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "process.hpp"
+
+namespace qb::e2e {
+namespace {
+
+using Json = nlohmann::json;
+
+Json run_json(const std::string& suite, int expected_exit, std::vector<std::string> extra = {}) {
+  const std::string json = ::testing::TempDir() + "/fabric_run_" + std::to_string(::getpid()) +
+                           ".json";
+  std::vector<std::string> args{"run", suite, "--json", json, "--quiet"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const Outcome outcome = run_qosbench(args);
+  // -1: pass or fail (1), but not an error.
+  if (expected_exit >= 0) {
+    EXPECT_EQ(outcome.exit_code, expected_exit) << outcome.out << outcome.err;
+  } else {
+    EXPECT_TRUE(outcome.exit_code == 0 || outcome.exit_code == 1) << outcome.out << outcome.err;
+  }
+  return Json::parse(read_file(json));
+}
+
+std::map<std::string, double> measured_by_flow(const Json& scenario) {
+  std::map<std::string, double> out;
+  for (const Json& flow : scenario["flows"]) {
+    out[flow["name"].get<std::string>()] = flow["measured_bps"].get<double>();
+  }
+  return out;
+}
+
+TEST(FabricRun, VictimSuiteNamesTheVictimAndThePausingPort) {
+  const Json results = run_json(QB_SOURCE_DIR "/configs/fabric_pfc_victim.toml", 1);
+  const Json& scenario = results["scenarios"][0];
+  ASSERT_EQ(scenario["victims"].size(), 1u) << scenario["victims"].dump();
+  const Json& victim = scenario["victims"][0];
+  EXPECT_EQ(victim["flow"], "s-to-v");
+  EXPECT_EQ(victim["paused_at"], "s:1->leafA:1");
+  EXPECT_GT(victim["paused_ns"].get<double>(), 0.0);
+  EXPECT_LT(victim["error"].get<double>(), -0.5);
+  // The flows into r are not victims: their own egress (r's 25 Gbit/s port) is the bottleneck,
+  // and they get their expectation.
+  for (const Json& flow : scenario["flows"]) {
+    if (flow["name"] == "s-to-v") continue;
+    EXPECT_NEAR(flow["error"].get<double>(), 0.0, 0.01) << flow["name"];
+  }
+  const std::string summary = results["verdict"]["summary"].get<std::string>();
+  EXPECT_NE(summary.find("PFC victims: s-to-v paused at s:1->leafA:1"), std::string::npos)
+      << summary;
+}
+
+TEST(FabricRun, EcmpSharesFollowTheHashedPaths) {
+  const Json results = run_json(QB_SOURCE_DIR "/configs/fabric_ecmp_collision.toml", 0);
+  ASSERT_EQ(results["scenarios"].size(), 2u);
+  const double expected_bps[] = {50e9, 100e9};  // collide on one spine; spread over two
+  for (size_t s = 0; s < 2; ++s) {
+    for (const Json& flow : results["scenarios"][s]["flows"]) {
+      EXPECT_NEAR(flow["expected_bps"].get<double>(), expected_bps[s], 1e3) << flow["name"];
+      EXPECT_NEAR(flow["measured_bps"].get<double>() / expected_bps[s], 1.0, 0.01) << flow["name"];
+    }
+  }
+}
+
+// The same two-host incast as the one-switch model's [fabric] and as a [topology]: the graph
+// model's shares equal the one-switch model's within 1 %.
+TEST(FabricRun, GraphModelAgreesWithTheOneSwitchModel) {
+  const std::string common = R"(
+[suite]
+name = "incast"
+seed = 4
+repetitions = 1
+warmup = "1ms"
+duration = "10ms"
+[port]
+rate = "100Gbps"
+transport = "rocev2"
+mtu = 4096
+[[sched.node]]
+name = "root"
+[[sched.leaf]]
+name = "gold"
+parent = "root"
+bw_share = 7
+[[sched.leaf]]
+name = "silver"
+parent = "root"
+bw_share = 3
+)";
+  const std::string one_switch = common + R"(
+[fabric]
+hosts = 2
+switch = true
+[[flow]]
+name = "a-gold"
+host = 0
+leaf = "gold"
+size = 65536
+rate = "saturate"
+[[flow]]
+name = "a-silver"
+host = 0
+leaf = "silver"
+size = 65536
+rate = "saturate"
+[[flow]]
+name = "b"
+host = 1
+leaf = "gold"
+size = 4096
+rate = "20Gbps"
+)";
+  const std::string graph = common + R"(
+[topology]
+kind = "explicit"
+delay = "500ns"
+[[topology.switch]]
+name = "sw"
+[[topology.host]]
+name = "a"
+[[topology.host]]
+name = "b"
+[[topology.host]]
+name = "r"
+[[topology.link]]
+ends = ["a", "sw"]
+rate = "100Gbps"
+[[topology.link]]
+ends = ["b", "sw"]
+rate = "100Gbps"
+[[topology.link]]
+ends = ["r", "sw"]
+rate = "100Gbps"
+[[flow]]
+name = "a-gold"
+from = "a"
+to = "r"
+leaf = "gold"
+size = 65536
+rate = "saturate"
+[[flow]]
+name = "a-silver"
+from = "a"
+to = "r"
+leaf = "silver"
+size = 65536
+rate = "saturate"
+[[flow]]
+name = "b"
+from = "b"
+to = "r"
+leaf = "gold"
+size = 4096
+rate = "20Gbps"
+)";
+  const Json model = run_json(write_temp("one_switch.toml", one_switch), 0);
+  const Json graph_results = run_json(write_temp("graph.toml", graph), 0);
+  const auto expected = measured_by_flow(model["scenarios"][0]);
+  const auto measured = measured_by_flow(graph_results["scenarios"][0]);
+  ASSERT_EQ(expected.size(), 3u);
+  for (const auto& [name, bps] : expected) {
+    ASSERT_TRUE(measured.contains(name)) << name;
+    EXPECT_NEAR(measured.at(name) / bps, 1.0, 0.01) << name;
+  }
+  // And both against the same expectation.
+  for (size_t f = 0; f < 3; ++f) {
+    EXPECT_NEAR(graph_results["scenarios"][0]["flows"][f]["expected_bps"].get<double>(),
+                model["scenarios"][0]["flows"][f]["expected_bps"].get<double>(), 1.0);
+  }
+}
+
+// Permutations over leaf-spine fabrics: ECMP collisions put flows that drain at different rates
+// into one switch ingress buffer, so pauses can spread; every flow is within 1 % of the
+// expectation or named a victim (and seed 1 has none).
+TEST(FabricRun, PermutationsMeetTheExpectation) {
+  for (const int seed : {1, 2, 3}) {
+    const std::string suite = fmt::format(R"(
+[suite]
+name = "permutation {0}"
+seed = {0}
+repetitions = 1
+warmup = "1ms"
+duration = "10ms"
+[port]
+rate = "100Gbps"
+transport = "rocev2"
+mtu = 4096
+[topology]
+kind = "leaf_spine"
+leaves = 3
+spines = 2
+hosts_per_leaf = 3
+uplink_rate = "100Gbps"
+ecmp_seed = {0}
+[[flow]]
+name = "perm"
+size = 65536
+rate = "saturate"
+sources = "*"
+destinations = "permutation"
+destination_seed = {0}
+)",
+                                          seed);
+    const std::string path = write_temp(fmt::format("perm{}.toml", seed), suite);
+    const Outcome outcome = run_qosbench({"explain", path, "--json"});
+    ASSERT_EQ(outcome.exit_code, 0) << outcome.err;
+    const Json results = run_json(path, seed == 1 ? 0 : -1);
+    const Json& scenario = results["scenarios"][0];
+    std::map<std::string, bool> victim;
+    for (const Json& v : scenario["victims"]) victim[v["flow"].get<std::string>()] = true;
+    if (seed == 1) {
+      EXPECT_TRUE(victim.empty()) << scenario["victims"].dump();
+    }
+    for (const Json& flow : scenario["flows"]) {
+      if (victim.contains(flow["name"].get<std::string>())) {
+        EXPECT_LT(flow["error"].get<double>(), -0.05) << flow["name"];
+        continue;
+      }
+      EXPECT_NEAR(flow["error"].get<double>(), 0.0, 0.01) << "seed " << seed << " " << flow["name"];
+    }
+  }
+}
+
+}  // namespace
+}  // namespace qb::e2e
