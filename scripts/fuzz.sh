@@ -2,7 +2,8 @@
 # Builds the libFuzzer targets with clang (ASan + UBSan) in build-fuzz/ and runs each for a
 # bounded time: by default suite_loader_fuzz 60 s, congestion_tables_fuzz 30 s, opensm_conf_fuzz
 # 30 s, opensm_policy_fuzz 30 s, results_reader_fuzz 30 s, outcome_codec_fuzz 20 s,
-# ibnetdiscover_fuzz 20 s, driver_tables_fuzz 15 s (235 s in all); QB_FUZZ_SECONDS=N gives every
+# ibnetdiscover_fuzz 20 s, driver_tables_fuzz 15 s, ib_diag_fuzz 15 s (250 s in all);
+# QB_FUZZ_SECONDS=N gives every
 # target N seconds. Fails on any crash, leak or sanitizer report; the input that triggered it is
 # left in build-fuzz/artifacts/.
 set -euo pipefail
@@ -18,6 +19,7 @@ specs=(
   "outcome_codec_fuzz:20:corpus-outcome:outcome.dict"
   "ibnetdiscover_fuzz:20:corpus-ibnet:ibnet.dict"
   "driver_tables_fuzz:15:corpus-driver-tables:driver-tables.dict"
+  "ib_diag_fuzz:15:corpus-ib-diag:ib-diag.dict"
 )
 targets=()
 for spec in "${specs[@]}"; do targets+=("${spec%%:*}"); done

@@ -87,6 +87,10 @@ struct ImportOpensmArgs {
   uint8_t vlarb_low_cap = 8;
   bool json = false;
   bool emit_suite = false;  // print a suite's [ib] block instead of the tables
+  /// A directory of scripts/opensm-fabric.sh (ibnetdiscover.txt, lfts.txt, port-tables.txt):
+  /// print a suite with that [topology], its LFTs and OpenSM's per-port tables.
+  std::string fabric_dir;
+  std::string rate = "100Gbps";  // with fabric_dir: links whose lines give no speed
 };
 
 int run_command(const RunArgs& args);

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "import_opensm.hpp"
 #include "qb/policies/opensm_conf.hpp"
 #include "qb/policies/opensm_policy.hpp"
 
@@ -24,27 +25,6 @@ void print_warning(const policy::OpensmWarning& warning) {
   std::cerr << warning.loc.file;
   if (warning.loc.line != 0) std::cerr << ':' << warning.loc.line;
   std::cerr << ": warning: " << warning.message << "\n";
-}
-
-std::string json_table(const std::vector<policy::VlArbEntry>& table) {
-  std::string out = "[";
-  for (size_t i = 0; i < table.size(); ++i) {
-    if (i > 0) out += ",";
-    out += "[" + std::to_string(table[i].vl) + "," + std::to_string(table[i].weight) + "]";
-  }
-  return out + "]";
-}
-
-std::string json_port_qos(const policy::IbPortQos& qos) {
-  std::string out = "{\"sl2vl\":[";
-  for (size_t sl = 0; sl < qos.sl2vl.size(); ++sl) {
-    if (sl > 0) out += ",";
-    out += std::to_string(qos.sl2vl[sl]);
-  }
-  out += "],\"vlarb_high\":" + json_table(qos.vlarb_high);
-  out += ",\"vlarb_low\":" + json_table(qos.vlarb_low);
-  out += ",\"high_limit\":" + std::to_string(qos.high_limit) + "}";
-  return out;
 }
 
 std::string text_table(const std::vector<policy::VlArbEntry>& table) {
@@ -75,30 +55,6 @@ std::string text_port_qos(const policy::IbPortQos& qos, policy::IbPortType type,
   return out;
 }
 
-// A TOML basic string: quotes, backslashes and control characters escaped.
-std::string toml_string(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04X", static_cast<unsigned>(c));
-      out += escaped;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-std::string absolute_path(const std::string& path) {
-  std::error_code ec;
-  const auto absolute = std::filesystem::absolute(path, ec);
-  return ec ? path : absolute.lexically_normal().string();
-}
-
 // The [ib] block that makes a suite program what this command printed: the files by absolute
 // path (a suite resolves relative paths against its own directory), the port's VLs and caps.
 std::string suite_block(const ImportOpensmArgs& args, const policy::IbPortCaps& caps,
@@ -126,7 +82,53 @@ std::string suite_block(const ImportOpensmArgs& args, const policy::IbPortCaps& 
 
 }  // namespace
 
+std::string json_table(const std::vector<policy::VlArbEntry>& table) {
+  std::string out = "[";
+  for (size_t i = 0; i < table.size(); ++i) {
+    if (i > 0) out += ",";
+    out += "[" + std::to_string(table[i].vl) + "," + std::to_string(table[i].weight) + "]";
+  }
+  return out + "]";
+}
+
+std::string json_port_qos(const policy::IbPortQos& qos) {
+  std::string out = "{\"sl2vl\":[";
+  for (size_t sl = 0; sl < qos.sl2vl.size(); ++sl) {
+    if (sl > 0) out += ",";
+    out += std::to_string(qos.sl2vl[sl]);
+  }
+  out += "],\"vlarb_high\":" + json_table(qos.vlarb_high);
+  out += ",\"vlarb_low\":" + json_table(qos.vlarb_low);
+  out += ",\"high_limit\":" + std::to_string(qos.high_limit) + "}";
+  return out;
+}
+
+// A TOML basic string: quotes, backslashes and control characters escaped.
+std::string toml_string(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04X", static_cast<unsigned>(c));
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string absolute_path(const std::string& path) {
+  std::error_code ec;
+  const auto absolute = std::filesystem::absolute(path, ec);
+  return ec ? path : absolute.lexically_normal().string();
+}
+
 int import_opensm_command(const ImportOpensmArgs& args) {
+  if (!args.fabric_dir.empty()) return import_opensm_fabric(args);
   auto type = policy::parse_ib_port_type(args.port_type);
   if (!type) return fail(type.error());
   auto conf = policy::load_opensm_conf(args.opensm_conf_path);

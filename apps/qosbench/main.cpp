@@ -197,6 +197,16 @@ int main(int argc, char** argv) {
                  "print an [ib] block to paste into a suite (absolute file paths, the port's "
                  "VLs and capacities) that gives the same tables")
       ->excludes(import_json);
+  auto* import_fabric = import_opensm_cmd->add_option(
+      "--fabric-dir", import_opensm.fabric_dir,
+      "read a fabric OpenSM configured (scripts/opensm-fabric.sh's directory: ibnetdiscover.txt, "
+      "lfts.txt, port-tables.txt) and print a suite with its [topology], LFTs and per-port "
+      "tables (--json: the tables and routes as read)");
+  import_opensm_cmd
+      ->add_option("--rate", import_opensm.rate,
+                   "with --fabric-dir: the rate of links whose lines give no speed (default "
+                   "100Gbps)")
+      ->needs(import_fabric);
 
   qb::cli::NicRestoreArgs nic_restore;
   auto* nic_restore_cmd = app.add_subcommand(

@@ -144,6 +144,10 @@ void GraphModel::start() noexcept {
   done_read_ = 0;
   tx_done_pending_ = 0;
   stats_ = GraphStats{};
+  for (Host& host : hosts_) {
+    host.discard_free_ps = 0;
+    host.discard_carry = 0;
+  }
   running_ = true;
 }
 
@@ -179,17 +183,29 @@ uint32_t GraphModel::tx_burst(std::span<const Message> messages) noexcept {
 }
 
 // Model choice (as the one-switch model's VL15): a dropped flow's messages are discarded at
-// the NIC and complete at once, without an ACK and without link time.
+// the NIC, one after another at its port rate (no link time taken from anyone: its own discard
+// engine), and complete without an ACK when discarded.
 void GraphModel::discard(uint32_t flow) noexcept {
   FlowState& fs = flows_[flow];
+  Host& host = hosts_[fs.host];
+  const Egress& link = egress_[host.uplink];
   while (fs.next_tx != fs.tail) {
     SqEntry& sq = entry(flow, fs.next_tx);
-    sq.sent_ps = now_ps_;
+    const int64_t start_ps = std::max(now_ps_, host.discard_free_ps);
+    sq.sent_ps = start_ps;
     const uint32_t packets = wire_.packets_for_message(sq.message.bytes);
-    if (now_ps_ >= window_start_ps_ && now_ps_ < window_end_ps_) flow_drops_[flow] += packets;
+    int64_t end_ps = start_ps;
+    for (uint32_t p = 0; p < packets; ++p) {
+      const uint32_t payload =
+          packets <= 1 ? sq.message.bytes : wire_.packet_payload_bytes(sq.message.bytes, p);
+      end_ps += serialise(wire_.packet_wire_bytes(payload, p == 0, ops_[flow], p + 1 == packets),
+                          link.rate_bps, host.discard_carry);
+    }
+    host.discard_free_ps = std::max(end_ps, start_ps + 1);
+    if (start_ps >= window_start_ps_ && start_ps < window_end_ps_) flow_drops_[flow] += packets;
     ++stats_.dropped_messages;
     ++fs.next_tx;
-    schedule(now_ps_, EventKind::ack, flow);
+    schedule(host.discard_free_ps, EventKind::ack, flow);
   }
 }
 

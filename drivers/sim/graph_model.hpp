@@ -121,6 +121,8 @@ class GraphModel final : public Queue, public Clock {
   };
   struct Host {
     uint32_t uplink = 0;
+    int64_t discard_free_ps = 0;  // the discard engine of dropped (VL15) flows frees then
+    uint64_t discard_carry = 0;
     std::vector<int32_t> sched_of_class;  // -1: none
   };
   enum class EventKind : uint8_t { channel_free, arrive, credit, ack, wake };

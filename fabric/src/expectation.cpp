@@ -6,6 +6,7 @@
 #include <cmath>
 #include <utility>
 
+#include "qb/fabric/channel_qos.hpp"
 #include "qb/policies/class_oracle.hpp"
 #include "qb/policies/oracle.hpp"
 #include "water_fill.hpp"
@@ -39,6 +40,7 @@ struct ChannelView {
   uint32_t channel = 0;
   double capacity_bps = 0.0;
   bool at_nic = false;  // leaves a host: the NIC port (tree inside each class)
+  const policy::PortQos* qos = nullptr;  // what the port arbitrates by
   std::vector<uint32_t> flows;
   std::vector<uint8_t> cls;
   std::vector<uint32_t> group;  // per member: its ingress port, dense 0..groups-1
@@ -86,7 +88,7 @@ class Arbiter {
   void allocate_at(size_t depth, const ChannelView& view, std::span<const uint32_t> members,
                    double capacity_bps, std::span<const double> demand,
                    std::span<double> share) const {
-    const policy::PortQos& qos = view.at_nic ? policy_.nic_qos : policy_.switch_qos;
+    const policy::PortQos& qos = *view.qos;
     if (qos.kind == policy::PortQos::Kind::none) {  // one class: it takes what it needs
       double total = 0.0;
       for (const uint32_t m : members) total += positive(demand[view.flows[m]]);
@@ -183,6 +185,32 @@ class Arbiter {
   mutable std::vector<Scratch> scratch_;
 };
 
+// The QoS of channel `ch`'s port.
+const policy::PortQos& port_qos(const PortPolicy& policy, const Topology& t, uint32_t ch) {
+  if (!policy.channel_qos.empty()) return policy.channel_qos[ch];
+  return t.nodes()[t.channel(ch).from].kind == NodeKind::host ? policy.nic_qos : policy.switch_qos;
+}
+
+// Flows that send: offered load above 0 (NaN is not), not dropped, and (per-channel QoS) no port
+// of the path whose SL2VL sends the flow's SL to VL15.
+std::vector<bool> active_flows(const Topology& t, std::span<const FabricFlow> flows,
+                               std::span<const Route> routes, const PortPolicy& policy) {
+  std::vector<bool> active(flows.size());
+  for (size_t f = 0; f < flows.size(); ++f) {
+    active[f] = !flows[f].dropped && flows[f].offered_bps > 0.0;
+    if (!active[f] || policy.channel_qos.empty() || f >= routes.size()) continue;
+    for (const uint32_t ch : routes[f].channels) {
+      if (ch >= t.channel_count()) break;  // build_views reports it
+      const policy::PortQos& qos = policy.channel_qos[ch];
+      if (qos.kind == policy::PortQos::Kind::vlarb &&
+          port_class(qos, flows[f].sl, flows[f].dscp) == policy::kDropVl) {
+        active[f] = false;
+      }
+    }
+  }
+  return active;
+}
+
 struct Views {
   std::vector<ChannelView> views;
   std::vector<int32_t> view_of_channel;
@@ -229,15 +257,17 @@ Result<Views> build_views(const Topology& t, std::span<const FabricFlow> flows,
         view.channel = ch;
         view.capacity_bps = c.rate_bps;
         view.at_nic = at_nic;
+        view.qos = &port_qos(policy, t, ch);
         v.views.push_back(std::move(view));
         ingress_ids.emplace_back();
       }
       const auto vi = static_cast<uint32_t>(v.view_of_channel[ch]);
       ChannelView& view = v.views[vi];
-      const policy::PortQos& qos = at_nic ? policy.nic_qos : policy.switch_qos;
+      const policy::PortQos& qos = *view.qos;
       const uint32_t classes = policy::oracle_class_count(qos);
-      const uint32_t cls = qos.kind == policy::PortQos::Kind::none
-                               ? 0
+      const uint32_t cls = qos.kind == policy::PortQos::Kind::none ? 0
+                           : !policy.channel_qos.empty()
+                               ? port_class(qos, flows[f].sl, flows[f].dscp)
                                : (at_nic ? flows[f].nic_class : flows[f].switch_class);
       if (cls >= classes) {
         return make_error(Errc::invalid_config,
@@ -527,16 +557,17 @@ Result<FabricExpectation> expected_fabric_rates(const Topology& topology,
     return make_error(Errc::invalid_config,
                       fmt::format("{} flows but {} routes", n, routes.size()));
   }
+  if (!policy.channel_qos.empty() && policy.channel_qos.size() != topology.channel_count()) {
+    return make_error(Errc::invalid_config,
+                      fmt::format("{} channels but QoS for {}", topology.channel_count(),
+                                  policy.channel_qos.size()));
+  }
   FabricExpectation out;
   out.flow_bps.assign(n, 0.0);
   out.bottleneck.assign(n, kLimitedByOffered);
   out.channel_bps.assign(topology.channel_count(), 0.0);
 
-  std::vector<bool> active(n);
-  for (uint32_t f = 0; f < n; ++f) {
-    const double offered = flows[f].offered_bps;
-    active[f] = !flows[f].dropped && offered > 0.0;  // NaN: not active
-  }
+  const std::vector<bool> active = active_flows(topology, flows, routes, policy);
   auto built = build_views(topology, flows, routes, policy, active);
   if (!built) return built.error();
   Views& v = *built;
@@ -679,10 +710,10 @@ Result<FabricExpectation> expected_fabric_rates(const Topology& topology,
 double greedy_share(const Topology& topology, std::span<const FabricFlow> flows,
                     std::span<const Route> routes, const PortPolicy& policy, uint32_t channel,
                     uint32_t flow, std::span<const double> rates) {
-  std::vector<bool> active(flows.size());
-  for (size_t f = 0; f < flows.size(); ++f) {
-    active[f] = !flows[f].dropped && flows[f].offered_bps > 0.0;
+  if (!policy.channel_qos.empty() && policy.channel_qos.size() != topology.channel_count()) {
+    return 0.0;
   }
+  const std::vector<bool> active = active_flows(topology, flows, routes, policy);
   auto built = build_views(topology, flows, routes, policy, active);
   if (!built || built->view_of_channel[channel] < 0) return 0.0;
   const ChannelView& view = built->views[static_cast<size_t>(built->view_of_channel[channel])];

@@ -85,12 +85,15 @@ class LineScanner {
                                               what));
     return port;
   }
-  // "(hexguid)", optional.
-  void optional_guid() {
-    if (peek() != '(') return;
+  // "(hexguid)", optional: 0 when absent.
+  uint64_t optional_guid() {
+    if (peek() != '(') return 0;
     const size_t start = pos_++;
     size_t digits = 0;
+    uint64_t guid = 0;
     while (!at_end() && std::isxdigit(static_cast<unsigned char>(line_[pos_])) != 0) {
+      const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(line_[pos_])));
+      guid = guid * 16 + static_cast<uint64_t>(c <= '9' ? c - '0' : c - 'a' + 10);
       ++pos_;
       ++digits;
     }
@@ -98,6 +101,7 @@ class LineScanner {
       fail_at(start, "expected a port GUID as (hex digits)");
     }
     ++pos_;
+    return guid;
   }
 
  private:
@@ -149,11 +153,11 @@ IbnetPort parse_port_line(LineScanner& s) {
   IbnetPort port;
   port.loc = s.loc();
   port.port = s.bracket_port("the local port");
-  s.optional_guid();
+  port.port_guid = s.optional_guid();
   port.remote = s.quoted("the remote node id");
   if (port.remote.empty()) s.fail("the remote node id is empty");
   port.remote_port = s.bracket_port("the remote port");
-  s.optional_guid();
+  port.remote_port_guid = s.optional_guid();
   s.skip_blanks();
   // ibsim: "w=1|4|12", the link's width. Checked and left out: the speed is not in the file,
   // so the link runs at the suite's rate.

@@ -270,7 +270,7 @@ TopologySpec read_topology(const Located& section, const std::string& suite_dir)
     case TopologyKind::leaf_spine: {
       reader.allow_only({"kind", "leaves", "spines", "hosts_per_leaf", "links_per_spine",
                          "host_rate", "uplink_rate", "delay", "routing", "ecmp_seed", "lft",
-                         "fairness", "buffer"});
+                         "fairness", "switch_qos", "buffer"});
       LeafSpineSpec s;
       s.leaves = read_count(reader, "leaves", s.leaves, kMaxSwitchPorts);
       s.spines = read_count(reader, "spines", s.spines, kMaxSwitchPorts);
@@ -285,7 +285,7 @@ TopologySpec read_topology(const Located& section, const std::string& suite_dir)
     case TopologyKind::fat_tree: {
       reader.allow_only({"kind", "k", "pods", "tors_per_pod", "aggs_per_pod", "hosts_per_tor",
                          "cores_per_agg", "host_rate", "fabric_rate", "delay", "routing",
-                         "ecmp_seed", "lft", "fairness", "buffer"});
+                         "ecmp_seed", "lft", "fairness", "switch_qos", "buffer"});
       FatTreeSpec s;
       if (reader.has("k")) {
         for (const std::string_view key :
@@ -314,12 +314,12 @@ TopologySpec read_topology(const Located& section, const std::string& suite_dir)
     }
     case TopologyKind::explicit_graph:
       reader.allow_only({"kind", "switch", "host", "link", "rate", "delay", "routing", "ecmp_seed",
-                         "lft", "fairness", "buffer"});
+                         "lft", "fairness", "switch_qos", "buffer"});
       spec.topology = read_explicit(reader);
       break;
     case TopologyKind::ibnetdiscover: {
       reader.allow_only({"kind", "file", "rate", "delay", "routing", "ecmp_seed", "lft",
-                         "fairness", "buffer"});
+                         "fairness", "switch_qos", "buffer"});
       const std::string file = reader.required_string("file");
       std::filesystem::path path(file);
       if (path.is_relative() && !suite_dir.empty()) path = std::filesystem::path(suite_dir) / path;

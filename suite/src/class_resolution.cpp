@@ -26,6 +26,8 @@ policy::IbArbitration ib_port(const IbQosSpec& ib, policy::IbPortType type) {
   if (ib.vlarb_high) port.tables.vlarb_high = *ib.vlarb_high;
   if (ib.vlarb_low) port.tables.vlarb_low = *ib.vlarb_low;
   if (ib.high_limit) port.tables.high_limit = *ib.high_limit;
+  if (type == policy::IbPortType::ca) fabric::apply_tables(ib.ca_tables, port.tables);
+  if (type == policy::IbPortType::swe) fabric::apply_tables(ib.swe_tables, port.tables);
   return port;
 }
 

@@ -6,9 +6,11 @@
 #include <memory>
 #include <utility>
 
+#include "qb/fabric/channel_qos.hpp"
 #include "qb/fabric/expectation.hpp"
 #include "qb/fabric/routing.hpp"
 #include "qb/policies/oracle.hpp"
+#include "switch_qos_loader.hpp"
 
 namespace qb::suite::detail {
 namespace {
@@ -21,6 +23,8 @@ std::vector<fabric::FabricFlow> fabric_flows(const CompiledScenario& compiled,
     flows[f].offered_bps = offered_bps[f];
     flows[f].nic_class = plan.arb_class;
     flows[f].switch_class = plan.switch_arb_class;
+    flows[f].sl = plan.sl;  // each port maps the marking to its class (channel_qos)
+    flows[f].dscp = plan.dscp;
     flows[f].packet_wire_bytes = compiled.mean_packet_wire_bytes[f];
     flows[f].leaf = plan.leaf;
     flows[f].dropped = plan.dropped;
@@ -28,10 +32,11 @@ std::vector<fabric::FabricFlow> fabric_flows(const CompiledScenario& compiled,
   return flows;
 }
 
-fabric::PortPolicy port_policy(const CompiledScenario& compiled) {
+fabric::PortPolicy port_policy(const CompiledScenario& compiled, const policy::FabricPlan& graph) {
   fabric::PortPolicy policy;
   policy.nic_qos = compiled.plan.nic_qos;
   policy.switch_qos = compiled.plan.switch_qos;
+  policy.channel_qos = graph.channel_qos;
   policy.tree = compiled.plan.tree.elements.empty() ? nullptr : &compiled.plan.tree;
   policy.fairness = compiled.scenario->topology->fairness;
   return policy;
@@ -88,8 +93,12 @@ Status compile_fabric(const Scenario& scenario, std::span<const fabric::FlowEndp
     }
     return error;
   }
+  // Each port's QoS: the CA / switch sets and the [[topology.switch_qos]] overrides.
+  auto channel_qos = scenario_channel_qos(scenario);
+  if (!channel_qos) return std::move(channel_qos).error();
   policy::QosPlan& plan = compiled.plan;
   auto graph = std::make_shared<policy::FabricPlan>();
+  graph->channel_qos = std::move(*channel_qos);
   for (const fabric::Node& node : topology.nodes()) {
     graph->node_names.push_back(node.name);
     graph->node_is_host.push_back(node.kind == fabric::NodeKind::host ? 1 : 0);
@@ -99,15 +108,25 @@ Status compile_fabric(const Scenario& scenario, std::span<const fabric::FlowEndp
     const fabric::Channel channel = topology.channel(ch);
     graph->channels.push_back({channel.from, channel.to, channel.rate_bps, channel.delay_ns});
     graph->channel_names.push_back(topology.channel_name(ch));
-    const bool from_host = topology.nodes()[channel.from].kind == fabric::NodeKind::host;
-    graph->channel_qos.push_back(from_host ? plan.nic_qos : plan.switch_qos);
   }
   for (size_t f = 0; f < plan.flows.size(); ++f) {
     policy::FlowPlan& flow = plan.flows[f];
     flow.host = endpoints[f].src_host;
     std::vector<uint32_t>& path = graph->flow_path.emplace_back(std::move((*routes)[f].channels));
-    std::vector<uint8_t>& classes = graph->flow_class.emplace_back(path.size(), flow.switch_arb_class);
-    if (!classes.empty()) classes.front() = flow.arb_class;
+    // The flow's class at each hop, by that port's own tables; on IB, an SL2VL to VL15 on any
+    // hop of its path drops it (and only such a hop: a switch elsewhere does not).
+    std::vector<uint8_t>& classes = graph->flow_class.emplace_back(path.size(), 0);
+    bool drop = false;
+    for (size_t h = 0; h < path.size(); ++h) {
+      const policy::PortQos& qos = graph->channel_qos[path[h]];
+      const uint8_t c = fabric::port_class(qos, flow.sl, flow.dscp);
+      if (qos.kind == policy::PortQos::Kind::vlarb && c == policy::kDropVl) {
+        drop = true;
+      } else {
+        classes[h] = c;
+      }
+    }
+    if (plan.nic_qos.kind == policy::PortQos::Kind::vlarb) flow.dropped = drop;
     graph->flow_source.push_back(endpoints[f].src_host);
     graph->flow_destination.push_back(endpoints[f].dst_host);
   }
@@ -117,7 +136,7 @@ Status compile_fabric(const Scenario& scenario, std::span<const fabric::FlowEndp
   plan.switched = false;
 
   auto expected = fabric::expected_fabric_rates(topology, fabric_flows(compiled, compiled.offered_bps),
-                                                routes_of(*graph), port_policy(compiled));
+                                                routes_of(*graph), port_policy(compiled, *graph));
   if (!expected) {
     Error error = std::move(expected).error();
     if (error.where.empty()) {
@@ -144,7 +163,7 @@ std::vector<double> fabric_expected_bps(CompiledScenario& compiled,
   const fabric::TopologySpec& spec = *compiled.scenario->topology;
   auto expected = fabric::expected_fabric_rates(spec.topology, fabric_flows(compiled, offered_bps),
                                                 routes_of(*compiled.plan.graph),
-                                                port_policy(compiled));
+                                                port_policy(compiled, *compiled.plan.graph));
   if (!expected) return std::vector<double>(offered_bps.size(), 0.0);  // checked at compile
   if (!expected->settled && compiled.unjudgeable.empty()) {
     compiled.unjudgeable = "the expectation across the fabric did not settle after a flow joined";

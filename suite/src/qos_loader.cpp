@@ -486,19 +486,9 @@ void read_eth_tc_max_rate(const TableReader& reader, policy::EthPortQos& qos) {
   });
 }
 
-}  // namespace
-
-EthQosSpec read_eth(const Located* section) {
-  EthQosSpec spec;
-  if (section == nullptr) return spec;
-  const TableReader reader(section->table(), section->path, section->file);
-  reader.allow_only({"trust", "dscp2prio", "prio_tc", "tsa", "ets", "tc_max_rate", "pfc"});
-  spec.present = true;
-  spec.where = section->path;
-  spec.loc = reader.loc();
-  spec.qos = policy::default_eth_port_qos();
+// The [eth] keys `reader` has, over what spec.qos holds already.
+void read_eth_keys(const TableReader& reader, EthQosSpec& spec) {
   policy::EthPortQos& qos = spec.qos;
-
   read_eth_trust(reader, qos);
   read_eth_dscp2prio(reader, qos);
   read_eth_prio_tc(reader, qos);
@@ -511,7 +501,48 @@ EthQosSpec read_eth(const Located* section) {
   if (auto status = policy::validate_eth_port_qos(qos); !status) {
     fail(status.error().message, join_path(spec.where, status.error().where), spec.loc);
   }
+}
+
+}  // namespace
+
+EthQosSpec read_eth(const Located* section) {
+  EthQosSpec spec;
+  if (section == nullptr) return spec;
+  const TableReader reader(section->table(), section->path, section->file);
+  reader.allow_only({"trust", "dscp2prio", "prio_tc", "tsa", "ets", "tc_max_rate", "pfc"});
+  spec.present = true;
+  spec.where = section->path;
+  spec.loc = reader.loc();
+  spec.qos = policy::default_eth_port_qos();
+  read_eth_keys(reader, spec);
   return spec;
+}
+
+policy::EthPortQos read_eth_over(const TableReader& reader, const policy::EthPortQos& base) {
+  EthQosSpec spec;
+  spec.present = true;
+  spec.where = reader.path();
+  spec.loc = reader.loc();
+  spec.qos = base;
+  read_eth_keys(reader, spec);
+  return spec.qos;
+}
+
+fabric::IbTablesOverride read_ib_tables(const TableReader& reader, const policy::IbPortCaps& caps) {
+  fabric::IbTablesOverride tables;
+  if (reader.has("sl2vl")) tables.sl2vl = read_sl2vl(reader.at("sl2vl"), caps.op_vls);
+  if (reader.has("vlarb_high")) {
+    tables.vlarb_high =
+        read_vlarb(reader.at("vlarb_high"), caps.vlarb_high_cap, "vlarb_high_cap", caps.op_vls);
+  }
+  if (reader.has("vlarb_low")) {
+    tables.vlarb_low =
+        read_vlarb(reader.at("vlarb_low"), caps.vlarb_low_cap, "vlarb_low_cap", caps.op_vls);
+  }
+  if (auto limit = reader.integer("high_limit", 0, 255)) {
+    tables.high_limit = static_cast<uint8_t>(*limit);
+  }
+  return tables;
 }
 
 // ---- [ib] ----------------------------------------------------------------------------------
@@ -522,7 +553,7 @@ IbQosSpec read_ib(const Located* section, const std::string& suite_file,
   if (section == nullptr) return spec;
   const TableReader reader(section->table(), section->path, section->file);
   reader.allow_only({"opensm_conf", "qos_policy", "op_vls", "vlarb_high_cap", "vlarb_low_cap",
-                     "sl2vl", "vlarb_high", "vlarb_low", "high_limit"});
+                     "sl2vl", "vlarb_high", "vlarb_low", "high_limit", "ca", "swe"});
   spec.present = true;
   spec.where = section->path;
   spec.loc = reader.loc();
@@ -576,6 +607,14 @@ IbQosSpec read_ib(const Located* section, const std::string& suite_file,
   }
   if (auto limit = reader.integer("high_limit", 0, 255)) {
     spec.high_limit = static_cast<uint8_t>(*limit);
+  }
+  // Per port type, as opensm.conf's qos_ca_* / qos_swe_* sets.
+  for (const std::string_view type : {"ca", "swe"}) {
+    const toml::table* table = reader.subtable(type);
+    if (table == nullptr) continue;
+    const TableReader sub(*table, reader.key_path(type), reader.file());
+    sub.allow_only({"sl2vl", "vlarb_high", "vlarb_low", "high_limit"});
+    (type == "ca" ? spec.ca_tables : spec.swe_tables) = read_ib_tables(sub, spec.caps);
   }
   return spec;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "qb/fabric/channel_qos.hpp"
 #include "qb/suite/suite.hpp"
 #include "toml_reader.hpp"
 
@@ -14,6 +15,12 @@ namespace qb::suite::detail {
 
 TrafficClassSpec read_traffic_class(const Located* section);
 EthQosSpec read_eth(const Located* section);
+/// [eth]-shaped keys of `reader` over `base` (a switch's override of the suite's [eth]); the
+/// caller limits the keys. Checked as [eth] is.
+policy::EthPortQos read_eth_over(const TableReader& reader, const policy::EthPortQos& base);
+/// [ib]'s table keys (sl2vl, vlarb_high, vlarb_low, high_limit) of `reader`, checked against the
+/// port's `caps` as [ib]'s are.
+fabric::IbTablesOverride read_ib_tables(const TableReader& reader, const policy::IbPortCaps& caps);
 /// `suite_file` locates relative OpenSM paths; OpenSM's warnings are appended to `warnings`.
 IbQosSpec read_ib(const Located* section, const std::string& suite_file,
                   std::vector<Warning>& warnings);

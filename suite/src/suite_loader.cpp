@@ -20,6 +20,7 @@
 #include "qb/fabric/topology_reader.hpp"
 #include "qb/common/units.hpp"
 #include "qos_loader.hpp"
+#include "switch_qos_loader.hpp"
 #include "toml_depth.hpp"
 #include "toml_reader.hpp"
 
@@ -738,6 +739,7 @@ Scenario build_scenario(std::string name, const Sections& sections, const RunSet
   scenario.traffic_class = detail::read_traffic_class(ptr(sections.traffic_class));
   scenario.eth = detail::read_eth(ptr(sections.eth));
   scenario.ib = detail::read_ib(ptr(sections.ib), file, warnings);
+  if (sections.topology) detail::read_switch_qos(*sections.topology, scenario);
   scenario.fabric = detail::read_fabric(ptr(sections.fabric));
   if (scenario.topology && sections.fabric && sections.fabric->table().contains("hosts")) {
     const TableReader reader(sections.fabric->table(), sections.fabric->path, file);

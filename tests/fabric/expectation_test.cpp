@@ -11,6 +11,7 @@
 #include <string>
 
 #include "qb/common/rng.hpp"
+#include "qb/fabric/channel_qos.hpp"
 #include "qb/fabric/expectation.hpp"
 #include "qb/fabric/generators.hpp"
 #include "qb/fabric/routing.hpp"
@@ -299,6 +300,99 @@ TEST(FabricExpectation, EqualsProgressiveFillingOnRandomFabricsPerFlow) {
     ++cases;
   }
   EXPECT_EQ(cases, 150);
+}
+
+// Per-switch QoS (channel_qos): every switch maps the flows' priorities 0..2 to its own strict
+// TCs, shifted by a per-switch amount (prio p -> TC p + k), so the classes differ port by port
+// but keep their order. The progressive filling above knows nothing of ports: equal within 1e-9
+// shows each hop finds the flow's class through its own port's table.
+TEST(FabricExpectation, PerSwitchShiftedClassesEqualProgressiveFilling) {
+  int cases = 0;
+  for (uint64_t seed = 500; seed < 600; ++seed) {
+    const RandomNet net = random_net(seed, 3);
+    std::vector<FabricFlow> flows = net.flows;
+    for (FabricFlow& flow : flows) flow.sl = flow.switch_class;  // the PCP; classes unread
+    FabricQosSpec spec;
+    spec.ca = ets({});
+    for (int p = 0; p < 8; ++p) spec.ca.eth.prio_tc[p] = static_cast<uint8_t>(p);
+    spec.swe = spec.ca;
+    Rng rng(seed);
+    for (uint32_t id = 0; id < net.topology.nodes().size(); ++id) {
+      const Node& node = net.topology.nodes()[id];
+      if (node.kind != NodeKind::switch_node) continue;
+      SwitchQosOverride shift;
+      shift.switches = {node.name};
+      shift.eth = spec.swe.eth;
+      const auto k = static_cast<uint8_t>(rng.next_below(6));
+      for (uint8_t p = 0; p < 3; ++p) shift.eth->prio_tc[p] = static_cast<uint8_t>(p + k);
+      for (uint8_t p = 3; p < 8; ++p) shift.eth->prio_tc[p] = 0;
+      spec.overrides.push_back(shift);
+    }
+    PortPolicy policy;
+    policy.fairness = Fairness::per_flow;
+    auto qos = channel_qos(net.topology, spec);
+    ASSERT_TRUE(qos) << qos.error().to_string();
+    policy.channel_qos = std::move(*qos);
+    auto got = expected_fabric_rates(net.topology, flows, net.routes, policy);
+    ASSERT_TRUE(got) << net.about << ": " << got.error().to_string();
+    const std::vector<double> want = progressive_filling(net, 3);
+    for (size_t f = 0; f < flows.size(); ++f) {
+      EXPECT_TRUE(close(got->flow_bps[f], want[f]))
+          << net.about << ", flow " << f << ": " << got->flow_bps[f] << " vs " << want[f];
+    }
+    ++cases;
+  }
+  EXPECT_EQ(cases, 100);
+}
+
+// Per-switch ETS weights and per-ingress round robin: each switch its own percentages (and the
+// NICs theirs); the rates are the definition's fixed point, the right-hand side taken port by
+// port through greedy_share.
+TEST(FabricExpectation, PerSwitchEtsWeightsAreTheFixedPoint) {
+  for (uint64_t seed = 2000; seed < 2100; ++seed) {
+    const RandomNet net = random_net(seed, 3);
+    std::vector<FabricFlow> flows = net.flows;
+    for (FabricFlow& flow : flows) flow.sl = flow.switch_class;
+    FabricQosSpec spec;
+    spec.ca = ets({{0, 30}, {1, 70}});
+    spec.swe = ets({{0, 60}, {1, 25}, {2, 15}});
+    for (auto* qos : {&spec.ca, &spec.swe}) {
+      for (int p = 0; p < 8; ++p) qos->eth.prio_tc[p] = static_cast<uint8_t>(p);
+    }
+    Rng rng(seed);
+    for (const Node& node : net.topology.nodes()) {
+      if (node.kind != NodeKind::switch_node || rng.next_unit() < 0.3) continue;
+      SwitchQosOverride own;
+      own.switches = {node.name};
+      own.eth = spec.swe.eth;
+      const auto a = static_cast<uint8_t>(1 + rng.next_below(98));
+      const auto c = static_cast<uint8_t>(1 + rng.next_below(99 - a));
+      own.eth->ets_percent[0] = a;
+      own.eth->ets_percent[1] = c;
+      own.eth->ets_percent[2] = static_cast<uint8_t>(100 - a - c);
+      spec.overrides.push_back(own);
+    }
+    PortPolicy policy;
+    policy.fairness = seed % 2 == 0 ? Fairness::per_ingress : Fairness::per_flow;
+    auto qos = channel_qos(net.topology, spec);
+    ASSERT_TRUE(qos) << qos.error().to_string();
+    policy.channel_qos = std::move(*qos);
+    auto got = expected_fabric_rates(net.topology, flows, net.routes, policy);
+    ASSERT_TRUE(got) << net.about << ": " << got.error().to_string();
+    EXPECT_TRUE(got->notes.empty()) << net.about << ": " << got->notes.front();
+    for (uint32_t c = 0; c < net.topology.channel_count(); ++c) {
+      EXPECT_LE(got->channel_bps[c], net.topology.channel(c).rate_bps * (1 + 1e-9)) << net.about;
+    }
+    for (uint32_t f = 0; f < flows.size(); ++f) {
+      double want = flows[f].offered_bps;
+      for (const uint32_t c : net.routes[f].channels) {
+        want = std::min(want,
+                        greedy_share(net.topology, flows, net.routes, policy, c, f, got->flow_bps));
+      }
+      EXPECT_TRUE(close(got->flow_bps[f], want))
+          << net.about << ", flow " << f << ": " << got->flow_bps[f] << " vs " << want;
+    }
+  }
 }
 
 // With ETS weights and per-ingress round robin the arbitration differs hop by hop; what must

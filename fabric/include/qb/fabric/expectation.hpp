@@ -48,15 +48,23 @@ struct FabricFlow {
   double offered_bps = std::numeric_limits<double>::infinity();  // wire bit/s; inf: saturating
   uint8_t nic_class = 0;     // arbitration class at its host's NIC port (TC or VL)
   uint8_t switch_class = 0;  // at every switch egress
+  // The flow's marking, mapped to a class by each port when PortPolicy::channel_qos is given
+  // (port_class, channel_qos.hpp); nic_class and switch_class are then not read.
+  uint8_t sl = 0;    // IB SL, or the Ethernet PCP
+  uint8_t dscp = 0;  // Ethernet with trust dscp
   double packet_wire_bytes = 4096.0 + 82.0;  // mean wire bytes per packet (VLArb credit rule)
   uint32_t leaf = 0;                         // NIC scheduling tree leaf (with a tree)
   bool dropped = false;                      // SL2VL to VL15: gets 0
 };
 
-/// How every port arbitrates. Per-switch overrides (issue 29 part 3) will index by node.
+/// How every port arbitrates.
 struct PortPolicy {
-  policy::PortQos nic_qos;     // every host NIC port
-  policy::PortQos switch_qos;  // every switch egress
+  policy::PortQos nic_qos;     // every host NIC port (without channel_qos)
+  policy::PortQos switch_qos;  // every switch egress (without channel_qos)
+  /// Per channel (fabric::channel_qos): each port's own QoS, each flow's class from its sl/dscp
+  /// at that port (a flow its SL2VL sends to VL15 on any hop gets 0). Empty: nic_qos/switch_qos
+  /// with the flows' nic_class/switch_class.
+  std::vector<policy::PortQos> channel_qos;
   /// The NIC tree inside each class (null: the class's flows share equally).
   const policy::SchedTree* tree = nullptr;
   Fairness fairness = Fairness::per_ingress;
@@ -81,8 +89,9 @@ struct FabricExpectation {
   std::vector<std::string> notes;
 };
 
-/// `routes[i]` is flow i's path (route_flows). Errors: sizes that do not match, a route with a
-/// channel that does not exist or does not start at a host (invalid_config, no location).
+/// `routes[i]` is flow i's path (route_flows). Errors: sizes that do not match (routes, or
+/// channel_qos against the topology's channels), a route with a channel that does not exist or
+/// does not start at a host (invalid_config, no location).
 Result<FabricExpectation> expected_fabric_rates(const Topology& topology,
                                                 std::span<const FabricFlow> flows,
                                                 std::span<const Route> routes,

@@ -31,6 +31,8 @@ struct IbnetPort {
   uint32_t port = 0;
   std::string remote;  // the remote node's id (the quoted string)
   uint32_t remote_port = 0;
+  uint64_t port_guid = 0;         // "[1](guid)": the local port's GUID, 0 when not given
+  uint64_t remote_port_guid = 0;  // "[1](guid)" after the remote port, 0 when not given
   double rate_bps = 0.0;  // 0: not given (the suite's default applies)
   SourceLoc loc;          // the port line
 };

@@ -5,7 +5,10 @@
 #include <cstdint>
 #include <string>
 
+#include <vector>
+
 #include "qb/common/result.hpp"
+#include "qb/fabric/channel_qos.hpp"
 #include "qb/fabric/expectation.hpp"
 #include "qb/fabric/routing.hpp"
 #include "qb/fabric/topology.hpp"
@@ -27,6 +30,9 @@ struct TopologySpec {
   /// credit loop and two largest packets, at least 32 KiB (as the one-switch model).
   int64_t buffer_bytes = 0;
   std::string file;  // kind ibnetdiscover: the path as resolved
+  /// `[[topology.switch_qos]]`, in order (read by the suite loader: they start from its [eth]
+  /// and [ib]); fabric::channel_qos applies them.
+  std::vector<SwitchQosOverride> switch_qos;
   std::string where;
   SourceLoc loc;
 };

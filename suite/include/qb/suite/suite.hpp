@@ -108,6 +108,9 @@ struct IbQosSpec {
   std::optional<std::array<uint8_t, 16>> sl2vl;
   std::optional<std::vector<policy::VlArbEntry>> vlarb_high, vlarb_low;
   std::optional<uint8_t> high_limit;
+  /// `[ib.ca]` / `[ib.swe]`: tables for one port type (host ports / switch external ports), over
+  /// the file's set and the direct values above (issue 29 part 3).
+  fabric::IbTablesOverride ca_tables, swe_tables;
   std::string where;
   SourceLoc loc;
 };
