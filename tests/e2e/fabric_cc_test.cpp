@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -111,17 +112,27 @@ TEST(FabricCc, GraphModelWithDcqcnAgreesWithTheOneSwitchIncast) {
 }
 
 // DCQCN in the textbook PFC victim layout: the flows into r's 25 Gbit/s port are cut to it, so
-// leaf A seldom pauses s's port and s->v keeps the rest: no victim, every flow within 5 % of the
-// expectation; marks only at leaf A's egress towards r. Measured: s->r -2.9 %, t->r -3.9 %,
-// s->v -1.9 %. Without DCQCN (configs/fabric_pfc_victim.toml) s->v is a victim, -85 %.
+// leaf A seldom pauses s's port and s->v keeps the rest: no victim, s->v and r's port within 5 %
+// of the expectation; marks only at leaf A's egress towards r. Measured (seed 29): s->r -2.9 %,
+// t->r -3.9 %, s->v -1.9 %; over marking seeds 1-7 s->v stays within 2 % and never a victim,
+// while s->r alone falls 3-9 % short (DCQCN splits r's port unevenly), hence its looser bound.
+// Without DCQCN (configs/fabric_pfc_victim.toml) s->v is a victim, -85 %.
 TEST(FabricCc, DcqcnLeavesNoPfcVictim) {
   const Json results = run_json(QB_SOURCE_DIR "/configs/fabric_pfc_victim_dcqcn.toml", 0);
   const Json& scenario = results["scenarios"][0];
   EXPECT_TRUE(scenario["victims"].empty()) << scenario["victims"].dump();
   ASSERT_EQ(scenario["flows"].size(), 3u);
-  for (const Json& flow : scenario["flows"]) {
-    EXPECT_NEAR(flow["error"].get<double>(), 0.0, 0.05) << flow["name"];
-  }
+  std::map<std::string, const Json*> flow;
+  for (const Json& f : scenario["flows"]) flow[f["name"].get<std::string>()] = &f;
+  ASSERT_EQ(flow.size(), 3u);
+  const auto error = [&flow](const char* name) { return (*flow.at(name))["error"].get<double>(); };
+  const auto measured = [&flow](const char* name) {
+    return (*flow.at(name))["measured_bps"].get<double>();
+  };
+  EXPECT_NEAR(error("s-to-v"), 0.0, 0.05);
+  EXPECT_NEAR(error("t-to-r"), 0.0, 0.05);
+  EXPECT_NEAR(error("s-to-r"), 0.0, 0.10);
+  EXPECT_NEAR((measured("s-to-r") + measured("t-to-r")) / 25e9, 1.0, 0.05);
   const double marks = stat(scenario, "ecn_marks");
   EXPECT_GT(marks, 0.0);
   EXPECT_GT(stat(scenario, "cnps"), 0.0);
