@@ -10,6 +10,7 @@
 #include <iostream>
 #include <optional>
 
+#include "apply_qos_flag.hpp"
 #include "dpa_drops.hpp"
 #include "live_console.hpp"
 #include "output_flags.hpp"
@@ -31,6 +32,7 @@
 #include "qb/judge/starvation_verdict.hpp"
 #include "qb/judge/verdict.hpp"
 #include "qb/judge/window_checks.hpp"
+#include "qb/nic/left_changed.hpp"
 #include "qb/reports/compare_report.hpp"
 #include "qb/reports/explain.hpp"
 #include "qb/reports/output_file.hpp"
@@ -179,7 +181,15 @@ Result<drv::DriverFactory> configure_run_driver(const suite::Suite& suite, const
     if (!parsed) return std::move(parsed).error();
     overrides.push_back(std::move(*parsed));
   }
-  return drv::configure_driver(name, suite::driver_table(suite, name), overrides);
+  if (args.apply_qos) {
+    if (Status s = add_apply_qos(suite::driver_table(suite, name), overrides); !s) {
+      return std::move(s).error();
+    }
+  }
+  auto factory = drv::configure_driver(name, suite::driver_table(suite, name), overrides);
+  if (!factory && args.apply_qos)
+    return explain_apply_qos_refusal(std::move(factory).error(), name);
+  return factory;
 }
 
 Result<report::ComparisonOptions> comparison_options(const CompareOptionsArgs& args) {
@@ -607,7 +617,10 @@ int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicat
   if (!run) return fail(run.error());
   // A job's rank 0 holds the receiver's measurement, whatever its own driver's role.
   if (host_role) run->sender_only = false;
-  if (run->sender_only) return report_sender_only(*suite, *run, args);
+  if (run->sender_only) {
+    const int code = report_sender_only(*suite, *run, args);
+    return nic::take_ports_left_changed().empty() ? code : 3;  // said on stderr at close
+  }
 
   const engine::SuiteMeasurement measured = engine::measure(*run);
   std::vector<Warning> warnings = prepared.loaded.compile_warnings;
@@ -636,7 +649,9 @@ int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicat
   auto results =
       judge::judge_run(*suite, *run, measured, judge::current_run_metadata(std::move(warnings)));
   if (!results) return fail(results.error());
-  if (dpa_overloaded) {
+  // A port this run could not put back (nic_qos = "apply") fails it: exit 3, said first.
+  results->nic_left_changed = nic::take_ports_left_changed();
+  if (dpa_overloaded || !results->nic_left_changed.empty()) {
     results->passed = false;
     results->verdict = judge::verdict_of(*results);  // says it is an invalid measurement
   }
@@ -660,7 +675,10 @@ int run_prepared(const RunArgs& args, PreparedRun& prepared, cluster::Communicat
   }
 
   const bool regressed = comparison && comparison->failed();
-  if (!results->complete || report::starved_invalid(*results) || dpa_overloaded) return 3;
+  if (!results->complete || report::starved_invalid(*results) || dpa_overloaded ||
+      !results->nic_left_changed.empty()) {
+    return 3;
+  }
   return results->passed && !regressed ? 0 : 1;
 }
 

@@ -50,6 +50,7 @@ struct RunArgs {
   /// driver applies them; an alias of a driver that is not the one chosen is ignored.
   std::vector<std::string> driver_options;
   std::vector<DriverAliasValue> driver_aliases;
+  bool apply_qos = false;  // --apply-qos: the driver option nic_qos = "apply"
   bool quiet = false;
   std::string units;  // --units: the console's rate unit (reports/console_report.hpp)
   /// --interval: the live lines' interval ("0": none; empty: a tenth of the duration).

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "nic_restore_command.hpp"
 #include "qb/drivers/registry.hpp"
 #include "qb/reports/console_report.hpp"
 #include "stdout_check.hpp"
@@ -94,6 +95,9 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--driver-option", run.driver_options,
                       "KEY=VALUE: set a key of the driver's [driver.<name>] table (repeatable; "
                       "VALUE is a TOML value or a plain string)");
+  run_cmd->add_flag("--apply-qos", run.apply_qos,
+                    "verbs, dpdk: program the suite's [eth] on the port for the run and put the "
+                    "port's own back after it (the driver option nic_qos = \"apply\")");
   // The drivers' own shorthand flags (e.g. dpdk's --eal), declared by their registry entries.
   for (const auto& driver : qb::drv::driver_registry()) {
     for (const auto& alias : driver.aliases) {
@@ -194,6 +198,17 @@ int main(int argc, char** argv) {
                  "VLs and capacities) that gives the same tables")
       ->excludes(import_json);
 
+  qb::cli::NicRestoreArgs nic_restore;
+  auto* nic_restore_cmd = app.add_subcommand(
+      "nic-restore",
+      "put back the ports' QoS that a run with --apply-qos left changed (killed, or a second "
+      "Ctrl-C), from the restore journals it wrote");
+  nic_restore_cmd->add_option("ifnames", nic_restore.ifnames,
+                              "only these network interfaces (default: every journal)");
+  nic_restore_cmd->add_option("--state-dir", nic_restore.state_dir,
+                              "the journals' directory (default: $QOSBENCH_STATE_DIR, else "
+                              "$XDG_RUNTIME_DIR/qosbench, else /run/qosbench as root)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -215,6 +230,7 @@ int main(int argc, char** argv) {
     if (explain_cmd->parsed()) return qb::cli::explain_command(explain_path, explain_as_json);
     if (drivers_cmd->parsed()) return qb::cli::drivers_command();
     if (import_opensm_cmd->parsed()) return qb::cli::import_opensm_command(import_opensm);
+    if (nic_restore_cmd->parsed()) return qb::cli::nic_restore_command(nic_restore);
     return 2;
   });
 }

@@ -13,31 +13,37 @@
 namespace qb {
 namespace {
 
-constexpr size_t kMaxDirs = 4;
-constexpr size_t kMaxFiles = kMaxDirs;
+constexpr size_t kMaxSlots = 4;
 constexpr size_t kMaxPath = 512;
+constexpr size_t kMaxNote = 1024;
 
+template <size_t Size>
 struct Slot {
   std::atomic<bool> used{false};
-  char path[kMaxPath] = {};
+  char path[Size] = {};
 };
-std::array<Slot, kMaxDirs> g_slots;
-std::array<Slot, kMaxFiles> g_files;
+template <size_t Size>
+using Slots = std::array<Slot<Size>, kMaxSlots>;
+Slots<kMaxPath> g_slots;
+Slots<kMaxPath> g_files;
+Slots<kMaxNote> g_notes;
 
 // A slot is filled before it is marked used, so a signal never sees half a path.
-void add_slot(std::array<Slot, kMaxDirs>& slots, const char* path) noexcept {
-  if (path == nullptr || std::strlen(path) >= kMaxPath) return;
-  for (Slot& slot : slots) {
+template <size_t Size>
+void add_slot(Slots<Size>& slots, const char* path) noexcept {
+  if (path == nullptr || std::strlen(path) >= Size) return;
+  for (Slot<Size>& slot : slots) {
     if (slot.used.load()) continue;
-    std::strncpy(slot.path, path, kMaxPath - 1);
+    std::strncpy(slot.path, path, Size - 1);
     slot.used.store(true);
     return;
   }
 }
 
-void remove_slot(std::array<Slot, kMaxDirs>& slots, const char* path) noexcept {
+template <size_t Size>
+void remove_slot(Slots<Size>& slots, const char* path) noexcept {
   if (path == nullptr) return;
-  for (Slot& slot : slots) {
+  for (Slot<Size>& slot : slots) {
     if (slot.used.load() && std::strcmp(slot.path, path) == 0) slot.used.store(false);
   }
 }
@@ -82,11 +88,28 @@ void unregister_exit_cleanup_file(const char* path) noexcept {
   remove_slot(g_files, path);
 }
 
+void register_exit_note(const char* text) noexcept {
+  add_slot(g_notes, text);
+}
+
+void unregister_exit_note(const char* text) noexcept {
+  remove_slot(g_notes, text);
+}
+
 void exit_now(int exit_code) noexcept {
-  for (Slot& slot : g_files) {
+  for (Slot<kMaxNote>& slot : g_notes) {
+    if (!slot.used.load()) continue;
+    const size_t length = std::strlen(slot.path);
+    for (size_t done = 0; done < length;) {
+      const ssize_t n = ::write(STDERR_FILENO, slot.path + done, length - done);
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+  }
+  for (Slot<kMaxPath>& slot : g_files) {
     if (slot.used.load()) ::unlink(slot.path);
   }
-  for (Slot& slot : g_slots) {
+  for (Slot<kMaxPath>& slot : g_slots) {
     if (slot.used.load()) remove_flat_dir(slot.path);
   }
   ::_exit(exit_code);

@@ -88,6 +88,14 @@ Result<TimingPlan> plan_timing(DeviceOps& ops, uint16_t tx_port, uint16_t rx_por
   return plan;
 }
 
+nic::CounterSet xstats_counter_set(DeviceOps& ops, uint16_t port) {
+  nic::CounterSet set;
+  set.source = "dpdk";
+  set.values = ops.xstats(port);
+  if (set.values.empty()) set.note = "the DPDK port's PMD gives no xstats";
+  return set;
+}
+
 std::vector<std::pair<std::string, double>> xstats_for_results(DeviceOps& ops, uint16_t port,
                                                                const std::string& port_label) {
   std::vector<std::pair<std::string, double>> out;

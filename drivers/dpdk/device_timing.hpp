@@ -12,6 +12,7 @@
 
 #include "qb/common/result.hpp"
 #include "dpdk_driver.hpp"
+#include "qb/nic/port_counters.hpp"
 
 namespace qb::drv::dpdk {
 
@@ -53,6 +54,10 @@ struct TimingPlan {
 /// them (`receive`). Registers the dynfields it needs.
 Result<TimingPlan> plan_timing(DeviceOps& ops, uint16_t tx_port, uint16_t rx_port, bool receive,
                                bool hw_pacing);
+
+/// The port's xstats as a counter source of the NIC's checks (source "dpdk", the names the PMD
+/// gives: mlx5's rx_prio<N>_buf_discard_packets, rx_phy_bytes, ...; a note when none).
+nic::CounterSet xstats_counter_set(DeviceOps& ops, uint16_t port);
 
 /// The port's xstats for the results, as "xstat.<port name>.<name>": every tx_pp_* counter
 /// (mlx5 send scheduling: jitter, wander, errors) and every other counter that is not zero.

@@ -201,6 +201,8 @@ class DpdkDriver final : public DriverBackend {
                                                     : nic::QosMode::check,
                          config_.nic_counters, config_.nic_root, config_.nic_netdev});
     if (port_state_) {
+      // The PMD's xstats go through the same checks as the kernel's counters, by name.
+      port_state_->add_counter_source([this] { return dpdk::xstats_counter_set(*ops_, tx_port_); });
       std::vector<uint8_t> dscps;
       for (const policy::FlowPlan& flow : plan.flows) dscps.push_back(flow.dscp);
       if (Status s = port_state_->check_qos(plan, dscps, "DPDK port " + dpdk::port_name(tx_port_));

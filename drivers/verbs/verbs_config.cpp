@@ -5,7 +5,7 @@ namespace qb::drv::verbs {
 VerbsConfig parse_verbs_config(const ConfigTable& table) {
   table.allow_only({"provider", "device", "port", "gid_index", "workers", "tree", "hw_rate_limit",
                     "hw_pacing", "peer", "listen", "fake_timing", "fake_sched_support", "nic_qos",
-                    "nic_counters", "nic_root"});
+                    "nic_counters", "nic_root", "responder_device"});
   VerbsConfig config;
   if (auto provider = table.string("provider")) {
     if (*provider == "rdma-core") {
@@ -19,6 +19,7 @@ VerbsConfig parse_verbs_config(const ConfigTable& table) {
     }
   }
   config.device = table.string("device").value_or("");
+  config.responder_device = table.string("responder_device").value_or("");
   // Port numbers are 8-bit and start at 1 (0 is the switch management port on IB switches).
   config.port = static_cast<uint8_t>(table.integer("port", 1, 254).value_or(1));
   // The GRH's sgid_index is 8 bits (ibv_global_route).

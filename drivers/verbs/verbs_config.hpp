@@ -28,6 +28,9 @@ enum class TreeMode { nic, software };
 struct VerbsConfig {
   Provider provider = Provider::rdma_core;
   std::string device;  // "mlx5_0"; empty: the first device
+  /// Loopback on two devices (same port number): the responder QPs on this one, so the flows
+  /// cross the wire between the two ports (Soft-RoCE on a veth pair: READ on the wire).
+  std::string responder_device;
   uint8_t port = 1;
   /// The GID the QPs use (show_gids lists the RoCE v2 ones); unset: picked as perftest does
   /// (gid_select.hpp).

@@ -216,9 +216,12 @@ class VerbsDriver final : public DriverBackend {
     for (const uint32_t f : flows_here()) ++resources_[worker_of_flow(f, workers)].flows;
     const uint32_t buffer_bytes = std::max<uint32_t>(64, topology.max_message_bytes);
     for (uint32_t w = 0; w < workers; ++w) {
-      if (Status s = open_worker(resources_[w], w, buffer_bytes); !s) return s;
+      if (Status s = open_worker(resources_[w], w, buffer_bytes, context_, pd_); !s) return s;
     }
     buffer_bytes_ = buffer_bytes;
+    if (!config_.responder_device.empty()) {
+      if (Status s = open_responder_device(workers, buffer_bytes); !s) return s;
+    }
     // Two hosts: the TCP connection that carries the QP exchange (apply) and the start (start).
     // (A job's exchange and start go through the job instead.)
     constexpr int kConnectWaitMs = 60'000;
@@ -273,19 +276,67 @@ class VerbsDriver final : public DriverBackend {
                                device_);
   }
 
-  Status open_worker(WorkerResources& r, uint32_t w, uint32_t buffer_bytes) {
+  // responder_device: a second device whose QPs answer this one's (loopback across a wire),
+  // with its own protection domain, CQs and buffers per worker.
+  Status open_responder_device(uint32_t workers, uint32_t buffer_bytes) {
+    if (role() != Role::loopback || mirror_fake_) {
+      return verbs_error(Errc::invalid_config,
+                         "responder_device is for a loopback run on two real devices (no "
+                         "peer/listen, not the fake)",
+                         "driver.verbs.responder_device");
+    }
+    auto context = open_verbs_device(*ops_, config_.responder_device, &responder_device_);
+    if (!context) return std::move(context).error();
+    responder_context_ = *context;
+    auto port = query_verbs_port(*ops_, responder_context_, responder_device_, config_);
+    if (!port) return std::move(port).error();
+    responder_port_ = *port;
+    print_note_once(responder_port_.gid_note);
+    if (responder_port_.infiniband != port_.infiniband) {
+      return verbs_error(Errc::invalid_config,
+                         fmt::format("{} and {} are not the same link layer", port_.describe(),
+                                     responder_port_.describe()),
+                         "driver.verbs.responder_device");
+    }
+    errno = 0;
+    responder_pd_ = ops_->alloc_pd(responder_context_);
+    if (responder_pd_ == nullptr) return call_failed("ibv_alloc_pd", errno, responder_device_);
+    responder_resources_.resize(workers);
+    for (uint32_t w = 0; w < workers; ++w) {
+      responder_resources_[w].flows = resources_[w].flows;
+      if (Status s = open_worker(responder_resources_[w], w, buffer_bytes, responder_context_,
+                                 responder_pd_);
+          !s) {
+        return s;
+      }
+    }
+    print_note_once(
+        fmt::format("{}: the responder QPs are on {} (responder_device): the flows "
+                    "cross the wire between the two ports",
+                    device_, responder_device_));
+    return {};
+  }
+
+  // Where a flow's responder QP lives: this device's worker resources, or responder_device's.
+  const WorkerResources& responder_resources(uint32_t worker) const {
+    return responder_resources_.empty() ? resources_[worker] : responder_resources_[worker];
+  }
+
+  Status open_worker(WorkerResources& r, uint32_t w, uint32_t buffer_bytes, ibv_context* context,
+                     ibv_pd* pd) {
     const std::string what = fmt::format("worker {}", w);
-    const bool timestamps = port_.completion_timestamps && port_.clock_info;
+    // A responder_device's CQs: host stamps (its clock is not this device's).
+    const bool timestamps = port_.completion_timestamps && port_.clock_info && context == context_;
     ibv_cq_init_attr_ex cq_attr{};
     cq_attr.wc_flags = IBV_WC_EX_WITH_BYTE_LEN |
                        (timestamps ? uint64_t{IBV_WC_EX_WITH_COMPLETION_TIMESTAMP} : uint64_t{0});
     cq_attr.cqe = std::max(1U, r.flows * kSendQueueDepth);
     errno = 0;
-    r.send_cq = ops_->create_cq(context_, &cq_attr);
+    r.send_cq = ops_->create_cq(context, &cq_attr);
     if (r.send_cq == nullptr) return call_failed("ibv_create_cq_ex", errno, what + "'s send CQ");
     cq_attr.cqe = std::max(1U, r.flows * kRingSlots);
     errno = 0;
-    r.recv_cq = ops_->create_cq(context_, &cq_attr);
+    r.recv_cq = ops_->create_cq(context, &cq_attr);
     if (r.recv_cq == nullptr) return call_failed("ibv_create_cq_ex", errno, what + "'s recv CQ");
     r.source = std::make_unique<Buffer>(buffer_bytes);
     r.target = std::make_unique<Buffer>(buffer_bytes);
@@ -297,7 +348,7 @@ class VerbsDriver final : public DriverBackend {
     for (auto [buffer, mr, access] : {std::tuple{r.source.get(), &r.source_mr, kAccess},
                                       std::tuple{r.target.get(), &r.target_mr, kAccess}}) {
       errno = 0;
-      *mr = ops_->reg_mr(pd_, buffer->data, buffer->bytes, access);
+      *mr = ops_->reg_mr(pd, buffer->data, buffer->bytes, access);
       if (*mr == nullptr) {
         const int error = errno;
         return verbs_error(Errc::runtime,
@@ -360,7 +411,8 @@ class VerbsDriver final : public DriverBackend {
     qps_.resize(plan.flows.size());
     const auto workers = static_cast<uint32_t>(resources_.size());
     for (const uint32_t f : flows_here()) {
-      if (Status s = make_flow_qps(plan.flows[f], resources_[worker_of_flow(f, workers)], qps_[f]);
+      const uint32_t w = worker_of_flow(f, workers);
+      if (Status s = make_flow_qps(plan.flows[f], resources_[w], responder_resources(w), qps_[f]);
           !s) {
         return s;
       }
@@ -486,14 +538,18 @@ class VerbsDriver final : public DriverBackend {
   // What a peer (or the other QP of a loopback pair) needs to reach `qp`, and the buffer of
   // the flow's worker that RDMA WRITEs land in.
   QpEndpoint local_endpoint(uint32_t flow, ibv_qp* qp) const {
-    const WorkerResources& r =
-        resources_[worker_of_flow(flow, static_cast<uint32_t>(resources_.size()))];
+    const uint32_t w = worker_of_flow(flow, static_cast<uint32_t>(resources_.size()));
+    // A responder on responder_device answers from that device's port and buffers.
+    const bool other =
+        responder_context_ != nullptr && flow < qps_.size() && qp == qps_[flow].responder;
+    const WorkerResources& r = other ? responder_resources_[w] : resources_[w];
+    const PortInfo& port = other ? responder_port_ : port_;
     QpEndpoint e;
     e.flow = flow;
     e.qp_num = qp->qp_num;
     e.psn = 0;
-    e.lid = port_.lid;
-    e.gid = port_.gid;
+    e.lid = port.lid;
+    e.gid = port.gid;
     e.rkey = r.target_mr->rkey;
     e.address = reinterpret_cast<uintptr_t>(r.target->data);
     return e;
@@ -518,19 +574,21 @@ class VerbsDriver final : public DriverBackend {
     Clock* simulated = ops_->simulated_clock();
     for (uint32_t w = 0; w < workers; ++w) {
       const WorkerResources& r = resources_[w];
+      const WorkerResources& responder_r = responder_resources(w);  // arrivals land there
       WorkerSetup setup;
       setup.ops = ops_;
       setup.send_cq = r.send_cq;
-      setup.recv_cq = r.recv_cq;
+      setup.recv_cq = responder_r.recv_cq;
       setup.local_address = reinterpret_cast<uintptr_t>(r.source->data);
       setup.local_key = r.source_mr->lkey;
-      setup.recv_address = reinterpret_cast<uintptr_t>(r.target->data);
-      setup.recv_key = r.target_mr->lkey;
+      setup.recv_address = reinterpret_cast<uintptr_t>(responder_r.target->data);
+      setup.recv_key = responder_r.target_mr->lkey;
       setup.buffer_bytes = buffer_bytes_;
       setup.ring_slots = kRingSlots;
       setup.wire = topology_.wire;
       setup.simulated_clock = simulated;
-      setup.nic_timestamps = port_.completion_timestamps && port_.clock_info;
+      setup.nic_timestamps =
+          port_.completion_timestamps && port_.clock_info && responder_context_ == nullptr;
       setup.clock_info = port_.clock;
       setup.context = context_;
       setup.clock_info_refresh_ns = clock_info_refresh_ns(port_.clock_info_update_ns);
@@ -555,7 +613,8 @@ class VerbsDriver final : public DriverBackend {
     attr.cap.max_send_sge = 1;
     attr.cap.max_recv_sge = 1;
     errno = 0;
-    ibv_qp* qp = ops_->create_qp(pd_, &attr);
+    ibv_qp* qp =
+        ops_->create_qp(requester || responder_pd_ == nullptr ? pd_ : responder_pd_, &attr);
     if (qp == nullptr) {
       return call_failed("ibv_create_qp", errno,
                          fmt::format("flow '{}'{}", flow.name, requester ? "" : " (responder)"));
@@ -574,14 +633,15 @@ class VerbsDriver final : public DriverBackend {
   }
 
   // The QPs this host has for one flow, in INIT; the requester attached to the flow's leaf.
-  Status make_flow_qps(const policy::FlowPlan& flow, const WorkerResources& r, FlowQps& qps) {
+  Status make_flow_qps(const policy::FlowPlan& flow, const WorkerResources& r,
+                       const WorkerResources& responder_r, FlowQps& qps) {
     if (role() != Role::receiver) {
       auto requester = create_qp(flow, r, true);
       if (!requester) return std::move(requester).error();
       qps.requester = *requester;
     }
     if (role() != Role::sender) {
-      auto responder = create_qp(flow, r, false);
+      auto responder = create_qp(flow, responder_r, false);
       if (!responder) return std::move(responder).error();
       qps.responder = *responder;
     }
@@ -594,6 +654,14 @@ class VerbsDriver final : public DriverBackend {
       qps.attached = true;
     }
     if (flow.op == policy::RdmaOp::read && qps.responder != nullptr) {
+      if (responder_context_ != nullptr) {
+        return verbs_error(Errc::invalid_config,
+                           fmt::format("flow '{}' is a READ, whose responses go by the tree's "
+                                       "leaf on {}: with responder_device its responder is on "
+                                       "{}; use tree = \"software\"",
+                                       flow.name, device_, responder_device_),
+                           "driver.verbs.responder_device");
+      }
       if (Status s = attach(qps.responder, nullptr, leaf, flow); !s) return s;
       qps.responder_attached = true;
     }
@@ -630,7 +698,9 @@ class VerbsDriver final : public DriverBackend {
     if (!port_.infiniband || topology_.wire.ib_grh) {
       rtr.ah_attr.is_global = 1;
       rtr.ah_attr.grh.dgid = remote.gid;
-      rtr.ah_attr.grh.sgid_index = static_cast<uint8_t>(port_.gid_index);
+      const bool other = !requester && responder_context_ != nullptr;
+      rtr.ah_attr.grh.sgid_index =
+          static_cast<uint8_t>(other ? responder_port_.gid_index : port_.gid_index);
       rtr.ah_attr.grh.hop_limit = 64;
       // The GRH's traffic class is the IP TOS byte on RoCEv2: DSCP in its upper six bits.
       rtr.ah_attr.grh.traffic_class = static_cast<uint8_t>(flow.dscp << 2);
@@ -829,6 +899,21 @@ class VerbsDriver final : public DriverBackend {
       }
     }
     resources_.clear();
+    for (WorkerResources& r : responder_resources_) {
+      for (ibv_mr* mr : {r.source_mr, r.target_mr}) {
+        if (mr != nullptr && ops_->dereg_mr(mr) != 0) ++teardown_failures_;
+      }
+      for (ibv_cq_ex* cq : {r.send_cq, r.recv_cq}) {
+        if (cq != nullptr && ops_->destroy_cq(cq) != 0) ++teardown_failures_;
+      }
+    }
+    responder_resources_.clear();
+    if (responder_pd_ != nullptr && ops_->dealloc_pd(responder_pd_) != 0) ++teardown_failures_;
+    responder_pd_ = nullptr;
+    if (responder_context_ != nullptr && ops_->close_device(responder_context_) != 0) {
+      ++teardown_failures_;
+    }
+    responder_context_ = nullptr;
     if (pd_ != nullptr && ops_->dealloc_pd(pd_) != 0) ++teardown_failures_;
     pd_ = nullptr;
     if (context_ != nullptr && ops_->close_device(context_) != 0) ++teardown_failures_;
@@ -858,6 +943,12 @@ class VerbsDriver final : public DriverBackend {
   ibv_pd* pd_ = nullptr;
   uint32_t buffer_bytes_ = 0;
   std::vector<WorkerResources> resources_;
+  // responder_device (loopback across two devices): its context, port, PD and worker resources.
+  std::string responder_device_;
+  ibv_context* responder_context_ = nullptr;
+  PortInfo responder_port_;
+  ibv_pd* responder_pd_ = nullptr;
+  std::vector<WorkerResources> responder_resources_;
   NicSchedTree tree_;
   std::vector<double> pace_bps_;  // tree = "software": per plan flow (software_tree.hpp)
   std::vector<FlowQps> qps_;

@@ -89,10 +89,16 @@ Verdict verdict_of(const Results& results) {
                       epoch.not_judged));
     }
   }
+  // A port left as the suite set it fails the run first, whatever was measured.
+  std::vector<std::string> left;
+  for (const std::string& what : results.nic_left_changed)
+    left.push_back("NIC left changed: " + what);
+  verdict.failed.insert(verdict.failed.begin(), left.begin(), left.end());
   std::string line;
   if (verdict.unmeasured == results.scenarios.size() && verdict.unmeasured != 0) {
     line = "NOT JUDGED: nothing measured (the run was interrupted before a repetition was "
            "measured)";
+    if (!left.empty()) line += "; and FAILED: " + join(left);
     verdict.summary = std::move(line);
     return verdict;
   }

@@ -6,6 +6,8 @@
 #include <fmt/ranges.h>
 
 #include <cmath>
+#include <initializer_list>
+#include <optional>
 
 #include "qb/nic/counter_names.hpp"
 
@@ -22,6 +24,59 @@ std::string percent(double share) {
   return fmt::format("{:.0f}%", share * 100.0);
 }
 
+// One source's per-priority counters of some kinds, by direction and priority, with the names
+// the device gave them.
+struct PriorityCounters {
+  std::string source;  // "ethtool" or "dpdk"
+  struct Value {
+    double delta = 0.0;
+    std::string name;
+  };
+  // [tx][priority][kind index]
+  std::array<std::array<std::vector<std::optional<Value>>, 8>, 2> values;
+  bool any = false;
+  // Unset when the source has no such counter (or no source had any: empty vectors).
+  const std::optional<Value>& at(bool tx, uint8_t p, size_t kind) const {
+    static const std::optional<Value> kNone;
+    const auto& kinds = values[tx ? 1 : 0][p];
+    return kind < kinds.size() ? kinds[kind] : kNone;
+  }
+};
+
+// The first source (kPrioritySources order) with a counter of one of `kinds` (in `tx` only,
+// when given): a port shows one hardware counter in both, so one source is read, not summed.
+PriorityCounters priority_counters(const CounterCheckInput& in,
+                                   std::initializer_list<std::string_view> kinds,
+                                   std::optional<bool> tx = std::nullopt) {
+  for (std::string_view source : kPrioritySources) {
+    PriorityCounters found;
+    found.source = std::string(source);
+    for (auto& dir : found.values) {
+      for (auto& prio : dir) prio.resize(kinds.size());
+    }
+    const std::string prefix = fmt::format("{}.", source);
+    for (const auto& [key, delta] : in.deltas) {
+      if (!key.starts_with(prefix)) continue;
+      const std::string name = key.substr(prefix.size());
+      const auto counter = priority_counter(name);
+      if (!counter || (tx && counter->tx != *tx)) continue;
+      for (size_t k = 0; k < kinds.size(); ++k) {
+        if (counter->kind != *(kinds.begin() + k)) continue;
+        found.values[counter->tx ? 1 : 0][counter->priority][k] =
+            PriorityCounters::Value{delta, name};
+        found.any = true;
+      }
+    }
+    if (found.any) return found;
+  }
+  return {};
+}
+
+// "xstats " before a DPDK counter's name in the details, so a reader knows where to look.
+std::string shown(const PriorityCounters& c, const std::string& name) {
+  return c.source == "dpdk" ? "xstat " + name : name;
+}
+
 CounterCheck priority_bytes(const CounterCheckInput& in) {
   CounterCheck c{"priority_bytes", true, true, {}};
   if (!in.ethernet) {
@@ -36,22 +91,22 @@ CounterCheck priority_bytes(const CounterCheckInput& in) {
         "counters need not see it (two hosts check it)";
     return c;
   }
-  const char* dir = in.direction == CounterDirection::tx ? "tx" : "rx";
+  const bool tx = in.direction == CounterDirection::tx;
+  const char* dir = tx ? "tx" : "rx";
+  const PriorityCounters found = priority_counters(in, {"bytes"}, tx);
   std::array<double, 8> counted{};
   double counted_total = 0.0;
-  uint32_t present = 0;
   for (uint8_t p = 0; p < 8; ++p) {
-    if (auto v = get(in, fmt::format("ethtool.{}_prio{}_bytes", dir, p))) {
-      counted[p] = *v;
-      counted_total += *v;
-      ++present;
+    if (const auto& v = found.at(tx, p, 0)) {
+      counted[p] = v->delta;
+      counted_total += v->delta;
     }
   }
-  if (present == 0) {
+  if (!found.any) {
     c.checked = false;
     c.detail = fmt::format(
-        "no {}_prio<N>_bytes counters (not an mlx5 netdev, or ethtool "
-        "statistics not readable)",
+        "no {}_prio<N>_bytes counters (not an mlx5 netdev, ethtool statistics not readable, "
+        "and no PMD xstat of that name: the mlx5 PMD's have none)",
         dir);
     return c;
   }
@@ -76,10 +131,10 @@ CounterCheck priority_bytes(const CounterCheckInput& in) {
     const double want = in.flow_frame_bytes[p] / sent_total;
     const double got = counted[p] / counted_total;
     if (want > 0.0 && got + kPriorityShareTolerance < want) {
-      wrong.push_back(
-          fmt::format("priority {}: the suite's flows of it sent {} of the bytes, "
-                      "the NIC counted {} there ({}_prio{}_bytes)",
-                      p, percent(want), percent(got), dir, p));
+      wrong.push_back(fmt::format(
+          "priority {}: the suite's flows of it sent {} of the bytes, "
+          "the NIC counted {} there ({})",
+          p, percent(want), percent(got), shown(found, fmt::format("{}_prio{}_bytes", dir, p))));
     }
     if (got > want + kPriorityShareTolerance) {
       where_it_went.push_back(
@@ -87,8 +142,9 @@ CounterCheck priority_bytes(const CounterCheckInput& in) {
     }
   }
   if (wrong.empty() && where_it_went.empty()) {
-    c.detail = fmt::format("{} bytes per priority within {:.0f} points of the flows' shares", dir,
-                           kPriorityShareTolerance * 100.0);
+    c.detail = fmt::format("{} bytes per priority within {:.0f} points of the flows' shares ({})",
+                           dir, kPriorityShareTolerance * 100.0,
+                           found.source == "dpdk" ? "PMD xstats" : "ethtool statistics");
     return c;
   }
   c.passed = false;
@@ -168,23 +224,23 @@ CounterCheck pause_on_lossy(const CounterCheckInput& in) {
     c.detail = "the suite does not say which priorities are lossless ([eth] pfc)";
     return c;
   }
+  const PriorityCounters found = priority_counters(in, {"pause"});
   std::vector<std::string> paused;
-  bool any_counter = false;
   for (uint8_t p = 0; p < 8; ++p) {
     double pauses = 0.0;
     std::vector<std::string> names;
-    for (const char* dir : {"tx", "rx"}) {
-      if (auto v = get(in, fmt::format("ethtool.{}_prio{}_pause", dir, p))) {
-        any_counter = true;
-        pauses += *v;
-        if (*v > 0) names.push_back(fmt::format("{}_prio{}_pause {:.0f}", dir, p, *v));
+    for (const bool tx : {true, false}) {
+      if (const auto& v = found.at(tx, p, 0)) {
+        pauses += v->delta;
+        if (v->delta > 0)
+          names.push_back(fmt::format("{} {:.0f}", shown(found, v->name), v->delta));
       }
     }
     if (pauses > 0 && ((in.lossless >> p) & 1U) == 0) {
       paused.push_back(fmt::format("priority {} ({})", p, fmt::join(names, ", ")));
     }
   }
-  if (!any_counter) {
+  if (!found.any) {
     c.checked = false;
     c.detail = "no <tx|rx>_prio<N>_pause counters on this port";
     return c;
@@ -199,6 +255,52 @@ CounterCheck pause_on_lossy(const CounterCheckInput& in) {
       "there in the NIC or the switch, so back-pressure held flows the "
       "suite expects to drop instead",
       fmt::join(paused, "; "));
+  return c;
+}
+
+CounterCheck discards_on_lossless(const CounterCheckInput& in) {
+  CounterCheck c{"discards_on_lossless", true, true, {}};
+  if (!in.ethernet) {
+    c.checked = false;
+    c.detail = "InfiniBand port: no per-priority discard counters";
+    return c;
+  }
+  const PriorityCounters found = priority_counters(in, {"buf_discard", "cong_discard"}, false);
+  if (!found.any) {
+    c.checked = false;
+    c.detail = "no rx_prio<N>_buf_discard / _cong_discard counters on this port";
+    return c;
+  }
+  if (!in.lossless_known) {
+    c.checked = false;
+    c.detail = "the suite does not say which priorities are lossless ([eth] pfc)";
+    return c;
+  }
+  std::vector<std::string> dropped, expected;
+  for (uint8_t p = 0; p < 8; ++p) {
+    std::vector<std::string> names;
+    for (size_t kind = 0; kind < 2; ++kind) {
+      if (const auto& v = found.at(false, p, kind); v && v->delta > 0) {
+        names.push_back(fmt::format("{} {:.0f}", shown(found, v->name), v->delta));
+      }
+    }
+    if (names.empty()) continue;
+    const std::string text = fmt::format("priority {} ({})", p, fmt::join(names, ", "));
+    (((in.lossless >> p) & 1U) != 0 ? dropped : expected).push_back(text);
+  }
+  if (dropped.empty()) {
+    c.detail = expected.empty()
+                   ? "no receive discards on any priority"
+                   : fmt::format("receive discards only on priorities the suite thinks lossy: {}",
+                                 fmt::join(expected, "; "));
+    return c;
+  }
+  c.passed = false;
+  c.detail = fmt::format(
+      "the port dropped received packets on priorities the suite thinks lossless: {}: PFC is "
+      "off there in the NIC (or its receive buffer for the priority is too small), so the "
+      "flows lost what the suite expects back-pressure to hold",
+      fmt::join(dropped, "; "));
   return c;
 }
 
@@ -237,7 +339,8 @@ CounterCheck retransmissions(const CounterCheckInput& in) {
 }  // namespace
 
 std::vector<CounterCheck> check_counters(const CounterCheckInput& input) {
-  return {priority_bytes(input), cnp_vs_ecn(input), pause_on_lossy(input), retransmissions(input)};
+  return {priority_bytes(input), cnp_vs_ecn(input), pause_on_lossy(input),
+          discards_on_lossless(input), retransmissions(input)};
 }
 
 }  // namespace qb::nic

@@ -105,7 +105,8 @@ Status PortState::check_qos(const policy::QosPlan& plan, const std::vector<uint8
     target.flow_dscps = dscps;
     target.option_key = key;
     const bool net_admin = seams_.net_admin.value_or(has_effective_capability(CAP_NET_ADMIN));
-    auto session = EthQosSession::begin(*seams_.dcb, seams_.root, target, mode_, net_admin);
+    auto session =
+        EthQosSession::begin(*seams_.dcb, seams_.root, target, mode_, net_admin, seams_.state_dir);
     if (!session) return std::move(session).error();
     session_ = std::move(*session);
     notes_(session_->note());
@@ -168,6 +169,7 @@ std::vector<CounterSet> PortState::read_counters() {
     sets.push_back(read_rdma_port_counters(seams_.root, device_, port_));
   }
   if (!netdev_.empty() && seams_.ethtool) sets.push_back(seams_.ethtool->read(netdev_));
+  for (const auto& read : extra_sources_) sets.push_back(read());
   return sets;
 }
 

@@ -896,6 +896,9 @@ const Field<Results> kResultsFields[] = {
     member<&Results::jobs>("jobs"),
     member<&Results::wall_seconds>("wall_seconds"),
     member<&Results::warnings>("warnings"),
+    member<&Results::nic_left_changed>(
+        "nic_left_changed", Presence::optional,
+        [](const Results& r) { return !r.nic_left_changed.empty(); }),
     member<&Results::scenarios>("scenarios"),
 };
 template <>

@@ -137,6 +137,8 @@ Status check_results_invariants(const Results& results, const std::string& sourc
                 "complete is true, yet the run was interrupted (interrupted: true)");
   check.require(!(results.passed && !results.complete), "passed",
                 "passed is true, yet the run is incomplete (complete: false)");
+  check.require(!(results.passed && !results.nic_left_changed.empty()), "passed",
+                "passed is true, yet the run left a NIC changed (nic_left_changed)");
   return check.status();
 }
 

@@ -137,6 +137,7 @@ TEST(EthQosCheck, OneDifferenceIsFoundAlone) {
 }
 
 TEST(EthQosSession, CheckStopsWithTheKeysTheNicsValuesAndTheFix) {
+  const test::TempStateDir state_dir;
   test::FakeDcbPort port(fixture("pcp_defaults"));
   EthQosTarget target{"ens1f0np0", "mlx5_0 port 1", roce_ets_suite(), kRoceEtsDscps,
                       "driver.verbs.nic_qos"};
@@ -155,6 +156,7 @@ TEST(EthQosSession, CheckStopsWithTheKeysTheNicsValuesAndTheFix) {
 }
 
 TEST(EthQosSession, ApplyProgramsTheSuiteAndRestoreRestoresThePort) {
+  const test::TempStateDir state_dir;
   const EthQosState before = fixture("pcp_defaults");
   test::FakeDcbPort port(before);
   EthQosTarget target{"ens1f0np0", "mlx5_0 port 1", roce_ets_suite(), kRoceEtsDscps,
@@ -173,6 +175,7 @@ TEST(EthQosSession, ApplyProgramsTheSuiteAndRestoreRestoresThePort) {
 }
 
 TEST(EthQosSession, TheDestructorRestoresOnAnErrorPath) {
+  const test::TempStateDir state_dir;
   // An exception (or an error return) after the program: the session's owner unwinds.
   const EthQosState before = fixture("roce_ets");
   test::FakeDcbPort port(before);
@@ -190,6 +193,7 @@ TEST(EthQosSession, TheDestructorRestoresOnAnErrorPath) {
 }
 
 TEST(EthQosSession, ApplyWithoutCapNetAdminStopsBeforeAnyWrite) {
+  const test::TempStateDir state_dir;
   test::FakeDcbPort port(fixture("pcp_defaults"));
   EthQosTarget target{"ens1f0np0", "mlx5_0 port 1", roce_ets_suite(), kRoceEtsDscps,
                       "driver.verbs.nic_qos"};
@@ -202,6 +206,7 @@ TEST(EthQosSession, ApplyWithoutCapNetAdminStopsBeforeAnyWrite) {
 }
 
 TEST(EthQosSession, ADriverThatDropsTheSettingIsAnErrorNotASilentRun) {
+  const test::TempStateDir state_dir;
   test::FakeDcbPort port(fixture("pcp_defaults"));
   port.ignore_sets = true;
   EthQosTarget target{"ens1f0np0", "mlx5_0 port 1", roce_ets_suite(), kRoceEtsDscps,
@@ -212,6 +217,7 @@ TEST(EthQosSession, ADriverThatDropsTheSettingIsAnErrorNotASilentRun) {
 }
 
 TEST(EthQosSession, AStateThatCannotBeRestoredIsAClearError) {
+  const test::TempStateDir state_dir;
   test::FakeDcbPort port(fixture("pcp_defaults"));
   EthQosTarget target{"ens1f0np0", "mlx5_0 port 1", roce_ets_suite(), kRoceEtsDscps,
                       "driver.verbs.nic_qos"};

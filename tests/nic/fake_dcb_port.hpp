@@ -6,11 +6,16 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <string>
 #include <vector>
 
+#include "qb/nic/dcb_apply.hpp"
 #include "qb/nic/dcb_netlink.hpp"
 #include "qb/nic/dcb_transport.hpp"
 
@@ -73,28 +78,31 @@ class FakeDcbPort final : public DcbTransport {
     auto asked = decode_ieee_get_reply(request, state_.ifname);
     if (!asked) return error_reply(header.nlmsg_seq, EINVAL);
     if (ignore_sets) return set_reply(header.nlmsg_seq, 0);
-    if (dcb.cmd == DCB_CMD_IEEE_DEL) {
-      for (const dcb_app& app : asked->apps) {
-        auto it = std::find_if(state_.apps.begin(), state_.apps.end(), [&](const dcb_app& a) {
-          return a.selector == app.selector && a.protocol == app.protocol &&
-                 a.priority == app.priority;
-        });
-        if (it == state_.apps.end()) return set_reply(header.nlmsg_seq, -ENOENT);
-        state_.apps.erase(it);
-      }
-      return set_reply(header.nlmsg_seq, 0);
-    }
-    if (asked->ets) state_.ets = asked->ets;
-    if (asked->maxrate) state_.maxrate = asked->maxrate;
-    if (asked->pfc) state_.pfc = asked->pfc;
-    for (const dcb_app& app : asked->apps) {
-      std::erase_if(state_.apps, [&](const dcb_app& a) {
-        return a.selector == app.selector && a.protocol == app.protocol;
-      });
-      state_.apps.push_back(app);
-    }
-    return set_reply(header.nlmsg_seq, 0);
+    const DcbIeeeSet set{asked->ets, asked->maxrate, asked->pfc, asked->apps};
+    const int status = apply_dcb_request(state_, set, dcb.cmd == DCB_CMD_IEEE_DEL);
+    return set_reply(header.nlmsg_seq, static_cast<int8_t>(status));
   }
+};
+
+// A restore-journal directory of the test's own (QOSBENCH_STATE_DIR while it lives): tests that
+// apply run in parallel processes and must not see each other's journals.
+class TempStateDir {
+ public:
+  TempStateDir() {
+    static int counter = 0;
+    path = (std::filesystem::temp_directory_path() /
+            ("qb-nic-state." + std::to_string(::getpid()) + "." + std::to_string(++counter)))
+               .string();
+    std::filesystem::remove_all(path);
+    ::setenv("QOSBENCH_STATE_DIR", path.c_str(), 1);
+  }
+  ~TempStateDir() {
+    ::unsetenv("QOSBENCH_STATE_DIR");
+    std::filesystem::remove_all(path);
+  }
+  TempStateDir(const TempStateDir&) = delete;
+  TempStateDir& operator=(const TempStateDir&) = delete;
+  std::string path;
 };
 
 }  // namespace qb::nic::test

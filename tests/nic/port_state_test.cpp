@@ -107,6 +107,7 @@ TEST(PortState, AVfWithoutCountersRunsWithANote) {
 }
 
 TEST(PortState, TheQosCheckGoesThroughTheSeamAndRestoresAtClose) {
+  const test::TempStateDir state_dir;
   Tree tree;
   const std::string fixtures = std::string(QB_SOURCE_DIR) + "/tests/nic/fixtures";
   auto recorded = make_recorded_dcb_transport(fixtures + "/pcp_defaults");

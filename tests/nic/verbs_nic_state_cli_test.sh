@@ -41,7 +41,8 @@ stats = dict(s["driver_stats"])
 assert stats["nic.counters_read"] > 0, stats
 assert "nic.rdma.np_cnp_sent" in stats and "nic.ethtool.tx_prio3_pause" in stats, stats
 names = [c["name"] for c in s["nic_checks"]]
-assert names == ["priority_bytes", "cnp_vs_ecn", "pause_on_lossy", "retransmissions"], names
+assert names == ["priority_bytes", "cnp_vs_ecn", "pause_on_lossy", "discards_on_lossless",
+                 "retransmissions"], names
 # The fake's run is loopback: bytes per priority are not checked there; the suite gives no pfc.
 checks = {c["name"]: c for c in s["nic_checks"]}
 assert not checks["priority_bytes"]["checked"] and "loopback" in checks["priority_bytes"]["detail"]

@@ -26,6 +26,7 @@ Results every_field() {
   r.complete = false;  // a signal stopped it
   r.interrupted = true;
   r.passed = false;
+  r.nic_left_changed = {"the QoS of ens1f0np0 was not put back (qosbench nic-restore ...)"};
   s.measured_ns_reps.assign(s.repetitions, s.duration_ns);
   // Saturating flows with messages outstanding at the window's end (their tails censored).
   const auto stuck = [](LatencySummary& l) {

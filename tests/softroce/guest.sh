@@ -8,7 +8,7 @@
 #
 # usage: guest.sh QOSBENCH SUITE.toml READ_SUITE.toml OUT_DIR
 #   SUITE runs on two hosts (listen/peer) and is captured; READ_SUITE (READ flows, which the
-#   driver runs in loopback only) runs after it on rxe0 alone.
+#   driver runs in loopback only) runs after it from rxe0 to rxe1 (responder_device), captured.
 #
 # rxe (Linux 6.1) receives and routes in the initial network namespace only, so both veth ends
 # stay there; policy routing sends traffic between the two local addresses over the veth pair
@@ -136,10 +136,25 @@ say "capture stopped"
 counters rxe0 >"$out/counters_after_rxe0.txt"
 counters rxe1 >"$out/counters_after_rxe1.txt"
 
-say "READ flows in loopback on rxe0: $read_suite"
+# READ runs in loopback (its data lands on the requester, which judges); across the two devices
+# (requesters on rxe0, responders on rxe1: responder_device) its requests and responses cross
+# the veth, captured apart.
+tcpdump -i qbv0 -n -U --immediate-mode -B 16384 -s 0 -w "$out/read_capture.pcap" "udp port 4791" \
+  2>"$out/read_tcpdump.log" &
+capture_pid=$!
+for _ in $(seq 100); do
+  grep -q "listening on" "$out/read_tcpdump.log" 2>/dev/null && break
+  sleep 0.1
+done
+grep -q "listening on" "$out/read_tcpdump.log" || fail "tcpdump did not start: $(cat "$out/read_tcpdump.log")"
+say "READ flows in loopback from rxe0 to rxe1 (responder_device): $read_suite"
 "$qosbench" run "$read_suite" --driver verbs --driver-option device=rxe0 \
-  --json "$out/read.json" >"$out/read.log" 2>&1
+  --driver-option responder_device=rxe1 --json "$out/read.json" >"$out/read.log" 2>&1
 echo $? >"$out/read_rc"
+sleep 2
+kill -INT "$capture_pid" 2>/dev/null
+wait "$capture_pid"
+capture_pid=""
 counters rxe0 >"$out/counters_read_rxe0.txt"
 say "READ run ended: exit $(cat "$out/read_rc")"
 

@@ -2,7 +2,8 @@
 # The Soft-RoCE test (ctest -L softroce; docs/testing.md "Soft-RoCE in a guest"): qosbench's
 # verbs driver on a real RDMA stack. Boots Debian's kernel in a QEMU guest
 # (scripts/softroce_vm.sh), runs tests/softroce/guest.sh there (two rxe devices on a veth pair,
-# a receiver and a sender, a capture, rxe's counters, a READ run in loopback, the teardown), then
+# a receiver and a sender, a capture, rxe's counters, a READ run in loopback from rxe0 to rxe1
+# and its capture, the teardown), then
 # judges on the host:
 #   1. the receiver's verdict (the product's own, with the suite's rxe limits) and the sender's;
 #   2. every flow's RoCEv2 packets carry its class's DSCP, both directions, and each class's
@@ -12,7 +13,9 @@
 #      capture saw leave it, its rcvd_pkts by those it saw go to it (98-100 %: rxe drops some
 #      retransmitted ones uncounted);
 #   3b. qosbench's own counter deltas (the receiver's nic.rdma.*) equal the guest's reads;
-#   4. the READ run's verdict;
+#   4. the READ run's verdict, and its capture: the READ flow's requests and responses (whose
+#      traffic class the responder QP's address vector sets) carry its DSCP (check_read_capture.py,
+#      with its own negative control);
 #   5. the teardown left nothing (no rxe, veth, rule, module or qosbench in the guest; the guest
 #      powered off; its files removed here unless QB_SOFTROCE_KEEP=1);
 #   6. the guest's clock kept time (its uptime at power-off within the host's wall time), since
@@ -143,9 +146,18 @@ done
 
 # 4. READ.
 read_rc=$(cat "$out/read_rc" 2>/dev/null || echo none)
-echo "--- the READ run (loopback on rxe0)"
+echo "--- the READ run (loopback from rxe0 to rxe1)"
 grep -v '^\[' "$out/read.log" | sed -n '/^scenario/,$p'
 [[ "$read_rc" == 0 ]] || fail "the READ run exited $read_rc"
+echo "--- the READ run's capture"
+python3 "$here/check_read_capture.py" "$out/read_capture.pcap" "$out/read.json" \
+  "$here/softroce_read.toml" || fail "a READ request or response's DSCP on the wire is not its flow's"
+# The check's negative control: the same capture against a suite whose READ flow says 26.
+sed 's/^dscp = 18$/dscp = 26/' "$here/softroce_read.toml" >"$out/read_wrong_dscp.toml"
+if python3 "$here/check_read_capture.py" "$out/read_capture.pcap" "$out/read.json" \
+  "$out/read_wrong_dscp.toml" >/dev/null; then
+  fail "check_read_capture.py passed with a wrong DSCP for the READ flow"
+fi
 echo "rxe0 during the READ run: $(join "$out/counters_after_rxe0.txt" "$out/counters_read_rxe0.txt" |
   awk '$3 != $2 {printf "%s +%d  ", $1, $3 - $2}')"
 

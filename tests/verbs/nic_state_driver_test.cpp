@@ -57,6 +57,7 @@ nic::EthQosState pcp_port() {
 }
 
 struct NicSetup {
+  nic::test::TempStateDir state_dir;  // restore journals of its own
   std::shared_ptr<nic::test::FakeDcbPort> port =
       std::make_shared<nic::test::FakeDcbPort>(pcp_port());
   VerbsConfig config;

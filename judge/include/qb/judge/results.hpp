@@ -380,6 +380,9 @@ struct Results {
   bool passed = true;
   double wall_seconds = 0.0;
   std::vector<std::string> warnings;
+  /// Ports the run programmed (nic_qos = "apply") and could not put back, one line each: the
+  /// run fails (exit 3) whatever its gates say.
+  std::vector<std::string> nic_left_changed;
   std::vector<ScenarioResult> scenarios;
   Verdict verdict;
 };

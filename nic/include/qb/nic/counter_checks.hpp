@@ -1,7 +1,9 @@
 // Reconciliation of a port's counter deltas with what the suite's flows did and what the suite
 // assumes: bytes per priority against the flows of that priority (did the marking land in the
 // class it was meant for?), CNPs against ECN marks, pauses on priorities the suite thinks lossy,
-// retransmissions on a fabric it thinks lossless. Each says what went wrong in words.
+// receive discards on priorities it thinks lossless, retransmissions on a fabric it thinks
+// lossless. Each says what went wrong in words. Per-priority counters are taken by name from
+// the kernel's ethtool statistics, else from the DPDK PMD's xstats.
 #pragma once
 
 #include <array>
@@ -17,7 +19,8 @@ namespace qb::nic {
 enum class CounterDirection : uint8_t { loopback = 0, tx = 1, rx = 2 };
 
 struct CounterCheckInput {
-  /// "rdma.np_cnp_sent", "ethtool.tx_prio3_bytes" -> delta per repetition.
+  /// "rdma.np_cnp_sent", "ethtool.tx_prio3_bytes", "dpdk.rx_prio3_buf_discard_packets" -> delta
+  /// per repetition.
   std::map<std::string, double> deltas;
   CounterDirection direction = CounterDirection::loopback;
   /// Frame bytes (wire bytes less preamble and gap) the suite's flows sent per priority,
@@ -34,7 +37,8 @@ struct CounterCheckInput {
 };
 
 struct CounterCheck {
-  std::string name;  // "priority_bytes", "cnp_vs_ecn", "pause_on_lossy", "retransmissions"
+  /// "priority_bytes", "cnp_vs_ecn", "pause_on_lossy", "discards_on_lossless", "retransmissions"
+  std::string name;
   bool passed = true;
   bool checked = true;  // false: the counters or the direction do not allow it (detail: why)
   std::string detail;

@@ -1,6 +1,7 @@
 // The counter names the reconciliation checks read, as mlx5 exposes them (the RDMA port's
-// hw_counters; ethtool's per-priority statistics). Only these are named in code: every other
-// counter is carried by the name the device gives it.
+// hw_counters; ethtool's per-priority statistics; the mlx5 PMD's xstats, which rename a few of
+// the kernel's: rx_prio3_buf_discard is rx_prio3_buf_discard_packets there). Only these are
+// named in code: every other counter is carried by the name the device gives it.
 #pragma once
 
 #include <cstdint>
@@ -23,12 +24,20 @@ inline constexpr std::string_view kRdmaCheckedCounters[] = {
     "duplicate_request",
 };
 
-/// A per-priority ethtool counter: "tx_prio3_bytes", "rx_prio0_pause", "tx_prio5_pause_duration".
+/// A per-priority counter: "tx_prio3_bytes", "rx_prio0_pause", "tx_prio5_pause_duration",
+/// "rx_prio3_buf_discard" (ethtool), "rx_prio3_cong_discard_packets" (DPDK mlx5 xstats).
 struct PriorityCounter {
   bool tx = false;
   uint8_t priority = 0;
-  std::string_view kind;  // "bytes", "packets", "pause", "pause_duration", "pause_transition"
+  /// "bytes", "packets", "pause", "pause_duration", "pause_transition", "buf_discard",
+  /// "cong_discard" (the xstats' "_packets" suffix of the discards dropped)
+  std::string_view kind;
 };
+
+/// The sources whose per-priority counters the checks read, in the order they are preferred:
+/// the kernel's ethtool statistics, else the DPDK PMD's xstats (one source per check: a
+/// bifurcated mlx5 port shows the same hardware counter in both).
+inline constexpr std::string_view kPrioritySources[] = {"ethtool", "dpdk"};
 
 constexpr std::optional<PriorityCounter> priority_counter(std::string_view name) noexcept {
   PriorityCounter out;
@@ -41,8 +50,11 @@ constexpr std::optional<PriorityCounter> priority_counter(std::string_view name)
   if (name.size() < 3 || name[0] < '0' || name[0] > '7' || name[1] != '_') return std::nullopt;
   out.priority = static_cast<uint8_t>(name[0] - '0');
   out.kind = name.substr(2);
-  for (std::string_view kind :
-       {"bytes", "packets", "pause", "pause_duration", "pause_transition"}) {
+  if (out.kind == "buf_discard_packets" || out.kind == "cong_discard_packets") {
+    out.kind.remove_suffix(8);  // "_packets"
+  }
+  for (std::string_view kind : {"bytes", "packets", "pause", "pause_duration", "pause_transition",
+                                "buf_discard", "cong_discard"}) {
     if (out.kind == kind) return out;
   }
   return std::nullopt;

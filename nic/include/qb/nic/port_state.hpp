@@ -31,6 +31,7 @@ struct NicSeams {
                                            std::string& why)>
       smp;
   std::optional<bool> net_admin;  // unset: the process's effective CAP_NET_ADMIN
+  std::string state_dir;          // restore journals; empty: default_nic_state_dir()
 };
 
 /// The machine's seams, or a recording's under `root` when it is not "/".
@@ -66,10 +67,16 @@ class PortState {
   Status check_qos(const policy::QosPlan& plan, const std::vector<uint8_t>& dscps,
                    const std::string& port_label);
 
+  /// Counters the driver reads itself (the DPDK PMD's xstats, source "dpdk"), read with the
+  /// others at counters_before() and counters_after().
+  void add_counter_source(std::function<CounterSet()> read) {
+    extra_sources_.push_back(std::move(read));
+  }
+
   void counters_before();
   void counters_after();
   /// "nic.<source>.<name>" deltas (non-zero, or read by the checks), "nic.direction",
-  /// "nic.counters_read". `extra`: counters the driver read itself (DPDK xstats), as deltas.
+  /// "nic.counters_read".
   void add_stats(std::vector<std::pair<std::string, double>>& stats,
                  CounterDirection direction) const;
 
@@ -89,6 +96,7 @@ class PortState {
   bool infiniband_ = false;
   std::string netdev_;
   std::unique_ptr<EthQosSession> session_;
+  std::vector<std::function<CounterSet()>> extra_sources_;
   std::vector<CounterSet> before_, after_;
 };
 

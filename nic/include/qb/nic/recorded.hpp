@@ -5,7 +5,10 @@
 //   DIR/ethtool/<netdev>.txt       `ethtool -S <netdev>` output
 //   DIR/mad/<device>-<port>/<attribute>-<modifier>.hex   SMP data (64 bytes, hex; attribute and
 //                                  modifier in hex without 0x, e.g. 17-0.hex, 18-10001.hex)
-// Writes (DCB sets) are refused: a recording cannot take a setting.
+// Writes (DCB sets) are refused: a recording cannot take a setting, unless it was made a fake
+// port for tests with DIR/dcb/<netdev>.takes-sets (the settings then rewrite <netdev>.hex; the
+// file may say "sets_left N": after N settings the port refuses every one with EIO, and
+// "delay_ms N": each setting takes that long).
 #pragma once
 
 #include <memory>
