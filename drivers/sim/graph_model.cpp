@@ -131,6 +131,17 @@ void GraphModel::configure(const Topology& topology, const policy::QosPlan& plan
   channel_stats_.assign(channels, ChannelStats{});
   for (ChannelStats& s : channel_stats_) s.paused_ps.assign(classes_, 0);
   flow_drops_.assign(flow_count, 0);
+  ecn_ = plan.congestion.ecn;
+  any_ecn_ = plan.congestion.any_ecn();
+  cnp_interval_ps_ = plan.congestion.cnp_interval_ns * 1000;
+  seed_ = plan.congestion.seed;
+  line_rate_bps_ = topology.port_rate_bps;
+  host_tx_wire_bytes_.assign(hosts_.size(), 0);
+  host_of_flow_.resize(flow_count);
+  for (uint32_t f = 0; f < flow_count; ++f) host_of_flow_[f] = flows_[f].host;
+  probe_sent_ps_.assign(flow_count, 0);
+  probe_answered_ps_.assign(flow_count, 0);
+  limiter_.configure(flow_count, largest_packet_bytes_);
   pool_.clear();
   free_ = kNil;
   running_ = false;
@@ -148,7 +159,29 @@ void GraphModel::start() noexcept {
     host.discard_free_ps = 0;
     host.discard_carry = 0;
   }
+  // xorshift64* must not start at zero (as the one-switch model's switch).
+  random_state_ = seed_ * 0x9E3779B97F4A7C15ULL | 1;
+  std::fill(host_tx_wire_bytes_.begin(), host_tx_wire_bytes_.end(), 0);
+  wakeup_generation_ = 0;
+  limiter_.start();
+  for (FlowState& flow : flows_) {
+    flow.last_cnp_ps = INT64_MIN;
+    flow.release_ps = 0;
+    flow.timer_generation = 0;
+    flow.probe = kProbeNone;
+    flow.held_for_rate = false;
+    flow.started = false;
+  }
   running_ = true;
+  if (program_ != nullptr) {
+    program_events_ = program_->event_mask();
+    RateStart start;
+    start.flows = static_cast<uint32_t>(flows_.size());
+    start.hosts = static_cast<uint32_t>(hosts_.size());
+    start.host_of_flow = host_of_flow_;
+    start.line_rate_bps = static_cast<int64_t>(line_rate_bps_ + 0.5);
+    program_->on_start(start, *this);
+  }
 }
 
 GraphModel::SqEntry& GraphModel::entry(uint32_t flow, uint32_t index) noexcept {
@@ -173,8 +206,11 @@ uint32_t GraphModel::tx_burst(std::span<const Message> messages) noexcept {
     if (dropped_[message.flow] != 0) {
       discard(message.flow);
     } else if (was_idle) {
-      scheds_[flow.sched].on_backlogged(flow.local, now_ps_);
-      try_send(hosts_[flow.host].uplink);
+      admit(message.flow);
+    }
+    if (program_ != nullptr && !flow.started) {
+      flow.started = true;
+      deliver(RateEvent{RateEvent::Kind::start, message.flow, now_ps_ / 1000});
     }
   }
   stats_.posted_messages += accepted;
@@ -288,13 +324,27 @@ void GraphModel::nic_send(uint32_t h) noexcept {
   Packet& p = pool_[packet];
   p.flow = flow;
   p.hop = 0;
+  p.ecn = false;
   take_packet(flow, p);
   const FlowState& fs = flows_[flow];
-  scheds_[s].on_sent(picked_queue[c], p.wire_bytes, fs.next_tx != fs.tail, now_ps_);
+  bool backlogged = fs.next_tx != fs.tail;
+  if (program_ != nullptr) {
+    limiter_.charge(flow, p.wire_bytes, now_ps_);
+    if (backlogged && limiter_.ready_ps(flow) > now_ps_) {
+      hold_for_rate(flow);
+      backlogged = false;  // out of its tree until its limiter lets the next packet go
+    }
+  }
+  scheds_[s].on_sent(picked_queue[c], p.wire_bytes, backlogged, now_ps_);
   ++stats_.packets;
   stats_.wire_bytes += p.wire_bytes;
   stats_.payload_bytes += p.payload_bytes;
+  host_tx_wire_bytes_[h] += p.wire_bytes;
+  const uint32_t wire_bytes = p.wire_bytes;
   transmit(channel, c, packet);
+  if (program_ != nullptr && (program_events_ & rate_event_bit(RateEvent::Kind::sent)) != 0) {
+    deliver(RateEvent{RateEvent::Kind::sent, flow, now_ps_ / 1000, wire_bytes});
+  }
 }
 
 void GraphModel::take_packet(uint32_t flow, Packet& packet) noexcept {
@@ -381,6 +431,7 @@ void GraphModel::arrive(uint32_t packet) noexcept {
     done.sent_ns = sq.sent_ps / 1000;
     done.time_ns = now_ps_ / 1000;
     if (p.last) schedule(now_ps_ + flows_[p.flow].ack_delay_ps, EventKind::ack, p.flow);
+    if (p.ecn) answer_mark(p.flow);
     free_packet(packet);
     return;
   }
@@ -388,7 +439,34 @@ void GraphModel::arrive(uint32_t packet) noexcept {
   const uint32_t next = path[p.hop];
   const uint8_t c = graph_->flow_class[p.flow][p.hop];
   enqueue(next, c, fifo_of(next, c, channel, packet), packet);
+  if (any_ecn_ && !p.ecn && marks_ecn(c, class_state(next, c).queued_bytes)) {
+    p.ecn = true;
+    ++stats_.ecn_marks;
+    ++channel_stats_[next].ecn_marks;
+  }
   try_send(next);
+}
+
+bool GraphModel::marks_ecn(uint32_t c, int64_t queued_bytes) noexcept {
+  const policy::EcnMarking& red = ecn_[c];
+  if (!red.enabled || queued_bytes <= red.min_bytes) return false;
+  if (queued_bytes >= red.max_bytes) return true;
+  const double probability = red.max_probability *
+                             static_cast<double>(queued_bytes - red.min_bytes) /
+                             static_cast<double>(red.max_bytes - red.min_bytes);
+  random_state_ ^= random_state_ >> 12;
+  random_state_ ^= random_state_ << 25;
+  random_state_ ^= random_state_ >> 27;
+  const uint64_t draw = (random_state_ * 0x2545F4914F6CDD1DULL) >> 11;  // 53 bits
+  return static_cast<double>(draw) * 0x1.0p-53 < probability;
+}
+
+void GraphModel::answer_mark(uint32_t flow) noexcept {
+  FlowState& fs = flows_[flow];
+  if (fs.last_cnp_ps != INT64_MIN && now_ps_ - fs.last_cnp_ps < cnp_interval_ps_) return;
+  fs.last_cnp_ps = now_ps_;
+  ++stats_.cnps;
+  if (program_ != nullptr) schedule(now_ps_ + fs.ack_delay_ps, EventKind::cnp, flow);
 }
 
 uint32_t GraphModel::fifo_of(uint32_t channel, uint32_t c, uint32_t in_channel,
@@ -498,6 +576,12 @@ void GraphModel::handle(const Event& event) noexcept {
       if (egress_[event.a].wake_ps == event.time_ps) egress_[event.a].wake_ps = INT64_MAX;
       try_send(event.a);
       break;
+    case EventKind::kick:
+      try_send(event.a);
+      break;
+    default:
+      handle_rate_event(event);
+      break;
   }
 }
 
@@ -523,8 +607,15 @@ uint32_t GraphModel::poll(std::span<Completion> out) noexcept {
   uint32_t count = 0;
   while (count < out.size() && done_read_ < done_.size()) {
     const Completion& c = done_[done_read_++];
-    if (c.kind == Completion::Kind::tx_done) --tx_done_pending_;
     out[count++] = c;
+    if (c.kind != Completion::Kind::tx_done) continue;
+    --tx_done_pending_;
+    if (program_ != nullptr && dropped_[c.flow] == 0 &&
+        (program_events_ & rate_event_bit(RateEvent::Kind::ack)) != 0) {
+      RateEvent ack{RateEvent::Kind::ack, c.flow, c.time_ns, c.payload_bytes, c.sequence};
+      ack.rtt_ns = c.time_ns - c.sent_ns;
+      deliver(ack);
+    }
   }
   if (done_read_ == done_.size()) {
     done_.clear();
@@ -532,6 +623,154 @@ uint32_t GraphModel::poll(std::span<Completion> out) noexcept {
   }
   stats_.completions += count;
   return count;
+}
+
+// ---- Rate control (as SimModel's; rate_control.hpp) -----------------------------------------
+// A program's actions never send at once: what they free is kicked by an event at the same
+// instant, so the program is not called again from inside its own handler.
+
+void GraphModel::deliver(const RateEvent& event) noexcept {
+  if ((program_events_ & rate_event_bit(event.kind)) != 0) program_->on_event(event, *this);
+}
+
+void GraphModel::admit(uint32_t flow) noexcept {
+  FlowState& fs = flows_[flow];
+  if (fs.held_for_rate) return;  // its release admits it
+  if (program_ != nullptr && limiter_.ready_ps(flow) > now_ps_) {
+    hold_for_rate(flow);
+    return;
+  }
+  scheds_[fs.sched].on_backlogged(fs.local, now_ps_);
+  try_send(hosts_[fs.host].uplink);
+}
+
+void GraphModel::hold_for_rate(uint32_t flow) noexcept {
+  FlowState& fs = flows_[flow];
+  fs.held_for_rate = true;
+  fs.release_ps = limiter_.ready_ps(flow);
+  schedule(fs.release_ps, EventKind::release, flow);
+}
+
+void GraphModel::handle_rate_event(const Event& event) noexcept {
+  const uint32_t flow = event.a;
+  switch (event.kind) {
+    case EventKind::release: {
+      FlowState& fs = flows_[flow];
+      // A later set_rate() moved the release (or let the flow go): this event is stale.
+      if (!fs.held_for_rate || fs.release_ps != event.time_ps) return;
+      fs.held_for_rate = false;
+      if (fs.next_tx != fs.tail) admit(flow);
+      return;
+    }
+    case EventKind::timer:
+      if (flows_[flow].timer_generation == event.b) {
+        deliver(RateEvent{RateEvent::Kind::timer, flow, now_ps_ / 1000});
+      }
+      return;
+    case EventKind::program_wakeup:
+      if (wakeup_generation_ == event.b) {
+        deliver(RateEvent{RateEvent::Kind::wakeup, 0, now_ps_ / 1000});
+      }
+      return;
+    case EventKind::probe_arrive:
+      if (flows_[flow].probe == kProbeOut) probe_arrived(flow);
+      return;
+    case EventKind::probe_back: {
+      if (flows_[flow].probe != kProbeBack) return;
+      flows_[flow].probe = kProbeNone;
+      RateEvent rtt{RateEvent::Kind::rtt, flow, now_ps_ / 1000};
+      rtt.rtt_ns = (now_ps_ - probe_sent_ps_[flow]) / 1000;
+      rtt.probe_sent_ns = probe_sent_ps_[flow] / 1000;
+      rtt.probe_answered_ns = probe_answered_ps_[flow] / 1000;
+      deliver(rtt);
+      return;
+    }
+    case EventKind::cnp:
+      deliver(RateEvent{RateEvent::Kind::cnp, flow, now_ps_ / 1000});
+      return;
+    default:
+      return;
+  }
+}
+
+void GraphModel::set_rate(uint32_t flow, double rate_bps) noexcept {
+  if (program_ == nullptr || flow >= flows_.size() || dropped_[flow] != 0) return;
+  constexpr double kMaxRateBps = 1e18;  // beyond any link: as good as unlimited, no overflow
+  const uint64_t rate = !(rate_bps > 0.0)         ? 0
+                        : rate_bps >= kMaxRateBps ? static_cast<uint64_t>(kMaxRateBps)
+                                                  : std::max<uint64_t>(1, std::llround(rate_bps));
+  limiter_.set_rate(flow, rate, now_ps_);
+  FlowState& fs = flows_[flow];
+  if (!fs.held_for_rate) return;
+  if (limiter_.ready_ps(flow) > now_ps_) {
+    if (limiter_.ready_ps(flow) != fs.release_ps) hold_for_rate(flow);  // a new release time
+    return;
+  }
+  fs.held_for_rate = false;
+  if (fs.next_tx == fs.tail) return;
+  scheds_[fs.sched].on_backlogged(fs.local, now_ps_);
+  schedule(now_ps_, EventKind::kick, hosts_[fs.host].uplink);
+}
+
+// Model choice: a probe takes no link time; it reaches the receiver after the path's propagation
+// plus, at every switch egress on its path, the bytes its class holds there at the egress rate,
+// and its answer comes back over the path's propagation (the ACK's way).
+void GraphModel::request_rtt_probe(uint32_t flow) noexcept {
+  if (program_ == nullptr || flow >= flows_.size()) return;
+  FlowState& fs = flows_[flow];
+  if (fs.probe == kProbeOut || fs.probe == kProbeBack) return;  // one out per flow
+  probe_sent_ps_[flow] = now_ps_;
+  int64_t forward_ps = fs.ack_delay_ps;
+  const std::vector<uint32_t>& path = graph_->flow_path[flow];
+  for (size_t hop = 1; hop < path.size(); ++hop) {
+    const uint32_t ch = path[hop];
+    const int64_t queued = class_state(ch, graph_->flow_class[flow][hop]).queued_bytes;
+    if (queued > 0) {
+      forward_ps += bytes_ps(static_cast<uint64_t>(queued), egress_[ch].rate_bps);
+    }
+  }
+  fs.probe = kProbeOut;
+  schedule(now_ps_ + forward_ps, EventKind::probe_arrive, flow);
+}
+
+void GraphModel::probe_arrived(uint32_t flow) noexcept {
+  flows_[flow].probe = kProbeWaiting;
+  if ((program_events_ & rate_event_bit(RateEvent::Kind::probe)) == 0) {
+    answer_probe(flow);  // the receiver's NIC answers
+    return;
+  }
+  RateEvent probe{RateEvent::Kind::probe, flow, now_ps_ / 1000};
+  probe.probe_sent_ns = probe_sent_ps_[flow] / 1000;
+  deliver(probe);
+}
+
+void GraphModel::answer_probe(uint32_t flow) noexcept {
+  if (program_ == nullptr || flow >= flows_.size() || flows_[flow].probe != kProbeWaiting) return;
+  FlowState& fs = flows_[flow];
+  fs.probe = kProbeBack;
+  probe_answered_ps_[flow] = now_ps_;
+  schedule(now_ps_ + fs.ack_delay_ps, EventKind::probe_back, flow);
+}
+
+void GraphModel::set_timer(uint32_t flow, int64_t delay_ns) noexcept {
+  if (program_ == nullptr || flow >= flows_.size()) return;
+  FlowState& fs = flows_[flow];
+  ++fs.timer_generation;  // a pending timer event goes stale
+  if (delay_ns < 0) return;
+  const int64_t delay_ps = delay_ns >= INT64_MAX / 4000 ? INT64_MAX / 4 : delay_ns * 1000;
+  schedule(now_ps_ + delay_ps, EventKind::timer, flow, fs.timer_generation);
+}
+
+void GraphModel::set_wakeup(int64_t delay_ns) noexcept {
+  if (program_ == nullptr) return;
+  ++wakeup_generation_;
+  if (delay_ns < 0) return;
+  const int64_t delay_ps = delay_ns >= INT64_MAX / 4000 ? INT64_MAX / 4 : delay_ns * 1000;
+  schedule(now_ps_ + delay_ps, EventKind::program_wakeup, 0, wakeup_generation_);
+}
+
+uint64_t GraphModel::tx_wire_bytes(uint32_t host) const noexcept {
+  return host < host_tx_wire_bytes_.size() ? host_tx_wire_bytes_[host] : 0;
 }
 
 }  // namespace qb::drv::sim

@@ -13,6 +13,12 @@
 //   class), and the pause spreads upstream as buffers fill: the victims of docs/semantics.md.
 // - The receiver is a host; its ACK returns after the path's propagation (not serialised, as in
 //   the one-switch model).
+// - ECN (plan.congestion.ecn, per class): RED on the bytes a switch egress class holds as a
+//   packet joins it; the receiver answers a marked packet with a CNP (at most one per flow per
+//   cnp_interval), which takes the ACK's way back.
+// - A rate-control program (rate_control.hpp, e.g. the DPA emulator running DCQCN) sees the
+//   one-switch model's events and acts through the same RateActions: a per-flow rate limiter
+//   in front of the flow's NIC tree holds the flow out of it until its next packet may go.
 // Events in a binary heap (time, then order of scheduling); one worker, virtual time.
 #pragma once
 
@@ -24,9 +30,12 @@
 #include <vector>
 
 #include "qb/drivers/driver.hpp"
+#include "qb/policies/congestion.hpp"
 #include "qb/policies/fabric_plan.hpp"
 #include "qb/policies/port_arbiter.hpp"
 #include "qb/policies/tree_scheduler.hpp"
+#include "flow_rate_limiter.hpp"
+#include "rate_control.hpp"
 #include "sim_time.hpp"
 
 namespace qb::drv::sim {
@@ -38,6 +47,7 @@ struct ChannelStats {
   int64_t busy_ps = 0;
   int64_t queue_max_bytes = 0;  // most bytes queued at this egress (every class), at any time
   std::vector<int64_t> paused_ps;  // per class: held for lack of credit downstream
+  uint64_t ecn_marks = 0;          // packets marked as they joined this egress (whole run)
 };
 
 struct GraphStats {
@@ -51,10 +61,14 @@ struct GraphStats {
   uint64_t completions = 0;
   uint64_t dropped_messages = 0;
   uint32_t max_send_queue_depth = 0;
+  uint64_t ecn_marks = 0;  // whole run, every switch egress
+  uint64_t cnps = 0;       // sent by the receivers, whole run
 };
 
-class GraphModel final : public Queue, public Clock {
+class GraphModel final : public Queue, public Clock, private RateActions {
  public:
+  /// The rate-control program of the next runs (before configure(); nullptr: none).
+  void attach(RateControl* program) noexcept { program_ = program; }
   /// Builds the model for one run from plan.graph (set). Validation is the driver's job.
   void configure(const Topology& topology, const policy::QosPlan& plan);
   void start() noexcept;
@@ -86,7 +100,14 @@ class GraphModel final : public Queue, public Clock {
     uint32_t next_packet = 0, packets = 0;
     uint32_t host = 0, sched = 0, local = 0;
     int64_t ack_delay_ps = 0;  // the path's propagation, the ACK's way back
+    int64_t last_cnp_ps = INT64_MIN;  // the receiver's last CNP for this flow
+    int64_t release_ps = 0;           // held for rate: its release event's time
+    uint32_t timer_generation = 0;    // the pending timer event's (older ones are stale)
+    uint8_t probe = 0;                // kProbe* state of its RTT probe
+    bool held_for_rate = false;       // out of its tree until its limiter lets it go
+    bool started = false;             // its start event went
   };
+  static constexpr uint8_t kProbeNone = 0, kProbeOut = 1, kProbeWaiting = 2, kProbeBack = 3;
   struct Packet {
     uint32_t flow = 0;
     uint32_t next = kNil;  // FIFO link
@@ -95,6 +116,7 @@ class GraphModel final : public Queue, public Clock {
     uint16_t slot = 0;
     uint8_t hop = 0;  // index into the flow's path of the channel it is on or queued for
     bool last = false;
+    bool ecn = false;  // marked Congestion Experienced at a switch egress
   };
   struct Fifo {
     uint32_t head = kNil, tail = kNil;
@@ -125,7 +147,11 @@ class GraphModel final : public Queue, public Clock {
     uint64_t discard_carry = 0;
     std::vector<int32_t> sched_of_class;  // -1: none
   };
-  enum class EventKind : uint8_t { channel_free, arrive, credit, ack, wake };
+  enum class EventKind : uint8_t {
+    channel_free, arrive, credit, ack, wake,
+    // rate control (a = flow, b = a generation where a newer event replaces older ones)
+    release, timer, probe_arrive, probe_back, program_wakeup, cnp, kick
+  };
   struct Event {
     int64_t time_ps = 0;
     uint64_t order = 0;
@@ -162,6 +188,23 @@ class GraphModel final : public Queue, public Clock {
   uint32_t fifo_of(uint32_t channel, uint32_t c, uint32_t in_channel, uint32_t packet) const
       noexcept;
   uint32_t host_of_uplink(uint32_t channel) const noexcept { return host_of_channel_[channel]; }
+  /// Whether RED marks a packet joining class `c` that now holds `queued_bytes`.
+  bool marks_ecn(uint32_t c, int64_t queued_bytes) noexcept;
+  /// A marked packet of `flow` reached its receiver: a CNP back, unless one went too recently.
+  void answer_mark(uint32_t flow) noexcept;
+  // Rate control.
+  void deliver(const RateEvent& event) noexcept;
+  /// `flow` has work and may be in its tree: into it (unless its limiter holds it).
+  void admit(uint32_t flow) noexcept;
+  void hold_for_rate(uint32_t flow) noexcept;
+  void handle_rate_event(const Event& event) noexcept;
+  void probe_arrived(uint32_t flow) noexcept;
+  void set_rate(uint32_t flow, double rate_bps) noexcept override;
+  void request_rtt_probe(uint32_t flow) noexcept override;
+  void set_timer(uint32_t flow, int64_t delay_ns) noexcept override;
+  void answer_probe(uint32_t flow) noexcept override;
+  void set_wakeup(int64_t delay_ns) noexcept override;
+  uint64_t tx_wire_bytes(uint32_t host) const noexcept override;
   ClassState& class_state(uint32_t channel, uint32_t c) noexcept {
     return class_state_[static_cast<size_t>(channel) * classes_ + c];
   }
@@ -195,6 +238,22 @@ class GraphModel final : public Queue, public Clock {
   std::vector<Fifo> fifos_;
   std::vector<Packet> pool_;
   uint32_t free_ = kNil;
+
+  // Congestion: RED per class, the receivers' CNP spacing, the program and its limiter.
+  std::array<policy::EcnMarking, policy::kMaxArbClasses> ecn_{};
+  bool any_ecn_ = false;
+  int64_t cnp_interval_ps_ = 0;
+  uint64_t seed_ = 1;
+  uint64_t random_state_ = 1;
+  double line_rate_bps_ = 0.0;
+  RateControl* program_ = nullptr;
+  uint32_t program_events_ = 0;  // RateControl::event_mask()
+  FlowRateLimiter limiter_;
+  uint32_t wakeup_generation_ = 0;
+  std::vector<uint64_t> host_tx_wire_bytes_;  // per host, since the run began
+  std::vector<uint32_t> host_of_flow_;        // per flow (RateStart)
+  std::vector<int64_t> probe_sent_ps_;        // per flow
+  std::vector<int64_t> probe_answered_ps_;    // per flow
 
   std::vector<Completion> done_;  // due completions, in time order
   size_t done_read_ = 0;

@@ -30,17 +30,10 @@ class SimDriver final : public DriverBackend {
     return caps;
   }
 
-  // The graph model has no congestion signals or lossy mode yet (issue 29 part 5 continues).
+  // The graph model runs ECN and rate-control programs; it has no lossy mode yet (issue 29
+  // part 5 continues).
   Status check_plan(const policy::QosPlan& plan, const PlanContext& /*context*/) const override {
     if (!plan.graph) return {};
-    if (!plan.congestion.dpa.program.empty()) {
-      return make_error(Errc::not_supported,
-                        "a DPA program on a multi-switch fabric is not simulated yet", "dpa.program");
-    }
-    if (plan.congestion.any_ecn()) {
-      return make_error(Errc::not_supported,
-                        "ECN marking on a multi-switch fabric is not simulated yet", "fabric.ecn");
-    }
     if (plan.congestion.lossy) {
       return make_error(Errc::not_supported,
                         "a lossy multi-switch fabric is not simulated yet", "fabric.mode");
@@ -56,13 +49,6 @@ class SimDriver final : public DriverBackend {
   Status apply(const policy::QosPlan& plan) override {
     program_.reset();
     graph_.reset();
-    if (plan.graph) {
-      graph_plan_ = plan.graph;  // the model reads it for the whole run
-      graph_ = std::make_unique<sim::GraphModel>();
-      graph_->configure(topology_, plan);
-      congestion_ = false;
-      return {};
-    }
     if (!plan.congestion.dpa.program.empty()) {
       try {
         program_ = std::make_unique<sim::DpaRateControl>(
@@ -70,6 +56,15 @@ class SimDriver final : public DriverBackend {
       } catch (const std::invalid_argument& error) {
         return make_error(Errc::invalid_config, error.what());
       }
+    }
+    if (plan.graph) {
+      graph_plan_ = plan.graph;  // the model reads it for the whole run
+      graph_ = std::make_unique<sim::GraphModel>();
+      graph_->attach(program_.get());
+      graph_->configure(topology_, plan);
+      // Only for plans that mark or run a program: the other fabric plans keep their fields.
+      congestion_ = plan.congestion.any_ecn() || !plan.congestion.dpa.program.empty();
+      return {};
     }
     port_.attach(program_.get());
     port_.configure(topology_, plan);
@@ -217,6 +212,10 @@ class SimDriver final : public DriverBackend {
         {"channels", static_cast<double>(g.channel_count())},
         {"dropped_messages", static_cast<double>(s.dropped_messages)},
     };
+    if (congestion_) {
+      stats.emplace_back("ecn_marks", static_cast<double>(s.ecn_marks));
+      stats.emplace_back("cnps", static_cast<double>(s.cnps));
+    }
     int64_t paused_total_ps = 0;
     const std::vector<sim::ChannelStats>& channels = graph_->channel_stats();
     for (uint32_t ch = 0; ch < channels.size(); ++ch) {
@@ -231,6 +230,9 @@ class SimDriver final : public DriverBackend {
       if (!g.to_host(ch) || !g.from_host(ch)) {
         stats.emplace_back(prefix + "queue_max_bytes", static_cast<double>(c.queue_max_bytes));
       }
+      if (congestion_ && !g.from_host(ch)) {  // a switch egress (a NIC port marks nothing)
+        stats.emplace_back(prefix + "ecn_marks", static_cast<double>(c.ecn_marks));
+      }
       for (uint32_t k = 0; k < c.paused_ps.size(); ++k) {
         if (c.paused_ps[k] == 0) continue;
         paused_total_ps += c.paused_ps[k];
@@ -240,6 +242,7 @@ class SimDriver final : public DriverBackend {
       }
     }
     stats.emplace_back("paused_ns", static_cast<double>(paused_total_ps) / 1000.0);
+    if (program_) program_->add_stats(stats, graph_->now_ps() / 1000);
     return stats;
   }
 
@@ -277,7 +280,7 @@ class SimDriver final : public DriverBackend {
 
   std::vector<QueueDepthSeries> queue_depth_series() const override {
     std::vector<QueueDepthSeries> out;
-    if (!congestion_) return out;
+    if (!congestion_ || graph_) return out;  // the graph model keeps no series yet
     for (uint32_t m = port_.switch_class_mask(); m != 0; m &= m - 1) {
       const auto c = static_cast<uint32_t>(__builtin_ctz(m));
       QueueDepthSeries& q = out.emplace_back();

@@ -321,8 +321,9 @@ DpaSpec read_dpa(const Located* section) {
 
 void check_scenario_congestion(const Scenario& scenario) {
   const FabricSpec& fabric = scenario.fabric;
-  if (fabric.ecn && !fabric.switched) {
-    fail("ECN marking happens at the switch: [fabric.ecn] needs switch = true",
+  // A [topology] marks at every switch egress.
+  if (fabric.ecn && !fabric.switched && !scenario.topology) {
+    fail("ECN marking happens at the switch: [fabric.ecn] needs switch = true or a [topology]",
          fabric.where + ".ecn", fabric.loc);
   }
   // The switch egress has the classes its port QoS gives it: 8 TCs with [eth], the data VLs

@@ -510,7 +510,7 @@ void expect_fixed_point(const Topology& t, std::span<const FabricFlow> flows,
   }
 }
 
-// configs/fabric_leaf_spine_classes.toml: 2 leaves x 2 spines, 4 hosts per leaf, 100G
+// configs/fabrics/leaf_spine_classes.toml: 2 leaves x 2 spines, 4 hosts per leaf, 100G
 // everywhere; two compute classes all-to-all (TC0, TC1: ETS 50/50) and four 5G storage flows
 // into h7 (TC3, strict) at every hop. 116 flows; the coupled step used to swing for 2000 sweeps
 // and leave 15 channels over their rate.
