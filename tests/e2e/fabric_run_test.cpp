@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -228,6 +229,31 @@ destination_seed = {0}
       EXPECT_NEAR(flow["error"].get<double>(), 0.0, 0.01) << "seed " << seed << " " << flow["name"];
     }
   }
+}
+
+// Every shipped fabric suite validates and explains (the heavy ones run in the benchmarks and
+// their own tests), and explain gives every flow a path that starts at its source.
+TEST(FabricRun, EveryShippedFabricSuiteValidatesAndExplains) {
+  size_t suites = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(QB_SOURCE_DIR "/configs/fabrics")) {
+    if (entry.path().extension() != ".toml") continue;
+    ++suites;
+    const std::string path = entry.path().string();
+    const Outcome checked = run_qosbench({"validate", path});
+    EXPECT_EQ(checked.exit_code, 0) << path << checked.err;
+    const Outcome explained = run_qosbench({"explain", path, "--json"});
+    ASSERT_EQ(explained.exit_code, 0) << path << explained.err;
+    for (const Json& scenario : Json::parse(explained.out)["scenarios"]) {
+      for (const Json& flow : scenario["flows"]) {
+        ASSERT_FALSE(flow["path"].empty()) << path << " " << flow["name"];
+        EXPECT_TRUE(flow["path"][0].get<std::string>().starts_with(
+            flow["from"].get<std::string>() + ":"))
+            << path << " " << flow["name"];
+      }
+      EXPECT_TRUE(scenario["oracle_notes"].empty()) << path << scenario["oracle_notes"].dump();
+    }
+  }
+  EXPECT_GE(suites, 6u);
 }
 
 }  // namespace

@@ -37,12 +37,28 @@ TEST(TopologySuite, LoadsTheTopologyAndEveryFlowsHosts) {
   EXPECT_EQ(s.flows[0].endpoints.size(), 32u);
   ASSERT_EQ(s.flows[1].endpoints.size(), 1u);
   EXPECT_EQ(s.flows[1].endpoints[0].dst_host, 31u);
-  // Not compiled yet: said, not silently run as a one-switch fabric.
+  // Compiled as a graph, not as a one-switch fabric: every flow instance has its path, from
+  // its source host's NIC port to its destination's, and the expectation fits every channel.
   std::vector<Warning> warnings;
   auto compiled = compile_suite(*suite, warnings);
-  ASSERT_FALSE(compiled);
-  EXPECT_EQ(compiled.error().code, Errc::not_supported);
-  EXPECT_EQ(compiled.error().loc.line, 1u);
+  ASSERT_TRUE(compiled) << compiled.error().to_string();
+  const CompiledScenario& c = (*compiled)[0];
+  ASSERT_TRUE(c.plan.graph);
+  EXPECT_FALSE(c.plan.switched);
+  EXPECT_EQ(c.plan.hosts, 32u);
+  ASSERT_EQ(c.plan.flows.size(), 33u);
+  const policy::FabricPlan& graph = *c.plan.graph;
+  for (size_t f = 0; f < c.plan.flows.size(); ++f) {
+    const std::vector<uint32_t>& path = graph.flow_path[f];
+    ASSERT_GE(path.size(), 2u);
+    EXPECT_EQ(graph.channels[path.front()].from_node, graph.host_node[c.plan.flows[f].host]);
+    EXPECT_EQ(graph.channels[path.back()].to_node, graph.host_node[graph.flow_destination[f]]);
+  }
+  EXPECT_EQ(graph.flow_destination.back(), 31u);
+  for (uint32_t ch = 0; ch < graph.channel_count(); ++ch) {
+    EXPECT_LE(graph.channel_expected_bps[ch], graph.channels[ch].rate_bps * (1 + 1e-9));
+  }
+  EXPECT_TRUE(c.unjudgeable.empty()) << c.unjudgeable;
 }
 
 TEST(TopologySuite, ScenariosMayGiveTheirOwnTopology) {
