@@ -36,6 +36,34 @@ void GraphModel::configure(const Topology& topology, const policy::QosPlan& plan
   for (const auto& hops : g.flow_class) {
     for (const uint8_t c : hops) classes_ = std::max<uint32_t>(classes_, c + 1U);
   }
+  configure_channels();
+  configure_fifos();
+  configure_flows(plan);
+  configure_schedulers(plan);
+  channel_stats_.assign(channels, ChannelStats{});
+  for (ChannelStats& s : channel_stats_) s.paused_ps.assign(classes_, 0);
+  flow_drops_.assign(flow_count, 0);
+  ecn_ = plan.congestion.ecn;
+  any_ecn_ = plan.congestion.any_ecn();
+  cnp_interval_ps_ = plan.congestion.cnp_interval_ns * 1000;
+  seed_ = plan.congestion.seed;
+  line_rate_bps_ = topology.port_rate_bps;
+  host_tx_wire_bytes_.assign(hosts_.size(), 0);
+  host_of_flow_.resize(flow_count);
+  for (uint32_t f = 0; f < flow_count; ++f) host_of_flow_[f] = flows_[f].host;
+  probe_sent_ps_.assign(flow_count, 0);
+  probe_answered_ps_.assign(flow_count, 0);
+  limiter_.configure(flow_count, largest_packet_bytes_);
+  pool_.clear();
+  free_ = kNil;
+  running_ = false;
+}
+
+
+// Per channel: its rate, delay, arbiter, credit buffer (into a switch) and input index.
+void GraphModel::configure_channels() {
+  const policy::FabricPlan& g = *graph_;
+  const uint32_t channels = g.channel_count();
   egress_.assign(channels, Egress{});
   arbiters_.clear();
   arbiters_.reserve(channels);
@@ -64,6 +92,12 @@ void GraphModel::configure(const Topology& topology, const policy::QosPlan& plan
   }
   class_state_.assign(static_cast<size_t>(channels) * classes_, ClassState{});
 
+}
+
+void GraphModel::configure_fifos() {
+  const policy::FabricPlan& g = *graph_;
+  const uint32_t channels = g.channel_count();
+  const auto flow_count = static_cast<uint32_t>(g.flow_path.size());
   // FIFOs: per switch egress, class and ingress channel; or per flow and hop.
   fifo_base_.assign(channels, 0);
   flow_fifo_base_.assign(flow_count, 0);
@@ -82,6 +116,13 @@ void GraphModel::configure(const Topology& topology, const policy::QosPlan& plan
   }
   fifos_.assign(fifos, Fifo{});
 
+}
+
+// Hosts and their uplinks; every flow on its host's scheduler of its NIC class.
+void GraphModel::configure_flows(const policy::QosPlan& plan) {
+  const policy::FabricPlan& g = *graph_;
+  const uint32_t channels = g.channel_count();
+  const auto flow_count = static_cast<uint32_t>(plan.flows.size());
   hosts_.assign(g.host_count(), Host{});
   host_of_channel_.assign(channels, 0);
   for (uint32_t ch = 0; ch < channels; ++ch) {
@@ -116,6 +157,10 @@ void GraphModel::configure(const Topology& topology, const policy::QosPlan& plan
     flow.local = static_cast<uint32_t>(sched_flows_[flow.sched].size());
     sched_flows_[flow.sched].push_back(f);
   }
+}
+
+void GraphModel::configure_schedulers(const policy::QosPlan& plan) {
+  const auto flow_count = static_cast<uint32_t>(plan.flows.size());
   ops_.resize(flow_count);
   for (uint32_t f = 0; f < flow_count; ++f) ops_[f] = plan.flows[f].op;
   policy::TreeScheduler::Config config;
@@ -128,23 +173,6 @@ void GraphModel::configure(const Topology& topology, const policy::QosPlan& plan
     for (size_t q = 0; q < members.size(); ++q) queue_leaf[q] = plan.flows[members[q]].leaf;
     scheds_.emplace_back(plan.tree, queue_leaf, config);
   }
-  channel_stats_.assign(channels, ChannelStats{});
-  for (ChannelStats& s : channel_stats_) s.paused_ps.assign(classes_, 0);
-  flow_drops_.assign(flow_count, 0);
-  ecn_ = plan.congestion.ecn;
-  any_ecn_ = plan.congestion.any_ecn();
-  cnp_interval_ps_ = plan.congestion.cnp_interval_ns * 1000;
-  seed_ = plan.congestion.seed;
-  line_rate_bps_ = topology.port_rate_bps;
-  host_tx_wire_bytes_.assign(hosts_.size(), 0);
-  host_of_flow_.resize(flow_count);
-  for (uint32_t f = 0; f < flow_count; ++f) host_of_flow_[f] = flows_[f].host;
-  probe_sent_ps_.assign(flow_count, 0);
-  probe_answered_ps_.assign(flow_count, 0);
-  limiter_.configure(flow_count, largest_packet_bytes_);
-  pool_.clear();
-  free_ = kNil;
-  running_ = false;
 }
 
 void GraphModel::start() noexcept {

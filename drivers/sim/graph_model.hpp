@@ -164,6 +164,11 @@ class GraphModel final : public Queue, public Clock, private RateActions {
     }
   };
 
+  // configure()'s steps, in order.
+  void configure_channels();
+  void configure_fifos();
+  void configure_flows(const policy::QosPlan& plan);
+  void configure_schedulers(const policy::QosPlan& plan);
   void schedule(int64_t time_ps, EventKind kind, uint32_t a, uint32_t b = 0,
                 uint32_t bytes = 0) noexcept;
   void handle(const Event& event) noexcept;

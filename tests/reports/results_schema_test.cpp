@@ -100,6 +100,9 @@ Results every_field() {
   s.queue_depth = {QueueDepthSeries{"port", {1000.0, 2000.0}, {500.0, 1500.0}}};  // a switch
   s.nic_checks = {NicCheckResult{"priority_bytes", false, true, "priority 3: ..."},
                   NicCheckResult{"pause_on_lossy", true, false, "the suite does not say"}};
+  // A [topology]: its links and a victim.
+  s.links = {LinkResult{"h0:1->leaf0:1", 100e9, 100e9, 25e9, 0.25, 0.0, 15e6}};
+  s.victims = {VictimResult{"s-to-v", "h0:1->leaf0:1", 15e6, -0.857}};
   s.starvation.present = true;  // a real-time driver watched its workers
   s.starvation.lost_ns = 2000;
   s.starvation.run_ns = 100000;
