@@ -243,7 +243,8 @@ TEST(FabricRun, EveryShippedFabricSuiteValidatesAndExplains) {
     EXPECT_EQ(checked.exit_code, 0) << path << checked.err;
     const Outcome explained = run_qosbench({"explain", path, "--json"});
     ASSERT_EQ(explained.exit_code, 0) << path << explained.err;
-    for (const Json& scenario : Json::parse(explained.out)["scenarios"]) {
+    const Json explanation = Json::parse(explained.out);
+    for (const Json& scenario : explanation["scenarios"]) {
       for (const Json& flow : scenario["flows"]) {
         ASSERT_FALSE(flow["path"].empty()) << path << " " << flow["name"];
         EXPECT_TRUE(flow["path"][0].get<std::string>().starts_with(
