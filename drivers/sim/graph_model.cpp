@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "red_marking.hpp"
 #include "sim_driver.hpp"
 #include "sim_events.hpp"
 
@@ -476,17 +477,7 @@ void GraphModel::arrive(uint32_t packet) noexcept {
 }
 
 bool GraphModel::marks_ecn(uint32_t c, int64_t queued_bytes) noexcept {
-  const policy::EcnMarking& red = ecn_[c];
-  if (!red.enabled || queued_bytes <= red.min_bytes) return false;
-  if (queued_bytes >= red.max_bytes) return true;
-  const double probability = red.max_probability *
-                             static_cast<double>(queued_bytes - red.min_bytes) /
-                             static_cast<double>(red.max_bytes - red.min_bytes);
-  random_state_ ^= random_state_ >> 12;
-  random_state_ ^= random_state_ << 25;
-  random_state_ ^= random_state_ >> 27;
-  const uint64_t draw = (random_state_ * 0x2545F4914F6CDD1DULL) >> 11;  // 53 bits
-  return static_cast<double>(draw) * 0x1.0p-53 < probability;
+  return red_marks(ecn_[c], queued_bytes, random_state_);
 }
 
 void GraphModel::answer_mark(uint32_t flow) noexcept {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "red_marking.hpp"
 #include "sim_time.hpp"
 
 namespace qb::drv::sim {
@@ -91,17 +92,7 @@ void SimSwitch::start() noexcept {
 }
 
 bool SimSwitch::marks_ecn(uint32_t switch_class, int64_t queued_bytes) noexcept {
-  const policy::EcnMarking& red = ecn_[switch_class];
-  if (!red.enabled || queued_bytes <= red.min_bytes) return false;
-  if (queued_bytes >= red.max_bytes) return true;
-  const double probability = red.max_probability *
-                             static_cast<double>(queued_bytes - red.min_bytes) /
-                             static_cast<double>(red.max_bytes - red.min_bytes);
-  random_state_ ^= random_state_ >> 12;
-  random_state_ ^= random_state_ << 25;
-  random_state_ ^= random_state_ >> 27;
-  const uint64_t draw = (random_state_ * 0x2545F4914F6CDD1DULL) >> 11;  // 53 bits
-  return static_cast<double>(draw) * 0x1.0p-53 < probability;
+  return red_marks(ecn_[switch_class], queued_bytes, random_state_);
 }
 
 void SimSwitch::answer_mark(const Packet& packet, int64_t arrive_ps, PortStats& stats) noexcept {
