@@ -131,6 +131,13 @@ Status compile_fabric(const Scenario& scenario, std::span<const fabric::FlowEndp
     graph->flow_destination.push_back(endpoints[f].dst_host);
   }
   graph->per_flow_fairness = spec.fairness == fabric::Fairness::per_flow;
+  if (spec.buffer_bytes > 0 && scenario.fabric.lossy) {
+    return make_error(
+        Errc::invalid_config,
+        "[topology] buffer sizes the lossless (switch ingress, class) buffers; a lossy fabric "
+        "drops at each egress class's [fabric] buffer instead: leave one of them out",
+        spec.where + ".buffer", spec.loc);
+  }
   graph->buffer_bytes = spec.buffer_bytes;
   plan.hosts = topology.host_count();
   plan.switched = false;
