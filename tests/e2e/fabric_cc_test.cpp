@@ -10,6 +10,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "one_switch_topology.hpp"
 #include "process.hpp"
@@ -121,6 +122,26 @@ TEST(FabricCc, DcqcnLeavesNoPfcVictim) {
                            "link.leafB:1->v:1.ecn_marks"}) {
     EXPECT_EQ(stat(scenario, idle), 0.0) << idle;
   }
+}
+
+// `run --seed` reaches the switches' marking stream: another seed, other marks; the suite's own
+// seed given again, the suite's marks.
+TEST(FabricCc, RunSeedReachesTheMarkingStream) {
+  const std::string suite = QB_SOURCE_DIR "/configs/fabrics/pfc_victim_dcqcn.toml";
+  const auto marks = [&suite](const std::string& seed) {
+    const std::string json = ::testing::TempDir() + "/fabric_cc_seed_" + seed + ".json";
+    std::vector<std::string> args{"run", suite, "--json", json, "--quiet", "--duration", "5ms"};
+    if (!seed.empty()) {
+      args.push_back("--seed");
+      args.push_back(seed);
+    }
+    const Outcome outcome = run_qosbench(args);
+    EXPECT_LE(outcome.exit_code, 1) << outcome.out << outcome.err;
+    return stat(Json::parse(read_file(json))["scenarios"][0], "ecn_marks");
+  };
+  const double own = marks("");
+  EXPECT_EQ(marks("29"), own);  // the suite's seed
+  EXPECT_NE(marks("7"), own);
 }
 
 // A [topology] without congestion control keeps its fields: no ECN or CNP counters.
