@@ -45,7 +45,8 @@ std::string suite_text() {
 }
 
 // A copy of the captured fabric directory with one file replaced.
-std::string example_with(const std::string& name, const std::string& file, const std::string& text) {
+std::string example_with(const std::string& name, const std::string& file,
+                         const std::string& text) {
   const std::string dir = ::testing::TempDir() + "/" + name;
   std::filesystem::create_directories(dir);
   for (const char* f : {"ibnetdiscover.txt", "lfts.txt", "port-tables.txt"}) {
@@ -55,12 +56,13 @@ std::string example_with(const std::string& name, const std::string& file, const
 }
 
 TEST(IbFabricInput, TheSuitesLftsAreWhatImportOpensmPrints) {
-  const Outcome out = run_qosbench({"import-opensm", "--opensm-conf", kConf, "--fabric-dir",
-                                    kExample, "--net", kNet});
+  const Outcome out = run_qosbench(
+      {"import-opensm", "--opensm-conf", kConf, "--fabric-dir", kExample, "--net", kNet});
   ASSERT_EQ(out.exit_code, 0) << out.err;
   EXPECT_NE(out.out.find("file = \"" + kNet + "\""), std::string::npos) << out.out;
   const std::string suite = read_file(kSuite);
-  const std::regex block("\\[\\[topology\\.lft\\]\\]\nswitch = \"[a-z0-9]+\"\nroutes = \\{[^}]*\\}");
+  const std::regex block(
+      "\\[\\[topology\\.lft\\]\\]\nswitch = \"[a-z0-9]+\"\nroutes = \\{[^}]*\\}");
   size_t blocks = 0;
   for (auto it = std::sregex_iterator(out.out.begin(), out.out.end(), block);
        it != std::sregex_iterator(); ++it) {
@@ -75,8 +77,8 @@ TEST(IbFabricInput, TheSuitesLftsAreWhatImportOpensmPrints) {
       << out.out;
   EXPECT_NE(out.out.find("vlarb_low = [[0, 32], [1, 64], [2, 128], [3, 32]"), std::string::npos);
 
-  const Outcome json = run_qosbench({"import-opensm", "--opensm-conf", kConf, "--fabric-dir",
-                                     kExample, "--net", kNet, "--json"});
+  const Outcome json = run_qosbench(
+      {"import-opensm", "--opensm-conf", kConf, "--fabric-dir", kExample, "--net", kNet, "--json"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const Json doc = Json::parse(json.out);
   EXPECT_EQ(doc["ports"].size(), 48u);  // 16 CA ports, 4 leaves x 6, 2 spines x 4
@@ -104,8 +106,8 @@ TEST(IbFabricInput, ATruncatedOrGarbageFabricFileIsExitTwoAtItsLine) {
   for (const Case& c : cases) {
     const std::string path = write_temp(c.name, c.text);
     const std::string suite =
-        write_temp(c.name + ".toml", replaced(suite_text(), "file = \"" + kNet + "\"",
-                                              "file = \"" + path + "\""));
+        write_temp(c.name + ".toml",
+                   replaced(suite_text(), "file = \"" + kNet + "\"", "file = \"" + path + "\""));
     const Outcome out = run_qosbench({"validate", suite});
     EXPECT_EQ(out.exit_code, 2) << c.name << out.out << out.err;
     EXPECT_NE(out.err.find(c.says), std::string::npos) << c.name << ": " << out.err;
@@ -119,9 +121,10 @@ TEST(IbFabricInput, AVlArbVlAboveThePortsVlsIsExitTwoAtItsKey) {
                               "\"1:64,9:64\"\n\n[[flow]]");
   Outcome out = run_qosbench({"validate", write_temp("ibft_vlcap_switch.toml", text)});
   EXPECT_EQ(out.exit_code, 2) << out.out << out.err;
-  EXPECT_TRUE(std::regex_search(out.err, std::regex("ibft_vlcap_switch\\.toml:[0-9]+:19: error: "
-                                                    "topology\\.switch_qos\\[0\\]\\.vlarb_low\\[1\\]: "
-                                                    "VL 9 is not operational on the port")))
+  EXPECT_TRUE(
+      std::regex_search(out.err, std::regex("ibft_vlcap_switch\\.toml:[0-9]+:19: error: "
+                                            "topology\\.switch_qos\\[0\\]\\.vlarb_low\\[1\\]: "
+                                            "VL 9 is not operational on the port")))
       << out.err;
   text = replaced(suite_text(), "qos_policy = ", "vlarb_low = [[1, 64], [8, 32]]\nqos_policy = ");
   out = run_qosbench({"validate", write_temp("ibft_vlcap_ib.toml", text)});
@@ -167,19 +170,24 @@ TEST(IbFabricInput, AVlArbVlAboveThePortsVlsIsExitTwoAtItsKey) {
 TEST(IbFabricInput, ANetFileThatIsNotTheFabricIsExitTwo) {
   const std::string net = read_file(kNet);
   // h0 and h1 swapped on leaf0 in the file: a cable disagrees with what was discovered.
-  std::string swapped = replaced(net, "[1]\t\"h0\"[1]\n[2]\t\"h1\"[1]", "[1]\t\"h1\"[1]\n[2]\t\"h0\"[1]");
-  swapped = replaced(swapped, "Hca\t1 \"h0\"\n[1]\t\"leaf0\"[1]", "Hca\t1 \"h0\"\n[1]\t\"leaf0\"[2]");
-  swapped = replaced(swapped, "Hca\t1 \"h1\"\n[1]\t\"leaf0\"[2]", "Hca\t1 \"h1\"\n[1]\t\"leaf0\"[1]");
+  std::string swapped =
+      replaced(net, "[1]\t\"h0\"[1]\n[2]\t\"h1\"[1]", "[1]\t\"h1\"[1]\n[2]\t\"h0\"[1]");
+  swapped =
+      replaced(swapped, "Hca\t1 \"h0\"\n[1]\t\"leaf0\"[1]", "Hca\t1 \"h0\"\n[1]\t\"leaf0\"[2]");
+  swapped =
+      replaced(swapped, "Hca\t1 \"h1\"\n[1]\t\"leaf0\"[2]", "Hca\t1 \"h1\"\n[1]\t\"leaf0\"[1]");
   Outcome out = run_qosbench({"import-opensm", "--opensm-conf", kConf, "--fabric-dir", kExample,
                               "--net", write_temp("ibft_swapped.net", swapped)});
   EXPECT_EQ(out.exit_code, 2) << out.out << out.err;
   EXPECT_TRUE(std::regex_search(
-      out.err, std::regex("ibnetdiscover\\.txt:[0-9]+:[0-9]+: error: --net: port [12] of \"(leaf0|h0|h1)\" "
-                          "leads to \"[a-z0-9]+\"\\[[12]\\] here, but to \"[a-z0-9]+\"\\[[12]\\] in")))
+      out.err,
+      std::regex("ibnetdiscover\\.txt:[0-9]+:[0-9]+: error: --net: port [12] of \"(leaf0|h0|h1)\" "
+                 "leads to \"[a-z0-9]+\"\\[[12]\\] here, but to \"[a-z0-9]+\"\\[[12]\\] in")))
       << out.err;
   // A file with other names: the discovered descriptions name no node of it.
-  out = run_qosbench({"import-opensm", "--opensm-conf", kConf, "--fabric-dir", kExample, "--net",
-                      std::string(QB_SOURCE_DIR) + "/tests/conformance/fabrics/fat-tree-2level.net"});
+  out =
+      run_qosbench({"import-opensm", "--opensm-conf", kConf, "--fabric-dir", kExample, "--net",
+                    std::string(QB_SOURCE_DIR) + "/tests/conformance/fabrics/fat-tree-2level.net"});
   EXPECT_EQ(out.exit_code, 2) << out.out << out.err;
   EXPECT_NE(out.err.find("(description \""), std::string::npos) << out.err;
   EXPECT_NE(out.err.find("fat-tree-2level.net"), std::string::npos) << out.err;
