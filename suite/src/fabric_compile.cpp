@@ -121,6 +121,12 @@ Status compile_fabric(const Scenario& scenario, std::span<const fabric::FlowEndp
       const policy::PortQos& qos = graph->channel_qos[path[h]];
       const uint8_t c = fabric::port_class(qos, flow.sl, flow.dscp);
       if (qos.kind == policy::PortQos::Kind::vlarb && c == policy::kDropVl) {
+        // explain names the first hop that drops it (the suite-wide tables' drops say so already).
+        if (!drop && !flow.dropped) {
+          flow.class_note += fmt::format("{}SL2VL of {} sends SL {} to VL15: dropped",
+                                         flow.class_note.empty() ? "" : "; ",
+                                         graph->channel_names[path[h]], flow.sl);
+        }
         drop = true;
       } else {
         classes[h] = c;
