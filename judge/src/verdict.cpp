@@ -38,13 +38,22 @@ std::string join(const std::vector<std::string>& parts) {
   return out;
 }
 
-// Why flows of a fabric fell short, when pauses from elsewhere explain it.
+// Why flows of a fabric fell short, when pauses from elsewhere explain it: the worst few by
+// their error (a 320-host fabric can have hundreds; the results list every one).
 std::string victims_note(const ScenarioResult& scenario) {
   if (scenario.victims.empty()) return {};
+  constexpr size_t kNamedVictims = 3;
+  std::vector<const VictimResult*> worst;
+  for (const VictimResult& victim : scenario.victims) worst.push_back(&victim);
+  std::stable_sort(worst.begin(), worst.end(),
+                   [](const auto* a, const auto* b) { return a->error < b->error; });
   std::vector<std::string> named;
-  for (const VictimResult& victim : scenario.victims) {
-    named.push_back(fmt::format("{} paused at {} for {}", victim.flow, victim.paused_at,
-                                format_duration_ns(victim.paused_ns)));
+  for (size_t i = 0; i < worst.size() && i < kNamedVictims; ++i) {
+    named.push_back(fmt::format("{} paused at {} for {}", worst[i]->flow, worst[i]->paused_at,
+                                format_duration_ns(worst[i]->paused_ns)));
+  }
+  if (worst.size() > kNamedVictims) {
+    named.push_back(fmt::format("and {} more (results: victims)", worst.size() - kNamedVictims));
   }
   return " (PFC victims: " + join(named) + ")";
 }

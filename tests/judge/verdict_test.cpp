@@ -14,6 +14,7 @@
 #include "qb/judge/expectation_window.hpp"
 #include "qb/judge/judge.hpp"
 #include "qb/judge/sampling_noise.hpp"
+#include "qb/judge/verdict.hpp"
 #include "qb/judge/window_checks.hpp"
 #include "qb/suite/compile.hpp"
 #include "qb/suite/shortfall.hpp"
@@ -118,6 +119,25 @@ TEST(Verdict, ASuiteWithoutGatesIsJudgedAndFailsBrokenShares) {
   EXPECT_FALSE(shares->passed);
   EXPECT_EQ(r.verdict.summary.rfind("FAILED: shares not held: ", 0), 0u) << r.verdict.summary;
   EXPECT_NE(r.verdict.summary.find("limit 5%"), std::string::npos) << r.verdict.summary;
+}
+
+// A fabric's failed shares name its PFC victims: the worst three by error, then how many more
+// (a 320-host fabric can have hundreds; the results list every one).
+TEST(Verdict, NamesTheWorstPfcVictimsAndCountsTheRest) {
+  auto judged = judge_measured(kTwoFlows, {70.0, 30.0});
+  ASSERT_TRUE(judged);
+  Results results = *judged->results;
+  for (int v = 0; v < 5; ++v) {
+    results.scenarios.front().victims.push_back(
+        VictimResult{"f" + std::to_string(v), "sw:1->h:1", 1000.0, -0.1 * (v + 1)});
+  }
+  const std::string summary = verdict_of(results).summary;
+  EXPECT_NE(summary.find("(PFC victims: f4 paused at sw:1->h:1 for 1.00 us; f3 paused"),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("f2 paused"), std::string::npos) << summary;
+  EXPECT_EQ(summary.find("f1 paused"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("and 2 more (results: victims))"), std::string::npos) << summary;
 }
 
 TEST(Verdict, WhatIsTurnedOffIsListedAsNotJudged) {
