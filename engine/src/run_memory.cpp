@@ -78,8 +78,9 @@ uint64_t flow_instances(const suite::FlowSpec& flow) {
 // The simulator's graph model of a [topology] (drivers/sim/graph_model.hpp), per repetition in
 // flight: per channel its egress state and, per class, its credit, ring and one FIFO per input
 // of its switch; per flow its path; and the packets the switch buffers can hold (at most a
-// 64-byte packet per 64 buffer bytes of every class in use, 32 B each).
-constexpr uint64_t kGraphBytesPerChannel = 512;
+// 64-byte packet per 64 buffer bytes of every class in use, 32 B each). A channel's share
+// includes its queue-depth histogram (sim/depth_histogram.hpp: 440 buckets of 8 bytes).
+constexpr uint64_t kGraphBytesPerChannel = 512 + 440 * 8;
 constexpr uint64_t kGraphBytesPerChannelClass = 48;
 constexpr uint64_t kGraphBytesPerFifo = 12;
 constexpr uint64_t kGraphBytesPerPacket = 32;
@@ -94,7 +95,9 @@ uint64_t graph_model_bytes(const suite::Scenario& scenario) {
     fifos = plus(fifos, times(times(ports, ports), classes));
   }
   const uint64_t channels = topology.channel_count();
-  const uint64_t buffer = scenario.topology->buffer_bytes > 0
+  // Lossy: each egress class holds at most [fabric] buffer; lossless: each ingress buffer.
+  const uint64_t buffer = scenario.fabric.lossy ? static_cast<uint64_t>(scenario.fabric.buffer_bytes)
+                          : scenario.topology->buffer_bytes > 0
                               ? static_cast<uint64_t>(scenario.topology->buffer_bytes)
                               : kGraphDefaultBufferBytes;
   const uint64_t packets = times(times(channels, classes), buffer / 64);
