@@ -19,7 +19,7 @@
 #include "dpdk_worker.hpp"
 #include "eal.hpp"
 #include "fabric_addressing.hpp"
-#include "netns_scope.hpp"
+#include "netns.hpp"
 #include "port.hpp"
 #include "port_state_hooks.hpp"
 #include "qb/drivers/registry.hpp"
@@ -126,10 +126,8 @@ class DpdkDriver final : public DriverBackend {
                         "dpdk: tx_port and rx_port are both \"none\": nothing to do",
                         "driver.dpdk.tx_port");
     }
-    // The ports' sockets are made in the rank's namespace (EAL's --vdev probes and any port
-    // found by a device string); this thread goes back once they are.
-    dpdk::NetnsScope in_netns;
-    if (auto s = in_netns.enter(config_.netns); !s) return s;
+    // The ports are made and driven from the rank's namespace (netns.hpp).
+    if (auto s = dpdk::enter_netns(config_.netns); !s) return s;
     if (auto s = dpdk::ensure_eal(config_.eal_args); !s) return s;
     // rte_eal_init cannot be cut short (a few hundred ms with -m 512): a signal that came
     // during it ends the run here, before any port is set up.

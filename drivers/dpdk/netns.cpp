@@ -1,4 +1,4 @@
-#include "netns_scope.hpp"
+#include "netns.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -6,22 +6,28 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
+#include <mutex>
 
 namespace qb::drv::dpdk {
+namespace {
 
-NetnsScope::~NetnsScope() {
-  if (home_fd_ < 0) return;
-  if (setns(home_fd_, CLONE_NEWNET) != 0) {
-    std::fprintf(stderr, "qosbench: warning: dpdk: could not leave the network namespace: %s\n",
-                 std::strerror(errno));
+std::mutex g_mutex;
+std::string g_entered;  // the namespace this process's port thread is in ("": its own)
+
+}  // namespace
+
+Status enter_netns(const std::string& name) {
+  std::lock_guard lock(g_mutex);
+  if (name == g_entered) return {};
+  if (!g_entered.empty() || name.empty()) {
+    return make_error(Errc::invalid_config,
+                      fmt::format("dpdk: the ports of this process are in network namespace "
+                                  "'{}' already (the EAL is the process's); '{}' cannot be "
+                                  "another",
+                                  g_entered, name),
+                      "driver.dpdk.netns");
   }
-  ::close(home_fd_);
-}
-
-Status NetnsScope::enter(const std::string& name) {
-  if (name.empty()) return {};
   const std::string path = name.find('/') == std::string::npos ? "/var/run/netns/" + name : name;
   const int target = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (target < 0) {
@@ -30,18 +36,16 @@ Status NetnsScope::enter(const std::string& name) {
                                   std::strerror(errno)),
                       "driver.dpdk.netns");
   }
-  home_fd_ = ::open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-  if (home_fd_ < 0 || setns(target, CLONE_NEWNET) != 0) {
-    const int error = errno;
-    ::close(target);
-    if (home_fd_ >= 0) ::close(home_fd_);
-    home_fd_ = -1;
+  const int entered = setns(target, CLONE_NEWNET);
+  const int error = errno;
+  ::close(target);
+  if (entered != 0) {
     return make_error(Errc::invalid_config,
                       fmt::format("dpdk: cannot enter network namespace '{}': {}", name,
                                   std::strerror(error)),
                       "driver.dpdk.netns");
   }
-  ::close(target);
+  g_entered = name;
   return {};
 }
 
