@@ -467,7 +467,12 @@ Result<JobShape> job_fabric(const PreparedRun& prepared, uint32_t ranks) {
   }
   if (fabric_job) {
     if (auto fits = cluster::check_fabric_job_size(hosts, ranks); !fits) {
-      return std::move(fits).error();
+      Error error = std::move(fits).error();
+      if (first.topology) {  // the suite's topology says how many hosts: point at it
+        error.where = first.topology->where;
+        error.loc = first.topology->loc;
+      }
+      return error;
     }
     return JobShape{&first.fabric, hosts};
   }

@@ -1,4 +1,4 @@
-#include "fabric_merge.hpp"
+#include "qb/cluster/fabric_merge.hpp"
 
 #include <algorithm>
 #include <array>

@@ -7,7 +7,7 @@
 #include <map>
 
 #include "error_wire.hpp"
-#include "fabric_merge.hpp"
+#include "qb/cluster/fabric_merge.hpp"
 #include "qb/cluster/agreement.hpp"
 #include "qb/common/job_clock.hpp"
 #include "sweep_wire.hpp"

@@ -18,6 +18,7 @@
 # say so. The namespaces, links and bridge are removed on every exit path.
 #
 # usage: fabric_bridge_test.sh QOSBENCH SUITE.toml
+# Also: a job of another size than the topology's hosts is exit 2, one message naming the -np.
 # Exit: 0 pass, 1 fail, 77 skipped (no MPI, not root, no netns/veth/bridge, no dpdk driver).
 set -u
 qosbench=${1:?usage: fabric_bridge_test.sh QOSBENCH SUITE.toml}
@@ -107,6 +108,14 @@ starved() {
 ((rc == 0 || rc == 1)) || { ((rc == 3)) && starved; } ||
   fail "the job exited $rc (0 or 1: run and judged; 3 only for a starved worker)"
 [[ -s $work/job.json ]] || fail "rank 0 wrote no results"
+# The bridge learned every rank's address on that rank's port (its hello, then its flows).
+if command -v bridge >/dev/null; then
+  for ((rank = 0; rank < hosts; rank++)); do
+    mac=$(ip netns exec "${namespaces[$rank]}" cat "/sys/class/net/${links[$rank]}/address")
+    bridge fdb show br "$bridge" | grep -qi "^$mac dev ${links[$rank]}p" ||
+      fail "the bridge did not learn rank $rank's address $mac on ${links[$rank]}p"
+  done
+fi
 python3 - "$work/job.json" "$work/explain.json" <<'PY' || fail "the merged results do not hold what the job measured"
 import json, sys
 results = json.load(open(sys.argv[1]))
@@ -156,4 +165,13 @@ for rank, host in enumerate(hosts):
     # Switched, not flooded: at most a few frames before the bridge learned an address.
     assert stray <= 0.01 * max(received, 100), f"rank {rank} saw {stray:.0f} strays"
 PY
+# A job of another size than the topology's hosts: exit 2 on every rank, one message naming
+# the -np the suite needs (nothing opened: the size is checked before any driver).
+(cd "$work" && timeout 120 mpirun -np $((hosts - 1)) "$qosbench" run "$suite" >"$work/bad.out" 2>&1)
+rc=$?
+cat "$work/bad.out"
+((rc == 2)) || fail "a job of $((hosts - 1)) ranks for $hosts hosts exited $rc, not 2"
+[[ $(grep -c "mpirun -np $hosts)" "$work/bad.out") == 1 ]] ||
+  fail "not one message naming mpirun -np $hosts"
+grep -q "topology" "$work/bad.out" || fail "the message does not name the topology"
 echo PASS
