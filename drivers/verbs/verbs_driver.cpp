@@ -148,6 +148,12 @@ class VerbsDriver final : public DriverBackend {
                                                      topology.propagation_delay_ns);
         fake.timing = config_.fake_timing;
         fake.sched_support = config_.fake_sched_support;
+        // A fabric job's ranks each make their own fake (one per process): QP numbers of their
+        // own, so that no rank's write lands on a QP of its own that has another's number
+        // (counted as an arrival of the wrong flow). The data stays in its process.
+        if (topology.job && topology.job->fabric) {
+          fake.first_qp_number = 0x100 + 0x10000 * topology.job->rank;
+        }
         owned_ops_ = std::make_unique<FakeMlx5>(std::move(fake));
       } else {
         owned_ops_ = make_rdma_core_ops();

@@ -26,32 +26,44 @@ suite=${2:?}
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/mpi_env.sh"
 mpi_skip_unless_usable "$qosbench"
-[[ $(id -u) == 0 ]] || skip "needs root (network namespaces, veth, bridge, AF_PACKET sockets)"
 "$qosbench" drivers | grep -q "^dpdk .*available" || skip "the dpdk driver is not built"
 command -v ip >/dev/null || skip "no 'ip' (iproute2)"
 command -v python3 >/dev/null || skip "no python3"
 
 work=$(mktemp -d /tmp/qb-fabric-bridge.XXXXXX)
+bridge="qbfb$$"
+namespaces=()
+links=()  # the ranks' ends (in their namespaces); their peers here get a "p" suffix
+created_bridge=0
+cleanup() {
+  for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null; done
+  for link in "${links[@]}"; do ip link del "${link}p" 2>/dev/null; done
+  ((created_bridge)) && ip link del "$bridge" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
 "$qosbench" explain "$suite" --json >"$work/explain.json" || fail "explain failed"
 # The topology's hosts in host order: rank i plays the i-th.
 hosts=$(python3 -c 'import json, sys
 nodes = json.load(open(sys.argv[1]))["scenarios"][0]["topology"]["nodes"]
 print(sum(1 for n in nodes if n["kind"] == "host"))' "$work/explain.json") || fail "explain --json has no topology"
 
+# A job of another size than the topology's hosts: exit 2 on every rank, one message naming
+# the -np the suite needs (nothing opened: the size is checked before any driver).
+(cd "$work" && timeout 120 mpirun -np $((hosts - 1)) "$qosbench" run "$suite" >"$work/bad.out" 2>&1)
+rc=$?
+cat "$work/bad.out"
+((rc == 2)) || fail "a job of $((hosts - 1)) ranks for $hosts hosts exited $rc, not 2"
+[[ $(grep -c "mpirun -np $hosts)" "$work/bad.out") == 1 ]] ||
+  fail "not one message naming mpirun -np $hosts"
+grep -q "topology" "$work/bad.out" || fail "the message does not name the topology"
+
+[[ $(id -u) == 0 ]] || skip "needs root (network namespaces, veth, bridge, AF_PACKET sockets)"
 id=$$
-bridge="qbfb$id"
-namespaces=()
-links=()  # the ranks' ends (in their namespaces); their peers here get a "p" suffix
-cleanup() {
-  for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null; done
-  for link in "${links[@]}"; do ip link del "${link}p" 2>/dev/null; done
-  ip link del "$bridge" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
 
 ip link add "$bridge" type bridge 2>"$work/err" || skip "cannot create a bridge: $(cat "$work/err")"
+created_bridge=1
 ip link set "$bridge" type bridge stp_state 0 forward_delay 0 2>/dev/null
 sysctl -qw "net.ipv6.conf.$bridge.disable_ipv6=1" 2>/dev/null
 for ((rank = 0; rank < hosts; rank++)); do
@@ -165,13 +177,4 @@ for rank, host in enumerate(hosts):
     # Switched, not flooded: at most a few frames before the bridge learned an address.
     assert stray <= 0.01 * max(received, 100), f"rank {rank} saw {stray:.0f} strays"
 PY
-# A job of another size than the topology's hosts: exit 2 on every rank, one message naming
-# the -np the suite needs (nothing opened: the size is checked before any driver).
-(cd "$work" && timeout 120 mpirun -np $((hosts - 1)) "$qosbench" run "$suite" >"$work/bad.out" 2>&1)
-rc=$?
-cat "$work/bad.out"
-((rc == 2)) || fail "a job of $((hosts - 1)) ranks for $hosts hosts exited $rc, not 2"
-[[ $(grep -c "mpirun -np $hosts)" "$work/bad.out") == 1 ]] ||
-  fail "not one message naming mpirun -np $hosts"
-grep -q "topology" "$work/bad.out" || fail "the message does not name the topology"
 echo PASS
