@@ -390,13 +390,14 @@ class DpdkDriver final : public DriverBackend {
     }
     if (own_mac_) {
       // A fabric job's rank: frames of other ranks' flows, and per flow destined here what
-      // arrived (warm-up included), so that every flow's receiving rank can be told.
+      // arrived (warm-up included), so that every flow's receiving rank can be told. (Not
+      // ".rx_packets": the job's note on late stamps adds up the ranks' rx_packets.)
       add("rx_stray", static_cast<double>(s.rx_stray));
       add("tx_hello", hello_sent_ ? 1.0 : 0.0);
       for (const uint32_t f : topology_.job->received_flows) {
         uint64_t packets = 0;
         for (const auto& worker : workers_) packets += worker->flow_rx_packets(f);
-        out.emplace_back("flow." + plan_.flows[f].name + ".rx_packets",
+        out.emplace_back("flow." + plan_.flows[f].name + ".received_packets",
                          static_cast<double>(packets));
       }
     }

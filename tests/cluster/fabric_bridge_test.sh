@@ -10,7 +10,7 @@
 # sends one frame to itself at start so that the bridge learns where it is.
 # Checked: the job ran and was judged against the fabric's expectation (the figures
 # `qosbench explain` prints); every flow was measured by the rank of its destination (its
-# rank<r>.flow.<name>.rx_packets) and by no other; no flow got more frames in the window than
+# rank<r>.flow.<name>.received_packets) and by no other; no flow got more frames in the window than
 # its destination counted, nor the flows of a rank more than it sent; the strays each rank saw
 # (frames of flows destined to another) are printed and bounded. The verdict is printed, not
 # asserted: three busy-polling processes on 2 cores starve each other (roles_veth_test.sh),
@@ -148,7 +148,7 @@ for name, flow in sorted(flows.items()):
     # Judged against the fabric's expectation: the figures explain prints.
     assert abs(flow["expected_bps"] - plan["expected_bps"]) <= 1e-6 * plan["expected_bps"], \
         f"{name}: expected {flow['expected_bps']} where explain says {plan['expected_bps']}"
-    counted = stats.get(f"rank{dst}.flow.{name}.rx_packets")
+    counted = stats.get(f"rank{dst}.flow.{name}.received_packets")
     print(f"{name}: {plan['from']} (rank {src}) -> {plan['to']} (rank {dst}): expected "
           f"{flow['expected_bps']/1e6:.3f} measured {flow['measured_bps']/1e6:.3f} Mbit/s "
           f"({flow['error']:+.2%}); rank {dst} counted {counted} frames per repetition, "
@@ -158,13 +158,13 @@ for name, flow in sorted(flows.items()):
     assert counted is not None and counted > 0, f"rank {dst} did not count {name}"
     for rank in range(len(hosts)):
         if rank != dst:
-            assert f"rank{rank}.flow.{name}.rx_packets" not in stats, \
+            assert f"rank{rank}.flow.{name}.received_packets" not in stats, \
                 f"rank {rank} counted {name}, which is destined to rank {dst}"
     assert flow["packets"] / repetitions <= counted * 1.001, \
         f"{name}: more frames in the window than its destination's rank counted"
 for rank, host in enumerate(hosts):
     sent = stats[f"rank{rank}.tx_packets"]
-    got = sum(stats[f"rank{rank_of[planned[n]['to']]}.flow.{n}.rx_packets"]
+    got = sum(stats[f"rank{rank_of[planned[n]['to']]}.flow.{n}.received_packets"]
               for n in planned if planned[n]["from"] == host)
     stray = stats[f"rank{rank}.rx_stray"]
     received = stats[f"rank{rank}.rx_packets"]
