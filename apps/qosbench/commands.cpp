@@ -466,6 +466,19 @@ Result<JobShape> job_fabric(const PreparedRun& prepared, uint32_t ranks) {
     }
   }
   if (fabric_job) {
+    // Rank i plays the topology's host i: placements are not read beside a [topology] yet,
+    // and there is no receiver to place (docs/multi-host.md, "Not yet").
+    const suite::RankPlacement* placed =
+        !first.fabric.host_ranks.empty()  ? &first.fabric.host_ranks.front()
+        : first.fabric.receiver_rank.given() ? &first.fabric.receiver_rank
+                                             : nullptr;
+    if (placed != nullptr) {
+      return make_error(Errc::invalid_config,
+                        "a [topology] job runs host i on rank i, every rank sending and "
+                        "receiving: it reads no [[fabric.host]] or [fabric.receiver] placement "
+                        "(yet); remove it",
+                        placed->where, placed->loc);
+    }
     if (auto fits = cluster::check_fabric_job_size(hosts, ranks); !fits) {
       Error error = std::move(fits).error();
       if (first.topology) {  // the suite's topology says how many hosts: point at it

@@ -18,7 +18,8 @@
 # say so. The namespaces, links and bridge are removed on every exit path.
 #
 # usage: fabric_bridge_test.sh QOSBENCH SUITE.toml
-# Also: a job of another size than the topology's hosts is exit 2, one message naming the -np.
+# Also: a job of another size than the topology's hosts is exit 2, one message naming the -np;
+# a [[fabric.host]] placement beside the [topology] is exit 2 at its key.
 # Exit: 0 pass, 1 fail, 77 skipped (no MPI, not root, no netns/veth/bridge, no dpdk driver).
 set -u
 qosbench=${1:?usage: fabric_bridge_test.sh QOSBENCH SUITE.toml}
@@ -58,6 +59,16 @@ cat "$work/bad.out"
 [[ $(grep -c "mpirun -np $hosts)" "$work/bad.out") == 1 ]] ||
   fail "not one message naming mpirun -np $hosts"
 grep -q "topology" "$work/bad.out" || fail "the message does not name the topology"
+# A placement beside a [topology] (host i runs on rank i): exit 2 at the placement's key.
+placed="$work/placed.toml"
+cp "$suite" "$placed"
+printf '\n[[fabric.host]]\nrank = 1\n' >>"$placed"
+(cd "$work" && timeout 120 mpirun -np "$hosts" "$qosbench" run "$placed" >"$work/placed.out" 2>&1)
+rc=$?
+cat "$work/placed.out"
+((rc == 2)) || fail "a placement beside a [topology] exited $rc, not 2"
+grep -q "placed.toml:[0-9]*:[0-9]*: error: fabric.host\[0\]" "$work/placed.out" ||
+  fail "the refusal does not point at the placement"
 
 [[ $(id -u) == 0 ]] || skip "needs root (network namespaces, veth, bridge, AF_PACKET sockets)"
 id=$$
