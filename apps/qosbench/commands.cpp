@@ -420,19 +420,38 @@ bool same_placement(const suite::RankPlacement& a, const suite::RankPlacement& b
   return a.rank == b.rank && a.hostname == b.hostname;
 }
 
-// On real devices each rank plays one of the suite's hosts or the receiver: every scenario must
-// have as many hosts, placed on the same ranks. The fabric whose placements the job follows.
-Result<const suite::FabricSpec*> job_fabric(const PreparedRun& prepared, uint32_t ranks) {
+// What a job on real devices is made of: the fabric whose placements it follows, and for a
+// suite's [topology] (a fabric job: every rank sends and receives) its host count.
+struct JobShape {
+  const suite::FabricSpec* fabric = nullptr;
+  std::optional<uint32_t> topology_hosts;
+};
+
+// On real devices each rank plays one of the suite's hosts or the receiver (a [topology]: one
+// of its hosts, sending and receiving): every scenario must have as many hosts, placed on the
+// same ranks.
+Result<JobShape> job_fabric(const PreparedRun& prepared, uint32_t ranks) {
   const suite::Scenario& first = *prepared.loaded.compiled.front().scenario;
   const uint32_t hosts = prepared.loaded.compiled.front().plan.host_count();
+  const bool fabric_job = prepared.loaded.compiled.front().plan.graph != nullptr;
   for (const auto& compiled : prepared.loaded.compiled) {
     const suite::FabricSpec& fabric = compiled.scenario->fabric;
+    if ((compiled.plan.graph != nullptr) != fabric_job) {
+      return make_error(Errc::usage,
+                        fmt::format("scenario '{}' {} a [topology] where the first {}: a job "
+                                    "runs one kind of fabric throughout",
+                                    compiled.scenario->name, fabric_job ? "has no" : "has",
+                                    fabric_job ? "has one" : "has none"),
+                        compiled.scenario->where.empty() ? "topology"
+                                                         : compiled.scenario->where + ".topology",
+                        compiled.scenario->loc);
+    }
     if (compiled.plan.host_count() != hosts) {
       return make_error(Errc::usage,
                         fmt::format("scenario '{}' has {} hosts where the first has {}: a job "
                                     "runs one rank per host, the same hosts in every scenario",
                                     compiled.scenario->name, compiled.plan.host_count(), hosts),
-                        "fabric.hosts");
+                        fabric_job ? "topology" : "fabric.hosts");
     }
     const bool same = std::equal(fabric.host_ranks.begin(), fabric.host_ranks.end(),
                                  first.fabric.host_ranks.begin(), first.fabric.host_ranks.end(),
@@ -446,8 +465,67 @@ Result<const suite::FabricSpec*> job_fabric(const PreparedRun& prepared, uint32_
                         fabric.where, fabric.loc);
     }
   }
+  if (fabric_job) {
+    // Rank i plays the topology's host i: placements are not read beside a [topology] yet,
+    // and there is no receiver to place (docs/multi-host.md, "Not yet").
+    const suite::RankPlacement* placed =
+        !first.fabric.host_ranks.empty()  ? &first.fabric.host_ranks.front()
+        : first.fabric.receiver_rank.given() ? &first.fabric.receiver_rank
+                                             : nullptr;
+    if (placed != nullptr) {
+      return make_error(Errc::invalid_config,
+                        "a [topology] job runs host i on rank i, every rank sending and "
+                        "receiving: it reads no [[fabric.host]] or [fabric.receiver] placement "
+                        "(yet); remove it",
+                        placed->where, placed->loc);
+    }
+    if (auto fits = cluster::check_fabric_job_size(hosts, ranks); !fits) {
+      Error error = std::move(fits).error();
+      if (first.topology) {  // the suite's topology says how many hosts: point at it
+        error.where = first.topology->where;
+        error.loc = first.topology->loc;
+      }
+      return error;
+    }
+    return JobShape{&first.fabric, hosts};
+  }
   if (auto fits = cluster::check_job_size(hosts, ranks); !fits) return std::move(fits).error();
-  return &first.fabric;
+  return JobShape{&first.fabric, std::nullopt};
+}
+
+// A fabric job's flows on its ranks, per scenario: who sends and who receives each. A flow
+// whose destination no rank plays is the suite's error, at the flow.
+Result<std::vector<cluster::FabricFlows>> fabric_flows(const PreparedRun& prepared,
+                                                       const cluster::JobRoles& roles) {
+  std::vector<cluster::FabricFlows> all;
+  for (const auto& compiled : prepared.loaded.compiled) {
+    cluster::FabricFlows flows;
+    const policy::QosPlan& plan = compiled.plan;
+    flows.groups = static_cast<uint32_t>(compiled.scenario->flows.size());
+    for (uint32_t f = 0; f < plan.flows.size(); ++f) {
+      const uint32_t source = plan.flows[f].host;
+      const uint32_t destination =
+          plan.graph && f < plan.graph->flow_destination.size() ? plan.graph->flow_destination[f]
+                                                                : roles.hosts;
+      const uint32_t group = f < compiled.flow_spec.size() ? compiled.flow_spec[f] : 0;
+      if (source >= roles.host_ranks.size() || destination >= roles.host_ranks.size()) {
+        const suite::FlowSpec& spec = compiled.scenario->flows[group];
+        return make_error(Errc::invalid_config,
+                          fmt::format("flow '{}' goes from host {} to host {}, and no rank of "
+                                      "the job plays host {} (the job's {} ranks play hosts 0 "
+                                      "to {})",
+                                      plan.flows[f].name, source, destination,
+                                      source >= roles.host_ranks.size() ? source : destination,
+                                      roles.host_ranks.size(), roles.host_ranks.size() - 1),
+                          spec.where + ".to", spec.loc);
+      }
+      flows.source_rank.push_back(roles.host_ranks[source]);
+      flows.destination_rank.push_back(roles.host_ranks[destination]);
+      flows.group.push_back(group);
+    }
+    all.push_back(std::move(flows));
+  }
+  return all;
 }
 
 // What the live console shows and how: the status line and colour on a terminal only, and
@@ -552,6 +630,7 @@ struct JobPart {
   std::optional<cluster::JobRoles> roles;
   std::vector<cluster::ClockOffset> clock_offsets;
   int64_t offsets_taken_ns = 0;
+  std::vector<cluster::FabricFlows> fabric_flows;  // a fabric job's, per scenario
 };
 
 // A rank's part before the run: on virtual time its share of the (scenario, repetition) runs;
@@ -563,11 +642,18 @@ std::optional<int> join_job_part(PreparedRun& prepared, cluster::Communicator* c
   if (comm != nullptr && prepared.virtual_time) {
     part.spread = cluster::sweep_spread(*comm, job_wait(), part.spread_problem);
   } else if (comm != nullptr) {
-    auto fabric = job_fabric(prepared, comm->size());
-    if (!fabric) return g_quiet_rank ? exit_code_for(fabric.error().code) : fail(fabric.error());
-    auto placed = cluster::agree_roles(*comm, **fabric, job_wait());
+    auto shape = job_fabric(prepared, comm->size());
+    if (!shape) return g_quiet_rank ? exit_code_for(shape.error().code) : fail(shape.error());
+    auto placed =
+        cluster::agree_roles(*comm, *shape->fabric, job_wait(), shape->topology_hosts);
     if (!placed) return g_quiet_rank ? exit_code_for(placed.error().code) : fail(placed.error());
     part.roles = std::move(*placed);
+    if (part.roles->fabric) {
+      // Every rank knows the same plans and roles: the same answer everywhere.
+      auto flows = fabric_flows(prepared, *part.roles);
+      if (!flows) return g_quiet_rank ? exit_code_for(flows.error().code) : fail(flows.error());
+      part.fabric_flows = std::move(*flows);
+    }
     auto offsets = cluster::estimate_clock_offsets(*comm, kClockSamples, job_wait());
     if (!offsets) return fail(offsets.error());
     part.clock_offsets = std::move(*offsets);
@@ -578,7 +664,7 @@ std::optional<int> join_job_part(PreparedRun& prepared, cluster::Communicator* c
     part.host_role = cluster::host_role(*comm, *part.roles, job_wait(), *offset);
     options.host_role = &*part.host_role;
     part.spread = cluster::role_spread(*comm, *part.roles, job_wait(), part.clock_offsets,
-                                       part.spread_problem);
+                                       part.spread_problem, &part.fabric_flows);
   }
   if (part.spread) options.spread = &*part.spread;
   return std::nullopt;
@@ -590,7 +676,10 @@ std::optional<int> join_job_part(PreparedRun& prepared, cluster::Communicator* c
 void attach_live_console(const RunArgs& args, const suite::Suite& suite, bool reporting,
                          const JobPart& part, engine::RunOptions& options,
                          engine::RunProgress& run_progress, std::optional<LiveConsole>& live) {
-  const bool measures_here = !part.host_role || !part.host_role->drive_host.has_value();
+  // A fabric job's ranks all measure (their own flows): rank 0's lines stand for the job's.
+  const bool measures_here =
+      !part.host_role || (part.roles && part.roles->fabric ? reporting
+                                                            : !part.host_role->drive_host);
   const LiveConsoleOptions console = live_console_options(args, reporting, measures_here);
   if (!live_wanted(args.quiet) || !(console.status_line || console.intervals) ||
       suite.scenarios.empty()) {
@@ -617,6 +706,17 @@ void add_job_clock_warnings(const engine::SuiteRun& run, const engine::SuiteMeas
   const auto bounds = cluster::host_clock_bounds(*part.roles, part.clock_offsets,
                                                  offsets_after ? &*offsets_after : nullptr);
   for (const cluster::HostClockBound& host : bounds) {
+    if (part.roles->fabric) {
+      // Frames are stamped in rank 0's clock: a flow's one-way latency is within its two
+      // hosts' bounds added.
+      fmt::print(std::cerr,
+                 "host {} (rank {}): clock against rank 0's within +- {} ns (the clock offsets' "
+                 "bounds{}); a flow's one-way latency is within its two hosts' bounds added\n",
+                 host.host, host.rank, host.bound_ns,
+                 offsets_after ? fmt::format(", and {:+} ns moved during the run", host.drift_ns)
+                               : std::string(", the drift during the run unknown"));
+      continue;
+    }
     fmt::print(std::cerr,
                "host {} (rank {}): one-way latency to the receiver within +- {} ns (the clock "
                "offsets' bounds{})\n",

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "error_wire.hpp"
+#include "qb/cluster/fabric_merge.hpp"
 #include "qb/cluster/agreement.hpp"
 #include "qb/common/job_clock.hpp"
 #include "sweep_wire.hpp"
@@ -31,6 +32,18 @@ Status check_job_size(uint32_t hosts, uint32_t ranks) {
   return {};
 }
 
+Status check_fabric_job_size(uint32_t hosts, uint32_t ranks) {
+  if (ranks != hosts) {
+    return make_error(Errc::usage,
+                      fmt::format("the suite's topology has {} host{}, each sending and "
+                                  "receiving: run it on {} ranks (mpirun -np {}), one per host, "
+                                  "not {}",
+                                  hosts, hosts == 1 ? "" : "s", hosts, hosts, ranks),
+                      "topology");
+  }
+  return {};
+}
+
 std::optional<uint32_t> JobRoles::host_of(uint32_t rank) const {
   for (uint32_t host = 0; host < host_ranks.size(); ++host) {
     if (host_ranks[host] == rank) return host;
@@ -39,15 +52,21 @@ std::optional<uint32_t> JobRoles::host_of(uint32_t rank) const {
 }
 
 Result<JobRoles> place_roles(const suite::FabricSpec& fabric,
-                             const std::vector<std::string>& rank_hosts) {
+                             const std::vector<std::string>& rank_hosts,
+                             std::optional<uint32_t> topology_hosts) {
   const auto ranks = static_cast<uint32_t>(rank_hosts.size());
-  if (auto fits = check_job_size(fabric.hosts, ranks); !fits) return std::move(fits).error();
-  // Part p < hosts is host p; part `hosts` is the receiver.
-  std::vector<const suite::RankPlacement*> placements(fabric.hosts + 1, nullptr);
-  for (uint32_t host = 0; host < fabric.host_ranks.size() && host < fabric.hosts; ++host) {
+  const bool in_fabric = topology_hosts.has_value();
+  const uint32_t hosts = topology_hosts.value_or(fabric.hosts);
+  if (auto fits = in_fabric ? check_fabric_job_size(hosts, ranks) : check_job_size(hosts, ranks);
+      !fits) {
+    return std::move(fits).error();
+  }
+  // Part p < hosts is host p; part `hosts` is the receiver (none in a fabric job).
+  std::vector<const suite::RankPlacement*> placements(hosts + (in_fabric ? 0 : 1), nullptr);
+  for (uint32_t host = 0; host < fabric.host_ranks.size() && host < hosts; ++host) {
     placements[host] = &fabric.host_ranks[host];
   }
-  if (fabric.receiver_rank.given()) placements[fabric.hosts] = &fabric.receiver_rank;
+  if (!in_fabric && fabric.receiver_rank.given()) placements[hosts] = &fabric.receiver_rank;
 
   constexpr uint32_t kUnplaced = std::numeric_limits<uint32_t>::max();
   std::vector<uint32_t> rank_of_part(placements.size(), kUnplaced);
@@ -93,24 +112,32 @@ Result<JobRoles> place_roles(const suite::FabricSpec& fabric,
     taken[rank] = true;
   }
   JobRoles roles;
-  roles.hosts = fabric.hosts;
-  roles.receiver_rank = rank_of_part.back();
-  roles.host_ranks.assign(rank_of_part.begin(), rank_of_part.end() - 1);
+  roles.hosts = hosts;
+  roles.fabric = in_fabric;
+  if (in_fabric) {
+    roles.receiver_rank = 0;  // unused
+    roles.host_ranks = std::move(rank_of_part);
+  } else {
+    roles.receiver_rank = rank_of_part.back();
+    roles.host_ranks.assign(rank_of_part.begin(), rank_of_part.end() - 1);
+  }
   return roles;
 }
 
-Result<JobRoles> agree_roles(Communicator& comm, const suite::FabricSpec& fabric,
-                             const Wait& wait) {
+Result<JobRoles> agree_roles(Communicator& comm, const suite::FabricSpec& fabric, const Wait& wait,
+                             std::optional<uint32_t> topology_hosts) {
   auto hosts = comm.gather(comm.host_name(), 0, wait);
   if (!hosts) return std::move(hosts).error();
-  // "ok", the receiver's rank, then host h's rank for every h; or an error as the wire has it.
+  // "ok", the receiver's rank ("f": a fabric job, none), then host h's rank for every h; or an
+  // error as the wire has it.
   std::string decision;
   if (comm.rank() == 0) {
-    auto placed = place_roles(fabric, *hosts);
+    auto placed = place_roles(fabric, *hosts, topology_hosts);
     if (!placed) {
       decision = encode_error(placed.error());
     } else {
-      decision = fmt::format("ok{}{}", kSeparator, placed->receiver_rank);
+      decision = placed->fabric ? fmt::format("ok{}f", kSeparator)
+                                : fmt::format("ok{}{}", kSeparator, placed->receiver_rank);
       for (const uint32_t rank : placed->host_ranks) {
         decision += fmt::format("{}{}", kSeparator, rank);
       }
@@ -122,13 +149,18 @@ Result<JobRoles> agree_roles(Communicator& comm, const suite::FabricSpec& fabric
   const auto fields = split_fields(*agreed);
   JobRoles roles;
   roles.hosts = static_cast<uint32_t>(fields.size() - 2);
-  roles.receiver_rank = field_number<uint32_t>(fields[1]);
+  roles.fabric = fields[1] == "f";
+  roles.receiver_rank = roles.fabric ? 0 : field_number<uint32_t>(fields[1]);
   for (size_t f = 2; f < fields.size(); ++f)
     roles.host_ranks.push_back(field_number<uint32_t>(fields[f]));
   return roles;
 }
 
 std::string role_of(const JobRoles& roles, uint32_t rank) {
+  if (roles.fabric) {
+    if (auto host = roles.host_of(rank)) return fmt::format("host {} (sends and receives)", *host);
+    return "no part";
+  }
   if (rank == roles.receiver_rank) return "receiver";
   if (auto host = roles.host_of(rank)) return fmt::format("host {} (sender)", *host);
   return "no part";
@@ -165,9 +197,10 @@ std::vector<HostClockBound> host_clock_bounds(const JobRoles& roles,
                                               const std::vector<ClockOffset>& offsets,
                                               const std::vector<ClockOffset>* after) {
   std::vector<HostClockBound> hosts;
-  if (roles.receiver_rank >= offsets.size()) return hosts;
+  const uint32_t reference = roles.clock_reference();
+  if (reference >= offsets.size()) return hosts;
   const bool drift_known = after != nullptr && after->size() == offsets.size();
-  const ClockOffset& receiver = offsets[roles.receiver_rank];
+  const ClockOffset& receiver = offsets[reference];
   for (uint32_t host = 0; host < roles.host_ranks.size(); ++host) {
     const uint32_t rank = roles.host_ranks[host];
     if (rank >= offsets.size()) continue;
@@ -176,7 +209,7 @@ std::vector<HostClockBound> host_clock_bounds(const JobRoles& roles,
                          sender.error_bound_ns + receiver.error_bound_ns, 0};
     if (drift_known) {
       const ClockOffset& sender_after = (*after)[rank];
-      const ClockOffset& receiver_after = (*after)[roles.receiver_rank];
+      const ClockOffset& receiver_after = (*after)[reference];
       bound.drift_ns = (sender_after.offset_ns - receiver_after.offset_ns) - bound.offset_ns;
       // The offset during the run was somewhere between the two estimates (a clock's rate
       // changes slowly): off by the change at most, each estimate within its bounds.
@@ -231,7 +264,7 @@ Result<int64_t> offset_to_receiver(Communicator& comm, const JobRoles& roles,
   std::string all;
   if (comm.rank() == 0) {
     for (const ClockOffset& offset : offsets) {
-      const int64_t to_receiver = offset.offset_ns - offsets[roles.receiver_rank].offset_ns;
+      const int64_t to_receiver = offset.offset_ns - offsets[roles.clock_reference()].offset_ns;
       all += fmt::format("{}{}", all.empty() ? "" : std::string(1, kSeparator), to_receiver);
     }
   }
@@ -251,6 +284,8 @@ engine::HostRole host_role(Communicator& comm, const JobRoles& roles, Wait wait,
   engine::HostRole role;
   role.drive_host = roles.host_of(comm.rank());
   role.clock_offset_to_receiver_ns = offset_to_receiver_ns;
+  role.rank = comm.rank();
+  if (roles.fabric) role.fabric_host_ranks = roles.host_ranks;
   // Bounded: a rank that never reaches the start (it hangs, or stopped alone) must not keep
   // the others waiting for ever.
   role.at_start = [&comm, wait](const Status& mine) {
@@ -267,12 +302,38 @@ engine::HostRole host_role(Communicator& comm, const JobRoles& roles, Wait wait,
   return role;
 }
 
+namespace {
+
+// Every rank's driver statistics of one repetition (`parts[r]`, null: not heard from) under
+// "rank<r>.", with its clock offset.
+drv::DriverStats stats_by_rank(const std::vector<const engine::RepetitionOutcome*>& parts,
+                               const std::vector<ClockOffset>& offsets) {
+  drv::DriverStats stats;
+  for (uint32_t rank = 0; rank < parts.size(); ++rank) {
+    const std::string prefix = fmt::format("rank{}.", rank);
+    if (parts[rank] != nullptr) {
+      for (const auto& [key, value] : parts[rank]->measurement.driver_stats) {
+        stats.emplace_back(prefix + key, value);
+      }
+    }
+    if (rank < offsets.size()) {
+      stats.emplace_back(prefix + "clock_offset_ns", static_cast<double>(offsets[rank].offset_ns));
+      stats.emplace_back(prefix + "clock_offset_error_ns",
+                         static_cast<double>(offsets[rank].error_bound_ns));
+    }
+  }
+  return stats;
+}
+
+}  // namespace
+
 engine::TaskSpread role_spread(Communicator& comm, const JobRoles& roles, Wait wait,
-                               const std::vector<ClockOffset>& offsets, std::string& problem) {
+                               const std::vector<ClockOffset>& offsets, std::string& problem,
+                               const std::vector<FabricFlows>* flows) {
   engine::TaskSpread spread;
   spread.runs_here = [](size_t) { return true; };  // every rank takes part in every run
-  spread.exchange = [&comm, roles, wait, &offsets,
-                     &problem](Result<std::vector<engine::RepetitionOutcome>> mine)
+  spread.exchange = [&comm, roles, wait, &offsets, &problem,
+                     fabric_flows = flows](Result<std::vector<engine::RepetitionOutcome>> mine)
       -> Result<std::vector<engine::RepetitionOutcome>> {
     auto gathered = comm.gather(pack_outcomes(mine), 0, wait);
     if (!gathered) {
@@ -286,6 +347,24 @@ engine::TaskSpread role_spread(Communicator& comm, const JobRoles& roles, Wait w
       if (auto s = unpack_outcomes((*gathered)[rank], rank, by_rank[rank]); !s) {
         return std::move(s).error();
       }
+    }
+    if (roles.fabric) {
+      // Each flow measured where it arrived, posted where it was sent.
+      std::vector<engine::RepetitionOutcome> merged =
+          merge_fabric_outcomes(by_rank, fabric_flows != nullptr ? *fabric_flows
+                                                         : std::vector<FabricFlows>{});
+      for (engine::RepetitionOutcome& outcome : merged) {
+        std::vector<const engine::RepetitionOutcome*> parts;
+        for (const auto& outcomes : by_rank) {
+          const auto found = std::find_if(
+              outcomes.begin(), outcomes.end(), [&](const engine::RepetitionOutcome& o) {
+                return o.scenario == outcome.scenario && o.repetition == outcome.repetition;
+              });
+          parts.push_back(found == outcomes.end() ? nullptr : &*found);
+        }
+        outcome.measurement.driver_stats = stats_by_rank(parts, offsets);
+      }
+      return merged;
     }
     // The receiver measured; every rank's driver saw its own side.
     std::vector<engine::RepetitionOutcome> merged = std::move(by_rank[roles.receiver_rank]);
@@ -304,9 +383,9 @@ engine::TaskSpread role_spread(Communicator& comm, const JobRoles& roles, Wait w
           }
           part = &*found;
           // What was posted is known where it was posted: the sender's counts, per flow.
-          auto& flows = outcome.measurement.flows;
-          for (size_t f = 0; f < flows.size() && f < part->measurement.flows.size(); ++f) {
-            engine::merge_counters(flows[f].counts, part->measurement.flows[f].counts,
+          auto& merged_flows = outcome.measurement.flows;
+          for (size_t f = 0; f < merged_flows.size() && f < part->measurement.flows.size(); ++f) {
+            engine::merge_counters(merged_flows[f].counts, part->measurement.flows[f].counts,
                                    engine::CounterSide::sender);
           }
           outcome.measurement.complete = outcome.measurement.complete && part->measurement.complete;

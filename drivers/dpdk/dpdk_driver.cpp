@@ -18,6 +18,8 @@
 #include "device_timing.hpp"
 #include "dpdk_worker.hpp"
 #include "eal.hpp"
+#include "fabric_addressing.hpp"
+#include "netns.hpp"
 #include "port.hpp"
 #include "port_state_hooks.hpp"
 #include "qb/drivers/registry.hpp"
@@ -124,6 +126,8 @@ class DpdkDriver final : public DriverBackend {
                         "dpdk: tx_port and rx_port are both \"none\": nothing to do",
                         "driver.dpdk.tx_port");
     }
+    // The ports are made and driven from the rank's namespace (netns.hpp).
+    if (auto s = dpdk::enter_netns(config_.netns); !s) return s;
     if (auto s = dpdk::ensure_eal(config_.eal_args); !s) return s;
     // rte_eal_init cannot be cut short (a few hundred ms with -m 512): a signal that came
     // during it ends the run here, before any port is set up.
@@ -221,6 +225,21 @@ class DpdkDriver final : public DriverBackend {
       }
     }
     plan_ = plan;
+    // A fabric job: every rank's address through the job, each flow's frames to its receiver.
+    std::optional<dpdk::FabricAddresses> fabric;
+    own_mac_.reset();
+    hello_sent_ = false;
+    if (topology_.job && topology_.job->fabric) {
+      if (!transmit_ || !receive_ || rx_port_ != tx_port_) {
+        return make_error(Errc::invalid_config,
+                          "dpdk: a rank of a [topology] job sends and receives on one port: "
+                          "give tx_port (or none: the first port) and leave rx_port unset",
+                          transmit_ ? "driver.dpdk.rx_port" : "driver.dpdk.tx_port");
+      }
+      auto learned = dpdk::exchange_addresses(*topology_.job, dpdk::port_mac(tx_port_));
+      if (!learned) return std::move(learned).error();
+      fabric = std::move(*learned);
+    }
     dpdk::WorkerSetup setup;
     setup.tx_port = tx_port_;
     setup.receive = receive_;
@@ -262,6 +281,7 @@ class DpdkDriver final : public DriverBackend {
       spec.dst_ip = config_.dst_ip;
       spec.src_port = static_cast<uint16_t>(config_.udp_src_base + f % 16384);
       spec.dst_port = config_.udp_dst_port;
+      if (fabric) fabric->address(*topology_.job, f, spec);
       if (roce) {
         dpdk::RoceSpec roce_spec;
         roce_spec.frame = spec;
@@ -273,6 +293,13 @@ class DpdkDriver final : public DriverBackend {
       } else {
         setup.templates.emplace_back(spec);
       }
+    }
+    if (fabric) {
+      setup.rx_accept.assign(plan.flows.size(), 0);
+      for (const uint32_t f : topology_.job->received_flows) {
+        if (f < setup.rx_accept.size()) setup.rx_accept[f] = 1;
+      }
+      own_mac_ = fabric->mac_of_rank[topology_.job->rank];
     }
     workers_.clear();
     for (uint32_t w = 0; w < topology_.workers; ++w) {
@@ -310,6 +337,11 @@ class DpdkDriver final : public DriverBackend {
       }
       for (auto& worker : workers_) worker->set_device_clock(*map);
     }
+    // A fabric job: one frame to this rank's own address, so that the switch learns where
+    // it is before any flow is sent to it (the job starts the flows after every rank started;
+    // a switch floods frames to addresses it has not learned). Sent back to its own port, the
+    // switch delivers it nowhere.
+    if (own_mac_) hello_sent_ = dpdk::send_hello(tx_port_, pool_, *own_mac_);
     if (port_state_) port_state_->counters_before();
     dpdk::pin_main_thread();  // worker 0 runs here, on the main lcore
     for (auto& worker : workers_) worker->start();
@@ -355,6 +387,19 @@ class DpdkDriver final : public DriverBackend {
     add("rx_hw_timestamps", static_cast<double>(s.rx_hw_timestamps));
     if (topology_.job_clock_offset_ns) {
       add("rx_stamped_after_arrival", static_cast<double>(s.rx_stamped_after_arrival));
+    }
+    if (own_mac_) {
+      // A fabric job's rank: frames of other ranks' flows, and per flow destined here what
+      // arrived (warm-up included), so that every flow's receiving rank can be told. (Not
+      // ".rx_packets": the job's note on late stamps adds up the ranks' rx_packets.)
+      add("rx_stray", static_cast<double>(s.rx_stray));
+      add("tx_hello", hello_sent_ ? 1.0 : 0.0);
+      for (const uint32_t f : topology_.job->received_flows) {
+        uint64_t packets = 0;
+        for (const auto& worker : workers_) packets += worker->flow_rx_packets(f);
+        out.emplace_back("flow." + plan_.flows[f].name + ".received_packets",
+                         static_cast<double>(packets));
+      }
     }
     if (topology_.wire.transport == policy::Transport::rocev2) {
       add("roce_truncated_messages", static_cast<double>(s.roce_truncated));
@@ -454,6 +499,8 @@ class DpdkDriver final : public DriverBackend {
   std::unique_ptr<dpdk::DeviceOps> ops_;
   dpdk::TimingPlan timing_;
   DriverStats xstats_;
+  std::optional<std::array<uint8_t, 6>> own_mac_;  // a fabric job's rank: its port's address
+  bool hello_sent_ = false;
   std::unique_ptr<nic::PortState> port_state_;  // an mlx5 port's QoS and counters
 };
 
@@ -495,7 +542,7 @@ std::unique_ptr<const DriverOptions> parse_dpdk_options(const ConfigTable& table
 
 DpdkConfig parse_dpdk_config(const ConfigTable& table) {
   table.allow_only({"eal", "tx_port", "rx_port", "software_shaper", "hw_pacing", "nic_qos",
-                    "nic_counters", "nic_root", "nic_netdev"});
+                    "nic_counters", "nic_root", "nic_netdev", "netns"});
   DpdkConfig config;
   config.eal_args = table.string_list("eal").value_or(std::vector<std::string>{});
   config.tx_port = table.string("tx_port").value_or("");
@@ -509,6 +556,7 @@ DpdkConfig parse_dpdk_config(const ConfigTable& table) {
                   "(programmed for the run, put back after) or \"off\"");
   }
   config.nic_counters = table.boolean("nic_counters").value_or(true);
+  config.netns = table.string("netns").value_or("");
   config.nic_root = table.string("nic_root").value_or("");
   config.nic_netdev = table.string("nic_netdev").value_or("");
   if (config.nic_root.empty() != config.nic_netdev.empty()) {

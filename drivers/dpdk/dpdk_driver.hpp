@@ -55,6 +55,9 @@ struct DpdkConfig {
   bool nic_counters = true;
   std::string nic_root;
   std::string nic_netdev;
+  /// A network namespace (a name `ip netns` made, or a path) the ports are made and driven
+  /// in: a rank that stands for a host of its own on one machine (netns.hpp). Empty: this one.
+  std::string netns;
   /// Per-flow send-queue depth in the shaper (Capabilities::max_outstanding_per_flow).
   uint32_t send_queue_depth = 512;
 

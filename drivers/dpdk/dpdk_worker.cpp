@@ -396,7 +396,12 @@ uint32_t DpdkWorker::receive(std::span<Completion> out) noexcept {
       ++stats_.rx_foreign;
       continue;
     }
+    if (!setup_.rx_accept.empty() && setup_.rx_accept[frame.header.flow] == 0) {
+      ++stats_.rx_stray;  // another rank's flow
+      continue;
+    }
     RxFlow& flow = rx_flows_[frame.header.flow];
+    ++flow.packets;
     const uint64_t sequence = extend_sequence(frame.header.sequence, flow.expected);
     if (!frame.last_of_message) {
       // A message's earlier packets carry its sequence too: order is checked on the last.

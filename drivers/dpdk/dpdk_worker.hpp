@@ -62,6 +62,9 @@ struct WorkerSetup {
   /// A rank of a multi-host job: frames carry the job clock (job_clock_stamps.hpp), this
   /// host's offset to the receiver taken off; unset: the TSC.
   std::optional<int64_t> job_clock_offset_ns;
+  /// A fabric job's rank: per flow, 1 when it is destined to this rank. Frames of the other
+  /// flows are counted as strays, not received. Empty: every flow is received here.
+  std::vector<uint8_t> rx_accept;
 };
 
 struct WorkerStats {
@@ -81,6 +84,9 @@ struct WorkerStats {
   /// A job's frames whose send stamp, in the receiver's clock, came after their arrival: the
   /// clock offset's error (or the clocks' drift since it was measured) exceeds their latency.
   uint64_t rx_stamped_after_arrival = 0;
+  /// A fabric job's frames of flows destined to another rank (flooded by the switch before it
+  /// learned every rank's address, or misaddressed).
+  uint64_t rx_stray = 0;
 
   void add(const WorkerStats& o) noexcept {
     tx_packets += o.tx_packets;
@@ -97,6 +103,7 @@ struct WorkerStats {
     roce_truncated += o.roce_truncated;
     shaper_bypassed += o.shaper_bypassed;
     rx_stamped_after_arrival += o.rx_stamped_after_arrival;
+    rx_stray += o.rx_stray;
   }
 };
 
@@ -131,6 +138,8 @@ class DpdkWorker final : public Queue, public Clock {
   /// Per flow: sequence gaps seen at the receiver.
   uint64_t flow_seq_gaps(uint32_t flow) const noexcept { return rx_flows_[flow].gaps; }
   uint64_t flow_late(uint32_t flow) const noexcept { return rx_flows_[flow].late; }
+  /// Per flow: packets received (a fabric job's per-rank check).
+  uint64_t flow_rx_packets(uint32_t flow) const noexcept { return rx_flows_[flow].packets; }
   double tsc_hz() const noexcept { return tsc_hz_; }
 
  private:
@@ -138,6 +147,7 @@ class DpdkWorker final : public Queue, public Clock {
     uint64_t expected = 0;
     uint64_t gaps = 0;
     uint64_t late = 0;
+    uint64_t packets = 0;
   };
   struct TxDone {  // a tx_done Completion (one flow's frames of one burst), expanded when polled
     uint32_t flow = 0;

@@ -31,4 +31,28 @@ Result<std::vector<QpEndpoint>> match_job_records(const std::vector<std::string>
                                                   uint32_t flows,
                                                   const std::vector<uint32_t>& my_flows);
 
+/// A fabric job (a suite's [topology]: every rank sends and receives): each rank's record
+///
+///   "qosbench-verbs-fabric 1 <plan hash> <flows> <rank>"
+///   "requester ep ..." per flow it sends, "responder ep ..." per flow destined to it
+///
+/// and, matched, each flow's other side: the responder of every flow this rank sends (where
+/// its writes land) and the requester of every flow destined to it.
+std::string format_fabric_record(uint64_t plan_hash, uint32_t flows, uint32_t rank,
+                                 const std::vector<QpEndpoint>& requesters,
+                                 const std::vector<QpEndpoint>& responders);
+
+struct FabricPeers {
+  std::vector<QpEndpoint> responder_of;  // by flow: for the flows this rank sends
+  std::vector<QpEndpoint> requester_of;  // by flow: for the flows destined to this rank
+};
+
+/// Errc::invalid_config at "driver.verbs" when a rank runs a different plan; Errc::runtime for
+/// a malformed record (or one of a one-receiver job), a flow two ranks send (or receive), or a
+/// flow of `sent` without a responder in the job (of `received`, without a requester).
+Result<FabricPeers> match_fabric_records(const std::vector<std::string>& records,
+                                         uint64_t plan_hash, uint32_t flows,
+                                         const std::vector<uint32_t>& sent,
+                                         const std::vector<uint32_t>& received);
+
 }  // namespace qb::drv::verbs

@@ -148,6 +148,12 @@ class VerbsDriver final : public DriverBackend {
                                                      topology.propagation_delay_ns);
         fake.timing = config_.fake_timing;
         fake.sched_support = config_.fake_sched_support;
+        // A fabric job's ranks each make their own fake (one per process): QP numbers of their
+        // own, so that no rank's write lands on a QP of its own that has another's number
+        // (counted as an arrival of the wrong flow). The data stays in its process.
+        if (topology.job && topology.job->fabric) {
+          fake.first_qp_number = 0x100 + 0x10000 * topology.job->rank;
+        }
         owned_ops_ = std::make_unique<FakeMlx5>(std::move(fake));
       } else {
         owned_ops_ = make_rdma_core_ops();
@@ -412,7 +418,8 @@ class VerbsDriver final : public DriverBackend {
     const auto workers = static_cast<uint32_t>(resources_.size());
     for (const uint32_t f : flows_here()) {
       const uint32_t w = worker_of_flow(f, workers);
-      if (Status s = make_flow_qps(plan.flows[f], resources_[w], responder_resources(w), qps_[f]);
+      if (Status s =
+              make_flow_qps(f, plan.flows[f], resources_[w], responder_resources(w), qps_[f]);
           !s) {
         return s;
       }
@@ -470,8 +477,10 @@ class VerbsDriver final : public DriverBackend {
             : ""));
   }
 
-  enum class Role { loopback, sender, receiver };
+  // fabric: a rank of a [topology] job, sending its own flows and receiving those to it.
+  enum class Role { loopback, sender, receiver, fabric };
   Role role() const {
+    if (topology_.job && topology_.job->fabric) return Role::fabric;
     if (topology_.job) return topology_.job->receiver ? Role::receiver : Role::sender;
     if (!config_.peer.empty()) return Role::sender;
     return config_.listen != 0 ? Role::receiver : Role::loopback;
@@ -480,16 +489,75 @@ class VerbsDriver final : public DriverBackend {
   // The flows this host has QPs for: in a job, a sender's own flows only; else every flow.
   // (The plan has the opened topology's flows: the generic Driver checks it.)
   std::vector<uint32_t> flows_here() const {
+    if (role() == Role::fabric) {
+      std::vector<uint32_t> both = topology_.job->sent_flows;
+      both.insert(both.end(), topology_.job->received_flows.begin(),
+                  topology_.job->received_flows.end());
+      std::sort(both.begin(), both.end());
+      both.erase(std::unique(both.begin(), both.end()), both.end());
+      return both;
+    }
     if (topology_.job && !topology_.job->receiver) return topology_.job->sent_flows;
     std::vector<uint32_t> all(topology_.flow_count);
     for (uint32_t f = 0; f < all.size(); ++f) all[f] = f;
     return all;
   }
 
+  // Whether this host has flow f's requester (it sends f) and its responder (f arrives here).
+  bool sends(uint32_t f) const {
+    if (role() == Role::fabric) {
+      return std::binary_search(topology_.job->sent_flows.begin(), topology_.job->sent_flows.end(),
+                                f);
+    }
+    return role() != Role::receiver;
+  }
+  bool receives(uint32_t f) const {
+    if (role() == Role::fabric) {
+      return std::binary_search(topology_.job->received_flows.begin(),
+                                topology_.job->received_flows.end(), f);
+    }
+    return role() != Role::sender;
+  }
+
+  // A fabric job's exchange: this rank's requesters (its flows) and responders (the flows to
+  // it) out, every rank's in; each connected to its flow's other side. Returns, by flow, the
+  // responders this rank's writes land in.
+  Result<std::vector<QpEndpoint>> exchange_over_fabric(const policy::QosPlan& plan) {
+    const auto flows = static_cast<uint32_t>(plan.flows.size());
+    const uint64_t hash = plan_hash(plan, topology_);
+    const JobPart& part = *topology_.job;
+    std::vector<QpEndpoint> requesters;
+    std::vector<QpEndpoint> responders;
+    for (const uint32_t f : part.sent_flows) {
+      requesters.push_back(local_endpoint(f, qps_[f].requester));
+    }
+    for (const uint32_t f : part.received_flows) {
+      responders.push_back(local_endpoint(f, qps_[f].responder));
+    }
+    auto records = part.exchange->all_gather(
+        format_fabric_record(hash, flows, part.rank, requesters, responders));
+    if (!records) return std::move(records).error();
+    auto peers = match_fabric_records(*records, hash, flows, part.sent_flows, part.received_flows);
+    if (!peers) return std::move(peers).error();
+    for (const uint32_t f : part.sent_flows) {
+      if (Status s = connect(qps_[f].requester, peers->responder_of[f], plan.flows[f], true); !s) {
+        return std::move(s).error();
+      }
+    }
+    for (const uint32_t f : part.received_flows) {
+      if (Status s = connect(qps_[f].responder, peers->requester_of[f], plan.flows[f], false);
+          !s) {
+        return std::move(s).error();
+      }
+    }
+    return std::move(peers->responder_of);
+  }
+
   // A job's exchange: this rank's QPs out, every rank's in; each of ours connected to the
   // other side of its flow. Returns the other sides, by flow (a sender writes into the
   // receiver's buffers).
   Result<std::vector<QpEndpoint>> exchange_over_job(const policy::QosPlan& plan) {
+    if (role() == Role::fabric) return exchange_over_fabric(plan);
     const bool receiver = role() == Role::receiver;
     const auto flows = static_cast<uint32_t>(plan.flows.size());
     const uint64_t hash = plan_hash(plan, topology_);
@@ -633,14 +701,14 @@ class VerbsDriver final : public DriverBackend {
   }
 
   // The QPs this host has for one flow, in INIT; the requester attached to the flow's leaf.
-  Status make_flow_qps(const policy::FlowPlan& flow, const WorkerResources& r,
+  Status make_flow_qps(uint32_t f, const policy::FlowPlan& flow, const WorkerResources& r,
                        const WorkerResources& responder_r, FlowQps& qps) {
-    if (role() != Role::receiver) {
+    if (sends(f)) {
       auto requester = create_qp(flow, r, true);
       if (!requester) return std::move(requester).error();
       qps.requester = *requester;
     }
-    if (role() != Role::sender) {
+    if (receives(f)) {
       auto responder = create_qp(flow, responder_r, false);
       if (!responder) return std::move(responder).error();
       qps.responder = *responder;

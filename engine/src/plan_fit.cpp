@@ -12,6 +12,7 @@ policy::QosPlan one_host_view(const policy::QosPlan& plan) {
   view.switched = false;
   view.switch_qos = {};
   view.congestion = {};
+  view.graph = nullptr;  // a [topology]'s fabric is real too: the rank drives its NIC only
   for (policy::FlowPlan& flow : view.flows) flow.host = 0;
   return view;
 }

@@ -101,6 +101,23 @@ struct JobRepetition {
   std::optional<Error> failed_before;
 };
 
+// A fabric job's part: the flows destined to this rank's host, and each flow's receiving rank.
+void fabric_part(const policy::QosPlan& plan, const HostRole& role, drv::JobPart& part) {
+  part.fabric = true;
+  part.receiver = false;
+  part.rank = role.rank;
+  const auto flows = static_cast<uint32_t>(plan.flows.size());
+  part.flow_receiver_rank.assign(flows, 0);
+  if (!plan.graph) return;
+  for (uint32_t f = 0; f < flows && f < plan.graph->flow_destination.size(); ++f) {
+    const uint32_t destination = plan.graph->flow_destination[f];
+    if (destination < role.fabric_host_ranks.size()) {
+      part.flow_receiver_rank[f] = role.fabric_host_ranks[destination];
+    }
+    if (role.drive_host && destination == *role.drive_host) part.received_flows.push_back(f);
+  }
+}
+
 // What the driver opens for a repetition. A rank of a job (`role`): its part (`sent_flows` for
 // a sender) and the endpoint exchange its driver takes part in.
 drv::Topology topology_of(const ScenarioRun& scenario_run, uint32_t workers,
@@ -127,6 +144,7 @@ drv::Topology topology_of(const ScenarioRun& scenario_run, uint32_t workers,
     part.receiver = !role->drive_host.has_value();
     part.sent_flows = sent_flows;
     part.exchange = exchange;
+    if (!role->fabric_host_ranks.empty()) fabric_part(compiled.plan, *role, part);
     topology.job = std::move(part);
   }
   return topology;
@@ -266,7 +284,10 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t scen
   // The job's endpoint exchange, which every rank makes once (its driver in apply, or
   // settle() for a driver that failed first). Declared before the driver: it outlives it.
   std::optional<RepetitionExchange> exchange;
-  if (role != nullptr && role->exchange && job.exchanges_endpoints) exchange.emplace(*role);
+  // A fabric job's ranks address each other (DPDK: the MACs), whatever the driver.
+  const bool exchanges =
+      job.exchanges_endpoints || (role != nullptr && !role->fabric_host_ranks.empty());
+  if (role != nullptr && role->exchange && exchanges) exchange.emplace(*role);
   // A rank of a job fails alone only after the start agreement; before it, a signal here is
   // this rank's error in that agreement (every rank then skips the repetition together).
   const auto failed_before_driver = [&](Error error) -> Result<TaskResult> {

@@ -7,6 +7,7 @@
 #include <array>
 #include <chrono>
 #include <condition_variable>
+#include <latch>
 #include <mutex>
 #include <thread>
 
@@ -74,15 +75,20 @@ TEST(VerbsJob, TwoSendersAndTheReceiverConnectThroughTheJobsExchange) {
   ThreadJob job(3);
   std::array<uint64_t, 4> received{};
   std::string receiver_error;
+  // The job's start agreement: no rank posts before every rank connected its QPs (a sender
+  // that posts first writes to a responder not yet ready to receive).
+  std::latch started(3);
 
   std::thread receiver_thread([&] {
     ThreadJob::Rank rank(job, 2);
     auto driver = make_verbs_driver(VerbsConfig{}, &ops);
     if (Status s = bring_up(*driver, job_topology(plan, rank, true, {}), plan); !s) {
       receiver_error = s.error().to_string();
+      started.count_down();
       driver->close();
       return;
     }
+    started.arrive_and_wait();
     std::array<Completion, 64> batch;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     uint64_t total = 0;
@@ -104,9 +110,11 @@ TEST(VerbsJob, TwoSendersAndTheReceiverConnectThroughTheJobsExchange) {
     auto driver = make_verbs_driver(VerbsConfig{}, &ops);
     if (Status s = bring_up(*driver, job_topology(plan, rank, false, sent[host]), plan); !s) {
       sender_errors[host] = s.error().to_string();
+      started.count_down();
       driver->close();
       return;
     }
+    started.arrive_and_wait();
     std::vector<Message> messages;
     for (uint64_t i = 0; i < kMessages; ++i) {
       for (const uint32_t f : sent[host]) messages.push_back(Message{f, 1024, 0, i});

@@ -20,26 +20,37 @@ struct JobRoles {
   uint32_t hosts = 1;
   uint32_t receiver_rank = 1;
   std::vector<uint32_t> host_ranks;  // host h is sent by rank host_ranks[h]
+  /// A fabric job (a suite's [topology]): one rank per host, each sending its host's flows and
+  /// receiving those destined to it; no receiver rank (receiver_rank is unused).
+  bool fabric = false;
 
   /// The host `rank` sends; none for the receiver.
   std::optional<uint32_t> host_of(uint32_t rank) const;
+  /// The rank whose clock the frames' send times are stamped in: the receiver's, or in a
+  /// fabric job (a receiver per flow) rank 0's.
+  uint32_t clock_reference() const noexcept { return fabric ? 0 : receiver_rank; }
 };
 
 /// Errc::usage (naming the mpirun -np the suite needs) when the job does not have one rank per
 /// host plus the receiver.
 Status check_job_size(uint32_t hosts, uint32_t ranks);
+/// The same for a fabric job: one rank per topology host (at "topology").
+Status check_fabric_job_size(uint32_t hosts, uint32_t ranks);
 
 /// The suite's parts on the job's ranks (`rank_hosts[r]`: the machine rank r runs on): the
 /// `rank = N` placements first, then the `hostname` ones (the first rank on that machine not
 /// placed yet, in rank order), then the parts left over (hosts in order, then the receiver) on
 /// the ranks left over, in rank order. Errc::invalid_config at the placement's key when a rank
-/// is outside the job or no rank is left on the machine named.
+/// is outside the job or no rank is left on the machine named. `topology_hosts` set: a fabric
+/// job of that many hosts and no receiver (the placements are fabric.host_ranks, if any).
 Result<JobRoles> place_roles(const suite::FabricSpec& fabric,
-                             const std::vector<std::string>& rank_hosts);
+                             const std::vector<std::string>& rank_hosts,
+                             std::optional<uint32_t> topology_hosts = std::nullopt);
 
 /// Rank 0 places (place_roles over every rank's host name) and every rank gets the same roles,
 /// or the same error.
-Result<JobRoles> agree_roles(Communicator& comm, const suite::FabricSpec& fabric, const Wait& wait);
+Result<JobRoles> agree_roles(Communicator& comm, const suite::FabricSpec& fabric, const Wait& wait,
+                             std::optional<uint32_t> topology_hosts = std::nullopt);
 
 std::string role_of(const JobRoles& roles, uint32_t rank);  // "host 1 (sender)", "receiver"
 
@@ -104,11 +115,23 @@ Result<int64_t> offset_to_receiver(Communicator& comm, const JobRoles& roles,
 engine::HostRole host_role(Communicator& comm, const JobRoles& roles, Wait wait,
                            int64_t offset_to_receiver_ns);
 
+/// A fabric job's flows, per scenario: which rank sends and which receives each flow, and
+/// its [[flow]] entry (for the group's latency).
+struct FabricFlows {
+  std::vector<uint32_t> source_rank;
+  std::vector<uint32_t> destination_rank;
+  std::vector<uint32_t> group;
+  uint32_t groups = 0;
+};
+
 /// Every rank runs every repetition; rank 0 keeps the receiver's measurement and adds every
 /// rank's driver statistics (prefixed "rank<r>.") and its clock offset. A rank that cannot be
 /// heard from leaves `problem` set and rank 0 what it has (the run is then incomplete).
-/// `offsets` (rank 0's estimate) must outlive the spread.
+/// `offsets` (rank 0's estimate) must outlive the spread. A fabric job (`roles.fabric`): each
+/// flow's measurement (counters, series, latency) from the rank that received it, its posted
+/// counts from the rank that sent it (`flows`, per scenario; must outlive the spread).
 engine::TaskSpread role_spread(Communicator& comm, const JobRoles& roles, Wait wait,
-                               const std::vector<ClockOffset>& offsets, std::string& problem);
+                               const std::vector<ClockOffset>& offsets, std::string& problem,
+                               const std::vector<FabricFlows>* flows = nullptr);
 
 }  // namespace qb::cluster

@@ -124,13 +124,22 @@ class JobExchange {
   virtual Result<std::vector<std::string>> all_gather(const std::string& mine) = 0;
 };
 
-/// This process's part in a multi-host job (one rank per host, plus the receiver's).
+/// This process's part in a multi-host job (one rank per host, plus the receiver's; or, for a
+/// suite's [topology], one rank per host that sends and receives).
 struct JobPart {
   JobExchange* exchange = nullptr;  // null: the driver does not exchange endpoints
   /// The rank that receives every flow and measures; the others send.
   bool receiver = false;
   /// A sender: the plan's flows it sends (ascending); each other flow is another host's.
   std::vector<uint32_t> sent_flows;
+  /// A fabric job ([topology]): every rank sends its host's flows (sent_flows) and receives
+  /// the flows destined to its host (received_flows, ascending); `exchange` is set for every
+  /// driver. flow_receiver_rank[f]: the rank that receives flow f (where a sender addresses
+  /// it). Empty in a one-receiver job.
+  bool fabric = false;
+  uint32_t rank = 0;
+  std::vector<uint32_t> received_flows;
+  std::vector<uint32_t> flow_receiver_rank;
 };
 
 struct Topology {

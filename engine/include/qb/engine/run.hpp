@@ -48,6 +48,11 @@ struct TaskSpread {
 /// other ranks'.
 struct HostRole {
   std::optional<uint32_t> drive_host;
+  /// A fabric job (a suite's [topology]): host h is played by rank fabric_host_ranks[h], and
+  /// every rank receives the flows destined to its host besides sending its own (drive_host);
+  /// every driver then takes part in `exchange`. Empty: a one-receiver job.
+  std::vector<uint32_t> fabric_host_ranks;
+  uint32_t rank = 0;  // this process's rank
   /// This rank's job clock minus the receiver's (the receiver's own: 0), handed to the driver
   /// as Topology::job_clock_offset_ns.
   int64_t clock_offset_to_receiver_ns = 0;
