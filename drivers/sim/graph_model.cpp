@@ -52,7 +52,7 @@ void GraphModel::configure(const Topology& topology, const policy::QosPlan& plan
   ecn_ = plan.congestion.ecn;
   any_ecn_ = plan.congestion.any_ecn();
   cnp_interval_ps_ = plan.congestion.cnp_interval_ns * 1000;
-  seed_ = plan.congestion.seed;
+  seed_ = marking_seed(plan.congestion.seed, topology.repetition);
   line_rate_bps_ = topology.port_rate_bps;
   host_tx_wire_bytes_.assign(hosts_.size(), 0);
   host_of_flow_.resize(flow_count);

@@ -5,9 +5,17 @@
 
 #include <cstdint>
 
+#include "qb/common/rng.hpp"
 #include "qb/policies/congestion.hpp"
 
 namespace qb::drv::sim {
+
+/// The marking stream's seed of a repetition: the scenario's seed for the first (so a suite of
+/// one repetition marks as it always did), a stream derived from it for each later one (so
+/// repetitions sample the marking as they sample the workload, and a comparison sees its noise).
+inline uint64_t marking_seed(uint64_t scenario_seed, uint32_t repetition) noexcept {
+  return repetition == 0 ? scenario_seed : derive_seed(scenario_seed, repetition);
+}
 
 /// Whether a packet joining `queued_bytes` of a class marked by `red` is marked; advances
 /// `random_state` (non-zero) only when a draw is needed.

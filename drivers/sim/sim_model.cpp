@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "every_event.hpp"
+#include "red_marking.hpp"
 #include "sim_driver.hpp"
 #include "sim_time.hpp"
 
@@ -60,7 +61,7 @@ void SimModel<Shape>::configure(const Topology& topology, const policy::QosPlan&
     host.class_buffer.fill(kNoBuffer);
   }
   largest_packet_bytes_ = largest_packet_wire_bytes(wire_);
-  if (switched_) configure_switch(plan, switch_rate_bps);
+  if (switched_) configure_switch(plan, switch_rate_bps, topology.repetition);
   const std::vector<uint32_t> flows_per_buffer = assign_flows(plan);
   make_schedulers(plan);
   size_rings(switch_rate_bps);
@@ -81,7 +82,8 @@ void SimModel<Shape>::configure(const Topology& topology, const policy::QosPlan&
 }
 
 template <class Shape>
-void SimModel<Shape>::configure_switch(const policy::QosPlan& plan, int64_t switch_rate_bps) {
+void SimModel<Shape>::configure_switch(const policy::QosPlan& plan, int64_t switch_rate_bps,
+                                       uint32_t repetition) {
   SimSwitch::Config config;
   config.qos = plan.switch_qos;
   config.rate_bps = switch_rate_bps;
@@ -95,7 +97,7 @@ void SimModel<Shape>::configure_switch(const policy::QosPlan& plan, int64_t swit
   config.flows = static_cast<uint32_t>(plan.flows.size());
   config.ecn = plan.congestion.ecn;
   config.cnp_interval_ps = plan.congestion.cnp_interval_ns * 1000;
-  config.seed = plan.congestion.seed;
+  config.seed = marking_seed(plan.congestion.seed, repetition);
   config.queue_cnps = program() != nullptr;
   config.lossy = plan.congestion.lossy;
   config.lossy_buffer_bytes = plan.congestion.buffer_bytes;

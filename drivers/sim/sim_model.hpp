@@ -241,7 +241,7 @@ class SimModel final : public Queue, public Clock, private RateActions {
 
   SqEntry& entry(uint32_t flow, uint32_t index) noexcept;
   // configure()'s steps, in order.
-  void configure_switch(const policy::QosPlan& plan, int64_t switch_rate_bps);
+  void configure_switch(const policy::QosPlan& plan, int64_t switch_rate_bps, uint32_t repetition);
   /// Flows to their (host, class) schedulers, dropped ones to their host's discard engine;
   /// returns the flows per switch buffer.
   std::vector<uint32_t> assign_flows(const policy::QosPlan& plan);

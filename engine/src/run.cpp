@@ -120,7 +120,7 @@ void fabric_part(const policy::QosPlan& plan, const HostRole& role, drv::JobPart
 
 // What the driver opens for a repetition. A rank of a job (`role`): its part (`sent_flows` for
 // a sender) and the endpoint exchange its driver takes part in.
-drv::Topology topology_of(const ScenarioRun& scenario_run, uint32_t workers,
+drv::Topology topology_of(const ScenarioRun& scenario_run, uint32_t repetition, uint32_t workers,
                           const std::atomic<bool>* interrupted, const HostRole* role,
                           drv::JobExchange* exchange, const std::vector<uint32_t>& sent_flows) {
   const suite::CompiledScenario& compiled = scenario_run.compiled;
@@ -131,6 +131,7 @@ drv::Topology topology_of(const ScenarioRun& scenario_run, uint32_t workers,
   topology.propagation_delay_ns = port.propagation_delay_ns;
   topology.flow_count = static_cast<uint32_t>(compiled.plan.flows.size());
   topology.workers = workers;
+  topology.repetition = repetition;
   for (const uint32_t spec : compiled.flow_spec) {
     topology.max_message_bytes =
         std::max(topology.max_message_bytes, compiled.scenario->flows[spec].size.largest_bytes());
@@ -309,7 +310,7 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t scen
   const std::vector<uint32_t> sent_flows = role != nullptr && role->drive_host
                                                ? flows_of_host(compiled.plan, *role->drive_host)
                                                : std::vector<uint32_t>{};
-  const drv::Topology topology = topology_of(scenario_run, workers, interrupted, role,
+  const drv::Topology topology = topology_of(scenario_run, repetition, workers, interrupted, role,
                                              exchange ? &*exchange : nullptr, sent_flows);
   // After apply, the job's answer to this rank's open and apply: the first rank's error, when
   // any failed. (A failed open takes part with its error; a driver that opened exchanges in

@@ -148,6 +148,9 @@ struct Topology {
   int64_t propagation_delay_ns = 0;  // one way
   uint32_t flow_count = 0;
   uint32_t workers = 1;
+  /// Which repetition of its scenario this run is (0-based): a driver's own random streams
+  /// (the simulator's ECN marking) draw a stream per repetition, so repetitions sample them.
+  uint32_t repetition = 0;
   /// The largest message any flow posts (payload bytes): what a driver's buffers must hold.
   uint32_t max_message_bytes = 0;
   /// Set (by a signal handler) when the run must end: waits in open() and start(), such as a
