@@ -94,7 +94,7 @@ void BM_Expectation_Hpcc320_AllToAll(benchmark::State& state) {
   const std::vector<FabricFlow> flows(ends.size());
   PortPolicy policy;
   policy.fairness = state.range(0) == 0 ? Fairness::per_ingress : Fairness::per_flow;
-  uint32_t rounds = 0, coupled = 0, sweeps = 0;
+  uint32_t rounds = 0, coupled = 0, sweeps = 0, bracket = 0;
   bool settled = true;
   for (auto _ : state) {
     auto rates = expected_fabric_rates(t, flows, *routes, policy);
@@ -102,6 +102,7 @@ void BM_Expectation_Hpcc320_AllToAll(benchmark::State& state) {
     rounds = rates->freeze_rounds;
     coupled = rates->coupled_flows;
     sweeps = rates->sweeps;
+    bracket = rates->bracket_sweeps;
     settled = rates->settled;
     benchmark::DoNotOptimize(rates->flow_bps.data());
   }
@@ -110,6 +111,7 @@ void BM_Expectation_Hpcc320_AllToAll(benchmark::State& state) {
   state.counters["rounds"] = rounds;
   state.counters["coupled"] = coupled;
   state.counters["sweeps"] = sweeps;
+  state.counters["bracket"] = bracket;
   state.counters["settled"] = settled ? 1 : 0;
 }
 BENCHMARK(BM_Expectation_Hpcc320_AllToAll)

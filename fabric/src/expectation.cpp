@@ -68,7 +68,23 @@ class Arbiter {
     allocate_at(0, view, members, capacity_bps, demand, share);
   }
 
+  /// What member `member` (flow f) of `view` gets when it asks for everything (+inf) and every
+  /// other member asks rates[g]: allocate() with demand[f] = +inf, read at f. The same arithmetic,
+  /// but only along f's own class, ingress group and upstream chain (the other members' shares
+  /// are not needed), and without copying the demands.
+  double greedy(const ChannelView& view, uint32_t member, std::span<const double> rates) const {
+    const Demand demand{rates, view.flows[member]};
+    return greedy_at(0, view, view.all, member, view.capacity_bps, demand);
+  }
+
  private:
+  // rates[g], except flow `f` asks for everything.
+  struct Demand {
+    std::span<const double> rates;
+    uint32_t f = 0;
+    double operator[](uint32_t g) const { return g == f ? kInf : rates[g]; }
+  };
+
   // Scratch per recursion depth (a group's share recurses into the channel upstream), so an
   // allocation allocates nothing once the vectors have grown.
   struct Scratch {
@@ -177,6 +193,94 @@ class Arbiter {
       const ChannelView& up = views_[view.up_view[s.group_any[g]]];
       allocate_at(depth + 1, up, s.upstream[g], s.group_share[j], demand, share);
     }
+  }
+
+  // allocate_at for one member `fm` (flow demand.f, in `members`), which asks for +inf.
+  double greedy_at(size_t depth, const ChannelView& view, std::span<const uint32_t> members,
+                   uint32_t fm, double capacity_bps, const Demand& demand) const {
+    const policy::PortQos& qos = *view.qos;
+    if (qos.kind == policy::PortQos::Kind::none) {
+      // The members' total is +inf (f is one of them): the class takes the capacity.
+      return greedy_class(depth, view, members, fm, positive(capacity_bps), demand);
+    }
+    const uint32_t classes = policy::oracle_class_count(qos);
+    Scratch& s = scratch(depth);
+    s.class_demand.assign(classes, policy::ClassDemand{});
+    s.inverse_bytes.assign(classes, 0.0);
+    s.count.assign(classes, 0);
+    for (const uint32_t m : members) {
+      const uint32_t c = view.cls[m];
+      const uint32_t f = view.flows[m];
+      s.class_demand[c].demand_bps += positive(demand[f]);
+      s.inverse_bytes[c] += 1.0 / flows_[f].packet_wire_bytes;
+      ++s.count[c];
+    }
+    for (uint32_t c = 0; c < classes; ++c) {
+      if (s.count[c] > 0) {
+        s.class_demand[c].mean_packet_wire_bytes =
+            static_cast<double>(s.count[c]) / s.inverse_bytes[c];
+      }
+    }
+    s.class_share = policy::arbitrate_classes(qos, s.class_demand, capacity_bps, nullptr);
+    const uint32_t cf = view.cls[fm];
+    s.in_class.clear();
+    for (const uint32_t m : members) {
+      if (view.cls[m] == cf) s.in_class.push_back(m);
+    }
+    return greedy_class(depth, view, s.in_class, fm, s.class_share[cf], demand);
+  }
+
+  // divide_class for one member `fm`.
+  double greedy_class(size_t depth, const ChannelView& view, std::span<const uint32_t> members,
+                      uint32_t fm, double amount, const Demand& demand) const {
+    Scratch& s = scratch(depth);
+    const size_t k = members.size();
+    if (view.at_nic && policy_.tree != nullptr) {
+      s.tree_flows.resize(k);
+      size_t at = 0;
+      for (size_t i = 0; i < k; ++i) {
+        const uint32_t f = view.flows[members[i]];
+        s.tree_flows[i] = policy::FlowDemand{flows_[f].leaf, demand[f]};
+        if (members[i] == fm) at = i;
+      }
+      return policy::expected_rates(*policy_.tree, s.tree_flows, amount).flow_bps[at];
+    }
+    if (view.at_nic || policy_.fairness == Fairness::per_flow) {
+      s.sub_demand.resize(k);
+      s.sub_share.resize(k);
+      size_t at = 0;
+      for (size_t i = 0; i < k; ++i) {
+        s.sub_demand[i] = demand[view.flows[members[i]]];
+        if (members[i] == fm) at = i;
+      }
+      detail::water_fill_equal(s.sub_demand, amount, s.sub_share, s.order);
+      return s.sub_share[at];
+    }
+    // Round robin over the ingress ports (divide_class): f's port's share, then f's share of it
+    // as the port upstream arbitrates the flows of this port.
+    const uint32_t gf = view.group[fm];
+    s.group_demand.assign(view.groups, 0.0);
+    s.group_any.assign(view.groups, UINT32_MAX);
+    std::vector<uint32_t>& upstream = s.upstream.empty() ? s.upstream.emplace_back()
+                                                         : s.upstream.front();
+    upstream.clear();
+    for (const uint32_t m : members) {
+      const uint32_t g = view.group[m];
+      s.group_demand[g] += positive(demand[view.flows[m]]);
+      s.group_any[g] = m;
+      if (g == gf) upstream.push_back(view.up_member[m]);
+    }
+    s.used_demand.clear();
+    size_t at = 0;
+    for (uint32_t g = 0; g < view.groups; ++g) {
+      if (s.group_any[g] == UINT32_MAX) continue;
+      if (g == gf) at = s.used_demand.size();
+      s.used_demand.push_back(s.group_demand[g]);
+    }
+    s.group_share.resize(s.used_demand.size());
+    detail::water_fill_equal(s.used_demand, amount, s.group_share, s.order);
+    const ChannelView& up = views_[view.up_view[fm]];
+    return greedy_at(depth + 1, up, upstream, view.up_member[fm], s.group_share[at], demand);
   }
 
   std::span<const FabricFlow> flows_;
@@ -312,9 +416,7 @@ class RightHandSide {
       : v_(v),
         flows_(flows),
         arbiter_(arbiter),
-        idle_(idle),
-        ask_(flows.size(), 0.0),
-        got_(flows.size(), 0.0) {}
+        idle_(idle) {}
 
   /// `at`: the channel that gives the least, or kLimitedByOffered.
   double operator()(uint32_t f, std::span<const double> rates, uint32_t& at) {
@@ -323,11 +425,9 @@ class RightHandSide {
     for (const auto& [vi, m] : v_.hops[f]) {
       if (idle_[vi] != 0) continue;
       const ChannelView& view = v_.views[vi];
-      for (const uint32_t g : view.flows) ask_[g] = rates[g];
-      ask_[f] = kInf;
-      arbiter_.allocate(view, view.all, view.capacity_bps, ask_, got_);
-      if (got_[f] < best) {
-        best = got_[f];
+      const double got = arbiter_.greedy(view, m, rates);
+      if (got < best) {
+        best = got;
         at = view.channel;
       }
     }
@@ -339,7 +439,59 @@ class RightHandSide {
   std::span<const FabricFlow> flows_;
   const Arbiter& arbiter_;
   const std::vector<char>& idle_;
-  std::vector<double> ask_, got_;
+};
+
+// Which flows must look again: those marked, and those on whose channels another flow moved
+// since they last looked. Each channel keeps the times of its last mover's move and of the last
+// move by any other flow, so a move costs O(hops) and so does the question (marking every
+// member of every channel of the mover's path cost O(members) per move).
+class Dirty {
+ public:
+  Dirty(const Views& v, size_t flows)
+      : v_(v), marked_(flows, 0), looked_(flows, 0), last_(v.views.size()) {}
+
+  void mark(uint32_t f) { marked_[f] = 1; }
+  bool is(uint32_t f) const { return marked_[f] != 0 || moved_near(f); }
+  /// Whether f must look again; from now on it has looked.
+  bool take(uint32_t f) {
+    const bool dirty = is(f);
+    marked_[f] = 0;
+    looked_[f] = ++now_;
+    return dirty;
+  }
+  /// f moved: the other flows on its channels must look again.
+  void moved(uint32_t f) {
+    ++now_;
+    for (const auto& [vi, m] : v_.hops[f]) {
+      Last& last = last_[vi];
+      if (last.who != f) {
+        last.other_at = last.at;
+        last.who = f;
+      }
+      last.at = now_;
+    }
+  }
+
+ private:
+  struct Last {
+    uint32_t who = UINT32_MAX;  // the last flow that moved here
+    uint64_t at = 0;            // when
+    uint64_t other_at = 0;      // the last move here by a flow other than `who`
+  };
+
+  bool moved_near(uint32_t f) const {
+    for (const auto& [vi, m] : v_.hops[f]) {
+      const Last& last = last_[vi];
+      if ((last.who == f ? last.other_at : last.at) > looked_[f]) return true;
+    }
+    return false;
+  }
+
+  const Views& v_;
+  std::vector<char> marked_;
+  std::vector<uint64_t> looked_;
+  std::vector<Last> last_;
+  uint64_t now_ = 0;
 };
 
 double midpoint(double low, double high) {
@@ -358,19 +510,18 @@ double relative_gap(double low, double high) {
 // changed look again. Fast where it settles; on some coupled fabrics it swings for ever, so it
 // has kSeidelSweeps. True when no flow moves by more than kSettled in a sweep.
 bool seidel_inside(std::span<const uint32_t> rest, std::span<const double> lo,
-                   std::span<const double> hi, RightHandSide& rhs, const auto& touch,
-                   std::vector<char>& dirty, FabricExpectation& out) {
+                   std::span<const double> hi, RightHandSide& rhs, Dirty& dirty,
+                   FabricExpectation& out) {
   std::vector<double>& x = out.flow_bps;
   std::vector<double> gain(x.size(), 1.0), last_step(x.size(), 0.0);
-  for (const uint32_t f : rest) dirty[f] = 1;
+  for (const uint32_t f : rest) dirty.mark(f);
   uint32_t at = kLimitedByOffered;
   const uint32_t until = std::min(kMaxSweeps, out.sweeps + kSeidelSweeps);
   bool pending = true;
   while (pending && out.sweeps < until) {
     ++out.sweeps;
     for (const uint32_t f : rest) {
-      if (dirty[f] == 0) continue;
-      dirty[f] = 0;
+      if (!dirty.take(f)) continue;
       const double target = std::clamp(rhs(f, x, at), lo[f], hi[f]);
       const double step = target - x[f];
       if (relative_gap(std::min(x[f], target), std::max(x[f], target)) <= kSettled) {
@@ -381,11 +532,13 @@ bool seidel_inside(std::span<const uint32_t> rest, std::span<const double> lo,
       gain[f] = step * last_step[f] < 0.0 ? gain[f] * 0.5 : std::min(1.0, gain[f] * 2.0);
       last_step[f] = step;
       x[f] += gain[f] * step;
-      dirty[f] = gain[f] < 1.0 ? 1 : 0;  // short of its target: look again
-      touch(f);
+      if (gain[f] < 1.0) dirty.mark(f);  // short of its target: look again
+      dirty.moved(f);
     }
     pending = false;
-    for (const uint32_t f : rest) pending = pending || dirty[f] != 0;
+    size_t npend = 0; double maxstep = 0;
+    for (const uint32_t f : rest) { pending = pending || dirty.is(f); npend += dirty.is(f); maxstep = std::max(maxstep, std::fabs(last_step[f]) / std::max(1.0, x[f])); }
+    if (getenv("QB_TRACE")) fprintf(stderr, "seidel %u pending %zu maxstep %.3g\n", out.sweeps, npend, maxstep);
   }
   return !pending;
 }
@@ -415,6 +568,7 @@ bool jacobi_inside(std::span<const uint32_t> rest, std::span<const double> lo,
       for (const uint32_t f : rest) x[f] = target[f];
       return true;
     }
+    if (getenv("QB_TRACE")) fprintf(stderr, "jacobi %u residual %.3g alpha %.3g\n", out.sweeps, residual, alpha);
     alpha = residual < last ? std::min(0.5, alpha * 1.2) : alpha * 0.5;
     last = residual;
     for (const uint32_t f : rest) x[f] += alpha * (target[f] - x[f]);
@@ -447,15 +601,8 @@ void solve_coupled(const Views& v, std::span<const FabricFlow> flows, const Arbi
   }
   // A flow's bounds depend only on the flows it shares a channel with: recompute those whose
   // neighbours' bounds moved since.
-  std::vector<char> dirty(n, 0);
-  for (const uint32_t f : rest) dirty[f] = 1;
-  auto touch = [&](uint32_t f) {
-    for (const auto& [vi, m] : v.hops[f]) {
-      for (const uint32_t g : v.views[vi].flows) {
-        if (g != f && !frozen[g]) dirty[g] = 1;
-      }
-    }
-  };
+  Dirty dirty(v, n);
+  for (const uint32_t f : rest) dirty.mark(f);
   uint32_t at = kLimitedByOffered;
   double gap = kInf, best_gap = kInf;
   uint32_t stalled = 0;
@@ -463,8 +610,7 @@ void solve_coupled(const Views& v, std::span<const FabricFlow> flows, const Arbi
     ++out.sweeps;
     bool moved = false;
     for (const uint32_t f : rest) {
-      if (dirty[f] == 0) continue;
-      dirty[f] = 0;
+      if (!dirty.take(f)) continue;
       const double new_hi = rhs(f, lo, at);
       const double new_lo = std::min(rhs(f, hi, at), std::min(hi[f], new_hi));
       bool changed = false;
@@ -479,7 +625,7 @@ void solve_coupled(const Views& v, std::span<const FabricFlow> flows, const Arbi
       lo[f] = std::min(lo[f], hi[f]);  // rounding must not cross them
       if (changed) {
         moved = true;
-        touch(f);
+        dirty.moved(f);
       }
     }
     gap = 0.0;
@@ -500,7 +646,7 @@ void solve_coupled(const Views& v, std::span<const FabricFlow> flows, const Arbi
     for (const uint32_t f : rest) x[f] = lo[f];
   } else {
     for (const uint32_t f : rest) x[f] = midpoint(lo[f], hi[f]);
-    out.settled = seidel_inside(rest, lo, hi, rhs, touch, dirty, out) ||
+    out.settled = seidel_inside(rest, lo, hi, rhs, dirty, out) ||
                   jacobi_inside(rest, lo, hi, rhs, out);
     if (!out.settled) {
       out.notes.push_back(fmt::format(
