@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <utility>
 
 #include "qb/fabric/channel_qos.hpp"
@@ -50,6 +51,24 @@ struct ChannelView {
   std::vector<uint32_t> all;  // 0..members-1
   uint32_t unfrozen = 0;  // step (1) bookkeeping
   double sum_bps = 0.0;
+  // For a flow's greedy share (Arbiter::greedy), fixed once the members are known: per class,
+  // its members in member order (CSR) and the class's mean packet size; per (class, ingress
+  // port), its members and their members upstream; and where the sums of what they ask start
+  // in a SumCache (classes, then classes x groups).
+  uint32_t classes = 1;
+  std::vector<uint32_t> class_start, class_members;
+  std::vector<double> class_packet_bytes;
+  std::vector<uint32_t> group_start, group_members, group_up;
+  uint32_t slot = 0;
+};
+
+// What the members of a class, and of a class from one ingress port, ask in total, for one
+// array of rates: each recomputed in member order (the arithmetic of Arbiter::allocate) when a
+// member's rate has changed since.
+struct SumCache {
+  const double* rates = nullptr;
+  std::vector<double> sum;
+  std::vector<char> valid;
 };
 
 // A channel's arbitration over some of its members, reading each flow's demand from a per-flow
@@ -72,9 +91,42 @@ class Arbiter {
   /// other member asks rates[g]: allocate() with demand[f] = +inf, read at f. The same arithmetic,
   /// but only along f's own class, ingress group and upstream chain (the other members' shares
   /// are not needed), and without copying the demands.
-  double greedy(const ChannelView& view, uint32_t member, std::span<const double> rates) const {
+  double greedy(const ChannelView& view, uint32_t member, std::span<const double> rates,
+                SumCache& sums) const {
     const Demand demand{rates, view.flows[member]};
-    return greedy_at(0, view, view.all, member, view.capacity_bps, demand);
+    const policy::PortQos& qos = *view.qos;
+    const uint32_t cf = view.cls[member];
+    if (qos.kind == policy::PortQos::Kind::none) {
+      return greedy_top(view, member, cf, positive(view.capacity_bps), demand, sums);
+    }
+    Scratch& s = scratch(0);
+    s.class_demand.assign(view.classes, policy::ClassDemand{});
+    for (uint32_t c = 0; c < view.classes; ++c) {
+      if (view.class_start[c] == view.class_start[c + 1]) continue;
+      // f's class asks +inf with it.
+      s.class_demand[c].demand_bps =
+          c == cf ? kInf
+                  : cached_sum(sums, view.slot + c, view.class_members, view.class_start[c],
+                               view.class_start[c + 1], view, rates);
+      s.class_demand[c].mean_packet_wire_bytes = view.class_packet_bytes[c];
+    }
+    s.class_share = policy::arbitrate_classes(qos, s.class_demand, view.capacity_bps, nullptr);
+    return greedy_top(view, member, cf, s.class_share[cf], demand, sums);
+  }
+
+  /// The mean packet size of each class of `view` (the flows at equal rates), as allocate()
+  /// computes it over all the members.
+  std::vector<double> class_packet_bytes(const ChannelView& view) const {
+    std::vector<double> inverse_bytes(view.classes, 0.0), bytes(view.classes, 0.0);
+    std::vector<uint32_t> count(view.classes, 0);
+    for (const uint32_t m : view.all) {
+      inverse_bytes[view.cls[m]] += 1.0 / flows_[view.flows[m]].packet_wire_bytes;
+      ++count[view.cls[m]];
+    }
+    for (uint32_t c = 0; c < view.classes; ++c) {
+      if (count[c] > 0) bytes[c] = static_cast<double>(count[c]) / inverse_bytes[c];
+    }
+    return bytes;
   }
 
  private:
@@ -193,6 +245,51 @@ class Arbiter {
       const ChannelView& up = views_[view.up_view[s.group_any[g]]];
       allocate_at(depth + 1, up, s.upstream[g], s.group_share[j], demand, share);
     }
+  }
+
+  static double cached_sum(SumCache& sums, uint32_t slot, const std::vector<uint32_t>& members,
+                           uint32_t begin, uint32_t end, const ChannelView& view,
+                           std::span<const double> rates) {
+    if (sums.valid[slot] == 0) {
+      double total = 0.0;
+      for (uint32_t i = begin; i < end; ++i) total += positive(rates[view.flows[members[i]]]);
+      sums.sum[slot] = total;
+      sums.valid[slot] = 1;
+    }
+    return sums.sum[slot];
+  }
+
+  // divide_class at the top of the recursion for member fm of class cf: the class's members and
+  // (round robin) its ingress ports' sums from the view's lists and the cache.
+  double greedy_top(const ChannelView& view, uint32_t fm, uint32_t cf, double amount,
+                    const Demand& demand, SumCache& sums) const {
+    const std::span<const uint32_t> in_class(view.class_members.data() + view.class_start[cf],
+                                             view.class_start[cf + 1] - view.class_start[cf]);
+    if (view.at_nic || policy_.fairness == Fairness::per_flow) {
+      return greedy_class(0, view, in_class, fm, amount, demand);
+    }
+    Scratch& s = scratch(0);
+    const uint32_t gf = view.group[fm];
+    s.used_demand.clear();
+    size_t at = 0;
+    for (uint32_t g = 0; g < view.groups; ++g) {
+      const uint32_t cg = cf * view.groups + g;
+      const uint32_t begin = view.group_start[cg], end = view.group_start[cg + 1];
+      if (begin == end) continue;
+      if (g == gf) at = s.used_demand.size();
+      // f's port asks +inf with it.
+      s.used_demand.push_back(g == gf ? kInf
+                                      : cached_sum(sums, view.slot + view.classes + cg,
+                                                   view.group_members, begin, end, view,
+                                                   demand.rates));
+    }
+    s.group_share.resize(s.used_demand.size());
+    detail::water_fill_equal(s.used_demand, amount, s.group_share, s.order);
+    const uint32_t cg = cf * view.groups + gf;
+    const std::span<const uint32_t> upstream(view.group_up.data() + view.group_start[cg],
+                                             view.group_start[cg + 1] - view.group_start[cg]);
+    const ChannelView& up = views_[view.up_view[fm]];
+    return greedy_at(1, up, upstream, view.up_member[fm], s.group_share[at], demand);
   }
 
   // allocate_at for one member `fm` (flow demand.f, in `members`), which asks for +inf.
@@ -406,26 +503,73 @@ Result<Views> build_views(const Topology& t, std::span<const FabricFlow> flows,
   return v;
 }
 
+// Fills the views' per-class and per-(class, ingress port) lists and their sum slots; returns
+// the number of slots.
+uint32_t index_views(Views& v, const Arbiter& arbiter) {
+  uint32_t slots = 0;
+  for (ChannelView& view : v.views) {
+    view.classes = std::max(1u, policy::oracle_class_count(*view.qos));
+    const uint32_t cells = view.classes * view.groups;
+    view.class_start.assign(view.classes + 1, 0);
+    view.group_start.assign(cells + 1, 0);
+    for (const uint32_t m : view.all) {
+      ++view.class_start[view.cls[m] + 1];
+      ++view.group_start[view.cls[m] * view.groups + view.group[m] + 1];
+    }
+    for (uint32_t c = 0; c < view.classes; ++c) view.class_start[c + 1] += view.class_start[c];
+    for (uint32_t i = 0; i < cells; ++i) view.group_start[i + 1] += view.group_start[i];
+    view.class_members.resize(view.all.size());
+    view.group_members.resize(view.all.size());
+    view.group_up.resize(view.all.size());
+    std::vector<uint32_t> class_fill(view.class_start.begin(), view.class_start.end() - 1);
+    std::vector<uint32_t> group_fill(view.group_start.begin(), view.group_start.end() - 1);
+    for (const uint32_t m : view.all) {  // member order inside each list
+      view.class_members[class_fill[view.cls[m]]++] = m;
+      const uint32_t at = group_fill[view.cls[m] * view.groups + view.group[m]]++;
+      view.group_members[at] = m;
+      view.group_up[at] = view.up_member[m];
+    }
+    view.class_packet_bytes = arbiter.class_packet_bytes(view);
+    view.slot = slots;
+    slots += view.classes + cells;
+  }
+  return slots;
+}
+
 // The right-hand side of the definition for one flow: the least of its offered load and what
 // each channel of its path (idle ones arbitrate nothing) gives it when it asks for everything and
 // every other flow there asks for its rate in `rates`.
 class RightHandSide {
  public:
   RightHandSide(const Views& v, std::span<const FabricFlow> flows, const Arbiter& arbiter,
-                const std::vector<char>& idle)
-      : v_(v),
-        flows_(flows),
-        arbiter_(arbiter),
-        idle_(idle) {}
+                const std::vector<char>& idle, uint32_t slots)
+      : v_(v), flows_(flows), arbiter_(arbiter), idle_(idle), slots_(slots) {}
+
+  /// rates[f] has changed (the sums over `rates` that count it are stale).
+  void changed(std::span<const double> rates, uint32_t f) {
+    SumCache& sums = sums_for(rates);
+    for (const auto& [vi, m] : v_.hops[f]) {
+      const ChannelView& view = v_.views[vi];
+      const uint32_t c = view.cls[m];
+      sums.valid[view.slot + c] = 0;
+      sums.valid[view.slot + view.classes + c * view.groups + view.group[m]] = 0;
+    }
+  }
+  /// Any of `rates` may have changed.
+  void changed_all(std::span<const double> rates) {
+    SumCache& sums = sums_for(rates);
+    std::fill(sums.valid.begin(), sums.valid.end(), 0);
+  }
 
   /// `at`: the channel that gives the least, or kLimitedByOffered.
   double operator()(uint32_t f, std::span<const double> rates, uint32_t& at) {
     double best = flows_[f].offered_bps;
     at = kLimitedByOffered;
+    SumCache& sums = sums_for(rates);
     for (const auto& [vi, m] : v_.hops[f]) {
       if (idle_[vi] != 0) continue;
       const ChannelView& view = v_.views[vi];
-      const double got = arbiter_.greedy(view, m, rates);
+      const double got = arbiter_.greedy(view, m, rates, sums);
       if (got < best) {
         best = got;
         at = view.channel;
@@ -438,7 +582,22 @@ class RightHandSide {
   const Views& v_;
   std::span<const FabricFlow> flows_;
   const Arbiter& arbiter_;
+  // The cache for the array `rates` (the solver's bounds and rates: a few arrays that live as
+  // long as this object), made empty the first time.
+  SumCache& sums_for(std::span<const double> rates) {
+    for (SumCache& sums : caches_) {
+      if (sums.rates == rates.data()) return sums;
+    }
+    SumCache& sums = caches_.emplace_back();
+    sums.rates = rates.data();
+    sums.sum.assign(slots_, 0.0);
+    sums.valid.assign(slots_, 0);
+    return sums;
+  }
+
   const std::vector<char>& idle_;
+  uint32_t slots_ = 0;
+  std::deque<SumCache> caches_;  // references stay valid as it grows
 };
 
 // Which flows must look again: those marked, and those on whose channels another flow moved
@@ -515,6 +674,7 @@ bool seidel_inside(std::span<const uint32_t> rest, std::span<const double> lo,
   std::vector<double>& x = out.flow_bps;
   std::vector<double> gain(x.size(), 1.0), last_step(x.size(), 0.0);
   for (const uint32_t f : rest) dirty.mark(f);
+  rhs.changed_all(x);
   uint32_t at = kLimitedByOffered;
   const uint32_t until = std::min(kMaxSweeps, out.sweeps + kSeidelSweeps);
   bool pending = true;
@@ -526,19 +686,19 @@ bool seidel_inside(std::span<const uint32_t> rest, std::span<const double> lo,
       const double step = target - x[f];
       if (relative_gap(std::min(x[f], target), std::max(x[f], target)) <= kSettled) {
         x[f] = target;
+        rhs.changed(x, f);
         last_step[f] = 0.0;
         continue;
       }
       gain[f] = step * last_step[f] < 0.0 ? gain[f] * 0.5 : std::min(1.0, gain[f] * 2.0);
       last_step[f] = step;
       x[f] += gain[f] * step;
+      rhs.changed(x, f);
       if (gain[f] < 1.0) dirty.mark(f);  // short of its target: look again
       dirty.moved(f);
     }
     pending = false;
-    size_t npend = 0; double maxstep = 0;
-    for (const uint32_t f : rest) { pending = pending || dirty.is(f); npend += dirty.is(f); maxstep = std::max(maxstep, std::fabs(last_step[f]) / std::max(1.0, x[f])); }
-    if (getenv("QB_TRACE")) fprintf(stderr, "seidel %u pending %zu maxstep %.3g\n", out.sweeps, npend, maxstep);
+    for (const uint32_t f : rest) pending = pending || dirty.is(f);
   }
   return !pending;
 }
@@ -558,9 +718,10 @@ bool jacobi_inside(std::span<const uint32_t> rest, std::span<const double> lo,
   double alpha = 0.5, last = kInf;
   while (out.sweeps < kMaxSweeps) {
     ++out.sweeps;
+    rhs.changed_all(x);
     double residual = 0.0;
     for (const uint32_t f : rest) {
-      target[f] = std::clamp(rhs(f, x, at), lo[f], hi[f]);
+      target[f] = std::clamp(rhs(f, x, at), lo[f], hi[f]);  // x as the sweep began
       residual =
           std::max(residual, relative_gap(std::min(x[f], target[f]), std::max(x[f], target[f])));
     }
@@ -568,7 +729,6 @@ bool jacobi_inside(std::span<const uint32_t> rest, std::span<const double> lo,
       for (const uint32_t f : rest) x[f] = target[f];
       return true;
     }
-    if (getenv("QB_TRACE")) fprintf(stderr, "jacobi %u residual %.3g alpha %.3g\n", out.sweeps, residual, alpha);
     alpha = residual < last ? std::min(0.5, alpha * 1.2) : alpha * 0.5;
     last = residual;
     for (const uint32_t f : rest) x[f] += alpha * (target[f] - x[f]);
@@ -583,7 +743,8 @@ bool jacobi_inside(std::span<const uint32_t> rest, std::span<const double> lo,
 // When the gap closes, the fixed point is unique and found. When it stalls open (lo and hi a
 // 2-cycle of T), a damped iteration inside [lo, hi] looks for a fixed point there; if none
 // settles, the result is the lower bounds, flagged not settled.
-void solve_coupled(const Views& v, std::span<const FabricFlow> flows, const Arbiter& arbiter,
+void solve_coupled(const Views& v, uint32_t slots, std::span<const FabricFlow> flows,
+                   const Arbiter& arbiter,
                    const std::vector<char>& idle, const std::vector<bool>& frozen,
                    const std::vector<double>& lower, FabricExpectation& out) {
   const auto n = static_cast<uint32_t>(flows.size());
@@ -593,7 +754,7 @@ void solve_coupled(const Views& v, std::span<const FabricFlow> flows, const Arbi
     if (!frozen[f]) rest.push_back(f);
   }
   out.coupled_flows = static_cast<uint32_t>(rest.size());
-  RightHandSide rhs(v, flows, arbiter, idle);
+  RightHandSide rhs(v, flows, arbiter, idle, slots);
   std::vector<double> lo = x, hi = x;  // frozen (and inactive) flows: their exact rate
   for (const uint32_t f : rest) {
     lo[f] = lower[f];
@@ -623,6 +784,8 @@ void solve_coupled(const Views& v, std::span<const FabricFlow> flows, const Arbi
         lo[f] = new_lo;
       }
       lo[f] = std::min(lo[f], hi[f]);  // rounding must not cross them
+      rhs.changed(lo, f);
+      rhs.changed(hi, f);
       if (changed) {
         moved = true;
         dirty.moved(f);
@@ -656,6 +819,7 @@ void solve_coupled(const Views& v, std::span<const FabricFlow> flows, const Arbi
       for (const uint32_t f : rest) x[f] = lo[f];
     }
   }
+  rhs.changed_all(x);
   for (const uint32_t f : rest) rhs(f, x, out.bottleneck[f]);
 }
 
@@ -847,7 +1011,7 @@ Result<FabricExpectation> expected_fabric_rates(const Topology& topology,
   // (2) The coupled remainder: two-sided bounds, then (if they stall apart) a damped iteration
   // inside them.
   if (unfrozen_count > 0) {
-    solve_coupled(v, flows, arbiter, idle, frozen, lower, out);
+    solve_coupled(v, index_views(v, arbiter), flows, arbiter, idle, frozen, lower, out);
   }
   check_channels(topology, routes, active, out);
   return out;
