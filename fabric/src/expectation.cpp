@@ -79,7 +79,11 @@ class Arbiter {
   /// `max_hops`: the longest route (the recursion upstream is at most that deep).
   Arbiter(std::span<const FabricFlow> flows, const PortPolicy& policy,
           const std::vector<ChannelView>& views, size_t max_hops)
-      : flows_(flows), policy_(policy), views_(views), scratch_(max_hops + 1) {}
+      : flows_(flows),
+        policy_(policy),
+        views_(views),
+        scratch_(max_hops + 1),
+        one_leaf_(policy.tree != nullptr ? only_leaf(*policy.tree) : kNoLeaf) {}
 
   /// Members `members` of `view` divide `capacity_bps`; demand[f] in, share[f] out (per flow).
   void allocate(const ChannelView& view, std::span<const uint32_t> members, double capacity_bps,
@@ -149,6 +153,51 @@ class Arbiter {
   };
 
   static double positive(double value) { return value > 0.0 ? value : 0.0; }
+
+  static constexpr uint32_t kNoLeaf = UINT32_MAX;
+
+  // A tree that is a root over one leaf, or a root leaf, nothing capped: its leaf (kNoLeaf for
+  // any other tree). Through it a flow's share is one water-filling of the leaf's flows.
+  static uint32_t only_leaf(const policy::SchedTree& tree) {
+    const auto& e = tree.elements;
+    if (e.empty() || e[0].max_avg_bw_bps > 0.0) return kNoLeaf;
+    if (e.size() == 1) return e[0].is_leaf ? 0 : kNoLeaf;
+    if (e.size() != 2 || e[0].is_leaf || e[0].children != std::vector<uint32_t>{1} ||
+        !e[1].is_leaf || e[1].parent != 0 || e[1].max_avg_bw_bps > 0.0) {
+      return kNoLeaf;
+    }
+    return 1;
+  }
+
+  // What policy::expected_rates through the one-leaf tree gives flow demand.f (asking +inf)
+  // among `members`: the root passes the leaf `amount` whole (one child asking +inf: remaining
+  // x (w / w)), and the leaf water-fills its flows with weight 1 (policy::water_fill: flows
+  // asking nothing take no part; the others ascending, each against remaining x (1 / weights
+  // left)). The same arithmetic, without building the tree's result.
+  double one_leaf_greedy(size_t depth, const ChannelView& view, std::span<const uint32_t> members,
+                         double amount, const Demand& demand) const {
+    if (flows_[demand.f].leaf != one_leaf_) return 0.0;  // a flow off the leaf gets nothing
+    const double capacity = amount > 0.0 ? amount : 0.0;  // NaN -> 0
+    if (!(capacity > 0.0)) return 0.0;
+    if (std::isinf(capacity)) return kInf;  // every flow gets what it asks
+    std::vector<double>& others = scratch(depth).sub_demand;
+    others.clear();
+    for (const uint32_t m : members) {
+      const uint32_t g = view.flows[m];
+      if (g == demand.f || flows_[g].leaf != one_leaf_) continue;
+      const double d = demand.rates[g];
+      if (d > 0.0) others.push_back(d);  // NaN and <= 0 take no part
+    }
+    std::sort(others.begin(), others.end());
+    double remaining = capacity;
+    double weight_left = static_cast<double>(others.size() + 1);
+    for (const double d : others) {
+      if (d > remaining * (1.0 / weight_left)) break;
+      remaining = std::max(0.0, remaining - d);
+      weight_left -= 1.0;
+    }
+    return remaining * (1.0 / weight_left);
+  }
 
   // Sized once (never resized, so a depth's references stay valid while deeper ones work).
   Scratch& scratch(size_t depth) const { return scratch_[depth]; }
@@ -270,26 +319,21 @@ class Arbiter {
     }
     Scratch& s = scratch(0);
     const uint32_t gf = view.group[fm];
-    s.used_demand.clear();
-    size_t at = 0;
+    s.used_demand.clear();  // the other ports with this class; f's asks +inf with it
     for (uint32_t g = 0; g < view.groups; ++g) {
       const uint32_t cg = cf * view.groups + g;
       const uint32_t begin = view.group_start[cg], end = view.group_start[cg + 1];
-      if (begin == end) continue;
-      if (g == gf) at = s.used_demand.size();
-      // f's port asks +inf with it.
-      s.used_demand.push_back(g == gf ? kInf
-                                      : cached_sum(sums, view.slot + view.classes + cg,
-                                                   view.group_members, begin, end, view,
-                                                   demand.rates));
+      if (begin == end || g == gf) continue;
+      s.used_demand.push_back(cached_sum(sums, view.slot + view.classes + cg, view.group_members,
+                                         begin, end, view, demand.rates));
     }
-    s.group_share.resize(s.used_demand.size());
-    detail::water_fill_equal(s.used_demand, amount, s.group_share, s.order);
+    const double port_share =
+        detail::water_fill_equal_greedy(s.used_demand, s.used_demand.size() + 1, amount);
     const uint32_t cg = cf * view.groups + gf;
     const std::span<const uint32_t> upstream(view.group_up.data() + view.group_start[cg],
                                              view.group_start[cg + 1] - view.group_start[cg]);
     const ChannelView& up = views_[view.up_view[fm]];
-    return greedy_at(1, up, upstream, view.up_member[fm], s.group_share[at], demand);
+    return greedy_at(1, up, upstream, view.up_member[fm], port_share, demand);
   }
 
   // allocate_at for one member `fm` (flow demand.f, in `members`), which asks for +inf.
@@ -332,6 +376,7 @@ class Arbiter {
                       uint32_t fm, double amount, const Demand& demand) const {
     Scratch& s = scratch(depth);
     const size_t k = members.size();
+    if (view.at_nic && one_leaf_ != kNoLeaf) return one_leaf_greedy(depth, view, members, amount, demand);
     if (view.at_nic && policy_.tree != nullptr) {
       s.tree_flows.resize(k);
       size_t at = 0;
@@ -343,15 +388,11 @@ class Arbiter {
       return policy::expected_rates(*policy_.tree, s.tree_flows, amount).flow_bps[at];
     }
     if (view.at_nic || policy_.fairness == Fairness::per_flow) {
-      s.sub_demand.resize(k);
-      s.sub_share.resize(k);
-      size_t at = 0;
-      for (size_t i = 0; i < k; ++i) {
-        s.sub_demand[i] = demand[view.flows[members[i]]];
-        if (members[i] == fm) at = i;
+      s.sub_demand.clear();
+      for (const uint32_t m : members) {
+        if (m != fm) s.sub_demand.push_back(demand.rates[view.flows[m]]);
       }
-      detail::water_fill_equal(s.sub_demand, amount, s.sub_share, s.order);
-      return s.sub_share[at];
+      return detail::water_fill_equal_greedy(s.sub_demand, k, amount);
     }
     // Round robin over the ingress ports (divide_class): f's port's share, then f's share of it
     // as the port upstream arbitrates the flows of this port.
@@ -367,23 +408,21 @@ class Arbiter {
       s.group_any[g] = m;
       if (g == gf) upstream.push_back(view.up_member[m]);
     }
-    s.used_demand.clear();
-    size_t at = 0;
+    s.used_demand.clear();  // the other ports; f's asks +inf with it
     for (uint32_t g = 0; g < view.groups; ++g) {
-      if (s.group_any[g] == UINT32_MAX) continue;
-      if (g == gf) at = s.used_demand.size();
-      s.used_demand.push_back(s.group_demand[g]);
+      if (s.group_any[g] != UINT32_MAX && g != gf) s.used_demand.push_back(s.group_demand[g]);
     }
-    s.group_share.resize(s.used_demand.size());
-    detail::water_fill_equal(s.used_demand, amount, s.group_share, s.order);
+    const double port_share =
+        detail::water_fill_equal_greedy(s.used_demand, s.used_demand.size() + 1, amount);
     const ChannelView& up = views_[view.up_view[fm]];
-    return greedy_at(depth + 1, up, upstream, view.up_member[fm], s.group_share[at], demand);
+    return greedy_at(depth + 1, up, upstream, view.up_member[fm], port_share, demand);
   }
 
   std::span<const FabricFlow> flows_;
   const PortPolicy& policy_;
   const std::vector<ChannelView>& views_;
   mutable std::vector<Scratch> scratch_;
+  uint32_t one_leaf_ = kNoLeaf;
 };
 
 // The QoS of channel `ch`'s port.
