@@ -65,10 +65,23 @@ struct ChannelView {
 // What the members of a class, and of a class from one ingress port, ask in total, for one
 // array of rates: each recomputed in member order (the arithmetic of Arbiter::allocate) when a
 // member's rate has changed since.
+// And, where a class's members divide equally (a NIC port, per-flow fairness), the members
+// sorted by what they ask, kept sorted as rates change (the greedy share reads the others
+// ascending, as water-filling sorts them, without sorting them per call).
+struct SortedClass {
+  bool built = false;
+  std::vector<double> key;       // ascending; -1: takes no part (the one-leaf tree's rule)
+  std::vector<uint32_t> member;  // key[i] is member[i]'s
+  std::vector<uint32_t> pos;     // per member of the view: its index in key (if in the class)
+  std::vector<uint32_t> stale;   // members whose rate changed since
+  uint32_t live = 0;             // keys > 0
+};
 struct SumCache {
   const double* rates = nullptr;
   std::vector<double> sum;
   std::vector<char> valid;
+  std::vector<int32_t> sorted_at;  // per class slot: index in `sorted`, or -1
+  std::vector<SortedClass> sorted;
 };
 
 // A channel's arbitration over some of its members, reading each flow's demand from a per-flow
@@ -314,8 +327,13 @@ class Arbiter {
                     const Demand& demand, SumCache& sums) const {
     const std::span<const uint32_t> in_class(view.class_members.data() + view.class_start[cf],
                                              view.class_start[cf + 1] - view.class_start[cf]);
+    if (view.at_nic && policy_.tree != nullptr && one_leaf_ == kNoLeaf) {
+      return greedy_class(0, view, in_class, fm, amount, demand);  // the whole tree oracle
+    }
     if (view.at_nic || policy_.fairness == Fairness::per_flow) {
-      return greedy_class(0, view, in_class, fm, amount, demand);
+      SortedClass& sorted = sorted_class(sums, view, cf, demand.rates);
+      return view.at_nic && one_leaf_ != kNoLeaf ? sorted_one_leaf(sorted, fm, amount, demand.f)
+                                                 : sorted_equal(sorted, fm, amount);
     }
     Scratch& s = scratch(0);
     const uint32_t gf = view.group[fm];
@@ -334,6 +352,106 @@ class Arbiter {
                                              view.group_start[cg + 1] - view.group_start[cg]);
     const ChannelView& up = views_[view.up_view[fm]];
     return greedy_at(1, up, upstream, view.up_member[fm], port_share, demand);
+  }
+
+  // What member m asks in the sorted order: equal division counts every member (<= 0 as 0); the
+  // one-leaf tree only the leaf's flows that ask something.
+  double sort_key(const ChannelView& view, uint32_t m, std::span<const double> rates) const {
+    const uint32_t g = view.flows[m];
+    const double d = rates[g];
+    if (view.at_nic && one_leaf_ != kNoLeaf) {
+      return flows_[g].leaf == one_leaf_ && d > 0.0 ? d : -1.0;
+    }
+    return positive(d);
+  }
+
+  SortedClass& sorted_class(SumCache& sums, const ChannelView& view, uint32_t c,
+                            std::span<const double> rates) const {
+    int32_t& at = sums.sorted_at[view.slot + c];
+    if (at < 0) {
+      at = static_cast<int32_t>(sums.sorted.size());
+      sums.sorted.emplace_back();
+    }
+    SortedClass& sorted = sums.sorted[static_cast<size_t>(at)];
+    if (!sorted.built) {
+      const uint32_t begin = view.class_start[c], end = view.class_start[c + 1];
+      std::vector<std::pair<double, uint32_t>> keyed;
+      keyed.reserve(end - begin);
+      for (uint32_t i = begin; i < end; ++i) {
+        const uint32_t m = view.class_members[i];
+        keyed.emplace_back(sort_key(view, m, rates), m);
+      }
+      std::sort(keyed.begin(), keyed.end());
+      sorted.key.resize(keyed.size());
+      sorted.member.resize(keyed.size());
+      sorted.pos.resize(view.all.size());
+      sorted.live = 0;
+      for (uint32_t i = 0; i < keyed.size(); ++i) {
+        sorted.key[i] = keyed[i].first;
+        sorted.member[i] = keyed[i].second;
+        sorted.pos[keyed[i].second] = i;
+        sorted.live += keyed[i].first > 0.0 ? 1 : 0;
+      }
+      sorted.built = true;
+      sorted.stale.clear();
+      return sorted;
+    }
+    for (const uint32_t m : sorted.stale) {  // move each to its new place
+      const double key = sort_key(view, m, rates);
+      uint32_t i = sorted.pos[m];
+      sorted.live -= sorted.key[i] > 0.0 ? 1 : 0;
+      sorted.live += key > 0.0 ? 1 : 0;
+      for (; i > 0 && sorted.key[i - 1] > key; --i) {
+        sorted.key[i] = sorted.key[i - 1];
+        sorted.member[i] = sorted.member[i - 1];
+        sorted.pos[sorted.member[i]] = i;
+      }
+      for (; i + 1 < sorted.key.size() && sorted.key[i + 1] < key; ++i) {
+        sorted.key[i] = sorted.key[i + 1];
+        sorted.member[i] = sorted.member[i + 1];
+        sorted.pos[sorted.member[i]] = i;
+      }
+      sorted.key[i] = key;
+      sorted.member[i] = m;
+      sorted.pos[m] = i;
+    }
+    sorted.stale.clear();
+    return sorted;
+  }
+
+  // water_fill_equal_greedy over the sorted members but fm.
+  static double sorted_equal(const SortedClass& sorted, uint32_t fm, double amount) {
+    const size_t n = sorted.key.size();
+    double left = amount > 0.0 ? amount : 0.0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (sorted.member[i] == fm) continue;
+      const double d = sorted.key[i];
+      if (d > left / static_cast<double>(n - k)) break;
+      left -= d;
+      if (left < 0.0) left = 0.0;
+      ++k;
+    }
+    return left / static_cast<double>(n - k);
+  }
+
+  // one_leaf_greedy over the sorted members but fm.
+  double sorted_one_leaf(const SortedClass& sorted, uint32_t fm, double amount, uint32_t f) const {
+    if (flows_[f].leaf != one_leaf_) return 0.0;
+    const double capacity = amount > 0.0 ? amount : 0.0;
+    if (!(capacity > 0.0)) return 0.0;
+    if (std::isinf(capacity)) return kInf;
+    const uint32_t own = sorted.key[sorted.pos[fm]] > 0.0 ? 1 : 0;
+    double remaining = capacity;
+    double weight_left = static_cast<double>(sorted.live - own + 1);
+    for (size_t i = 0; i < sorted.key.size(); ++i) {
+      const double d = sorted.key[i];
+      if (!(d > 0.0) || sorted.member[i] == fm) continue;
+      if (d > remaining * (1.0 / weight_left)) break;
+      remaining = std::max(0.0, remaining - d);
+      weight_left -= 1.0;
+    }
+    return remaining * (1.0 / weight_left);
   }
 
   // allocate_at for one member `fm` (flow demand.f, in `members`), which asks for +inf.
@@ -592,12 +710,17 @@ class RightHandSide {
       const uint32_t c = view.cls[m];
       sums.valid[view.slot + c] = 0;
       sums.valid[view.slot + view.classes + c * view.groups + view.group[m]] = 0;
+      if (const int32_t at = sums.sorted_at[view.slot + c]; at >= 0) {
+        SortedClass& sorted = sums.sorted[static_cast<size_t>(at)];
+        if (sorted.built) sorted.stale.push_back(m);
+      }
     }
   }
   /// Any of `rates` may have changed.
   void changed_all(std::span<const double> rates) {
     SumCache& sums = sums_for(rates);
     std::fill(sums.valid.begin(), sums.valid.end(), 0);
+    for (SortedClass& sorted : sums.sorted) sorted.built = false;
   }
 
   /// `at`: the channel that gives the least, or kLimitedByOffered.
@@ -631,6 +754,7 @@ class RightHandSide {
     sums.rates = rates.data();
     sums.sum.assign(slots_, 0.0);
     sums.valid.assign(slots_, 0);
+    sums.sorted_at.assign(slots_, -1);
     return sums;
   }
 
