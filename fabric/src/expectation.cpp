@@ -60,6 +60,13 @@ struct ChannelView {
   std::vector<double> class_packet_bytes;
   std::vector<uint32_t> group_start, group_members, group_up;
   uint32_t slot = 0;
+  // One port further up, where the port's channel U has one class and divides by its own
+  // ingress ports (round robin, not a NIC): per (class, port) cell, its members split by their
+  // ingress port at U (cells x U's groups, CSR in member order), each part's flows and members
+  // upstream of U, and where their sums start in a SumCache. sub_base: per cell, its first part
+  // (none where U does not qualify).
+  std::vector<uint32_t> sub_base, sub_start, sub_flow, sub_up;
+  uint32_t sub_slot = 0;
 };
 
 // What the members of a class, and of a class from one ingress port, ask in total, for one
@@ -348,9 +355,36 @@ class Arbiter {
     const double port_share =
         detail::water_fill_equal_greedy(s.used_demand, s.used_demand.size() + 1, amount);
     const uint32_t cg = cf * view.groups + gf;
+    const ChannelView& up = views_[view.up_view[fm]];
+    if (view.sub_base.size() > cg + 1 && view.sub_base[cg] != view.sub_base[cg + 1]) {
+      // greedy_at(1, up, ...) with up's ports' sums from the cache: up has one class (it takes
+      // the whole port_share) and its round robin gives f's port there port_share_up.
+      const uint32_t mu = view.up_member[fm];
+      const uint32_t base = view.sub_base[cg];
+      const uint32_t gu = up.group[mu];
+      s.used_demand.clear();
+      for (uint32_t g = 0; g < up.groups; ++g) {
+        const uint32_t begin = view.sub_start[base + g], end = view.sub_start[base + g + 1];
+        if (begin == end || g == gu) continue;
+        const uint32_t slot = view.sub_slot + base + g;
+        if (sums.valid[slot] == 0) {
+          double total = 0.0;
+          for (uint32_t i = begin; i < end; ++i) total += positive(demand.rates[view.sub_flow[i]]);
+          sums.sum[slot] = total;
+          sums.valid[slot] = 1;
+        }
+        s.used_demand.push_back(sums.sum[slot]);
+      }
+      const double port_share_up = detail::water_fill_equal_greedy(
+          s.used_demand, s.used_demand.size() + 1, positive(port_share));
+      const std::span<const uint32_t> upstream(view.sub_up.data() + view.sub_start[base + gu],
+                                               view.sub_start[base + gu + 1] -
+                                                   view.sub_start[base + gu]);
+      return greedy_at(2, views_[up.up_view[mu]], upstream, up.up_member[mu], port_share_up,
+                       demand);
+    }
     const std::span<const uint32_t> upstream(view.group_up.data() + view.group_start[cg],
                                              view.group_start[cg + 1] - view.group_start[cg]);
-    const ChannelView& up = views_[view.up_view[fm]];
     return greedy_at(1, up, upstream, view.up_member[fm], port_share, demand);
   }
 
@@ -662,7 +696,7 @@ Result<Views> build_views(const Topology& t, std::span<const FabricFlow> flows,
 
 // Fills the views' per-class and per-(class, ingress port) lists and their sum slots; returns
 // the number of slots.
-uint32_t index_views(Views& v, const Arbiter& arbiter) {
+uint32_t index_views(Views& v, const Arbiter& arbiter, Fairness fairness) {
   uint32_t slots = 0;
   for (ChannelView& view : v.views) {
     view.classes = std::max(1u, policy::oracle_class_count(*view.qos));
@@ -689,6 +723,44 @@ uint32_t index_views(Views& v, const Arbiter& arbiter) {
     view.class_packet_bytes = arbiter.class_packet_bytes(view);
     view.slot = slots;
     slots += view.classes + cells;
+    if (fairness != Fairness::per_ingress || view.at_nic) continue;
+    // The parts one port up: members of each cell by their ingress port at U.
+    view.sub_base.assign(cells + 1, 0);
+    for (uint32_t cell = 0; cell < cells; ++cell) {
+      uint32_t parts = 0;
+      if (view.group_start[cell] != view.group_start[cell + 1]) {
+        const ChannelView& up = v.views[view.up_view[view.group_members[view.group_start[cell]]]];
+        if (up.qos->kind == policy::PortQos::Kind::none && !up.at_nic) parts = up.groups;
+      }
+      view.sub_base[cell + 1] = view.sub_base[cell] + parts;
+    }
+    view.sub_start.assign(view.sub_base[cells] + 1, 0);
+    for (uint32_t cell = 0; cell < cells; ++cell) {
+      if (view.sub_base[cell] == view.sub_base[cell + 1]) continue;
+      for (uint32_t i = view.group_start[cell]; i < view.group_start[cell + 1]; ++i) {
+        const ChannelView& up = v.views[view.up_view[view.group_members[i]]];
+        ++view.sub_start[view.sub_base[cell] + up.group[view.group_up[i]] + 1];
+      }
+    }
+    for (uint32_t i = 0; i + 1 < view.sub_start.size(); ++i) {
+      view.sub_start[i + 1] += view.sub_start[i];
+    }
+    view.sub_flow.resize(view.sub_start.back());
+    view.sub_up.resize(view.sub_start.back());
+    std::vector<uint32_t> fill(view.sub_start.begin(), view.sub_start.end() - 1);
+    for (uint32_t cell = 0; cell < cells; ++cell) {
+      if (view.sub_base[cell] == view.sub_base[cell + 1]) continue;
+      for (uint32_t i = view.group_start[cell]; i < view.group_start[cell + 1]; ++i) {
+        const uint32_t m = view.group_members[i];
+        const ChannelView& up = v.views[view.up_view[m]];
+        const uint32_t mu = view.group_up[i];
+        const uint32_t at = fill[view.sub_base[cell] + up.group[mu]]++;
+        view.sub_flow[at] = view.flows[m];
+        view.sub_up[at] = up.up_member[mu];
+      }
+    }
+    view.sub_slot = slots;
+    slots += view.sub_base[cells];
   }
   return slots;
 }
@@ -705,9 +777,16 @@ class RightHandSide {
   /// rates[f] has changed (the sums over `rates` that count it are stale).
   void changed(std::span<const double> rates, uint32_t f) {
     SumCache& sums = sums_for(rates);
-    for (const auto& [vi, m] : v_.hops[f]) {
+    const auto& hops = v_.hops[f];
+    for (size_t j = 0; j < hops.size(); ++j) {
+      const auto [vi, m] = hops[j];
       const ChannelView& view = v_.views[vi];
       const uint32_t c = view.cls[m];
+      const uint32_t cell = c * view.groups + view.group[m];
+      if (view.sub_base.size() > cell + 1 && view.sub_base[cell] != view.sub_base[cell + 1]) {
+        const auto [ui, mu] = hops[j - 1];  // qualifying parts have a channel upstream
+        sums.valid[view.sub_slot + view.sub_base[cell] + v_.views[ui].group[mu]] = 0;
+      }
       sums.valid[view.slot + c] = 0;
       sums.valid[view.slot + view.classes + c * view.groups + view.group[m]] = 0;
       if (const int32_t at = sums.sorted_at[view.slot + c]; at >= 0) {
@@ -1174,7 +1253,8 @@ Result<FabricExpectation> expected_fabric_rates(const Topology& topology,
   // (2) The coupled remainder: two-sided bounds, then (if they stall apart) a damped iteration
   // inside them.
   if (unfrozen_count > 0) {
-    solve_coupled(v, index_views(v, arbiter), flows, arbiter, idle, frozen, lower, out);
+    solve_coupled(v, index_views(v, arbiter, policy.fairness), flows, arbiter, idle, frozen, lower,
+                  out);
   }
   check_channels(topology, routes, active, out);
   return out;
