@@ -196,7 +196,7 @@ class Arbiter {
   // left)). The same arithmetic, without building the tree's result.
   double one_leaf_greedy(size_t depth, const ChannelView& view, std::span<const uint32_t> members,
                          double amount, const Demand& demand) const {
-    if (flows_[demand.f].leaf != one_leaf_) return 0.0;  // a flow off the leaf gets nothing
+    if (flows_[demand.f].leaf != one_leaf_) return 0.0;   // a flow off the leaf gets nothing
     const double capacity = amount > 0.0 ? amount : 0.0;  // NaN -> 0
     if (!(capacity > 0.0)) return 0.0;
     if (std::isinf(capacity)) return kInf;  // every flow gets what it asks
@@ -377,9 +377,9 @@ class Arbiter {
       }
       const double port_share_up = detail::water_fill_equal_greedy(
           s.used_demand, s.used_demand.size() + 1, positive(port_share));
-      const std::span<const uint32_t> upstream(view.sub_up.data() + view.sub_start[base + gu],
-                                               view.sub_start[base + gu + 1] -
-                                                   view.sub_start[base + gu]);
+      const std::span<const uint32_t> upstream(
+          view.sub_up.data() + view.sub_start[base + gu],
+          view.sub_start[base + gu + 1] - view.sub_start[base + gu]);
       return greedy_at(2, views_[up.up_view[mu]], upstream, up.up_member[mu], port_share_up,
                        demand);
     }
