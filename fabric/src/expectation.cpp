@@ -528,7 +528,9 @@ class Arbiter {
                       uint32_t fm, double amount, const Demand& demand) const {
     Scratch& s = scratch(depth);
     const size_t k = members.size();
-    if (view.at_nic && one_leaf_ != kNoLeaf) return one_leaf_greedy(depth, view, members, amount, demand);
+    if (view.at_nic && one_leaf_ != kNoLeaf) {
+      return one_leaf_greedy(depth, view, members, amount, demand);
+    }
     if (view.at_nic && policy_.tree != nullptr) {
       s.tree_flows.resize(k);
       size_t at = 0;
@@ -551,8 +553,8 @@ class Arbiter {
     const uint32_t gf = view.group[fm];
     s.group_demand.assign(view.groups, 0.0);
     s.group_any.assign(view.groups, UINT32_MAX);
-    std::vector<uint32_t>& upstream = s.upstream.empty() ? s.upstream.emplace_back()
-                                                         : s.upstream.front();
+    std::vector<uint32_t>& upstream =
+        s.upstream.empty() ? s.upstream.emplace_back() : s.upstream.front();
     upstream.clear();
     for (const uint32_t m : members) {
       const uint32_t g = view.group[m];
@@ -986,9 +988,9 @@ bool jacobi_inside(std::span<const uint32_t> rest, std::span<const double> lo,
 // 2-cycle of T), a damped iteration inside [lo, hi] looks for a fixed point there; if none
 // settles, the result is the lower bounds, flagged not settled.
 void solve_coupled(const Views& v, uint32_t slots, std::span<const FabricFlow> flows,
-                   const Arbiter& arbiter,
-                   const std::vector<char>& idle, const std::vector<bool>& frozen,
-                   const std::vector<double>& lower, FabricExpectation& out) {
+                   const Arbiter& arbiter, const std::vector<char>& idle,
+                   const std::vector<bool>& frozen, const std::vector<double>& lower,
+                   FabricExpectation& out) {
   const auto n = static_cast<uint32_t>(flows.size());
   std::vector<double>& x = out.flow_bps;
   std::vector<uint32_t> rest;
