@@ -79,13 +79,15 @@ BENCHMARK(BM_Expectation_Hpcc320_Permutation)
     ->ArgsProduct({{0, 1}, {1, 4}})
     ->Unit(benchmark::kMillisecond);
 
-// Every host to every other (102080 flows), per-ingress and per-flow: the all-to-all suites. Not
-// interactive yet (over 5 minutes under load; main before the coupled-step change as well): run it
-// alone with --benchmark_filter=AllToAll.
+// Every host of the first range(1) hosts to every other (320: 102080 flows, the all-to-all
+// suites), per-ingress (range(0) = 0) and per-flow (1). Per-ingress is coupled throughout
+// (~650 sweeps): 32 hosts ~0.3 s, 100 hosts ~13 s, 320 hosts still many minutes
+// (docs/performance.md); run the large ones alone, e.g. --benchmark_filter=AllToAll/0/100/.
 void BM_Expectation_Hpcc320_AllToAll(benchmark::State& state) {
   const Topology t = hpcc_fat_tree();
   TrafficTemplate spec;
-  for (uint32_t h = 0; h < t.host_count(); ++h) spec.sources.push_back(h);
+  const auto hosts = static_cast<uint32_t>(state.range(1));
+  for (uint32_t h = 0; h < hosts; ++h) spec.sources.push_back(h);
   spec.pattern = DestinationPattern::all_to_all;
   const auto ends = std::move(*expand_template(spec));
   const auto routes = route_flows(t, ends, RoutingSpec{});
@@ -93,24 +95,28 @@ void BM_Expectation_Hpcc320_AllToAll(benchmark::State& state) {
   const std::vector<FabricFlow> flows(ends.size());
   PortPolicy policy;
   policy.fairness = state.range(0) == 0 ? Fairness::per_ingress : Fairness::per_flow;
-  uint32_t coupled = 0, sweeps = 0;
+  uint32_t rounds = 0, coupled = 0, sweeps = 0, bracket = 0;
   bool settled = true;
   for (auto _ : state) {
     auto rates = expected_fabric_rates(t, flows, *routes, policy);
     if (!rates) std::abort();
+    rounds = rates->freeze_rounds;
     coupled = rates->coupled_flows;
     sweeps = rates->sweeps;
+    bracket = rates->bracket_sweeps;
     settled = rates->settled;
     benchmark::DoNotOptimize(rates->flow_bps.data());
   }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(flows.size()));
   state.counters["flows"] = static_cast<double>(flows.size());
+  state.counters["rounds"] = rounds;
   state.counters["coupled"] = coupled;
   state.counters["sweeps"] = sweeps;
+  state.counters["bracket"] = bracket;
   state.counters["settled"] = settled ? 1 : 0;
 }
 BENCHMARK(BM_Expectation_Hpcc320_AllToAll)
-    ->Arg(0)
-    ->Arg(1)
+    ->ArgsProduct({{0, 1}, {32, 100, 320}})
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 

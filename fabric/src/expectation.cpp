@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <utility>
 
 #include "qb/fabric/channel_qos.hpp"
@@ -50,6 +51,44 @@ struct ChannelView {
   std::vector<uint32_t> all;  // 0..members-1
   uint32_t unfrozen = 0;  // step (1) bookkeeping
   double sum_bps = 0.0;
+  // For a flow's greedy share (Arbiter::greedy), fixed once the members are known: per class,
+  // its members in member order (CSR) and the class's mean packet size; per (class, ingress
+  // port), its members and their members upstream; and where the sums of what they ask start
+  // in a SumCache (classes, then classes x groups).
+  uint32_t classes = 1;
+  std::vector<uint32_t> class_start, class_members;
+  std::vector<double> class_packet_bytes;
+  std::vector<uint32_t> group_start, group_members, group_up;
+  uint32_t slot = 0;
+  // One port further up, where the port's channel U has one class and divides by its own
+  // ingress ports (round robin, not a NIC): per (class, port) cell, its members split by their
+  // ingress port at U (cells x U's groups, CSR in member order), each part's flows and members
+  // upstream of U, and where their sums start in a SumCache. sub_base: per cell, its first part
+  // (none where U does not qualify).
+  std::vector<uint32_t> sub_base, sub_start, sub_flow, sub_up;
+  uint32_t sub_slot = 0;
+};
+
+// What the members of a class, and of a class from one ingress port, ask in total, for one
+// array of rates: each recomputed in member order (the arithmetic of Arbiter::allocate) when a
+// member's rate has changed since.
+// And, where a class's members divide equally (a NIC port, per-flow fairness), the members
+// sorted by what they ask, kept sorted as rates change (the greedy share reads the others
+// ascending, as water-filling sorts them, without sorting them per call).
+struct SortedClass {
+  bool built = false;
+  std::vector<double> key;       // ascending; -1: takes no part (the one-leaf tree's rule)
+  std::vector<uint32_t> member;  // key[i] is member[i]'s
+  std::vector<uint32_t> pos;     // per member of the view: its index in key (if in the class)
+  std::vector<uint32_t> stale;   // members whose rate changed since
+  uint32_t live = 0;             // keys > 0
+};
+struct SumCache {
+  const double* rates = nullptr;
+  std::vector<double> sum;
+  std::vector<char> valid;
+  std::vector<int32_t> sorted_at;  // per class slot: index in `sorted`, or -1
+  std::vector<SortedClass> sorted;
 };
 
 // A channel's arbitration over some of its members, reading each flow's demand from a per-flow
@@ -60,7 +99,11 @@ class Arbiter {
   /// `max_hops`: the longest route (the recursion upstream is at most that deep).
   Arbiter(std::span<const FabricFlow> flows, const PortPolicy& policy,
           const std::vector<ChannelView>& views, size_t max_hops)
-      : flows_(flows), policy_(policy), views_(views), scratch_(max_hops + 1) {}
+      : flows_(flows),
+        policy_(policy),
+        views_(views),
+        scratch_(max_hops + 1),
+        one_leaf_(policy.tree != nullptr ? only_leaf(*policy.tree) : kNoLeaf) {}
 
   /// Members `members` of `view` divide `capacity_bps`; demand[f] in, share[f] out (per flow).
   void allocate(const ChannelView& view, std::span<const uint32_t> members, double capacity_bps,
@@ -68,7 +111,56 @@ class Arbiter {
     allocate_at(0, view, members, capacity_bps, demand, share);
   }
 
+  /// What member `member` (flow f) of `view` gets when it asks for everything (+inf) and every
+  /// other member asks rates[g]: allocate() with demand[f] = +inf, read at f. The same arithmetic,
+  /// but only along f's own class, ingress group and upstream chain (the other members' shares
+  /// are not needed), and without copying the demands.
+  double greedy(const ChannelView& view, uint32_t member, std::span<const double> rates,
+                SumCache& sums) const {
+    const Demand demand{rates, view.flows[member]};
+    const policy::PortQos& qos = *view.qos;
+    const uint32_t cf = view.cls[member];
+    if (qos.kind == policy::PortQos::Kind::none) {
+      return greedy_top(view, member, cf, positive(view.capacity_bps), demand, sums);
+    }
+    Scratch& s = scratch(0);
+    s.class_demand.assign(view.classes, policy::ClassDemand{});
+    for (uint32_t c = 0; c < view.classes; ++c) {
+      if (view.class_start[c] == view.class_start[c + 1]) continue;
+      // f's class asks +inf with it.
+      s.class_demand[c].demand_bps =
+          c == cf ? kInf
+                  : cached_sum(sums, view.slot + c, view.class_members, view.class_start[c],
+                               view.class_start[c + 1], view, rates);
+      s.class_demand[c].mean_packet_wire_bytes = view.class_packet_bytes[c];
+    }
+    s.class_share = policy::arbitrate_classes(qos, s.class_demand, view.capacity_bps, nullptr);
+    return greedy_top(view, member, cf, s.class_share[cf], demand, sums);
+  }
+
+  /// The mean packet size of each class of `view` (the flows at equal rates), as allocate()
+  /// computes it over all the members.
+  std::vector<double> class_packet_bytes(const ChannelView& view) const {
+    std::vector<double> inverse_bytes(view.classes, 0.0), bytes(view.classes, 0.0);
+    std::vector<uint32_t> count(view.classes, 0);
+    for (const uint32_t m : view.all) {
+      inverse_bytes[view.cls[m]] += 1.0 / flows_[view.flows[m]].packet_wire_bytes;
+      ++count[view.cls[m]];
+    }
+    for (uint32_t c = 0; c < view.classes; ++c) {
+      if (count[c] > 0) bytes[c] = static_cast<double>(count[c]) / inverse_bytes[c];
+    }
+    return bytes;
+  }
+
  private:
+  // rates[g], except flow `f` asks for everything.
+  struct Demand {
+    std::span<const double> rates;
+    uint32_t f = 0;
+    double operator[](uint32_t g) const { return g == f ? kInf : rates[g]; }
+  };
+
   // Scratch per recursion depth (a group's share recurses into the channel upstream), so an
   // allocation allocates nothing once the vectors have grown.
   struct Scratch {
@@ -81,6 +173,51 @@ class Arbiter {
   };
 
   static double positive(double value) { return value > 0.0 ? value : 0.0; }
+
+  static constexpr uint32_t kNoLeaf = UINT32_MAX;
+
+  // A tree that is a root over one leaf, or a root leaf, nothing capped: its leaf (kNoLeaf for
+  // any other tree). Through it a flow's share is one water-filling of the leaf's flows.
+  static uint32_t only_leaf(const policy::SchedTree& tree) {
+    const auto& e = tree.elements;
+    if (e.empty() || e[0].max_avg_bw_bps > 0.0) return kNoLeaf;
+    if (e.size() == 1) return e[0].is_leaf ? 0 : kNoLeaf;
+    if (e.size() != 2 || e[0].is_leaf || e[0].children != std::vector<uint32_t>{1} ||
+        !e[1].is_leaf || e[1].parent != 0 || e[1].max_avg_bw_bps > 0.0) {
+      return kNoLeaf;
+    }
+    return 1;
+  }
+
+  // What policy::expected_rates through the one-leaf tree gives flow demand.f (asking +inf)
+  // among `members`: the root passes the leaf `amount` whole (one child asking +inf: remaining
+  // x (w / w)), and the leaf water-fills its flows with weight 1 (policy::water_fill: flows
+  // asking nothing take no part; the others ascending, each against remaining x (1 / weights
+  // left)). The same arithmetic, without building the tree's result.
+  double one_leaf_greedy(size_t depth, const ChannelView& view, std::span<const uint32_t> members,
+                         double amount, const Demand& demand) const {
+    if (flows_[demand.f].leaf != one_leaf_) return 0.0;   // a flow off the leaf gets nothing
+    const double capacity = amount > 0.0 ? amount : 0.0;  // NaN -> 0
+    if (!(capacity > 0.0)) return 0.0;
+    if (std::isinf(capacity)) return kInf;  // every flow gets what it asks
+    std::vector<double>& others = scratch(depth).sub_demand;
+    others.clear();
+    for (const uint32_t m : members) {
+      const uint32_t g = view.flows[m];
+      if (g == demand.f || flows_[g].leaf != one_leaf_) continue;
+      const double d = demand.rates[g];
+      if (d > 0.0) others.push_back(d);  // NaN and <= 0 take no part
+    }
+    std::sort(others.begin(), others.end());
+    double remaining = capacity;
+    double weight_left = static_cast<double>(others.size() + 1);
+    for (const double d : others) {
+      if (d > remaining * (1.0 / weight_left)) break;
+      remaining = std::max(0.0, remaining - d);
+      weight_left -= 1.0;
+    }
+    return remaining * (1.0 / weight_left);
+  }
 
   // Sized once (never resized, so a depth's references stay valid while deeper ones work).
   Scratch& scratch(size_t depth) const { return scratch_[depth]; }
@@ -179,10 +316,267 @@ class Arbiter {
     }
   }
 
+  static double cached_sum(SumCache& sums, uint32_t slot, const std::vector<uint32_t>& members,
+                           uint32_t begin, uint32_t end, const ChannelView& view,
+                           std::span<const double> rates) {
+    if (sums.valid[slot] == 0) {
+      double total = 0.0;
+      for (uint32_t i = begin; i < end; ++i) total += positive(rates[view.flows[members[i]]]);
+      sums.sum[slot] = total;
+      sums.valid[slot] = 1;
+    }
+    return sums.sum[slot];
+  }
+
+  // divide_class at the top of the recursion for member fm of class cf: the class's members and
+  // (round robin) its ingress ports' sums from the view's lists and the cache.
+  double greedy_top(const ChannelView& view, uint32_t fm, uint32_t cf, double amount,
+                    const Demand& demand, SumCache& sums) const {
+    const std::span<const uint32_t> in_class(view.class_members.data() + view.class_start[cf],
+                                             view.class_start[cf + 1] - view.class_start[cf]);
+    if (view.at_nic && policy_.tree != nullptr && one_leaf_ == kNoLeaf) {
+      return greedy_class(0, view, in_class, fm, amount, demand);  // the whole tree oracle
+    }
+    if (view.at_nic || policy_.fairness == Fairness::per_flow) {
+      SortedClass& sorted = sorted_class(sums, view, cf, demand.rates);
+      return view.at_nic && one_leaf_ != kNoLeaf ? sorted_one_leaf(sorted, fm, amount, demand.f)
+                                                 : sorted_equal(sorted, fm, amount);
+    }
+    Scratch& s = scratch(0);
+    const uint32_t gf = view.group[fm];
+    s.used_demand.clear();  // the other ports with this class; f's asks +inf with it
+    for (uint32_t g = 0; g < view.groups; ++g) {
+      const uint32_t cg = cf * view.groups + g;
+      const uint32_t begin = view.group_start[cg], end = view.group_start[cg + 1];
+      if (begin == end || g == gf) continue;
+      s.used_demand.push_back(cached_sum(sums, view.slot + view.classes + cg, view.group_members,
+                                         begin, end, view, demand.rates));
+    }
+    const double port_share =
+        detail::water_fill_equal_greedy(s.used_demand, s.used_demand.size() + 1, amount);
+    const uint32_t cg = cf * view.groups + gf;
+    const ChannelView& up = views_[view.up_view[fm]];
+    if (view.sub_base.size() > cg + 1 && view.sub_base[cg] != view.sub_base[cg + 1]) {
+      // greedy_at(1, up, ...) with up's ports' sums from the cache: up has one class (it takes
+      // the whole port_share) and its round robin gives f's port there port_share_up.
+      const uint32_t mu = view.up_member[fm];
+      const uint32_t base = view.sub_base[cg];
+      const uint32_t gu = up.group[mu];
+      s.used_demand.clear();
+      for (uint32_t g = 0; g < up.groups; ++g) {
+        const uint32_t begin = view.sub_start[base + g], end = view.sub_start[base + g + 1];
+        if (begin == end || g == gu) continue;
+        const uint32_t slot = view.sub_slot + base + g;
+        if (sums.valid[slot] == 0) {
+          double total = 0.0;
+          for (uint32_t i = begin; i < end; ++i) total += positive(demand.rates[view.sub_flow[i]]);
+          sums.sum[slot] = total;
+          sums.valid[slot] = 1;
+        }
+        s.used_demand.push_back(sums.sum[slot]);
+      }
+      const double port_share_up = detail::water_fill_equal_greedy(
+          s.used_demand, s.used_demand.size() + 1, positive(port_share));
+      const std::span<const uint32_t> upstream(
+          view.sub_up.data() + view.sub_start[base + gu],
+          view.sub_start[base + gu + 1] - view.sub_start[base + gu]);
+      return greedy_at(2, views_[up.up_view[mu]], upstream, up.up_member[mu], port_share_up,
+                       demand);
+    }
+    const std::span<const uint32_t> upstream(view.group_up.data() + view.group_start[cg],
+                                             view.group_start[cg + 1] - view.group_start[cg]);
+    return greedy_at(1, up, upstream, view.up_member[fm], port_share, demand);
+  }
+
+  // What member m asks in the sorted order: equal division counts every member (<= 0 as 0); the
+  // one-leaf tree only the leaf's flows that ask something.
+  double sort_key(const ChannelView& view, uint32_t m, std::span<const double> rates) const {
+    const uint32_t g = view.flows[m];
+    const double d = rates[g];
+    if (view.at_nic && one_leaf_ != kNoLeaf) {
+      return flows_[g].leaf == one_leaf_ && d > 0.0 ? d : -1.0;
+    }
+    return positive(d);
+  }
+
+  SortedClass& sorted_class(SumCache& sums, const ChannelView& view, uint32_t c,
+                            std::span<const double> rates) const {
+    int32_t& at = sums.sorted_at[view.slot + c];
+    if (at < 0) {
+      at = static_cast<int32_t>(sums.sorted.size());
+      sums.sorted.emplace_back();
+    }
+    SortedClass& sorted = sums.sorted[static_cast<size_t>(at)];
+    if (!sorted.built) {
+      const uint32_t begin = view.class_start[c], end = view.class_start[c + 1];
+      std::vector<std::pair<double, uint32_t>> keyed;
+      keyed.reserve(end - begin);
+      for (uint32_t i = begin; i < end; ++i) {
+        const uint32_t m = view.class_members[i];
+        keyed.emplace_back(sort_key(view, m, rates), m);
+      }
+      std::sort(keyed.begin(), keyed.end());
+      sorted.key.resize(keyed.size());
+      sorted.member.resize(keyed.size());
+      sorted.pos.resize(view.all.size());
+      sorted.live = 0;
+      for (uint32_t i = 0; i < keyed.size(); ++i) {
+        sorted.key[i] = keyed[i].first;
+        sorted.member[i] = keyed[i].second;
+        sorted.pos[keyed[i].second] = i;
+        sorted.live += keyed[i].first > 0.0 ? 1 : 0;
+      }
+      sorted.built = true;
+      sorted.stale.clear();
+      return sorted;
+    }
+    for (const uint32_t m : sorted.stale) {  // move each to its new place
+      const double key = sort_key(view, m, rates);
+      uint32_t i = sorted.pos[m];
+      sorted.live -= sorted.key[i] > 0.0 ? 1 : 0;
+      sorted.live += key > 0.0 ? 1 : 0;
+      for (; i > 0 && sorted.key[i - 1] > key; --i) {
+        sorted.key[i] = sorted.key[i - 1];
+        sorted.member[i] = sorted.member[i - 1];
+        sorted.pos[sorted.member[i]] = i;
+      }
+      for (; i + 1 < sorted.key.size() && sorted.key[i + 1] < key; ++i) {
+        sorted.key[i] = sorted.key[i + 1];
+        sorted.member[i] = sorted.member[i + 1];
+        sorted.pos[sorted.member[i]] = i;
+      }
+      sorted.key[i] = key;
+      sorted.member[i] = m;
+      sorted.pos[m] = i;
+    }
+    sorted.stale.clear();
+    return sorted;
+  }
+
+  // water_fill_equal_greedy over the sorted members but fm.
+  static double sorted_equal(const SortedClass& sorted, uint32_t fm, double amount) {
+    const size_t n = sorted.key.size();
+    double left = amount > 0.0 ? amount : 0.0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (sorted.member[i] == fm) continue;
+      const double d = sorted.key[i];
+      if (d > left / static_cast<double>(n - k)) break;
+      left -= d;
+      if (left < 0.0) left = 0.0;
+      ++k;
+    }
+    return left / static_cast<double>(n - k);
+  }
+
+  // one_leaf_greedy over the sorted members but fm.
+  double sorted_one_leaf(const SortedClass& sorted, uint32_t fm, double amount, uint32_t f) const {
+    if (flows_[f].leaf != one_leaf_) return 0.0;
+    const double capacity = amount > 0.0 ? amount : 0.0;
+    if (!(capacity > 0.0)) return 0.0;
+    if (std::isinf(capacity)) return kInf;
+    const uint32_t own = sorted.key[sorted.pos[fm]] > 0.0 ? 1 : 0;
+    double remaining = capacity;
+    double weight_left = static_cast<double>(sorted.live - own + 1);
+    for (size_t i = 0; i < sorted.key.size(); ++i) {
+      const double d = sorted.key[i];
+      if (!(d > 0.0) || sorted.member[i] == fm) continue;
+      if (d > remaining * (1.0 / weight_left)) break;
+      remaining = std::max(0.0, remaining - d);
+      weight_left -= 1.0;
+    }
+    return remaining * (1.0 / weight_left);
+  }
+
+  // allocate_at for one member `fm` (flow demand.f, in `members`), which asks for +inf.
+  double greedy_at(size_t depth, const ChannelView& view, std::span<const uint32_t> members,
+                   uint32_t fm, double capacity_bps, const Demand& demand) const {
+    const policy::PortQos& qos = *view.qos;
+    if (qos.kind == policy::PortQos::Kind::none) {
+      // The members' total is +inf (f is one of them): the class takes the capacity.
+      return greedy_class(depth, view, members, fm, positive(capacity_bps), demand);
+    }
+    const uint32_t classes = policy::oracle_class_count(qos);
+    Scratch& s = scratch(depth);
+    s.class_demand.assign(classes, policy::ClassDemand{});
+    s.inverse_bytes.assign(classes, 0.0);
+    s.count.assign(classes, 0);
+    for (const uint32_t m : members) {
+      const uint32_t c = view.cls[m];
+      const uint32_t f = view.flows[m];
+      s.class_demand[c].demand_bps += positive(demand[f]);
+      s.inverse_bytes[c] += 1.0 / flows_[f].packet_wire_bytes;
+      ++s.count[c];
+    }
+    for (uint32_t c = 0; c < classes; ++c) {
+      if (s.count[c] > 0) {
+        s.class_demand[c].mean_packet_wire_bytes =
+            static_cast<double>(s.count[c]) / s.inverse_bytes[c];
+      }
+    }
+    s.class_share = policy::arbitrate_classes(qos, s.class_demand, capacity_bps, nullptr);
+    const uint32_t cf = view.cls[fm];
+    s.in_class.clear();
+    for (const uint32_t m : members) {
+      if (view.cls[m] == cf) s.in_class.push_back(m);
+    }
+    return greedy_class(depth, view, s.in_class, fm, s.class_share[cf], demand);
+  }
+
+  // divide_class for one member `fm`.
+  double greedy_class(size_t depth, const ChannelView& view, std::span<const uint32_t> members,
+                      uint32_t fm, double amount, const Demand& demand) const {
+    Scratch& s = scratch(depth);
+    const size_t k = members.size();
+    if (view.at_nic && one_leaf_ != kNoLeaf) {
+      return one_leaf_greedy(depth, view, members, amount, demand);
+    }
+    if (view.at_nic && policy_.tree != nullptr) {
+      s.tree_flows.resize(k);
+      size_t at = 0;
+      for (size_t i = 0; i < k; ++i) {
+        const uint32_t f = view.flows[members[i]];
+        s.tree_flows[i] = policy::FlowDemand{flows_[f].leaf, demand[f]};
+        if (members[i] == fm) at = i;
+      }
+      return policy::expected_rates(*policy_.tree, s.tree_flows, amount).flow_bps[at];
+    }
+    if (view.at_nic || policy_.fairness == Fairness::per_flow) {
+      s.sub_demand.clear();
+      for (const uint32_t m : members) {
+        if (m != fm) s.sub_demand.push_back(demand.rates[view.flows[m]]);
+      }
+      return detail::water_fill_equal_greedy(s.sub_demand, k, amount);
+    }
+    // Round robin over the ingress ports (divide_class): f's port's share, then f's share of it
+    // as the port upstream arbitrates the flows of this port.
+    const uint32_t gf = view.group[fm];
+    s.group_demand.assign(view.groups, 0.0);
+    s.group_any.assign(view.groups, UINT32_MAX);
+    std::vector<uint32_t>& upstream =
+        s.upstream.empty() ? s.upstream.emplace_back() : s.upstream.front();
+    upstream.clear();
+    for (const uint32_t m : members) {
+      const uint32_t g = view.group[m];
+      s.group_demand[g] += positive(demand[view.flows[m]]);
+      s.group_any[g] = m;
+      if (g == gf) upstream.push_back(view.up_member[m]);
+    }
+    s.used_demand.clear();  // the other ports; f's asks +inf with it
+    for (uint32_t g = 0; g < view.groups; ++g) {
+      if (s.group_any[g] != UINT32_MAX && g != gf) s.used_demand.push_back(s.group_demand[g]);
+    }
+    const double port_share =
+        detail::water_fill_equal_greedy(s.used_demand, s.used_demand.size() + 1, amount);
+    const ChannelView& up = views_[view.up_view[fm]];
+    return greedy_at(depth + 1, up, upstream, view.up_member[fm], port_share, demand);
+  }
+
   std::span<const FabricFlow> flows_;
   const PortPolicy& policy_;
   const std::vector<ChannelView>& views_;
   mutable std::vector<Scratch> scratch_;
+  uint32_t one_leaf_ = kNoLeaf;
 };
 
 // The QoS of channel `ch`'s port.
@@ -302,32 +696,125 @@ Result<Views> build_views(const Topology& t, std::span<const FabricFlow> flows,
   return v;
 }
 
+// Fills the views' per-class and per-(class, ingress port) lists and their sum slots; returns
+// the number of slots.
+uint32_t index_views(Views& v, const Arbiter& arbiter, Fairness fairness) {
+  uint32_t slots = 0;
+  for (ChannelView& view : v.views) {
+    view.classes = std::max(1u, policy::oracle_class_count(*view.qos));
+    const uint32_t cells = view.classes * view.groups;
+    view.class_start.assign(view.classes + 1, 0);
+    view.group_start.assign(cells + 1, 0);
+    for (const uint32_t m : view.all) {
+      ++view.class_start[view.cls[m] + 1];
+      ++view.group_start[view.cls[m] * view.groups + view.group[m] + 1];
+    }
+    for (uint32_t c = 0; c < view.classes; ++c) view.class_start[c + 1] += view.class_start[c];
+    for (uint32_t i = 0; i < cells; ++i) view.group_start[i + 1] += view.group_start[i];
+    view.class_members.resize(view.all.size());
+    view.group_members.resize(view.all.size());
+    view.group_up.resize(view.all.size());
+    std::vector<uint32_t> class_fill(view.class_start.begin(), view.class_start.end() - 1);
+    std::vector<uint32_t> group_fill(view.group_start.begin(), view.group_start.end() - 1);
+    for (const uint32_t m : view.all) {  // member order inside each list
+      view.class_members[class_fill[view.cls[m]]++] = m;
+      const uint32_t at = group_fill[view.cls[m] * view.groups + view.group[m]]++;
+      view.group_members[at] = m;
+      view.group_up[at] = view.up_member[m];
+    }
+    view.class_packet_bytes = arbiter.class_packet_bytes(view);
+    view.slot = slots;
+    slots += view.classes + cells;
+    if (fairness != Fairness::per_ingress || view.at_nic) continue;
+    // The parts one port up: members of each cell by their ingress port at U.
+    view.sub_base.assign(cells + 1, 0);
+    for (uint32_t cell = 0; cell < cells; ++cell) {
+      uint32_t parts = 0;
+      if (view.group_start[cell] != view.group_start[cell + 1]) {
+        const ChannelView& up = v.views[view.up_view[view.group_members[view.group_start[cell]]]];
+        if (up.qos->kind == policy::PortQos::Kind::none && !up.at_nic) parts = up.groups;
+      }
+      view.sub_base[cell + 1] = view.sub_base[cell] + parts;
+    }
+    view.sub_start.assign(view.sub_base[cells] + 1, 0);
+    for (uint32_t cell = 0; cell < cells; ++cell) {
+      if (view.sub_base[cell] == view.sub_base[cell + 1]) continue;
+      for (uint32_t i = view.group_start[cell]; i < view.group_start[cell + 1]; ++i) {
+        const ChannelView& up = v.views[view.up_view[view.group_members[i]]];
+        ++view.sub_start[view.sub_base[cell] + up.group[view.group_up[i]] + 1];
+      }
+    }
+    for (uint32_t i = 0; i + 1 < view.sub_start.size(); ++i) {
+      view.sub_start[i + 1] += view.sub_start[i];
+    }
+    view.sub_flow.resize(view.sub_start.back());
+    view.sub_up.resize(view.sub_start.back());
+    std::vector<uint32_t> fill(view.sub_start.begin(), view.sub_start.end() - 1);
+    for (uint32_t cell = 0; cell < cells; ++cell) {
+      if (view.sub_base[cell] == view.sub_base[cell + 1]) continue;
+      for (uint32_t i = view.group_start[cell]; i < view.group_start[cell + 1]; ++i) {
+        const uint32_t m = view.group_members[i];
+        const ChannelView& up = v.views[view.up_view[m]];
+        const uint32_t mu = view.group_up[i];
+        const uint32_t at = fill[view.sub_base[cell] + up.group[mu]]++;
+        view.sub_flow[at] = view.flows[m];
+        view.sub_up[at] = up.up_member[mu];
+      }
+    }
+    view.sub_slot = slots;
+    slots += view.sub_base[cells];
+  }
+  return slots;
+}
+
 // The right-hand side of the definition for one flow: the least of its offered load and what
 // each channel of its path (idle ones arbitrate nothing) gives it when it asks for everything and
 // every other flow there asks for its rate in `rates`.
 class RightHandSide {
  public:
   RightHandSide(const Views& v, std::span<const FabricFlow> flows, const Arbiter& arbiter,
-                const std::vector<char>& idle)
-      : v_(v),
-        flows_(flows),
-        arbiter_(arbiter),
-        idle_(idle),
-        ask_(flows.size(), 0.0),
-        got_(flows.size(), 0.0) {}
+                const std::vector<char>& idle, uint32_t slots)
+      : v_(v), flows_(flows), arbiter_(arbiter), idle_(idle), slots_(slots) {}
+
+  /// rates[f] has changed (the sums over `rates` that count it are stale).
+  void changed(std::span<const double> rates, uint32_t f) {
+    SumCache& sums = sums_for(rates);
+    const auto& hops = v_.hops[f];
+    for (size_t j = 0; j < hops.size(); ++j) {
+      const auto [vi, m] = hops[j];
+      const ChannelView& view = v_.views[vi];
+      const uint32_t c = view.cls[m];
+      const uint32_t cell = c * view.groups + view.group[m];
+      if (view.sub_base.size() > cell + 1 && view.sub_base[cell] != view.sub_base[cell + 1]) {
+        const auto [ui, mu] = hops[j - 1];  // qualifying parts have a channel upstream
+        sums.valid[view.sub_slot + view.sub_base[cell] + v_.views[ui].group[mu]] = 0;
+      }
+      sums.valid[view.slot + c] = 0;
+      sums.valid[view.slot + view.classes + c * view.groups + view.group[m]] = 0;
+      if (const int32_t at = sums.sorted_at[view.slot + c]; at >= 0) {
+        SortedClass& sorted = sums.sorted[static_cast<size_t>(at)];
+        if (sorted.built) sorted.stale.push_back(m);
+      }
+    }
+  }
+  /// Any of `rates` may have changed.
+  void changed_all(std::span<const double> rates) {
+    SumCache& sums = sums_for(rates);
+    std::fill(sums.valid.begin(), sums.valid.end(), 0);
+    for (SortedClass& sorted : sums.sorted) sorted.built = false;
+  }
 
   /// `at`: the channel that gives the least, or kLimitedByOffered.
   double operator()(uint32_t f, std::span<const double> rates, uint32_t& at) {
     double best = flows_[f].offered_bps;
     at = kLimitedByOffered;
+    SumCache& sums = sums_for(rates);
     for (const auto& [vi, m] : v_.hops[f]) {
       if (idle_[vi] != 0) continue;
       const ChannelView& view = v_.views[vi];
-      for (const uint32_t g : view.flows) ask_[g] = rates[g];
-      ask_[f] = kInf;
-      arbiter_.allocate(view, view.all, view.capacity_bps, ask_, got_);
-      if (got_[f] < best) {
-        best = got_[f];
+      const double got = arbiter_.greedy(view, m, rates, sums);
+      if (got < best) {
+        best = got;
         at = view.channel;
       }
     }
@@ -338,8 +825,76 @@ class RightHandSide {
   const Views& v_;
   std::span<const FabricFlow> flows_;
   const Arbiter& arbiter_;
+  // The cache for the array `rates` (the solver's bounds and rates: a few arrays that live as
+  // long as this object), made empty the first time.
+  SumCache& sums_for(std::span<const double> rates) {
+    for (SumCache& sums : caches_) {
+      if (sums.rates == rates.data()) return sums;
+    }
+    SumCache& sums = caches_.emplace_back();
+    sums.rates = rates.data();
+    sums.sum.assign(slots_, 0.0);
+    sums.valid.assign(slots_, 0);
+    sums.sorted_at.assign(slots_, -1);
+    return sums;
+  }
+
   const std::vector<char>& idle_;
-  std::vector<double> ask_, got_;
+  uint32_t slots_ = 0;
+  std::deque<SumCache> caches_;  // references stay valid as it grows
+};
+
+// Which flows must look again: those marked, and those on whose channels another flow moved
+// since they last looked. Each channel keeps the times of its last mover's move and of the last
+// move by any other flow, so a move costs O(hops) and so does the question (marking every
+// member of every channel of the mover's path cost O(members) per move).
+class Dirty {
+ public:
+  Dirty(const Views& v, size_t flows)
+      : v_(v), marked_(flows, 0), looked_(flows, 0), last_(v.views.size()) {}
+
+  void mark(uint32_t f) { marked_[f] = 1; }
+  bool is(uint32_t f) const { return marked_[f] != 0 || moved_near(f); }
+  /// Whether f must look again; from now on it has looked.
+  bool take(uint32_t f) {
+    const bool dirty = is(f);
+    marked_[f] = 0;
+    looked_[f] = ++now_;
+    return dirty;
+  }
+  /// f moved: the other flows on its channels must look again.
+  void moved(uint32_t f) {
+    ++now_;
+    for (const auto& [vi, m] : v_.hops[f]) {
+      Last& last = last_[vi];
+      if (last.who != f) {
+        last.other_at = last.at;
+        last.who = f;
+      }
+      last.at = now_;
+    }
+  }
+
+ private:
+  struct Last {
+    uint32_t who = UINT32_MAX;  // the last flow that moved here
+    uint64_t at = 0;            // when
+    uint64_t other_at = 0;      // the last move here by a flow other than `who`
+  };
+
+  bool moved_near(uint32_t f) const {
+    for (const auto& [vi, m] : v_.hops[f]) {
+      const Last& last = last_[vi];
+      if ((last.who == f ? last.other_at : last.at) > looked_[f]) return true;
+    }
+    return false;
+  }
+
+  const Views& v_;
+  std::vector<char> marked_;
+  std::vector<uint64_t> looked_;
+  std::vector<Last> last_;
+  uint64_t now_ = 0;
 };
 
 double midpoint(double low, double high) {
@@ -358,34 +913,36 @@ double relative_gap(double low, double high) {
 // changed look again. Fast where it settles; on some coupled fabrics it swings for ever, so it
 // has kSeidelSweeps. True when no flow moves by more than kSettled in a sweep.
 bool seidel_inside(std::span<const uint32_t> rest, std::span<const double> lo,
-                   std::span<const double> hi, RightHandSide& rhs, const auto& touch,
-                   std::vector<char>& dirty, FabricExpectation& out) {
+                   std::span<const double> hi, RightHandSide& rhs, Dirty& dirty,
+                   FabricExpectation& out) {
   std::vector<double>& x = out.flow_bps;
   std::vector<double> gain(x.size(), 1.0), last_step(x.size(), 0.0);
-  for (const uint32_t f : rest) dirty[f] = 1;
+  for (const uint32_t f : rest) dirty.mark(f);
+  rhs.changed_all(x);
   uint32_t at = kLimitedByOffered;
   const uint32_t until = std::min(kMaxSweeps, out.sweeps + kSeidelSweeps);
   bool pending = true;
   while (pending && out.sweeps < until) {
     ++out.sweeps;
     for (const uint32_t f : rest) {
-      if (dirty[f] == 0) continue;
-      dirty[f] = 0;
+      if (!dirty.take(f)) continue;
       const double target = std::clamp(rhs(f, x, at), lo[f], hi[f]);
       const double step = target - x[f];
       if (relative_gap(std::min(x[f], target), std::max(x[f], target)) <= kSettled) {
         x[f] = target;
+        rhs.changed(x, f);
         last_step[f] = 0.0;
         continue;
       }
       gain[f] = step * last_step[f] < 0.0 ? gain[f] * 0.5 : std::min(1.0, gain[f] * 2.0);
       last_step[f] = step;
       x[f] += gain[f] * step;
-      dirty[f] = gain[f] < 1.0 ? 1 : 0;  // short of its target: look again
-      touch(f);
+      rhs.changed(x, f);
+      if (gain[f] < 1.0) dirty.mark(f);  // short of its target: look again
+      dirty.moved(f);
     }
     pending = false;
-    for (const uint32_t f : rest) pending = pending || dirty[f] != 0;
+    for (const uint32_t f : rest) pending = pending || dirty.is(f);
   }
   return !pending;
 }
@@ -405,9 +962,10 @@ bool jacobi_inside(std::span<const uint32_t> rest, std::span<const double> lo,
   double alpha = 0.5, last = kInf;
   while (out.sweeps < kMaxSweeps) {
     ++out.sweeps;
+    rhs.changed_all(x);
     double residual = 0.0;
     for (const uint32_t f : rest) {
-      target[f] = std::clamp(rhs(f, x, at), lo[f], hi[f]);
+      target[f] = std::clamp(rhs(f, x, at), lo[f], hi[f]);  // x as the sweep began
       residual =
           std::max(residual, relative_gap(std::min(x[f], target[f]), std::max(x[f], target[f])));
     }
@@ -429,9 +987,10 @@ bool jacobi_inside(std::span<const uint32_t> rest, std::span<const double> lo,
 // When the gap closes, the fixed point is unique and found. When it stalls open (lo and hi a
 // 2-cycle of T), a damped iteration inside [lo, hi] looks for a fixed point there; if none
 // settles, the result is the lower bounds, flagged not settled.
-void solve_coupled(const Views& v, std::span<const FabricFlow> flows, const Arbiter& arbiter,
-                   const std::vector<char>& idle, const std::vector<bool>& frozen,
-                   const std::vector<double>& lower, FabricExpectation& out) {
+void solve_coupled(const Views& v, uint32_t slots, std::span<const FabricFlow> flows,
+                   const Arbiter& arbiter, const std::vector<char>& idle,
+                   const std::vector<bool>& frozen, const std::vector<double>& lower,
+                   FabricExpectation& out) {
   const auto n = static_cast<uint32_t>(flows.size());
   std::vector<double>& x = out.flow_bps;
   std::vector<uint32_t> rest;
@@ -439,7 +998,7 @@ void solve_coupled(const Views& v, std::span<const FabricFlow> flows, const Arbi
     if (!frozen[f]) rest.push_back(f);
   }
   out.coupled_flows = static_cast<uint32_t>(rest.size());
-  RightHandSide rhs(v, flows, arbiter, idle);
+  RightHandSide rhs(v, flows, arbiter, idle, slots);
   std::vector<double> lo = x, hi = x;  // frozen (and inactive) flows: their exact rate
   for (const uint32_t f : rest) {
     lo[f] = lower[f];
@@ -447,15 +1006,8 @@ void solve_coupled(const Views& v, std::span<const FabricFlow> flows, const Arbi
   }
   // A flow's bounds depend only on the flows it shares a channel with: recompute those whose
   // neighbours' bounds moved since.
-  std::vector<char> dirty(n, 0);
-  for (const uint32_t f : rest) dirty[f] = 1;
-  auto touch = [&](uint32_t f) {
-    for (const auto& [vi, m] : v.hops[f]) {
-      for (const uint32_t g : v.views[vi].flows) {
-        if (g != f && !frozen[g]) dirty[g] = 1;
-      }
-    }
-  };
+  Dirty dirty(v, n);
+  for (const uint32_t f : rest) dirty.mark(f);
   uint32_t at = kLimitedByOffered;
   double gap = kInf, best_gap = kInf;
   uint32_t stalled = 0;
@@ -463,8 +1015,7 @@ void solve_coupled(const Views& v, std::span<const FabricFlow> flows, const Arbi
     ++out.sweeps;
     bool moved = false;
     for (const uint32_t f : rest) {
-      if (dirty[f] == 0) continue;
-      dirty[f] = 0;
+      if (!dirty.take(f)) continue;
       const double new_hi = rhs(f, lo, at);
       const double new_lo = std::min(rhs(f, hi, at), std::min(hi[f], new_hi));
       bool changed = false;
@@ -477,9 +1028,11 @@ void solve_coupled(const Views& v, std::span<const FabricFlow> flows, const Arbi
         lo[f] = new_lo;
       }
       lo[f] = std::min(lo[f], hi[f]);  // rounding must not cross them
+      rhs.changed(lo, f);
+      rhs.changed(hi, f);
       if (changed) {
         moved = true;
-        touch(f);
+        dirty.moved(f);
       }
     }
     gap = 0.0;
@@ -500,7 +1053,7 @@ void solve_coupled(const Views& v, std::span<const FabricFlow> flows, const Arbi
     for (const uint32_t f : rest) x[f] = lo[f];
   } else {
     for (const uint32_t f : rest) x[f] = midpoint(lo[f], hi[f]);
-    out.settled = seidel_inside(rest, lo, hi, rhs, touch, dirty, out) ||
+    out.settled = seidel_inside(rest, lo, hi, rhs, dirty, out) ||
                   jacobi_inside(rest, lo, hi, rhs, out);
     if (!out.settled) {
       out.notes.push_back(fmt::format(
@@ -510,6 +1063,7 @@ void solve_coupled(const Views& v, std::span<const FabricFlow> flows, const Arbi
       for (const uint32_t f : rest) x[f] = lo[f];
     }
   }
+  rhs.changed_all(x);
   for (const uint32_t f : rest) rhs(f, x, out.bottleneck[f]);
 }
 
@@ -701,7 +1255,8 @@ Result<FabricExpectation> expected_fabric_rates(const Topology& topology,
   // (2) The coupled remainder: two-sided bounds, then (if they stall apart) a damped iteration
   // inside them.
   if (unfrozen_count > 0) {
-    solve_coupled(v, flows, arbiter, idle, frozen, lower, out);
+    solve_coupled(v, index_views(v, arbiter, policy.fairness), flows, arbiter, idle, frozen, lower,
+                  out);
   }
   check_channels(topology, routes, active, out);
   return out;

@@ -34,4 +34,21 @@ inline void water_fill_equal(std::span<const double> demand, double amount, std:
   }
 }
 
+/// What water_fill_equal gives a claim of +inf among `n` claims whose others ask `others` (n - 1
+/// of them; reordered here): the same arithmetic (the others ascending, then the level), without
+/// sorting indices or writing the others' shares.
+inline double water_fill_equal_greedy(std::span<double> others, size_t n, double amount) {
+  for (double& d : others) d = d > 0.0 ? d : 0.0;  // as water_fill_equal reads them
+  std::sort(others.begin(), others.end());
+  double left = amount > 0.0 ? amount : 0.0;
+  size_t k = 0;
+  for (const double d : others) {
+    if (d > left / static_cast<double>(n - k)) break;
+    left -= d;
+    if (left < 0.0) left = 0.0;
+    ++k;
+  }
+  return left / static_cast<double>(n - k);
+}
+
 }  // namespace qb::fabric::detail

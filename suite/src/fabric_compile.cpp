@@ -63,12 +63,16 @@ void tree_totals(CompiledScenario& compiled) {
       expected.element_bps[e] += expected.flow_bps[f];
     }
   }
-  for (uint32_t host = 0; host < compiled.plan.host_count(); ++host) {
-    std::vector<policy::FlowDemand> demands;
-    for (size_t f = 0; f < compiled.plan.flows.size(); ++f) {
-      if (compiled.plan.flows[f].host != host) continue;
-      demands.push_back({compiled.plan.flows[f].leaf, compiled.offered_bps[f]});
+  // Each host's flows in flow order, in one pass (a scan of every flow per host was hosts x
+  // flows: 33 M steps for an all-to-all over 320 hosts).
+  std::vector<std::vector<policy::FlowDemand>> by_host(compiled.plan.host_count());
+  for (size_t f = 0; f < compiled.plan.flows.size(); ++f) {
+    const uint32_t host = compiled.plan.flows[f].host;
+    if (host < by_host.size()) {
+      by_host[host].push_back({compiled.plan.flows[f].leaf, compiled.offered_bps[f]});
     }
+  }
+  for (const std::vector<policy::FlowDemand>& demands : by_host) {
     if (demands.empty()) continue;
     const policy::OracleResult alone =
         policy::expected_rates(tree, demands, std::numeric_limits<double>::infinity());
