@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "figure_parts.hpp"
+#include "json_node.hpp"
 #include "qb/reports/fabric_layout.hpp"
 #include "svg_figures.hpp"
 
@@ -19,6 +20,9 @@ namespace {
 
 /// At most this many flows in the per-hop class table (the HTML stays bounded on big fabrics).
 constexpr size_t kMaxHopRows = 200;
+/// The victims whose paths are drawn, and those a paused channel's tooltip names.
+constexpr size_t kMaxVictimPaths = 3;
+constexpr size_t kMaxVictimNames = 12;
 
 struct Point {
   double x = 0.0, y = 0.0;
@@ -115,7 +119,7 @@ void fabric_legend(Markup& m, bool busy, bool victims) {
   for (int bucket = 0; bucket < kLoadBuckets; ++bucket) {
     legend_item(m, load_bucket_colour(bucket), false, load_bucket_label(bucket));
   }
-  if (victims) legend_item(m, "var(--fail)", true, "victim: its path, and the channel paused");
+  if (victims) legend_item(m, "var(--fail)", true, "victims: the channels that paused them (!), and the paths of the worst three");
   m.close();
   m.element("p", {{"class", "note"}},
             "Each link is two channels: the half next to a node is the channel leaving it. "
@@ -128,6 +132,36 @@ struct ChannelPlace {
   size_t link = 0;
   int half = 0;
 };
+
+// A channel that paused victims, and they (in the results' order).
+struct PausedChannel {
+  std::string name;
+  ChannelPlace place;
+  std::vector<const VictimResult*> victims;
+};
+
+std::vector<PausedChannel> paused_channels(
+    const std::vector<VictimResult>& victims,
+    const std::unordered_map<std::string, ChannelPlace>& places) {
+  std::vector<PausedChannel> out;
+  std::unordered_map<std::string, size_t> index;
+  for (const VictimResult& victim : victims) {
+    const auto place = places.find(victim.paused_at);
+    if (place == places.end()) continue;
+    const auto [at, added] = index.emplace(victim.paused_at, out.size());
+    if (added) out.push_back({victim.paused_at, place->second, {}});
+    out[at->second].victims.push_back(&victim);
+  }
+  return out;
+}
+
+// The `most` victims that lost most (largest shortfall first).
+std::vector<VictimResult> worst_victims(std::vector<VictimResult> victims, size_t most) {
+  std::stable_sort(victims.begin(), victims.end(),
+                   [](const VictimResult& a, const VictimResult& b) { return a.error < b.error; });
+  if (victims.size() > most) victims.resize(most);
+  return victims;
+}
 
 }  // namespace
 
@@ -185,14 +219,13 @@ void fabric_figure(Markup& m, const ScenarioResult& s) {
               tier_name(k, layout.tiers));
   }
 
-  // The channels paused by a victim's congestion, under their line.
-  for (const VictimResult& victim : s.victims) {
-    const auto place = places.find(victim.paused_at);
-    if (place == places.end()) continue;
+  // The channels that paused victims, under their line: one mark per channel, whatever the
+  // number of its victims.
+  const std::vector<PausedChannel> paused = paused_channels(s.victims, places);
+  for (const PausedChannel& channel : paused) {
     m.empty("path", {{"class", "victim-halo"},
-                     {"d", geometry[place->second.link].half[place->second.half]},
-                     {"data-flow", victim.flow},
-                     {"data-channel", victim.paused_at}});
+                     {"d", geometry[channel.place.link].half[channel.place.half]},
+                     {"data-channel", channel.name}});
   }
 
   // Links: one group each, a half per channel.
@@ -235,8 +268,8 @@ void fabric_figure(Markup& m, const ScenarioResult& s) {
   }
   m.close();
 
-  // Each victim's path, dashed, node to node.
-  for (const VictimResult& victim : s.victims) {
+  // The paths of the worst victims, dashed, node to node (more would hide the fabric).
+  for (const VictimResult& victim : worst_victims(s.victims, kMaxVictimPaths)) {
     const auto path = std::find_if(t.paths.begin(), t.paths.end(),
                                    [&](const TopologyPath& p) { return p.flow == victim.flow; });
     if (path == t.paths.end()) continue;
@@ -294,18 +327,26 @@ void fabric_figure(Markup& m, const ScenarioResult& s) {
               group.text);
   }
 
-  // A marker on each victim's paused channel.
-  for (const VictimResult& victim : s.victims) {
-    const auto place = places.find(victim.paused_at);
-    if (place == places.end()) continue;
-    const Point at = geometry[place->second.link].mid[place->second.half];
+  // A marker on each paused channel, naming its victims.
+  for (const PausedChannel& channel : paused) {
+    const Point at = geometry[channel.place.link].mid[channel.place.half];
+    Json flows = Json::array();
+    std::string title = channel.name + " paused by congestion not on the paths of its victims:";
+    for (size_t v = 0; v < channel.victims.size(); ++v) {
+      const VictimResult& victim = *channel.victims[v];
+      flows.push_back(victim.flow);
+      if (v < kMaxVictimNames) {
+        title += "\n" + victim.flow + " " + format_percent(victim.error) +
+                 " of its expectation, paused " + format_ns(victim.paused_ns);
+      }
+    }
+    if (channel.victims.size() > kMaxVictimNames) {
+      title += "\nand " + std::to_string(channel.victims.size() - kMaxVictimNames) + " more";
+    }
     m.open("g", {{"class", "victim-marker"},
-                 {"data-flow", victim.flow},
-                 {"data-channel", victim.paused_at}});
-    m.element("title", {},
-              "victim " + victim.flow + " (" + format_percent(victim.error) + " of its expectation): " +
-                  victim.paused_at + " paused for " + format_ns(victim.paused_ns) +
-                  " by congestion not on its path");
+                 {"data-channel", channel.name},
+                 {"data-flows", flows.dump()}});
+    m.element("title", {}, title);
     m.empty("circle", {{"cx", coord(at.x)}, {"cy", coord(at.y)}, {"r", "7"}});
     m.element("text",
               {{"x", coord(at.x)},

@@ -209,7 +209,12 @@ FabricLayout layout_fabric(const judge::TopologyResult& t, const FabricLayoutOpt
       group.x = (out.nodes[hosts[i]].x + out.nodes[hosts[j]].x) / 2.0;
       group.y = out.tier_y[0] + out.nodes[hosts[i]].box_height / 2.0 + 14.0;
       const double run_px = out.nodes[hosts[j]].x - out.nodes[hosts[i]].x + host_pitch;
-      if (text_px(group.text, o) + 4.0 <= run_px) out.host_groups.push_back(std::move(group));
+      // Drawn at 10.5 px, not 12; "h112…" when "h112–h127" is too wide.
+      const auto fits = [&](const std::string& text) {
+        return text_px(text, o) * 0.875 + 2.0 <= run_px;
+      };
+      if (!fits(group.text)) group.text = t.nodes[hosts[i]].name + "\u2026";
+      if (fits(group.text)) out.host_groups.push_back(std::move(group));
     }
     i = j + 1;
   }
