@@ -22,7 +22,7 @@ namespace {
 constexpr size_t kMaxHopRows = 200;
 /// The victims whose paths are drawn, and those a paused channel's tooltip names.
 constexpr size_t kMaxVictimPaths = 3;
-constexpr size_t kMaxVictimNames = 12;
+constexpr size_t kMaxVictimNames = 6;
 
 struct Point {
   double x = 0.0, y = 0.0;
@@ -102,11 +102,12 @@ std::string channel_text(const std::string& from, const std::string& to,
   std::string text = from + " \u2192 " + to + " (" + channel + "): ";
   if (view.result == nullptr) return text + "no flow";
   const LinkResult& r = *view.result;
-  text += "expected " + format_bps(r.expected_bps) + ", measured " + format_bps(r.measured_bps);
+  text += "expected " + format_sig(r.expected_bps / 1e9, 4) + ", measured " +
+          format_sig(r.measured_bps / 1e9, 4) + " Gbit/s";
   text += busy ? ", busy " : ", load ";
   text += format_trimmed(view.load * 100.0, 1) + " %";
   text += ", paused " + format_ns(r.paused_ns);
-  if (r.queue_max_bytes > 0.0) text += ", queue up to " + format_sig(r.queue_max_bytes, 6) + " B";
+  if (r.queue_max_bytes > 0.0) text += ", queue \u2264 " + format_trimmed(r.queue_max_bytes, 0) + " B";
   return text;
 }
 
@@ -246,7 +247,8 @@ void fabric_figure(Markup& m, const ScenarioResult& s) {
     m.open("g", {{"class", "fabric-link"},
                  {"data-a", link.ends[0]},
                  {"data-b", link.ends[1]},
-                 {"data-rate-bps", json_number(link.rate_bps)}});
+                 {"data-rate-bps", json_number(link.rate_bps)},
+                 {"stroke-width", coord(width)}});
     m.element("title", {},
               link.ends[0] + " \u2014 " + link.ends[1] + ": " + format_bps(link.rate_bps) + ", " +
                   format_ns(static_cast<double>(link.delay_ns)) + " one way\n" +
@@ -256,10 +258,7 @@ void fabric_figure(Markup& m, const ScenarioResult& s) {
       std::vector<Attr> attrs{{"class", views[d].result ? "channel" : "channel idle"},
                               {"d", geometry[l].half[d]},
                               {"stroke", load_bucket_colour(views[d].bucket)},
-                              {"stroke-width", coord(width)},
                               {"data-channel", link.channels[d]},
-                              {"data-from", link.ends[d]},
-                              {"data-to", link.ends[1 - d]},
                               {"data-bucket", std::to_string(views[d].bucket)}};
       if (views[d].result) attrs.push_back({"data-load", json_number(views[d].load)});
       m.empty("path", attrs);
