@@ -185,10 +185,17 @@ void fabric_figure(Markup& m, const ScenarioResult& s) {
   for (const auto& [ends, links] : bundles) {
     for (size_t k = 0; k < links.size(); ++k) {
       const size_t l = links[k];
-      const LaidNode& a = layout.nodes[layout.link_a[l]];
-      const LaidNode& b = layout.nodes[layout.link_b[l]];
+      // Drawn from the bundle's first node, so that the offsets of links given either way round
+      // point the same way; the halves then swap back to the link's own ends.
+      const bool reversed = layout.link_a[l] != ends.first;
+      const LaidNode& a = layout.nodes[ends.first];
+      const LaidNode& b = layout.nodes[ends.second];
       const double offset = (static_cast<double>(k) - (links.size() - 1) / 2.0) * 4.0;
       geometry[l] = link_geometry({a.x, a.y}, {b.x, b.y}, offset);
+      if (reversed) {
+        std::swap(geometry[l].half[0], geometry[l].half[1]);
+        std::swap(geometry[l].mid[0], geometry[l].mid[1]);
+      }
     }
   }
   double min_rate = 0.0;

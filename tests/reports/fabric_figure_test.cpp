@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "html_scan.hpp"
@@ -148,6 +149,29 @@ TEST(FabricFigure, NoHopTableOnEthernetWithoutClasses) {
   Results r = victim_fabric("rocev2");
   for (TopologyHop& hop : r.scenarios.front().topology.paths.front().hops) hop.arb_class = "port";
   EXPECT_TRUE(tags_with_class(render(r), "hop-path").empty());
+}
+
+TEST(FabricFigure, TwoLinksBetweenTheSameNodesAreDrawnApartWhicheverWayTheyAreGiven) {
+  Results r = victim_fabric("rocev2");
+  TopologyResult& t = r.scenarios.front().topology;
+  // A second leafA - spine link, its ends the other way round.
+  t.links.push_back(link("spine", "leafA", "spine:3->leafA:5", "leafA:5->spine:3", 100e9));
+  const std::string html = render(r);
+  std::vector<std::string> halves;
+  for (const auto& tag : tags_with_class(html, "channel")) {
+    const std::string channel = attr(tag, "data-channel");
+    if (channel.find("spine:1") != std::string::npos || channel.find("spine:3") != std::string::npos) {
+      // The segment whichever way it is drawn: "M x,y L x,y" with its two points sorted.
+      const std::string d = attr(tag, "d");
+      std::string from = d.substr(1, d.find(' ') - 1), to = d.substr(d.find('L') + 1);
+      if (to < from) std::swap(from, to);
+      halves.push_back(from + " " + to);
+    }
+  }
+  ASSERT_EQ(halves.size(), 4u);
+  for (size_t i = 0; i < halves.size(); ++i) {
+    for (size_t j = i + 1; j < halves.size(); ++j) EXPECT_NE(halves[i], halves[j]) << i << " " << j;
+  }
 }
 
 TEST(FabricFigure, NothingWithoutATopology) {
