@@ -91,6 +91,9 @@ struct ImportOpensmArgs {
   /// print a suite with that [topology], its LFTs and OpenSM's per-port tables.
   std::string fabric_dir;
   std::string rate = "100Gbps";  // with fabric_dir: links whose lines give no speed
+  /// With fabric_dir: the ibnetdiscover-format file the fabric was simulated from (ibsim's net);
+  /// the suite takes it as its [topology] and its node names (matched by node description).
+  std::string net_path;
 };
 
 int run_command(const RunArgs& args);

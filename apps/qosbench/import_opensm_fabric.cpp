@@ -79,7 +79,88 @@ struct Imported {
   // Per LFT: the switch's node id; per host (CA node, file order): its port GUID.
   std::vector<std::string> lft_switch;
   std::map<uint64_t, std::string> host_by_guid;
+  // --net: the suite's topology file and each ibnetdiscover id's name there (empty: the ids).
+  std::string topology_path;
+  std::map<std::string, std::string> rename;
 };
+
+// The node's name in the suite.
+const std::string& suite_name(const Imported& in, const std::string& id) {
+  auto it = in.rename.find(id);
+  return it == in.rename.end() ? id : it->second;
+}
+
+const fabric::IbnetNode* find_node(const fabric::IbnetFile& net, const std::string& id) {
+  for (const fabric::IbnetNode& node : net.nodes) {
+    if (node.id == id) return &node;
+  }
+  return nullptr;
+}
+
+const fabric::IbnetPort* find_port(const fabric::IbnetNode& node, uint32_t port) {
+  for (const fabric::IbnetPort& p : node.links) {
+    if (p.port == port) return &p;
+  }
+  return nullptr;
+}
+
+// --net FILE: ibsim names each node's description after its id in FILE, so a discovered node is
+// FILE's node of that name. Every node must match one of the same type, and every cable the
+// same ports, else the LFTs' ports would mean other cables in FILE.
+Status name_by_net(Imported& in, const std::string& net_path) {
+  auto text = read_file(net_path);
+  if (!text) return text.error();
+  auto net = fabric::parse_ibnetdiscover(*text, net_path);
+  if (!net) return net.error();
+  for (const fabric::IbnetNode& node : in.net.nodes) {
+    const fabric::IbnetNode* named = find_node(*net, node.description);
+    if (node.description.empty() || named == nullptr || named->is_switch != node.is_switch) {
+      return make_error(Errc::invalid_config,
+                        fmt::format("{} \"{}\" (description \"{}\") is no {} of {}",
+                                    node.is_switch ? "switch" : "host", node.id, node.description,
+                                    node.is_switch ? "switch" : "host", net_path),
+                        "--net", node.loc);
+    }
+    for (const auto& [id, name] : in.rename) {
+      if (name == node.description) {
+        return make_error(Errc::invalid_config,
+                          fmt::format("\"{}\" and \"{}\" both have the description \"{}\"",
+                                      id, node.id, name),
+                          "--net", node.loc);
+      }
+    }
+    in.rename[node.id] = node.description;
+  }
+  for (const fabric::IbnetNode& node : net->nodes) {
+    bool matched = false;
+    for (const auto& [id, name] : in.rename) matched = matched || name == node.id;
+    if (!matched) {
+      return make_error(Errc::invalid_config,
+                        fmt::format("node \"{}\" is not in {}", node.id, in.net_path), "--net",
+                        node.loc);
+    }
+  }
+  for (const fabric::IbnetNode& node : in.net.nodes) {
+    const fabric::IbnetNode& named = *find_node(*net, node.description);
+    for (const fabric::IbnetPort& port : node.links) {
+      const fabric::IbnetPort* there = find_port(named, port.port);
+      const std::string remote = suite_name(in, port.remote);
+      if (there == nullptr || there->remote != remote || there->remote_port != port.remote_port) {
+        return make_error(
+            Errc::invalid_config,
+            fmt::format("port {} of \"{}\" leads to \"{}\"[{}] here, but {} in {}", port.port,
+                        named.id, remote, port.remote_port,
+                        there == nullptr ? std::string("is not linked")
+                                         : fmt::format("to \"{}\"[{}]", there->remote,
+                                                       there->remote_port),
+                        net_path),
+            "--net", port.loc);
+      }
+    }
+  }
+  in.topology_path = absolute_path(net_path);
+  return {};
+}
 
 Result<Imported> read_dir(const std::string& dir) {
   Imported out;
@@ -152,15 +233,17 @@ std::map<std::string, uint32_t> host_routes(const Imported& in, const fabric::Di
   for (const fabric::DiagLftEntry& entry : lft.entries) {
     if (!entry.to_ca) continue;
     auto host = in.host_by_guid.find(entry.port_guid);
-    if (host != in.host_by_guid.end() && entry.port != 0) routes[host->second] = entry.port;
+    if (host != in.host_by_guid.end() && entry.port != 0) {
+      routes[suite_name(in, host->second)] = entry.port;
+    }
   }
   return routes;
 }
 
 std::string as_json(const Imported& in) {
-  std::string out = "{\"topology\":" + json_string(in.net_path) + ",\"lfts\":{";
+  std::string out = "{\"topology\":" + json_string(in.topology_path) + ",\"lfts\":{";
   for (size_t i = 0; i < in.lfts.size(); ++i) {
-    out += (i > 0 ? "," : "") + json_string(in.lft_switch[i]) + ":{";
+    out += (i > 0 ? "," : "") + json_string(suite_name(in, in.lft_switch[i])) + ":{";
     bool first = true;
     for (const auto& [host, port] : host_routes(in, in.lfts[i])) {
       out += (first ? "" : ",") + json_string(host) + ":" + std::to_string(port);
@@ -173,7 +256,7 @@ std::string as_json(const Imported& in) {
     const fabric::DiagPortTables& port = in.ports[i];
     out += fmt::format("{}{{\"node\":{},\"port\":{},\"type\":\"{}\",\"sl2vl\":{},\"vlarb_high\":{},"
                        "\"vlarb_low\":{}}}",
-                       i > 0 ? "," : "", json_string(port.node), port.port,
+                       i > 0 ? "," : "", json_string(suite_name(in, port.node)), port.port,
                        is_switch(in, port.node) ? "swe" : "ca", sl2vl_list(port_sl2vl(port)),
                        json_table(port.vlarb_high), json_table(port.vlarb_low));
   }
@@ -191,7 +274,9 @@ std::string toml_pairs(const std::vector<policy::VlArbEntry>& table) {
 std::string as_suite(const ImportOpensmArgs& args, const Imported& in, uint8_t op_vls) {
   std::string out = "# from: qosbench import-opensm --opensm-conf " + args.opensm_conf_path;
   if (!args.qos_policy_path.empty()) out += " --qos-policy " + args.qos_policy_path;
-  out += " --fabric-dir " + args.fabric_dir + "\n";
+  out += " --fabric-dir " + args.fabric_dir;
+  if (!args.net_path.empty()) out += " --net " + args.net_path;
+  out += "\n";
   out += "# The topology, the switches' LFTs and the tables OpenSM programmed on every switch\n"
          "# port, as the diag tools read them back (ibnetdiscover, dump_lfts, smpquery).\n";
   out += "[suite]\nname = \"opensm fabric\"\n\n[port]\ntransport = \"ib\"\n\n[ib]\n";
@@ -201,11 +286,12 @@ std::string as_suite(const ImportOpensmArgs& args, const Imported& in, uint8_t o
   }
   out += fmt::format("op_vls = {}\nvlarb_high_cap = {}\nvlarb_low_cap = {}\n\n", op_vls,
                      args.vlarb_high_cap, args.vlarb_low_cap);
-  out += "[topology]\nkind = \"ibnetdiscover\"\nfile = " + toml_string(in.net_path) + "\n";
+  out += "[topology]\nkind = \"ibnetdiscover\"\nfile = " + toml_string(in.topology_path) + "\n";
   out += "rate = " + toml_string(args.rate) + "  # links whose lines give no speed\n";
   out += "routing = \"lft\"\n";
   for (size_t i = 0; i < in.lfts.size(); ++i) {
-    out += "\n[[topology.lft]]\nswitch = " + toml_string(in.lft_switch[i]) + "\nroutes = { ";
+    out += "\n[[topology.lft]]\nswitch = " + toml_string(suite_name(in, in.lft_switch[i])) +
+           "\nroutes = { ";
     bool first = true;
     for (const auto& [host, port] : host_routes(in, in.lfts[i])) {
       out += (first ? "" : ", ") + toml_string(host) + " = " + std::to_string(port);
@@ -237,7 +323,7 @@ std::string as_suite(const ImportOpensmArgs& args, const Imported& in, uint8_t o
   }
   for (const Group& g : groups) {
     out += "\n[[topology.switch_qos]]  # OpenSM's tables, read back\nswitch = " +
-           toml_string(g.node) + "\nports = [";
+           toml_string(suite_name(in, g.node)) + "\nports = [";
     for (size_t i = 0; i < g.ports.size(); ++i) out += (i > 0 ? ", " : "") + std::to_string(g.ports[i]);
     out += "]\nsl2vl = " + sl2vl_list(port_sl2vl(*g.tables)) + "\n";
     out += "vlarb_high = " + toml_pairs(g.tables->vlarb_high) + "\n";
@@ -267,6 +353,17 @@ int import_opensm_fabric(const ImportOpensmArgs& args) {
       args.op_vls.value_or(policy::operational_vls(policy::kDefaultVlCap, *conf));
   auto imported = read_dir(args.fabric_dir);
   if (!imported) return fail(imported.error());
+  // OpenSM masks every table with the port's operational VLs: a VL beyond them was read with
+  // other VLs than this import assumes (--op-vls, opensm.conf's max_op_vls).
+  for (const fabric::DiagPortTables& port : imported->ports) {
+    if (Status vls = fabric::check_port_vls(port, policy::max_data_vl(op_vls)); !vls) {
+      return fail(vls.error());
+    }
+  }
+  imported->topology_path = imported->net_path;
+  if (!args.net_path.empty()) {
+    if (Status named = name_by_net(*imported, args.net_path); !named) return fail(named.error());
+  }
   std::cout << (args.json ? as_json(*imported) + "\n" : as_suite(args, *imported, op_vls));
   return std::cout.good() ? 0 : 3;
 }

@@ -207,6 +207,12 @@ int main(int argc, char** argv) {
                    "with --fabric-dir: the rate of links whose lines give no speed (default "
                    "100Gbps)")
       ->needs(import_fabric);
+  import_opensm_cmd
+      ->add_option("--net", import_opensm.net_path,
+                   "with --fabric-dir: the ibnetdiscover-format file the fabric was simulated "
+                   "from (ibsim's net file): the suite's [topology] is that file and names its "
+                   "nodes as it does (matched by the node descriptions ibnetdiscover read)")
+      ->needs(import_fabric);
 
   qb::cli::NicRestoreArgs nic_restore;
   auto* nic_restore_cmd = app.add_subcommand(

@@ -44,6 +44,11 @@ void GraphModel::configure(const Topology& topology, const policy::QosPlan& plan
   channel_stats_.assign(channels, ChannelStats{});
   for (ChannelStats& s : channel_stats_) s.paused_ps.assign(classes_, 0);
   flow_drops_.assign(flow_count, 0);
+  lossy_ = plan.congestion.lossy;
+  lossy_buffer_bytes_ = plan.congestion.buffer_bytes;
+  retransmit_timeout_ps_ = plan.congestion.retransmit_timeout_ns * 1000;
+  receiver_.reset(lossy_ ? flow_count : 0);
+  configure_series(plan);
   ecn_ = plan.congestion.ecn;
   any_ecn_ = plan.congestion.any_ecn();
   cnp_interval_ps_ = plan.congestion.cnp_interval_ns * 1000;
@@ -176,6 +181,46 @@ void GraphModel::configure_schedulers(const policy::QosPlan& plan) {
   }
 }
 
+// The series of the switch egress classes the expectation loads to their rate, the most
+// loaded first (a fabric may have thousands of egresses: their bottlenecks are what a queue
+// series shows), when the plan has bins and marks, runs a program, drops or gates on the queue.
+void GraphModel::configure_series(const policy::QosPlan& plan) {
+  const policy::FabricPlan& g = *graph_;
+  series_.clear();
+  series_of_.assign(static_cast<size_t>(g.channel_count()) * classes_, kNil);
+  const policy::CongestionPlan& cc = plan.congestion;
+  if (cc.series_bins == 0 || !cc.reports_switch_queue() ||
+      g.channel_expected_bps.size() != g.channel_count()) {
+    depth_series_.configure(0, 0, 0, 0);
+    return;
+  }
+  std::vector<uint32_t> loaded;
+  for (uint32_t ch = 0; ch < g.channel_count(); ++ch) {
+    if (g.from_host(ch)) continue;
+    if (g.channel_expected_bps[ch] >= g.channels[ch].rate_bps * (1.0 - 1e-9)) loaded.push_back(ch);
+  }
+  std::stable_sort(loaded.begin(), loaded.end(), [&g](uint32_t a, uint32_t b) {
+    return g.channel_expected_bps[a] / g.channels[a].rate_bps >
+           g.channel_expected_bps[b] / g.channels[b].rate_bps;
+  });
+  for (const uint32_t ch : loaded) {
+    uint32_t class_mask = 0;  // the classes flows take through it
+    for (size_t f = 0; f < g.flow_path.size(); ++f) {
+      for (size_t hop = 0; hop < g.flow_path[f].size(); ++hop) {
+        if (g.flow_path[f][hop] == ch) class_mask |= 1U << g.flow_class[f][hop];
+      }
+    }
+    for (uint32_t m = class_mask; m != 0 && series_.size() < kMaxSeries; m &= m - 1) {
+      const auto c = static_cast<uint32_t>(__builtin_ctz(m));
+      series_of_[static_cast<size_t>(ch) * classes_ + c] = static_cast<uint32_t>(series_.size());
+      series_.push_back(GraphSeries{ch, c});
+    }
+    if (series_.size() >= kMaxSeries) break;
+  }
+  depth_series_.configure(static_cast<uint32_t>(series_.size()), cc.series_start_ns * 1000,
+                          cc.series_bin_ns * 1000, cc.series_bins);
+}
+
 void GraphModel::start() noexcept {
   now_ps_ = 0;
   order_ = 0;
@@ -193,7 +238,14 @@ void GraphModel::start() noexcept {
   std::fill(host_tx_wire_bytes_.begin(), host_tx_wire_bytes_.end(), 0);
   wakeup_generation_ = 0;
   limiter_.start();
+  receiver_.start();
+  depth_series_.start();
   for (FlowState& flow : flows_) {
+    flow.next_psn = 0;
+    flow.psn_end = 0;
+    flow.epoch = 0;
+    flow.timeout_ps = INT64_MAX;
+    flow.timer_pending = false;
     flow.last_cnp_ps = INT64_MIN;
     flow.release_ps = 0;
     flow.timer_generation = 0;
@@ -305,7 +357,7 @@ void GraphModel::try_send(uint32_t channel) noexcept {
 
 bool GraphModel::has_credit(uint32_t channel, uint32_t c) noexcept {
   const Egress& e = egress_[channel];
-  if (!e.into_switch) return true;
+  if (!e.into_switch || lossy_) return true;
   ClassState& s = class_state(channel, c);
   if (buffer_cap_[channel] - s.credit_used >= static_cast<int64_t>(largest_packet_bytes_)) {
     if (s.paused_since_ps >= 0) {
@@ -354,8 +406,16 @@ void GraphModel::nic_send(uint32_t h) noexcept {
   p.flow = flow;
   p.hop = 0;
   p.ecn = false;
+  const bool resend = flows_[flow].next_psn < flows_[flow].psn_end;
   take_packet(flow, p);
   const FlowState& fs = flows_[flow];
+  if (lossy_) {
+    if (resend) {
+      ++stats_.retransmitted_packets;
+      stats_.retransmitted_wire_bytes += p.wire_bytes;
+    }
+    restart_timer(flow);
+  }
   bool backlogged = fs.next_tx != fs.tail;
   if (program_ != nullptr) {
     limiter_.charge(flow, p.wire_bytes, now_ps_);
@@ -380,8 +440,15 @@ void GraphModel::take_packet(uint32_t flow, Packet& packet) noexcept {
   FlowState& fs = flows_[flow];
   SqEntry& sq = entry(flow, fs.next_tx);
   const uint32_t bytes = sq.message.bytes;
+  packet.psn = fs.next_psn++;
+  packet.epoch = fs.epoch;
+  const bool first_time = packet.psn >= fs.psn_end;  // else a retransmission (lossy)
+  if (first_time) fs.psn_end = packet.psn + 1;
   if (fs.next_packet == 0) {
-    sq.sent_ps = now_ps_;
+    if (first_time) {
+      sq.sent_ps = now_ps_;
+      sq.first_psn = packet.psn;
+    }
     fs.packets = wire_.packets_for_message(bytes);
   }
   const uint32_t index = fs.next_packet;
@@ -393,7 +460,7 @@ void GraphModel::take_packet(uint32_t flow, Packet& packet) noexcept {
   if (last) {
     ++fs.next_tx;
     fs.next_packet = 0;
-    ++stats_.messages;
+    if (first_time) ++stats_.messages;
   } else {
     ++fs.next_packet;
   }
@@ -415,11 +482,13 @@ void GraphModel::switch_send(uint32_t channel) noexcept {
   const auto c = static_cast<uint32_t>(picked);
   const uint32_t packet = dequeue(channel, c);
   const Packet& p = pool_[packet];
-  // It leaves the switch's ingress buffer: the credit goes back up the channel it came by.
-  const uint32_t in_channel = graph_->flow_path[p.flow][p.hop - 1U];
-  const uint8_t in_class = graph_->flow_class[p.flow][p.hop - 1U];
-  schedule(now_ps_ + egress_[in_channel].delay_ps, EventKind::credit, in_channel, in_class,
-           p.wire_bytes);
+  if (!lossy_) {
+    // It leaves the switch's ingress buffer: the credit goes back up the channel it came by.
+    const uint32_t in_channel = graph_->flow_path[p.flow][p.hop - 1U];
+    const uint8_t in_class = graph_->flow_class[p.flow][p.hop - 1U];
+    schedule(now_ps_ + egress_[in_channel].delay_ps, EventKind::credit, in_channel, in_class,
+             p.wire_bytes);
+  }
   transmit(channel, c, packet);
 }
 
@@ -431,7 +500,7 @@ void GraphModel::transmit(uint32_t channel, uint32_t c, uint32_t packet) noexcep
   e.free_ps = end_ps;
   schedule(end_ps, EventKind::channel_free, channel);
   schedule(end_ps + e.delay_ps, EventKind::arrive, packet);
-  if (e.into_switch) class_state(channel, c).credit_used += p.wire_bytes;
+  if (e.into_switch && !lossy_) class_state(channel, c).credit_used += p.wire_bytes;
   arbiters_[channel].sent(c, p.wire_bytes, now_ps_);
   ChannelStats& s = channel_stats_[channel];
   s.busy_ps += in_window(now_ps_, end_ps);
@@ -446,27 +515,13 @@ void GraphModel::arrive(uint32_t packet) noexcept {
   const std::vector<uint32_t>& path = graph_->flow_path[p.flow];
   const uint32_t channel = path[p.hop];
   if (graph_->to_host(channel)) {
-    const SqEntry& sq =
-        send_queues_[static_cast<size_t>(p.flow) * kSimSendQueueDepth + p.slot];
-    Completion& done = done_.emplace_back();
-    done.kind = Completion::Kind::rx_packet;
-    done.last_of_message = p.last;
-    done.messages = 1;
-    done.flow = p.flow;
-    done.payload_bytes = p.payload_bytes;
-    done.wire_bytes = p.wire_bytes;
-    done.sequence = sq.message.sequence;
-    done.scheduled_ns = sq.message.scheduled_ns;
-    done.sent_ns = sq.sent_ps / 1000;
-    done.time_ns = now_ps_ / 1000;
-    if (p.last) schedule(now_ps_ + flows_[p.flow].ack_delay_ps, EventKind::ack, p.flow);
-    if (p.ecn) answer_mark(p.flow);
-    free_packet(packet);
+    receive(packet);
     return;
   }
   ++p.hop;
   const uint32_t next = path[p.hop];
   const uint8_t c = graph_->flow_class[p.flow][p.hop];
+  if (lossy_ && tail_drops(next, c, packet)) return;
   enqueue(next, c, fifo_of(next, c, channel, packet), packet);
   if (any_ecn_ && !p.ecn && marks_ecn(c, class_state(next, c).queued_bytes)) {
     p.ecn = true;
@@ -474,6 +529,52 @@ void GraphModel::arrive(uint32_t packet) noexcept {
     ++channel_stats_[next].ecn_marks;
   }
   try_send(next);
+}
+
+void GraphModel::receive(uint32_t packet) noexcept {
+  Packet& p = pool_[packet];
+  if (lossy_) {
+    const GoBackNReceiver::Verdict verdict = receiver_.on_arrival(p.flow, p.psn, p.epoch);
+    if (verdict != GoBackNReceiver::Verdict::deliver) {
+      ++stats_.out_of_sequence_packets;
+      if (verdict == GoBackNReceiver::Verdict::discard_and_nack) {
+        ++stats_.nacks;
+        // The NACK takes the ACK's way back (not serialised, as the ACK).
+        schedule(now_ps_ + flows_[p.flow].ack_delay_ps, EventKind::nack, p.flow,
+                 receiver_.expected_psn(p.flow));
+      }
+      if (p.ecn) answer_mark(p.flow);  // the NIC answers a mark whatever the transport does
+      free_packet(packet);
+      return;
+    }
+  }
+  const SqEntry& sq = send_queues_[static_cast<size_t>(p.flow) * kSimSendQueueDepth + p.slot];
+  Completion& done = done_.emplace_back();
+  done.kind = Completion::Kind::rx_packet;
+  done.last_of_message = p.last;
+  done.messages = 1;
+  done.flow = p.flow;
+  done.payload_bytes = p.payload_bytes;
+  done.wire_bytes = p.wire_bytes;
+  done.sequence = sq.message.sequence;
+  done.scheduled_ns = sq.message.scheduled_ns;
+  done.sent_ns = sq.sent_ps / 1000;
+  done.time_ns = now_ps_ / 1000;
+  if (p.last) schedule(now_ps_ + flows_[p.flow].ack_delay_ps, EventKind::ack, p.flow);
+  if (p.ecn) answer_mark(p.flow);
+  free_packet(packet);
+}
+
+// Tail drop: a packet that does not fit its egress class's buffer never joins it (counted in
+// the flow's drops when it arrives inside the measured window, as the one-switch switch).
+bool GraphModel::tail_drops(uint32_t channel, uint32_t c, uint32_t packet) noexcept {
+  const Packet& p = pool_[packet];
+  if (class_state(channel, c).queued_bytes + p.wire_bytes <= lossy_buffer_bytes_) return false;
+  ++stats_.switch_drops;
+  ++channel_stats_[channel].drops;
+  if (now_ps_ >= window_start_ps_ && now_ps_ < window_end_ps_) ++flow_drops_[p.flow];
+  free_packet(packet);
+  return true;
 }
 
 bool GraphModel::marks_ecn(uint32_t c, int64_t queued_bytes) noexcept {
@@ -522,6 +623,15 @@ void GraphModel::enqueue(uint32_t channel, uint32_t c, uint32_t fifo, uint32_t p
   e.queued_bytes += p.wire_bytes;
   ChannelStats& stats = channel_stats_[channel];
   stats.queue_max_bytes = std::max(stats.queue_max_bytes, e.queued_bytes);
+  stats.class_queue_max_bytes = std::max(stats.class_queue_max_bytes, s.queued_bytes);
+  stats.depth.record(e.queued_bytes);
+  depth_changed(channel, c);
+}
+
+void GraphModel::depth_changed(uint32_t channel, uint32_t c) noexcept {
+  if (!depth_series_.enabled()) return;
+  const uint32_t series = series_of_[static_cast<size_t>(channel) * classes_ + c];
+  if (series != kNil) depth_series_.change(series, now_ps_, class_state(channel, c).queued_bytes);
 }
 
 // Round robin, one packet per turn, over the class's non-empty FIFOs.
@@ -547,6 +657,7 @@ uint32_t GraphModel::dequeue(uint32_t channel, uint32_t c) noexcept {
   if (s.ring_head == kNil) e.class_mask &= ~(1U << c);
   s.queued_bytes -= pool_[packet].wire_bytes;
   e.queued_bytes -= pool_[packet].wire_bytes;
+  depth_changed(channel, c);
   return packet;
 }
 
@@ -598,6 +709,20 @@ void GraphModel::handle(const Event& event) noexcept {
     case EventKind::kick:
       try_send(event.a);
       break;
+    case EventKind::nack:
+      go_back(event.a, event.b);
+      if (program_ != nullptr) deliver(RateEvent{RateEvent::Kind::nack, event.a, now_ps_ / 1000});
+      break;
+    case EventKind::retransmit: {
+      FlowState& fs = flows_[event.a];
+      if (now_ps_ < fs.timeout_ps) {  // restarted since: wait for the new time
+        schedule(fs.timeout_ps, EventKind::retransmit, event.a);
+        break;
+      }
+      fs.timer_pending = false;
+      retransmit_timeout(event.a);
+      break;
+    }
     default:
       handle_rate_event(event);
       break;
@@ -790,6 +915,47 @@ void GraphModel::set_wakeup(int64_t delay_ns) noexcept {
 
 uint64_t GraphModel::tx_wire_bytes(uint32_t host) const noexcept {
   return host < host_tx_wire_bytes_.size() ? host_tx_wire_bytes_[host] : 0;
+}
+
+// ---- Lossy mode (as SimModel's) -------------------------------------------------------------
+
+void GraphModel::go_back(uint32_t flow, uint32_t psn) noexcept {
+  FlowState& fs = flows_[flow];
+  if (psn >= fs.psn_end) return;  // nothing sent from there on
+  // The message holding `psn`: not delivered, so not completed, so at or after head.
+  uint32_t m = fs.head;
+  for (; m != fs.tail; ++m) {
+    const SqEntry& sq = entry(flow, m);
+    if (psn < sq.first_psn + wire_.packets_for_message(sq.message.bytes)) break;
+  }
+  if (m == fs.tail) return;  // cannot happen: the PSN was sent
+  const SqEntry& sq = entry(flow, m);
+  const bool was_idle = fs.next_tx == fs.tail;
+  fs.next_tx = m;
+  fs.next_packet = psn - sq.first_psn;
+  fs.packets = wire_.packets_for_message(sq.message.bytes);
+  fs.next_psn = psn;
+  ++fs.epoch;
+  if (was_idle) admit(flow);
+}
+
+// The timer restarts with every packet; one event per flow sits in the heap and, when it comes
+// early (restarted since), moves itself to the new time, so a busy flow adds no event per packet.
+void GraphModel::restart_timer(uint32_t flow) noexcept {
+  FlowState& fs = flows_[flow];
+  fs.timeout_ps = now_ps_ + retransmit_timeout_ps_;
+  if (fs.timer_pending) return;
+  fs.timer_pending = true;
+  schedule(fs.timeout_ps, EventKind::retransmit, flow);
+}
+
+void GraphModel::retransmit_timeout(uint32_t flow) noexcept {
+  // Model choice (as the one-switch model): the sender learns what the receiver lacks without
+  // the ACK's delay (the timeout is far longer than a round trip).
+  const uint32_t expected = receiver_.expected_psn(flow);
+  if (expected >= flows_[flow].psn_end) return;  // everything sent arrived
+  ++stats_.retransmit_timeouts;
+  go_back(flow, expected);
 }
 
 }  // namespace qb::drv::sim

@@ -16,6 +16,10 @@
 // - ECN (plan.congestion.ecn, per class): RED on the bytes a switch egress class holds as a
 //   packet joins it; the receiver answers a marked packet with a CNP (at most one per flow per
 //   cnp_interval), which takes the ACK's way back.
+// - Lossy (plan.congestion.lossy): no credit; a switch egress class holds at most `buffer`
+//   bytes and tail-drops the packet that does not fit; the receiver takes packets in PSN order
+//   and NACKs a gap (GoBackNReceiver), the sender goes back N; a transport timer, restarted by
+//   every packet a flow sends, repairs a lost tail (as the one-switch model).
 // - A rate-control program (rate_control.hpp, e.g. the DPA emulator running DCQCN) sees the
 //   one-switch model's events and acts through the same RateActions: a per-flow rate limiter
 //   in front of the flow's NIC tree holds the flow out of it until its next packet may go.
@@ -34,7 +38,10 @@
 #include "qb/policies/fabric_plan.hpp"
 #include "qb/policies/port_arbiter.hpp"
 #include "qb/policies/tree_scheduler.hpp"
+#include "depth_histogram.hpp"
 #include "flow_rate_limiter.hpp"
+#include "go_back_n.hpp"
+#include "queue_depth_recorder.hpp"
 #include "rate_control.hpp"
 #include "sim_time.hpp"
 
@@ -46,8 +53,19 @@ struct ChannelStats {
   uint64_t packets = 0;
   int64_t busy_ps = 0;
   int64_t queue_max_bytes = 0;  // most bytes queued at this egress (every class), at any time
+  int64_t class_queue_max_bytes = 0;  // most bytes one class queued at this egress, at any time
   std::vector<int64_t> paused_ps;  // per class: held for lack of credit downstream
   uint64_t ecn_marks = 0;          // packets marked as they joined this egress (whole run)
+  uint64_t drops = 0;              // lossy: packets tail-dropped at this egress (whole run)
+  DepthHistogram depth;            // a switch egress: its bytes (every class) as each packet
+                                   // joined, that packet included (whole run)
+};
+
+/// The queue depth series the graph model records: a switch egress class the expectation
+/// loads to its rate (the fabric's bottlenecks, the most loaded first, at most kMaxSeries).
+struct GraphSeries {
+  uint32_t channel = 0;
+  uint32_t c = 0;  // class
 };
 
 struct GraphStats {
@@ -63,6 +81,13 @@ struct GraphStats {
   uint32_t max_send_queue_depth = 0;
   uint64_t ecn_marks = 0;  // whole run, every switch egress
   uint64_t cnps = 0;       // sent by the receivers, whole run
+  // Lossy mode, whole run.
+  uint64_t switch_drops = 0;
+  uint64_t out_of_sequence_packets = 0;  // arrived at the receiver out of PSN order: discarded
+  uint64_t nacks = 0;
+  uint64_t retransmitted_packets = 0;
+  uint64_t retransmitted_wire_bytes = 0;
+  uint64_t retransmit_timeouts = 0;
 };
 
 class GraphModel final : public Queue, public Clock, private RateActions {
@@ -86,14 +111,25 @@ class GraphModel final : public Queue, public Clock, private RateActions {
   /// Classes in use (index bound of ChannelStats::paused_ps).
   uint32_t class_count() const noexcept { return classes_; }
   const std::vector<uint64_t>& flow_drops() const noexcept { return flow_drops_; }
-  /// Bytes of each (channel into a switch, class) ingress buffer.
+  /// Bytes of each (channel into a switch, class) ingress buffer (lossless).
   int64_t buffer_bytes(uint32_t channel) const noexcept { return buffer_cap_[channel]; }
+  bool lossy() const noexcept { return lossy_; }
+  /// Lossy: the bytes every switch egress class holds at most.
+  int64_t lossy_buffer_bytes() const noexcept { return lossy_buffer_bytes_; }
+  /// The queue depth series recorded (empty without bins), and series `i`'s bins.
+  const std::vector<GraphSeries>& series() const noexcept { return series_; }
+  void series_bins(uint32_t i, std::vector<double>& max_bytes,
+                   std::vector<double>& mean_bytes) const {
+    depth_series_.series(i, now_ps_, max_bytes, mean_bytes);
+  }
+  static constexpr uint32_t kMaxSeries = 8;
 
  private:
   static constexpr uint32_t kNil = UINT32_MAX;
   struct SqEntry {
     Message message;
-    int64_t sent_ps = 0;
+    int64_t sent_ps = 0;     // its first packet's first start
+    uint32_t first_psn = 0;  // its first packet's PSN (set when first sent)
   };
   struct FlowState {
     uint32_t head = 0, next_tx = 0, tail = 0;  // send queue (see SimModel)
@@ -106,6 +142,12 @@ class GraphModel final : public Queue, public Clock, private RateActions {
     uint8_t probe = 0;                // kProbe* state of its RTT probe
     bool held_for_rate = false;       // out of its tree until its limiter lets it go
     bool started = false;             // its start event went
+    // Lossy mode: PSNs, go-back-N and the transport timer.
+    uint32_t next_psn = 0;           // PSN of the packet to send next
+    uint32_t psn_end = 0;            // one past the highest PSN sent (below: a retransmission)
+    uint32_t epoch = 0;              // how often the flow went back
+    int64_t timeout_ps = INT64_MAX;  // the transport timer fires then (restarted per packet)
+    bool timer_pending = false;      // a retransmit event is in the heap
   };
   static constexpr uint8_t kProbeNone = 0, kProbeOut = 1, kProbeWaiting = 2, kProbeBack = 3;
   struct Packet {
@@ -117,6 +159,8 @@ class GraphModel final : public Queue, public Clock, private RateActions {
     uint8_t hop = 0;  // index into the flow's path of the channel it is on or queued for
     bool last = false;
     bool ecn = false;  // marked Congestion Experienced at a switch egress
+    uint32_t psn = 0;
+    uint32_t epoch = 0;  // its flow's epoch when sent (lossy: which round a NACK answers)
   };
   struct Fifo {
     uint32_t head = kNil, tail = kNil;
@@ -150,7 +194,9 @@ class GraphModel final : public Queue, public Clock, private RateActions {
   enum class EventKind : uint8_t {
     channel_free, arrive, credit, ack, wake,
     // rate control (a = flow, b = a generation where a newer event replaces older ones)
-    release, timer, probe_arrive, probe_back, program_wakeup, cnp, kick
+    release, timer, probe_arrive, probe_back, program_wakeup, cnp, kick,
+    // lossy mode (a = flow; b = the PSN the receiver expects)
+    nack, retransmit
   };
   struct Event {
     int64_t time_ps = 0;
@@ -197,6 +243,18 @@ class GraphModel final : public Queue, public Clock, private RateActions {
   bool marks_ecn(uint32_t c, int64_t queued_bytes) noexcept;
   /// A marked packet of `flow` reached its receiver: a CNP back, unless one went too recently.
   void answer_mark(uint32_t flow) noexcept;
+  /// A packet reached its destination host: delivered (a completion) or, lossy, discarded.
+  void receive(uint32_t packet) noexcept;
+  /// Lossy: whether class `c` of switch egress `channel` has no room for `packet` (then dropped).
+  bool tail_drops(uint32_t channel, uint32_t c, uint32_t packet) noexcept;
+  /// Lossy: `flow` goes back to `psn` (a NACK, or its timeout): its next packet is that one.
+  void go_back(uint32_t flow, uint32_t psn) noexcept;
+  /// Lossy: restarts `flow`'s transport timer (one event in the heap per flow at most).
+  void restart_timer(uint32_t flow) noexcept;
+  void retransmit_timeout(uint32_t flow) noexcept;
+  void configure_series(const policy::QosPlan& plan);
+  /// Records a switch egress's depth as a packet joins or leaves it.
+  void depth_changed(uint32_t channel, uint32_t c) noexcept;
   // Rate control.
   void deliver(const RateEvent& event) noexcept;
   /// `flow` has work and may be in its tree: into it (unless its limiter holds it).
@@ -263,6 +321,17 @@ class GraphModel final : public Queue, public Clock, private RateActions {
   std::vector<Completion> done_;  // due completions, in time order
   size_t done_read_ = 0;
   uint32_t tx_done_pending_ = 0;
+
+  // Lossy mode.
+  bool lossy_ = false;
+  int64_t lossy_buffer_bytes_ = 0;
+  int64_t retransmit_timeout_ps_ = 0;
+  GoBackNReceiver receiver_;
+
+  // Queue depth series: per channel and class its index in series_ (kNil: none).
+  std::vector<GraphSeries> series_;
+  std::vector<uint32_t> series_of_;  // channel * classes_ + class
+  QueueDepthRecorder depth_series_;
 
   GraphStats stats_;
   std::vector<ChannelStats> channel_stats_;

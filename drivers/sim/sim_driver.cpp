@@ -30,14 +30,7 @@ class SimDriver final : public DriverBackend {
     return caps;
   }
 
-  // The graph model runs ECN and rate-control programs; it has no lossy mode yet (issue 29
-  // part 5 continues).
-  Status check_plan(const policy::QosPlan& plan, const PlanContext& /*context*/) const override {
-    if (!plan.graph) return {};
-    if (plan.congestion.lossy) {
-      return make_error(Errc::not_supported,
-                        "a lossy multi-switch fabric is not simulated yet", "fabric.mode");
-    }
+  Status check_plan(const policy::QosPlan& /*plan*/, const PlanContext& /*context*/) const override {
     return {};
   }
 
@@ -62,8 +55,9 @@ class SimDriver final : public DriverBackend {
       graph_ = std::make_unique<sim::GraphModel>();
       graph_->attach(program_.get());
       graph_->configure(topology_, plan);
-      // Only for plans that mark or run a program: the other fabric plans keep their fields.
-      congestion_ = plan.congestion.any_ecn() || !plan.congestion.dpa.program.empty();
+      // Only for plans that mark, run a program, drop or gate on the queue: the other fabric
+      // plans keep their fields.
+      congestion_ = plan.congestion.reports_switch_queue();
       return {};
     }
     port_.attach(program_.get());
@@ -215,7 +209,16 @@ class SimDriver final : public DriverBackend {
     if (congestion_) {
       stats.emplace_back("ecn_marks", static_cast<double>(s.ecn_marks));
       stats.emplace_back("cnps", static_cast<double>(s.cnps));
+      int64_t class_max_bytes = 0;  // the deepest class queue of any switch egress
+      for (uint32_t ch = 0; ch < g.channel_count(); ++ch) {
+        if (!g.from_host(ch)) {
+          class_max_bytes =
+              std::max(class_max_bytes, graph_->channel_stats()[ch].class_queue_max_bytes);
+        }
+      }
+      stats.emplace_back("switch_queue_max_bytes", static_cast<double>(class_max_bytes));
     }
+    if (graph_->lossy()) add_graph_lossy_stats(stats);
     int64_t paused_total_ps = 0;
     const std::vector<sim::ChannelStats>& channels = graph_->channel_stats();
     for (uint32_t ch = 0; ch < channels.size(); ++ch) {
@@ -230,8 +233,17 @@ class SimDriver final : public DriverBackend {
       if (!g.to_host(ch) || !g.from_host(ch)) {
         stats.emplace_back(prefix + "queue_max_bytes", static_cast<double>(c.queue_max_bytes));
       }
+      if (!g.from_host(ch)) {  // a switch egress: the depths its packets found
+        stats.emplace_back(prefix + "queue_p50_bytes",
+                           static_cast<double>(c.depth.percentile_bytes(0.50)));
+        stats.emplace_back(prefix + "queue_p99_bytes",
+                           static_cast<double>(c.depth.percentile_bytes(0.99)));
+      }
       if (congestion_ && !g.from_host(ch)) {  // a switch egress (a NIC port marks nothing)
         stats.emplace_back(prefix + "ecn_marks", static_cast<double>(c.ecn_marks));
+      }
+      if (graph_->lossy() && !g.from_host(ch)) {
+        stats.emplace_back(prefix + "drops", static_cast<double>(c.drops));
       }
       for (uint32_t k = 0; k < c.paused_ps.size(); ++k) {
         if (c.paused_ps[k] == 0) continue;
@@ -244,6 +256,19 @@ class SimDriver final : public DriverBackend {
     stats.emplace_back("paused_ns", static_cast<double>(paused_total_ps) / 1000.0);
     if (program_) program_->add_stats(stats, graph_->now_ps() / 1000);
     return stats;
+  }
+
+  // The graph model's drops, NACKs and retransmissions (lossy mode; named as the one-switch
+  // model's).
+  void add_graph_lossy_stats(DriverStats& stats) const {
+    const sim::GraphStats& s = graph_->stats();
+    stats.emplace_back("lossy_buffer_bytes", static_cast<double>(graph_->lossy_buffer_bytes()));
+    stats.emplace_back("switch_drops", static_cast<double>(s.switch_drops));
+    stats.emplace_back("out_of_sequence_packets", static_cast<double>(s.out_of_sequence_packets));
+    stats.emplace_back("nacks", static_cast<double>(s.nacks));
+    stats.emplace_back("retransmitted_packets", static_cast<double>(s.retransmitted_packets));
+    stats.emplace_back("retransmitted_wire_bytes", static_cast<double>(s.retransmitted_wire_bytes));
+    stats.emplace_back("retransmit_timeouts", static_cast<double>(s.retransmit_timeouts));
   }
 
   // Drops, NACKs and retransmissions of a lossy fabric (only then: the lossless plans' results
@@ -280,7 +305,18 @@ class SimDriver final : public DriverBackend {
 
   std::vector<QueueDepthSeries> queue_depth_series() const override {
     std::vector<QueueDepthSeries> out;
-    if (!congestion_ || graph_) return out;  // the graph model keeps no series yet
+    if (graph_) {  // its bottleneck egresses' classes (GraphModel::series)
+      const policy::FabricPlan& g = *graph_plan_;
+      for (uint32_t i = 0; i < graph_->series().size(); ++i) {
+        const sim::GraphSeries& series = graph_->series()[i];
+        QueueDepthSeries& q = out.emplace_back();
+        q.name = g.channel_names[series.channel] + " " +
+                 policy::arb_class_name(g.channel_qos[series.channel], series.c);
+        graph_->series_bins(i, q.max_bytes, q.mean_bytes);
+      }
+      return out;
+    }
+    if (!congestion_) return out;
     for (uint32_t m = port_.switch_class_mask(); m != 0; m &= m - 1) {
       const auto c = static_cast<uint32_t>(__builtin_ctz(m));
       QueueDepthSeries& q = out.emplace_back();

@@ -397,6 +397,8 @@ std::vector<Task> plan_scenarios(const suite::Suite& suite,
     ScenarioRun scenario_run;
     scenario_run.compiled = std::move(compiled[s]);
     scenario_run.seed = options.seed.value_or(scenario.seed);
+    // The simulated switches' marking stream follows --seed too (compile took the suite's).
+    if (options.seed) scenario_run.compiled.plan.congestion.seed = *options.seed;
     scenario_run.repetitions = options.repetitions.value_or(scenario.repetitions);
     scenario_run.warmup_ns = scenario.warmup_ns;
     scenario_run.duration_ns = options.duration_ns.value_or(scenario.duration_ns);

@@ -4,7 +4,6 @@
 
 #include <cctype>
 #include <charconv>
-#include <optional>
 #include <utility>
 
 namespace qb::fabric {
@@ -112,7 +111,8 @@ bool starts_with_lid(std::string_view text) {
 }
 
 // "| 0| 1| ...|15|": the numbers between bars, each hex with `hex`.
-std::vector<uint64_t> bar_cells(const Line& line, size_t from, bool hex) {
+std::vector<uint64_t> bar_cells(const Line& line, size_t from, bool hex,
+                                std::vector<size_t>* starts = nullptr) {
   std::vector<uint64_t> cells;
   size_t pos = line.text.find('|', from);
   if (pos == std::string_view::npos) line.fail(from, "expected '|' cells");
@@ -132,6 +132,7 @@ std::vector<uint64_t> bar_cells(const Line& line, size_t from, bool hex) {
       line.fail(pos + 1 + lead, fmt::format("'{}' is not a number", cell));
     }
     cells.push_back(value);
+    if (starts != nullptr) starts->push_back(pos + 1 + lead);
     pos = next;
   }
   return cells;
@@ -173,6 +174,7 @@ Result<std::vector<DiagPortTables>> parse_port_tables(std::string_view text,
   try {
     DiagPortTables* current = nullptr;
     std::vector<uint64_t> vls;  // the VL row waiting for its WEIGHT row
+    std::vector<SourceLoc> vl_locs;  // its cells
     size_t vl_line = 0;
     bool high = false;
     auto finish = [&](const SourceLoc& at) {
@@ -212,24 +214,31 @@ Result<std::vector<DiagPortTables>> parse_port_tables(std::string_view text,
         if (current == nullptr) line.fail(0, "an SL2VL row before any '### node' line");
         size_t pos = 9;
         const auto in = static_cast<uint32_t>(need_number(line, pos, "the input port", 255));
-        const std::vector<uint64_t> cells = bar_cells(line, pos, false);
+        std::vector<size_t> starts;
+        const std::vector<uint64_t> cells = bar_cells(line, pos, false, &starts);
         if (cells.size() != 16) {
           line.fail(pos, fmt::format("an SL2VL row has 16 VLs, this one {}", cells.size()));
         }
         std::array<uint8_t, 16> row{};
+        std::array<SourceLoc, 16> locs{};
         for (size_t sl = 0; sl < 16; ++sl) {
           if (cells[sl] > 15) line.fail(pos, fmt::format("VL {} is above 15", cells[sl]));
           row[sl] = static_cast<uint8_t>(cells[sl]);
+          locs[sl] = line.loc(starts[sl]);
         }
         current->sl2vl_rows.emplace_back(in, row);
+        current->sl2vl_locs.push_back(std::move(locs));
         return;
       }
       if (t.find("Low priority VL Arbitration") != std::string_view::npos) high = false;
       if (t.find("High priority VL Arbitration") != std::string_view::npos) high = true;
       if (t.starts_with("VL ")) {
         if (current == nullptr) line.fail(0, "a VL row before any '### node' line");
-        vls = bar_cells(line, 0, true);
+        std::vector<size_t> starts;
+        vls = bar_cells(line, 0, true, &starts);
         vl_line = line.number;
+        vl_locs.clear();
+        for (const size_t start : starts) vl_locs.push_back(line.loc(start));
         return;
       }
       if (t.starts_with("WEIGHT")) {
@@ -240,10 +249,12 @@ Result<std::vector<DiagPortTables>> parse_port_tables(std::string_view text,
                                    vls.size(), vl_line));
         }
         auto& table = high ? current->vlarb_high : current->vlarb_low;
+        auto& locs = high ? current->vlarb_high_locs : current->vlarb_low_locs;
         for (size_t i = 0; i < vls.size(); ++i) {
           if (vls[i] > 15 || weights[i] > 255) line.fail(0, "a VL above 15 or a weight above 255");
           table.push_back(policy::VlArbEntry{static_cast<uint8_t>(vls[i]),
                                              static_cast<uint8_t>(weights[i])});
+          locs.push_back(vl_locs[i]);
         }
         vls.clear();
       }
@@ -257,6 +268,36 @@ Result<std::vector<DiagPortTables>> parse_port_tables(std::string_view text,
                       SourceLoc{file, 1, 1});
   }
   return out;
+}
+
+Status check_port_vls(const DiagPortTables& tables, uint8_t max_data_vl) {
+  for (size_t r = 0; r < tables.sl2vl_rows.size(); ++r) {
+    const auto& [in, row] = tables.sl2vl_rows[r];
+    for (size_t sl = 0; sl < row.size(); ++sl) {
+      if (row[sl] > max_data_vl && row[sl] != 15) {
+        return make_error(Errc::invalid_config,
+                          fmt::format("node \"{}\" port {} (input port {}): SL2VL sends SL {} to "
+                                      "VL {}, above the port's operational VLs (VL0-VL{})",
+                                      tables.node, tables.port, in, sl, row[sl], max_data_vl),
+                          "", tables.sl2vl_locs[r][sl]);
+      }
+    }
+  }
+  for (const bool high : {true, false}) {
+    const auto& table = high ? tables.vlarb_high : tables.vlarb_low;
+    const auto& locs = high ? tables.vlarb_high_locs : tables.vlarb_low_locs;
+    for (size_t i = 0; i < table.size(); ++i) {
+      if (table[i].vl > max_data_vl) {
+        return make_error(Errc::invalid_config,
+                          fmt::format("node \"{}\" port {}: the VLArb {} table's entry {} names VL "
+                                      "{}, above the port's operational VLs (VL0-VL{})",
+                                      tables.node, tables.port, high ? "high" : "low", i,
+                                      table[i].vl, max_data_vl),
+                          "", locs[i]);
+      }
+    }
+  }
+  return {};
 }
 
 std::string sl2vl_rows_problem(const DiagPortTables& tables) {

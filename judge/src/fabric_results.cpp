@@ -78,7 +78,11 @@ void judge_fabric(const suite::CompiledScenario& compiled, double share_limit,
     link.measured_bps = measured[ch];
     link.utilisation = stat_or_zero(stats, prefix + "utilisation");
     link.queue_max_bytes = stat_or_zero(stats, prefix + "queue_max_bytes");
+    link.queue_p50_bytes = stat_or_zero(stats, prefix + "queue_p50_bytes");
+    link.queue_p99_bytes = stat_or_zero(stats, prefix + "queue_p99_bytes");
     link.paused_ns = paused_ns[ch];
+    link.ecn_marks = stat_or_zero(stats, prefix + "ecn_marks");
+    link.drops = stat_or_zero(stats, prefix + "drops");
   }
   const double z = noise_quantile(out.flows.size());
   for (size_t f = 0; f < out.flows.size() && f < graph.flow_path.size(); ++f) {

@@ -32,15 +32,20 @@ std::vector<const judge::LinkResult*> busiest(const judge::ScenarioResult& s, si
 void print_fabric(const judge::ScenarioResult& s, std::ostream& out) {
   if (s.links.empty()) return;
   size_t paused = 0;
-  for (const judge::LinkResult& link : s.links) paused += link.paused_ns > 0 ? 1 : 0;
-  fmt::print(out, "  fabric: {} links carry flows, {} paused; the most loaded:\n", s.links.size(),
-             paused);
-  fmt::print(out, "    {:<28} {:>10} {:>12} {:>12} {:>8} {:>12}\n", "link", "Gbit/s",
-             "expected", "measured", "busy", "paused");
+  size_t dropping = 0;
+  for (const judge::LinkResult& link : s.links) {
+    paused += link.paused_ns > 0 ? 1 : 0;
+    dropping += link.drops > 0 ? 1 : 0;
+  }
+  fmt::print(out, "  fabric: {} links carry flows, {} paused{}; the most loaded:\n",
+             s.links.size(), paused, dropping > 0 ? fmt::format(", {} dropping", dropping) : "");
+  fmt::print(out, "    {:<28} {:>10} {:>12} {:>12} {:>8} {:>12} {:>11} {:>10}\n", "link", "Gbit/s",
+             "expected", "measured", "busy", "paused", "p99 queue B", "drops");
   for (const judge::LinkResult* link : busiest(s, kConsoleLinks)) {
-    fmt::print(out, "    {:<28} {:>10.3f} {:>12.3f} {:>12.3f} {:>7.1f}% {:>12}\n", link->name,
-               link->rate_bps / 1e9, link->expected_bps / 1e9, link->measured_bps / 1e9,
-               link->utilisation * 100.0, format_duration_ns(link->paused_ns));
+    fmt::print(out, "    {:<28} {:>10.3f} {:>12.3f} {:>12.3f} {:>7.1f}% {:>12} {:>11.0f} {:>10.0f}\n",
+               link->name, link->rate_bps / 1e9, link->expected_bps / 1e9,
+               link->measured_bps / 1e9, link->utilisation * 100.0,
+               format_duration_ns(link->paused_ns), link->queue_p99_bytes, link->drops);
   }
   for (const judge::VictimResult& victim : s.victims) {
     fmt::print(out,
@@ -71,7 +76,8 @@ void fabric_section(Markup& m, const judge::ScenarioResult& s) {
   m.open("table", {{"class", "fabric-links"}});
   m.open("thead").open("tr");
   for (const char* head : {"link", "rate Gbit/s", "expected Gbit/s", "measured Gbit/s", "busy",
-                           "max queue bytes", "paused"}) {
+                           "queue p50 bytes", "queue p99 bytes", "max queue bytes", "paused",
+                           "ECN marks", "drops"}) {
     m.element("th", {}, head);
   }
   m.close().close();
@@ -83,9 +89,13 @@ void fabric_section(Markup& m, const judge::ScenarioResult& s) {
     m.element("td", {{"class", "num"}}, format_sig(link.expected_bps / 1e9, 6));
     m.element("td", {{"class", "num"}}, format_sig(link.measured_bps / 1e9, 6));
     m.element("td", {{"class", "num"}}, fmt::format("{:.1f}%", link.utilisation * 100.0));
+    m.element("td", {{"class", "num"}}, format_sig(link.queue_p50_bytes, 10));
+    m.element("td", {{"class", "num"}}, format_sig(link.queue_p99_bytes, 10));
     m.element("td", {{"class", "num"}}, format_sig(link.queue_max_bytes, 10));
     m.element("td", {{"class", link.paused_ns > 0 ? "num fail" : "num"}},
               format_duration_ns(link.paused_ns));
+    m.element("td", {{"class", "num"}}, format_sig(link.ecn_marks, 10));
+    m.element("td", {{"class", link.drops > 0 ? "num fail" : "num"}}, format_sig(link.drops, 10));
     m.close();
   }
   m.close().close().close();

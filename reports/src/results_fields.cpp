@@ -698,7 +698,11 @@ const Field<LinkResult> kLinkFields[] = {
     member<&LinkResult::measured_bps>("measured_bps"),
     member<&LinkResult::utilisation>("utilisation"),
     member<&LinkResult::queue_max_bytes>("queue_max_bytes"),
+    member<&LinkResult::queue_p50_bytes>("queue_p50_bytes"),
+    member<&LinkResult::queue_p99_bytes>("queue_p99_bytes"),
     member<&LinkResult::paused_ns>("paused_ns"),
+    member<&LinkResult::ecn_marks>("ecn_marks"),
+    member<&LinkResult::drops>("drops"),
 };
 template <>
 const RecordSchema<LinkResult>& schema_of<LinkResult>() {

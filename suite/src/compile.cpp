@@ -75,10 +75,10 @@ Status check_judgeable_gates(const Scenario& scenario, const CompiledScenario& c
         "program; or leave the key out)",
         where + ".convergence_time", gates.convergence_time_loc);
   }
-  if (gates.max_queue_depth_bytes && !compiled.plan.switched) {
+  if (gates.max_queue_depth_bytes && !compiled.plan.switched && !compiled.plan.graph) {
     return config_error(
         "max_queue_depth judges the switch egress queue, and this scenario has no switch "
-        "([fabric] hosts > 1 or switch = true); leave the key out",
+        "([fabric] hosts > 1 or switch = true, or a [topology]); leave the key out",
         where + ".max_queue_depth", gates.max_queue_depth_loc);
   }
   return {};

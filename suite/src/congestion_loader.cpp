@@ -213,14 +213,15 @@ const qb_dpa_program& read_program(const TableReader& reader, std::string_view k
 
 }  // namespace
 
-void read_fabric_congestion(const TableReader& reader, FabricSpec& fabric) {
+void read_fabric_congestion(const TableReader& reader, FabricSpec& fabric, bool has_topology) {
   if (auto interval = reader.duration_ns("cnp_interval", 0, kMaxIntervalNs, "")) {
     fabric.cnp_interval_ns = *interval;
   }
   if (auto mode = reader.string("mode")) {
     if (*mode == "lossy") {
-      if (!fabric.switched) {
-        reader.fail_at("mode", "mode = \"lossy\" drops at the switch: it needs switch = true");
+      if (!fabric.switched && !has_topology) {
+        reader.fail_at("mode", "mode = \"lossy\" drops at the switch: it needs switch = true "
+                               "(or a [topology])");
       }
       fabric.lossy = true;
     } else if (*mode != "lossless") {
@@ -228,7 +229,7 @@ void read_fabric_congestion(const TableReader& reader, FabricSpec& fabric) {
     }
   }
   // Lossless buffers are sized by the credit loop (docs/dpa.md); a lossy egress class holds
-  // `buffer` bytes and drops what does not fit.
+  // `buffer` bytes and drops what does not fit (on a [topology]: every switch egress class).
   if (reader.has("buffer")) {
     if (!fabric.lossy) {
       reader.fail_at("buffer",

@@ -10,7 +10,8 @@
 namespace qb::suite::detail {
 
 /// The congestion keys of a [fabric] table being read (`ecn`, `cnp_interval`).
-void read_fabric_congestion(const TableReader& fabric_reader, FabricSpec& fabric);
+void read_fabric_congestion(const TableReader& fabric_reader, FabricSpec& fabric,
+                            bool has_topology);
 DpaSpec read_dpa(const Located* section);
 /// Rules across sections: ECN marking needs a switch, its classes must exist.
 void check_scenario_congestion(const Scenario& scenario);

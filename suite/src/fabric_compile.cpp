@@ -121,6 +121,12 @@ Status compile_fabric(const Scenario& scenario, std::span<const fabric::FlowEndp
       const policy::PortQos& qos = graph->channel_qos[path[h]];
       const uint8_t c = fabric::port_class(qos, flow.sl, flow.dscp);
       if (qos.kind == policy::PortQos::Kind::vlarb && c == policy::kDropVl) {
+        // explain names the first hop that drops it (the suite-wide tables' drops say so already).
+        if (!drop && !flow.dropped) {
+          flow.class_note += fmt::format("{}SL2VL of {} sends SL {} to VL15: dropped",
+                                         flow.class_note.empty() ? "" : "; ",
+                                         graph->channel_names[path[h]], flow.sl);
+        }
         drop = true;
       } else {
         classes[h] = c;
@@ -131,6 +137,13 @@ Status compile_fabric(const Scenario& scenario, std::span<const fabric::FlowEndp
     graph->flow_destination.push_back(endpoints[f].dst_host);
   }
   graph->per_flow_fairness = spec.fairness == fabric::Fairness::per_flow;
+  if (spec.buffer_bytes > 0 && scenario.fabric.lossy) {
+    return make_error(
+        Errc::invalid_config,
+        "[topology] buffer sizes the lossless (switch ingress, class) buffers; a lossy fabric "
+        "drops at each egress class's [fabric] buffer instead: leave one of them out",
+        spec.where + ".buffer", spec.loc);
+  }
   graph->buffer_bytes = spec.buffer_bytes;
   plan.hosts = topology.host_count();
   plan.switched = false;

@@ -673,7 +673,7 @@ void read_placements(const TableReader& reader, FabricSpec& spec) {
   }
 }
 
-FabricSpec read_fabric(const Located* section) {
+FabricSpec read_fabric(const Located* section, bool has_topology) {
   FabricSpec spec;
   if (section == nullptr) return spec;
   const TableReader reader(section->table(), section->path, section->file);
@@ -708,7 +708,7 @@ FabricSpec read_fabric(const Located* section) {
                       format_rate_bps(spec.switch_rate_bps), format_rate_bps(kMaxPortRateBps)));
     }
   }
-  read_fabric_congestion(reader, spec);
+  read_fabric_congestion(reader, spec, has_topology);
   read_placements(reader, spec);
   return spec;
 }

@@ -24,7 +24,7 @@ fabric::IbTablesOverride read_ib_tables(const TableReader& reader, const policy:
 /// `suite_file` locates relative OpenSM paths; OpenSM's warnings are appended to `warnings`.
 IbQosSpec read_ib(const Located* section, const std::string& suite_file,
                   std::vector<Warning>& warnings);
-FabricSpec read_fabric(const Located* section);
+FabricSpec read_fabric(const Located* section, bool has_topology);
 /// The class keys of a [[flow]] entry: tx_tclass, rx_tclass, dscp, sl, pcp, host, service_id,
 /// pkey, qos_class, source_guid, destination_guid.
 void read_flow_qos(const TableReader& flow_reader, const PortSpec& port, FlowSpec& flow);

@@ -740,7 +740,7 @@ Scenario build_scenario(std::string name, const Sections& sections, const RunSet
   scenario.eth = detail::read_eth(ptr(sections.eth));
   scenario.ib = detail::read_ib(ptr(sections.ib), file, warnings);
   if (sections.topology) detail::read_switch_qos(*sections.topology, scenario);
-  scenario.fabric = detail::read_fabric(ptr(sections.fabric));
+  scenario.fabric = detail::read_fabric(ptr(sections.fabric), scenario.topology.has_value());
   if (scenario.topology && sections.fabric && sections.fabric->table().contains("hosts")) {
     const TableReader reader(sections.fabric->table(), sections.fabric->path, file);
     reader.fail_at("hosts", "hosts and switch describe the one-switch fabric; a [topology] has "

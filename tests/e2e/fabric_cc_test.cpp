@@ -10,7 +10,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
+#include "one_switch_topology.hpp"
 #include "process.hpp"
 
 namespace qb::e2e {
@@ -34,43 +36,11 @@ double stat(const Json& scenario, const std::string& name) {
 
 // configs/incast_dcqcn.toml as a one-switch [topology]: the same 16 hosts, links of 250 ns (the
 // one-switch model's 500 ns one-way delay, half per hop), 64 KiB per ingress buffer (its
-// switch's), its ECN, CNP interval, DPA program and flows. The max_queue_depth gate judges the
-// one-switch model's egress and is left out.
+// switch's), its ECN, CNP interval, DPA program, flows and gates (max_queue_depth judges the
+// deepest class queue of any switch egress there).
 std::string incast_dcqcn_as_topology() {
-  std::string suite = read_file(QB_SOURCE_DIR "/configs/incast_dcqcn.toml");
-  const auto replace = [&suite](const std::string& from, const std::string& to) {
-    const size_t at = suite.find(from);
-    if (at == std::string::npos) {
-      ADD_FAILURE() << "configs/incast_dcqcn.toml has no '" << from << "'";
-      return;
-    }
-    suite.replace(at, from.size(), to);
-  };
-  std::string topology = R"([topology]
-kind = "explicit"
-delay = "250ns"
-buffer = "64KiB"
-[[topology.switch]]
-name = "sw"
-[[topology.host]]
-name = "r"
-[[topology.link]]
-ends = ["r", "sw"]
-rate = "100Gbps"
-)";
-  for (int h = 0; h < 16; ++h) {
-    topology += fmt::format(
-        "[[topology.host]]\nname = \"h{0:02d}\"\n[[topology.link]]\nends = [\"h{0:02d}\", "
-        "\"sw\"]\nrate = \"100Gbps\"\n",
-        h);
-  }
-  replace("hosts = 16\nswitch = true\nswitch_rate = \"100Gbps\"\n", "");
-  replace("[fabric.ecn]", topology + "\n[fabric.ecn]");
-  replace("max_queue_depth = \"900KB\"\n", "");
-  for (int h = 0; h < 16; ++h) {
-    replace(fmt::format("host = {}\n", h), fmt::format("from = \"h{:02d}\"\nto = \"r\"\n", h));
-  }
-  return suite;
+  return one_switch_topology(read_file(QB_SOURCE_DIR "/configs/incast_dcqcn.toml"), 16,
+                             "[fabric.ecn]", "250ns", "64KiB");
 }
 
 // The same incast on both models: the same marking seed, so any difference is the models'.
@@ -109,6 +79,16 @@ TEST(FabricCc, GraphModelWithDcqcnAgreesWithTheOneSwitchIncast) {
   // Every mark at the one congested egress, towards the receiver.
   EXPECT_EQ(stat(b, "link.sw:1->r:1.ecn_marks"), stat(b, "ecn_marks"));
   EXPECT_GT(stat(b, "dpa_events"), 0.0);
+  // The queue gate judged on both, on the one egress that queues.
+  for (const Json* s : {&a, &b}) {
+    bool judged = false;
+    for (const Json& gate : (*s)["gates"]) {
+      if (gate["name"] == "max_queue_depth") judged = gate["judged"].get<bool>();
+    }
+    EXPECT_TRUE(judged) << (*s)["gates"].dump();
+  }
+  EXPECT_NEAR(stat(b, "switch_queue_max_bytes") / stat(a, "switch_queue_max_bytes"), 1.0, 0.25);
+  EXPECT_EQ(stat(b, "link.sw:1->r:1.queue_max_bytes"), stat(b, "switch_queue_max_bytes"));
 }
 
 // DCQCN in the textbook PFC victim layout: the flows into r's 25 Gbit/s port are cut to it, so
@@ -142,6 +122,26 @@ TEST(FabricCc, DcqcnLeavesNoPfcVictim) {
                            "link.leafB:1->v:1.ecn_marks"}) {
     EXPECT_EQ(stat(scenario, idle), 0.0) << idle;
   }
+}
+
+// `run --seed` reaches the switches' marking stream: another seed, other marks; the suite's own
+// seed given again, the suite's marks.
+TEST(FabricCc, RunSeedReachesTheMarkingStream) {
+  const std::string suite = QB_SOURCE_DIR "/configs/fabrics/pfc_victim_dcqcn.toml";
+  const auto marks = [&suite](const std::string& seed) {
+    const std::string json = ::testing::TempDir() + "/fabric_cc_seed_" + seed + ".json";
+    std::vector<std::string> args{"run", suite, "--json", json, "--quiet", "--duration", "5ms"};
+    if (!seed.empty()) {
+      args.push_back("--seed");
+      args.push_back(seed);
+    }
+    const Outcome outcome = run_qosbench(args);
+    EXPECT_LE(outcome.exit_code, 1) << outcome.out << outcome.err;
+    return stat(Json::parse(read_file(json))["scenarios"][0], "ecn_marks");
+  };
+  const double own = marks("");
+  EXPECT_EQ(marks("29"), own);  // the suite's seed
+  EXPECT_NE(marks("7"), own);
 }
 
 // A [topology] without congestion control keeps its fields: no ECN or CNP counters.

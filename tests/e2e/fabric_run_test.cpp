@@ -72,6 +72,54 @@ TEST(FabricRun, EcmpSharesFollowTheHashedPaths) {
   }
 }
 
+// The IB fat tree (configs/fabrics/ib_fat_tree.toml): every flow's SL comes from the OpenSM
+// qos-policy.conf, each port maps it to its VL by its own port type's SL2VL (CA: SL n -> VL n;
+// switch: SL 1/2/3 -> VL 2/1/3), and the VLArb weights decide at a leaf uplink, a spine downlink,
+// a leaf downlink (4:2:1) and a CA port (3:1). Every flow within 1 % of the expectation.
+TEST(FabricRun, IbFatTreeFollowsTheOpensmPolicyAtEveryHop) {
+  const std::string suite = QB_SOURCE_DIR "/configs/fabrics/ib_fat_tree.toml";
+  const Json results = run_json(suite, 0);
+  const Json& scenario = results["scenarios"][0];
+  ASSERT_EQ(scenario["flows"].size(), 12u);
+  EXPECT_TRUE(scenario["victims"].empty()) << scenario["victims"].dump();
+  const std::map<std::string, int> sl_of{{"storage", 1}, {"mpi", 2}, {"bulk", 3}};
+  for (const Json& flow : scenario["flows"]) {
+    const std::string name = flow["name"].get<std::string>();
+    EXPECT_NEAR(flow["error"].get<double>(), 0.0, 0.01) << name;
+    EXPECT_EQ(flow["sl"].get<int>(), sl_of.at(name.substr(name.rfind('-') + 1))) << name;
+  }
+  std::map<std::string, double> measured = measured_by_flow(scenario);
+  for (const char* hop : {"up", "down", "edge"}) {
+    const std::string h(hop);
+    EXPECT_NEAR(measured[h + "-storage"] / measured[h + "-bulk"], 4.0, 0.04) << hop;
+    EXPECT_NEAR(measured[h + "-mpi"] / measured[h + "-bulk"], 2.0, 0.02) << hop;
+  }
+  EXPECT_NEAR(measured["nic-storage"] / measured["nic-mpi"], 3.0, 0.03);
+
+  // explain names each flow's SL -> VL path and the hop that decides its share.
+  const Outcome explained = run_qosbench({"explain", suite, "--json"});
+  ASSERT_EQ(explained.exit_code, 0) << explained.err;
+  const Json explanation = Json::parse(explained.out);
+  const std::map<std::string, std::string> vls{{"storage", "SL2VL -> VL1; switch VL2"},
+                                               {"mpi", "SL2VL -> VL2; switch VL1"},
+                                               {"bulk", "SL2VL -> VL3"}};
+  const std::map<std::string, std::string> bottleneck{{"up", "leaf0:5->spine0:1"},
+                                                      {"down", "spine1:3->leaf2:6"},
+                                                      {"edge", "leaf3:3->h14:1"},
+                                                      {"nic", "h7:1->leaf1:4"}};
+  for (const Json& flow : explanation["scenarios"][0]["flows"]) {
+    const std::string name = flow["name"].get<std::string>();
+    const std::string note = flow["class_note"].get<std::string>();
+    EXPECT_NE(note.find("from qos-policy"), std::string::npos) << name << ": " << note;
+    EXPECT_NE(note.find(vls.at(name.substr(name.rfind('-') + 1))), std::string::npos)
+        << name << ": " << note;
+    auto hop = bottleneck.find(name.substr(0, name.find('-')));
+    if (hop != bottleneck.end()) {
+      EXPECT_EQ(flow["bottleneck"], hop->second) << name;
+    }
+  }
+}
+
 // The same two-host incast as the one-switch model's [fabric] and as a [topology]: the graph
 // model's shares equal the one-switch model's within 1 %.
 TEST(FabricRun, GraphModelAgreesWithTheOneSwitchModel) {

@@ -1,7 +1,9 @@
 // libFuzzer target: parse_dump_lfts() and parse_port_tables() (fabric/ib_diag.hpp) must never
 // crash, hang or leak, and keep their promises: errors are invalid_config located in the file
 // (line >= 1, column >= 1); what they accept has a switch table per block / an SL2VL row of 16
-// VLs per port and VLArb entries with VLs and weights in range. The first byte picks the parser.
+// VLs per port and VLArb entries with VLs and weights in range, each value with its location;
+// check_port_vls against any operational VLs (the second byte) errs only at a value it read. The
+// first byte picks the parser.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -37,6 +39,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     return 0;
   }
+  const uint8_t max_data_vl = size > 1 ? static_cast<uint8_t>(data[1] % 15) : 7;
   auto ports = qb::fabric::parse_port_tables(text, "port-tables.txt");
   if (located_error(ports, "port-tables.txt")) return 0;
   check(!ports->empty());
@@ -48,7 +51,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const auto* table : {&port.vlarb_high, &port.vlarb_low}) {
       for (const auto& entry : *table) check(entry.vl <= 15);
     }
+    check(port.sl2vl_locs.size() == port.sl2vl_rows.size());
+    check(port.vlarb_high_locs.size() == port.vlarb_high.size());
+    check(port.vlarb_low_locs.size() == port.vlarb_low.size());
     (void)qb::fabric::sl2vl_rows_problem(port);
+    const auto vls = qb::fabric::check_port_vls(port, max_data_vl);
+    if (located_error(vls, "port-tables.txt")) check(vls.error().loc.line > port.loc.line);
   }
   return 0;
 }

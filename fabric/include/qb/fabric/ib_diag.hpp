@@ -61,6 +61,10 @@ struct DiagPortTables {
   std::vector<std::pair<uint32_t, std::array<uint8_t, 16>>> sl2vl_rows;
   std::vector<policy::VlArbEntry> vlarb_high, vlarb_low;
   SourceLoc loc;  // the "### node" line
+  /// Where each value was read (for errors about the values): per SL2VL row its 16 cells, per
+  /// VLArb entry its VL cell.
+  std::vector<std::array<SourceLoc, 16>> sl2vl_locs;
+  std::vector<SourceLoc> vlarb_high_locs, vlarb_low_locs;
 };
 
 /// The port-tables file of scripts/opensm-fabric.sh. Every port has an SL2VL row, and both VLArb
@@ -71,5 +75,10 @@ Result<std::vector<DiagPortTables>> parse_port_tables(std::string_view text,
 /// The switch ports' SL2VL table: the rows must agree on every input port other than the output
 /// port itself (OpenSM programs one table per output port); empty message when they do.
 std::string sl2vl_rows_problem(const DiagPortTables& tables);
+
+/// A VL the port cannot have: a VLArb entry, or an SL2VL cell other than 15 (drop), above
+/// `max_data_vl` (the port's operational VLs; OpenSM never programs one, so the tables were read
+/// with other VLs than the suite assumes). Errc::invalid_config at the value's cell, else ok.
+Status check_port_vls(const DiagPortTables& tables, uint8_t max_data_vl);
 
 }  // namespace qb::fabric

@@ -272,7 +272,11 @@ struct LinkResult {
   double measured_bps = 0.0;  // the sum of the measured rates of the flows crossing it
   double utilisation = 0.0;   // busy time over the window
   double queue_max_bytes = 0.0;
+  double queue_p50_bytes = 0.0;  // a switch egress: the bytes queued as its packets joined
+  double queue_p99_bytes = 0.0;  // (every class, the packet included; whole run)
   double paused_ns = 0.0;  // held for credit downstream (every class), mean over repetitions
+  double ecn_marks = 0.0;  // marked at this egress (whole run), mean over repetitions
+  double drops = 0.0;      // lossy: tail-dropped at this egress (whole run), mean over repetitions
 };
 
 /// A flow that fell short of its expectation while a channel on its path was paused by a switch
