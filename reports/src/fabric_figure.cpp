@@ -108,6 +108,8 @@ std::string channel_text(const std::string& from, const std::string& to,
   text += format_trimmed(view.load * 100.0, 1) + " %";
   text += ", paused " + format_ns(r.paused_ns);
   if (r.queue_max_bytes > 0.0) text += ", queue \u2264 " + format_trimmed(r.queue_max_bytes, 0) + " B";
+  if (r.ecn_marks > 0.0) text += ", " + format_trimmed(r.ecn_marks, 0) + " ECN marks";
+  if (r.drops > 0.0) text += ", " + format_trimmed(r.drops, 0) + " drops";
   return text;
 }
 

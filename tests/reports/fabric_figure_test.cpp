@@ -29,7 +29,14 @@ TopologyLink link(const std::string& a, const std::string& b, const std::string&
 
 LinkResult link_result(const std::string& name, double rate_bps, double measured_bps,
                        double utilisation, double paused_ns) {
-  return LinkResult{name, rate_bps, rate_bps, measured_bps, utilisation, 0.0, paused_ns};
+  LinkResult link;
+  link.name = name;
+  link.rate_bps = rate_bps;
+  link.expected_bps = rate_bps;
+  link.measured_bps = measured_bps;
+  link.utilisation = utilisation;
+  link.paused_ns = paused_ns;
+  return link;
 }
 
 // The textbook victim: s and t into r on leaf A, s also to v on leaf B over the spine.
