@@ -34,7 +34,8 @@ void describe_topology(const suite::CompiledScenario& compiled, ScenarioResult& 
     for (size_t hop = 0; hop < channels.size(); ++hop) {
       const uint32_t ch = channels[hop];
       const uint8_t cls = hop < graph.flow_class[f].size() ? graph.flow_class[f][hop] : 0;
-      path.hops.push_back({graph.channel_names[ch], policy::arb_class_name(graph.channel_qos[ch], cls)});
+      path.hops.push_back(
+          {graph.channel_names[ch], policy::arb_class_name(graph.channel_qos[ch], cls)});
     }
   }
 }

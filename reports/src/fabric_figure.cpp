@@ -35,9 +35,13 @@ struct LinkGeometry {
   Point middle;
 };
 
-Point lerp(Point a, Point b, double t) { return {a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t}; }
+Point lerp(Point a, Point b, double t) {
+  return {a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t};
+}
 
-std::string move_to(Point p) { return "M" + coord(p.x) + "," + coord(p.y); }
+std::string move_to(Point p) {
+  return "M" + coord(p.x) + "," + coord(p.y);
+}
 
 // Straight between tiers; an arc above the row between two nodes of one tier. `offset` moves a
 // link sideways when several join the same two nodes.
@@ -97,8 +101,8 @@ ChannelView channel_view(const LinkResult* result, bool busy) {
   return view;
 }
 
-std::string channel_text(const std::string& from, const std::string& to,
-                         const std::string& channel, const ChannelView& view, bool busy) {
+std::string channel_text(const std::string& from, const std::string& to, const std::string& channel,
+                         const ChannelView& view, bool busy) {
   std::string text = from + " \u2192 " + to + " (" + channel + "): ";
   if (view.result == nullptr) return text + "no flow";
   const LinkResult& r = *view.result;
@@ -107,7 +111,8 @@ std::string channel_text(const std::string& from, const std::string& to,
   text += busy ? ", busy " : ", load ";
   text += format_trimmed(view.load * 100.0, 1) + " %";
   text += ", paused " + format_ns(r.paused_ns);
-  if (r.queue_max_bytes > 0.0) text += ", queue \u2264 " + format_trimmed(r.queue_max_bytes, 0) + " B";
+  if (r.queue_max_bytes > 0.0)
+    text += ", queue \u2264 " + format_trimmed(r.queue_max_bytes, 0) + " B";
   if (r.ecn_marks > 0.0) text += ", " + format_trimmed(r.ecn_marks, 0) + " ECN marks";
   if (r.drops > 0.0) text += ", " + format_trimmed(r.drops, 0) + " drops";
   return text;
@@ -122,7 +127,9 @@ void fabric_legend(Markup& m, bool busy, bool victims) {
   for (int bucket = 0; bucket < kLoadBuckets; ++bucket) {
     legend_item(m, load_bucket_colour(bucket), false, load_bucket_label(bucket));
   }
-  if (victims) legend_item(m, "var(--fail)", true, "victims: the channels that paused them (!), and the paths of the worst three");
+  if (victims)
+    legend_item(m, "var(--fail)", true,
+                "victims: the channels that paused them (!), and the paths of the worst three");
   m.close();
   m.element("p", {{"class", "note"}},
             "Each link is two channels: the half next to a node is the channel leaving it. "
@@ -166,93 +173,72 @@ std::vector<VictimResult> worst_victims(std::vector<VictimResult> victims, size_
   return victims;
 }
 
-}  // namespace
-
-void fabric_figure(Markup& m, const ScenarioResult& s) {
-  const TopologyResult& t = s.topology;
-  if (t.empty()) return;
-  const FabricLayout layout = layout_fabric(t);
-  const bool busy = busy_time_measured(s);
+// What every part of the drawing needs: the layout, where each channel is drawn, its results.
+struct Scene {
+  FabricLayout layout;
+  bool busy = false;
   std::unordered_map<std::string, const LinkResult*> results;
-  for (const LinkResult& link : s.links) results.emplace(link.name, &link);
   std::unordered_map<std::string, ChannelPlace> places;
+  std::vector<LinkGeometry> geometry;  // per link
+  double min_rate_bps = 0.0;
+
+  const LinkResult* result_of(const std::string& channel) const {
+    const auto found = results.find(channel);
+    return found == results.end() ? nullptr : found->second;
+  }
+};
+
+Scene scene_of(const ScenarioResult& s) {
+  const TopologyResult& t = s.topology;
+  Scene scene;
+  scene.layout = layout_fabric(t);
+  const FabricLayout& layout = scene.layout;
+  scene.busy = busy_time_measured(s);
+  for (const LinkResult& link : s.links) scene.results.emplace(link.name, &link);
   // Several links between the same two nodes: side by side, 4 px apart.
   std::map<std::pair<size_t, size_t>, std::vector<size_t>> bundles;
   for (size_t l = 0; l < t.links.size(); ++l) {
     if (!layout.link_drawn[l]) continue;
     bundles[std::minmax(layout.link_a[l], layout.link_b[l])].push_back(l);
-    for (int d = 0; d < 2; ++d) places.emplace(t.links[l].channels[d], ChannelPlace{l, d});
+    for (int d = 0; d < 2; ++d) scene.places.emplace(t.links[l].channels[d], ChannelPlace{l, d});
   }
-  std::vector<LinkGeometry> geometry(t.links.size());
+  scene.geometry.resize(t.links.size());
   for (const auto& [ends, links] : bundles) {
     for (size_t k = 0; k < links.size(); ++k) {
       const size_t l = links[k];
       // Drawn from the bundle's first node, so that the offsets of links given either way round
       // point the same way; the halves then swap back to the link's own ends.
-      const bool reversed = layout.link_a[l] != ends.first;
       const LaidNode& a = layout.nodes[ends.first];
       const LaidNode& b = layout.nodes[ends.second];
       const double offset = (static_cast<double>(k) - (links.size() - 1) / 2.0) * 4.0;
-      geometry[l] = link_geometry({a.x, a.y}, {b.x, b.y}, offset);
-      if (reversed) {
-        std::swap(geometry[l].half[0], geometry[l].half[1]);
-        std::swap(geometry[l].mid[0], geometry[l].mid[1]);
+      LinkGeometry& g = scene.geometry[l];
+      g = link_geometry({a.x, a.y}, {b.x, b.y}, offset);
+      if (layout.link_a[l] != ends.first) {
+        std::swap(g.half[0], g.half[1]);
+        std::swap(g.mid[0], g.mid[1]);
       }
     }
   }
-  double min_rate = 0.0;
   for (const TopologyLink& link : t.links) {
-    if (link.rate_bps > 0.0 && (min_rate == 0.0 || link.rate_bps < min_rate)) min_rate = link.rate_bps;
+    if (link.rate_bps > 0.0 && (scene.min_rate_bps == 0.0 || link.rate_bps < scene.min_rate_bps)) {
+      scene.min_rate_bps = link.rate_bps;
+    }
   }
+  return scene;
+}
 
-  size_t hosts = 0;
-  for (const TopologyNode& node : t.nodes) hosts += node.kind == "host" ? 1 : 0;
-  m.open("figure", {{"class", "fabric"}});
-  m.element("figcaption", {},
-            fmt::format("{} hosts, {} switches, {} links in {} tiers", hosts, t.nodes.size() - hosts,
-                        t.links.size(), layout.tiers));
-  m.open("div", {{"class", "table-wrap"}});
-  m.open("svg", {{"class", "chart fabric-topology"},
-                 {"viewBox", "0 0 " + coord(layout.width) + " " + coord(layout.height)},
-                 {"style", "width:" + coord(layout.width) + "px;max-width:none"},
-                 {"role", "img"},
-                 {"aria-label", "The fabric: hosts, switches and links coloured by load"},
-                 {"data-load-basis", busy ? "busy" : "measured"}});
-
-  // Tier names, left.
-  for (uint32_t k = 0; k < layout.tiers; ++k) {
-    m.element("text",
-              {{"class", "tier-name small muted"},
-               {"x", "8"},
-               {"y", coord(layout.tier_y[k])},
-               {"dominant-baseline", "central"}},
-              tier_name(k, layout.tiers));
-  }
-
-  // The channels that paused victims, under their line: one mark per channel, whatever the
-  // number of its victims.
-  const std::vector<PausedChannel> paused = paused_channels(s.victims, places);
-  for (const PausedChannel& channel : paused) {
-    m.empty("path", {{"class", "victim-halo"},
-                     {"d", geometry[channel.place.link].half[channel.place.half]},
-                     {"data-channel", channel.name}});
-  }
-
-  // Links: one group each, a half per channel.
+// Links: one group each (its tooltip: both channels), a half per channel.
+void draw_links(Markup& m, const TopologyResult& t, const Scene& scene) {
   m.open("g", {{"class", "fabric-edges"}});
   for (size_t l = 0; l < t.links.size(); ++l) {
-    if (!layout.link_drawn[l]) continue;
+    if (!scene.layout.link_drawn[l]) continue;
     const TopologyLink& link = t.links[l];
     const double width =
-        min_rate > 0.0 && link.rate_bps > 0.0
-            ? std::clamp(1.4 + std::log2(link.rate_bps / min_rate), 1.4, 4.0)
+        scene.min_rate_bps > 0.0 && link.rate_bps > 0.0
+            ? std::clamp(1.4 + std::log2(link.rate_bps / scene.min_rate_bps), 1.4, 4.0)
             : 1.4;
-    const auto result_of = [&](const std::string& channel) -> const LinkResult* {
-      const auto found = results.find(channel);
-      return found == results.end() ? nullptr : found->second;
-    };
-    const ChannelView views[2] = {channel_view(result_of(link.channels[0]), busy),
-                                  channel_view(result_of(link.channels[1]), busy)};
+    const ChannelView views[2] = {channel_view(scene.result_of(link.channels[0]), scene.busy),
+                                  channel_view(scene.result_of(link.channels[1]), scene.busy)};
     m.open("g", {{"class", "fabric-link"},
                  {"data-a", link.ends[0]},
                  {"data-b", link.ends[1]},
@@ -261,11 +247,12 @@ void fabric_figure(Markup& m, const ScenarioResult& s) {
     m.element("title", {},
               link.ends[0] + " \u2014 " + link.ends[1] + ": " + format_bps(link.rate_bps) + ", " +
                   format_ns(static_cast<double>(link.delay_ns)) + " one way\n" +
-                  channel_text(link.ends[0], link.ends[1], link.channels[0], views[0], busy) +
-                  "\n" + channel_text(link.ends[1], link.ends[0], link.channels[1], views[1], busy));
+                  channel_text(link.ends[0], link.ends[1], link.channels[0], views[0], scene.busy) +
+                  "\n" +
+                  channel_text(link.ends[1], link.ends[0], link.channels[1], views[1], scene.busy));
     for (int d = 0; d < 2; ++d) {
       std::vector<Attr> attrs{{"class", views[d].result ? "channel" : "channel idle"},
-                              {"d", geometry[l].half[d]},
+                              {"d", scene.geometry[l].half[d]},
                               {"stroke", load_bucket_colour(views[d].bucket)},
                               {"data-channel", link.channels[d]},
                               {"data-bucket", std::to_string(views[d].bucket)}};
@@ -275,20 +262,23 @@ void fabric_figure(Markup& m, const ScenarioResult& s) {
     m.close();
   }
   m.close();
+}
 
-  // The paths of the worst victims, dashed, node to node (more would hide the fabric).
+// The paths of the worst victims, dashed, node to node (more would hide the fabric).
+void draw_victim_paths(Markup& m, const ScenarioResult& s, const Scene& scene) {
+  const FabricLayout& layout = scene.layout;
   for (const VictimResult& victim : worst_victims(s.victims, kMaxVictimPaths)) {
-    const auto path = std::find_if(t.paths.begin(), t.paths.end(),
+    const auto path = std::find_if(s.topology.paths.begin(), s.topology.paths.end(),
                                    [&](const TopologyPath& p) { return p.flow == victim.flow; });
-    if (path == t.paths.end()) continue;
+    if (path == s.topology.paths.end()) continue;
     std::string d;
     for (const TopologyHop& hop : path->hops) {
-      const auto place = places.find(hop.channel);
-      if (place == places.end()) continue;
+      const auto place = scene.places.find(hop.channel);
+      if (place == scene.places.end()) continue;
       const size_t l = place->second.link;
-      const int half = place->second.half;
-      const LaidNode& from = layout.nodes[half == 0 ? layout.link_a[l] : layout.link_b[l]];
-      const LaidNode& to = layout.nodes[half == 0 ? layout.link_b[l] : layout.link_a[l]];
+      const bool forth = place->second.half == 0;
+      const LaidNode& from = layout.nodes[forth ? layout.link_a[l] : layout.link_b[l]];
+      const LaidNode& to = layout.nodes[forth ? layout.link_b[l] : layout.link_a[l]];
       if (d.empty()) d = move_to({from.x, from.y});
       d += " L" + coord(to.x) + "," + coord(to.y);
     }
@@ -297,8 +287,11 @@ void fabric_figure(Markup& m, const ScenarioResult& s) {
     m.element("title", {}, "victim " + victim.flow + ": its path");
     m.close();
   }
+}
 
-  // Nodes.
+// Nodes: a box each (a switch's name in it, a host's under it when it fits), then the labels of
+// the runs of hosts whose names do not.
+void draw_nodes(Markup& m, const TopologyResult& t, const FabricLayout& layout) {
   m.open("g", {{"class", "fabric-nodes"}});
   for (size_t n = 0; n < t.nodes.size(); ++n) {
     const TopologyNode& node = t.nodes[n];
@@ -308,7 +301,8 @@ void fabric_figure(Markup& m, const ScenarioResult& s) {
                  {"data-node", node.name},
                  {"data-kind", node.kind},
                  {"data-tier", std::to_string(at.tier)}});
-    m.element("title", {}, node.name + " (" + node.kind + ", " + tier_name(at.tier, layout.tiers) + ")");
+    m.element("title", {},
+              node.name + " (" + node.kind + ", " + tier_name(at.tier, layout.tiers) + ")");
     m.empty("rect", {{"x", coord(at.x - at.box_width / 2.0)},
                      {"y", coord(at.y - at.box_height / 2.0)},
                      {"width", coord(at.box_width)},
@@ -334,10 +328,12 @@ void fabric_figure(Markup& m, const ScenarioResult& s) {
                {"text-anchor", "middle"}},
               group.text);
   }
+}
 
-  // A marker on each paused channel, naming its victims.
+// A marker on each paused channel, naming its victims.
+void draw_victim_markers(Markup& m, const std::vector<PausedChannel>& paused, const Scene& scene) {
   for (const PausedChannel& channel : paused) {
-    const Point at = geometry[channel.place.link].mid[channel.place.half];
+    const Point at = scene.geometry[channel.place.link].mid[channel.place.half];
     Json flows = Json::array();
     std::string title = channel.name + " paused by congestion not on the paths of its victims:";
     for (size_t v = 0; v < channel.victims.size(); ++v) {
@@ -351,9 +347,9 @@ void fabric_figure(Markup& m, const ScenarioResult& s) {
     if (channel.victims.size() > kMaxVictimNames) {
       title += "\nand " + std::to_string(channel.victims.size() - kMaxVictimNames) + " more";
     }
-    m.open("g", {{"class", "victim-marker"},
-                 {"data-channel", channel.name},
-                 {"data-flows", flows.dump()}});
+    m.open(
+        "g",
+        {{"class", "victim-marker"}, {"data-channel", channel.name}, {"data-flows", flows.dump()}});
     m.element("title", {}, title);
     m.empty("circle", {{"cx", coord(at.x)}, {"cy", coord(at.y)}, {"r", "7"}});
     m.element("text",
@@ -364,9 +360,51 @@ void fabric_figure(Markup& m, const ScenarioResult& s) {
               "!");
     m.close();
   }
+}
+
+}  // namespace
+
+void fabric_figure(Markup& m, const ScenarioResult& s) {
+  const TopologyResult& t = s.topology;
+  if (t.empty()) return;
+  const Scene scene = scene_of(s);
+  const FabricLayout& layout = scene.layout;
+  size_t hosts = 0;
+  for (const TopologyNode& node : t.nodes) hosts += node.kind == "host" ? 1 : 0;
+  m.open("figure", {{"class", "fabric"}});
+  m.element("figcaption", {},
+            fmt::format("{} hosts, {} switches, {} links in {} tiers", hosts,
+                        t.nodes.size() - hosts, t.links.size(), layout.tiers));
+  m.open("div", {{"class", "table-wrap"}});
+  m.open("svg", {{"class", "chart fabric-topology"},
+                 {"viewBox", "0 0 " + coord(layout.width) + " " + coord(layout.height)},
+                 {"style", "width:" + coord(layout.width) + "px;max-width:none"},
+                 {"role", "img"},
+                 {"aria-label", "The fabric: hosts, switches and links coloured by load"},
+                 {"data-load-basis", scene.busy ? "busy" : "measured"}});
+  for (uint32_t k = 0; k < layout.tiers; ++k) {  // tier names, left
+    m.element("text",
+              {{"class", "tier-name small muted"},
+               {"x", "8"},
+               {"y", coord(layout.tier_y[k])},
+               {"dominant-baseline", "central"}},
+              tier_name(k, layout.tiers));
+  }
+  // The channels that paused victims, under their line: one mark per channel, whatever the
+  // number of its victims.
+  const std::vector<PausedChannel> paused = paused_channels(s.victims, scene.places);
+  for (const PausedChannel& channel : paused) {
+    m.empty("path", {{"class", "victim-halo"},
+                     {"d", scene.geometry[channel.place.link].half[channel.place.half]},
+                     {"data-channel", channel.name}});
+  }
+  draw_links(m, t, scene);
+  draw_victim_paths(m, s, scene);
+  draw_nodes(m, t, layout);
+  draw_victim_markers(m, paused, scene);
   m.close();  // svg
   m.close();  // div
-  fabric_legend(m, busy, !s.victims.empty());
+  fabric_legend(m, scene.busy, !s.victims.empty());
   m.close();  // figure
 }
 
@@ -380,18 +418,18 @@ void hop_classes_table(Markup& m, const ScenarioResult& s) {
   });
   if (t.paths.empty() || (!ib && !classes)) return;
   const size_t shown = std::min(t.paths.size(), kMaxHopRows);
-  m.element("h3", {}, ib ? "Per-hop classes: the SL and its VL at every hop"
-                         : "Per-hop classes: the priority and its TC at every hop");
+  m.element("h3", {},
+            ib ? "Per-hop classes: the SL and its VL at every hop"
+               : "Per-hop classes: the priority and its TC at every hop");
   m.element("p", {{"class", "note"}},
             std::string(ib ? "A flow keeps its SL; each port's SL2VL table maps it to the VL it "
                              "arbitrates in there."
                            : "A flow keeps its priority; each port's prio_tc maps it to the TC "
                              "it arbitrates in there.") +
                 " The NIC port first." +
-                (shown < t.paths.size()
-                     ? " The first " + std::to_string(shown) + " of " +
-                           std::to_string(t.paths.size()) + " flows."
-                     : std::string()));
+                (shown < t.paths.size() ? " The first " + std::to_string(shown) + " of " +
+                                              std::to_string(t.paths.size()) + " flows."
+                                        : std::string()));
   // A short table open, a long one folded.
   if (shown > 20) {
     m.open("details");
@@ -417,7 +455,8 @@ void hop_classes_table(Markup& m, const ScenarioResult& s) {
     m.element("td", {{"class", "num"}}, std::to_string(ib ? path.sl : path.priority));
     m.open("td", {{"class", "hops"}});
     for (const TopologyHop& hop : path.hops) {
-      m.open("span", {{"class", "hop"}, {"data-channel", hop.channel}, {"data-class", hop.arb_class}});
+      m.open("span",
+             {{"class", "hop"}, {"data-channel", hop.channel}, {"data-class", hop.arb_class}});
       m.element("span", {{"class", "mono"}}, hop.channel);
       m.text(" ");
       m.element("b", {}, hop.arb_class);

@@ -15,7 +15,9 @@ constexpr uint32_t kUnreached = std::numeric_limits<uint32_t>::max();
 constexpr double kSwitchBoxHeight = 22.0;
 constexpr double kHostBoxMax = 14.0;
 
-bool is_host(const judge::TopologyNode& node) { return node.kind == "host"; }
+bool is_host(const judge::TopologyNode& node) {
+  return node.kind == "host";
+}
 
 // Distance in links from the nearest host; nodes no host reaches go on a row above the rest.
 std::vector<uint32_t> tiers_of(const judge::TopologyResult& t,
@@ -82,15 +84,21 @@ double text_px(const std::string& text, const FabricLayoutOptions& o) {
   return static_cast<double>(chars) * o.char_px;
 }
 
-}  // namespace
+// The graph as the layout walks it: per node its neighbours and tier, the rows of tiers, and
+// each host's switch (the first of its neighbours one tier up: its run).
+struct Graph {
+  std::vector<std::vector<size_t>> adjacent;
+  std::vector<uint32_t> tier;
+  std::vector<std::vector<size_t>> rows;
+  std::vector<size_t> anchor;
+};
 
-FabricLayout layout_fabric(const judge::TopologyResult& t, const FabricLayoutOptions& o) {
-  FabricLayout out;
+Graph graph_of(const judge::TopologyResult& t, FabricLayout& out) {
   const size_t count = t.nodes.size();
-  out.nodes.resize(count);
+  Graph g;
   std::unordered_map<std::string, size_t> index;
   for (size_t n = 0; n < count; ++n) index.emplace(t.nodes[n].name, n);
-  std::vector<std::vector<size_t>> adjacent(count);
+  g.adjacent.resize(count);
   for (const judge::TopologyLink& link : t.links) {
     const auto a = link.ends.size() == 2 ? index.find(link.ends[0]) : index.end();
     const auto b = link.ends.size() == 2 ? index.find(link.ends[1]) : index.end();
@@ -99,105 +107,107 @@ FabricLayout layout_fabric(const judge::TopologyResult& t, const FabricLayoutOpt
     out.link_b.push_back(drawn ? b->second : kNone);
     out.link_drawn.push_back(drawn);
     if (drawn && a->second != b->second) {
-      adjacent[a->second].push_back(b->second);
-      adjacent[b->second].push_back(a->second);
+      g.adjacent[a->second].push_back(b->second);
+      g.adjacent[b->second].push_back(a->second);
     }
   }
-  const std::vector<uint32_t> tier = tiers_of(t, adjacent);
-  out.tiers = count == 0 ? 1 : *std::max_element(tier.begin(), tier.end()) + 1;
-  std::vector<std::vector<size_t>> rows(out.tiers);
-  for (size_t n = 0; n < count; ++n) {
-    out.nodes[n].tier = tier[n];
-    rows[tier[n]].push_back(n);
+  g.tier = tiers_of(t, g.adjacent);
+  out.tiers = count == 0 ? 1 : *std::max_element(g.tier.begin(), g.tier.end()) + 1;
+  g.rows.resize(out.tiers);
+  for (size_t n = 0; n < count; ++n) g.rows[g.tier[n]].push_back(n);
+  g.anchor.assign(count, kNone);
+  for (const size_t h : g.rows[0]) {
+    for (const size_t next : g.adjacent[h]) {
+      if (g.tier[next] == 1) g.anchor[h] = std::min(g.anchor[h], next);
+    }
   }
+  return g;
+}
 
-  // Hosts in runs under their switch (the first of their neighbours one tier up), a gap of one
-  // host between runs; the width grows when the hosts would get less than min_pitch each.
-  std::vector<size_t> anchor(count, kNone);
-  for (const size_t h : rows[0]) {
-    for (const size_t next : adjacent[h]) {
-      if (tier[next] == 1) anchor[h] = std::min(anchor[h], next);
-    }
-  }
-  std::vector<size_t>& hosts = rows[0];
+// Hosts in runs under their switch, a gap of one host between runs; the width grows when the
+// widest row (hosts with their gaps, or a row of switches) would get less than min_pitch a node.
+// Returns the hosts' pitch; out.width and `span` (the rows' width) are set.
+double place_hosts(const judge::TopologyResult& t, const FabricLayoutOptions& o, Graph& g,
+                   FabricLayout& out, double& span) {
+  std::vector<size_t>& hosts = g.rows[0];
   std::stable_sort(hosts.begin(), hosts.end(),
-                   [&](size_t a, size_t b) { return anchor[a] < anchor[b]; });
+                   [&](size_t a, size_t b) { return g.anchor[a] < g.anchor[b]; });
   std::vector<double> units(hosts.size());
   double unit = 0.0;
   for (size_t i = 0; i < hosts.size(); ++i) {
-    if (i > 0 && anchor[hosts[i]] != anchor[hosts[i - 1]]) unit += 1.0;
+    if (i > 0 && g.anchor[hosts[i]] != g.anchor[hosts[i - 1]]) unit += 1.0;
     units[i] = unit + 0.5;
     unit += 1.0;
   }
-  // The widest row (hosts with their gaps, or a row of switches) gets min_pitch a node at least.
   double widest = unit;
   for (uint32_t k = 1; k < out.tiers; ++k) {
-    widest = std::max(widest, static_cast<double>(rows[k].size()));
+    widest = std::max(widest, static_cast<double>(g.rows[k].size()));
   }
   out.width = o.width;
-  double span = out.width - o.left - o.right;
+  span = out.width - o.left - o.right;
   if (widest > 0.0 && span / widest < o.min_pitch) {
     span = widest * o.min_pitch;
     out.width = o.left + o.right + span;
   }
-  const double host_pitch = unit > 0.0 ? std::min(span / unit, span / 2.0) : span;
+  const double pitch = unit > 0.0 ? std::min(span / unit, span / 2.0) : span;
   // Few hosts: centred rather than spread to the edges.
-  const double host_start = o.left + (span - unit * host_pitch) / 2.0;
-  const double host_box = std::clamp(host_pitch * 0.7, 1.5, kHostBoxMax);
-
-  out.tier_y.resize(out.tiers);
-  for (uint32_t k = 0; k < out.tiers; ++k) {
-    out.tier_y[k] = o.top + kSwitchBoxHeight / 2.0 + (out.tiers - 1 - k) * o.tier_gap;
-  }
+  const double start = o.left + (span - unit * pitch) / 2.0;
+  const double box = std::clamp(pitch * 0.7, 1.5, kHostBoxMax);
   for (size_t i = 0; i < hosts.size(); ++i) {
     LaidNode& node = out.nodes[hosts[i]];
-    node.x = host_start + units[i] * host_pitch;
+    node.x = start + units[i] * pitch;
     node.y = out.tier_y[0];
-    node.box_width = host_box;
-    node.box_height = host_pitch >= 10.0 ? host_box : 10.0;
-    node.label = text_px(t.nodes[hosts[i]].name, o) + 4.0 <= host_pitch;
+    node.box_width = box;
+    node.box_height = pitch >= 10.0 ? box : 10.0;
+    node.label = text_px(t.nodes[hosts[i]].name, o) + 4.0 <= pitch;
   }
+  return pitch;
+}
 
-  // Every switch over the middle of its neighbours below (placed already), pushed apart.
-  for (uint32_t k = 1; k < out.tiers; ++k) {
-    std::vector<size_t>& row = rows[k];
-    const double sep = std::min(o.switch_pitch, span / static_cast<double>(row.size()));
-    std::vector<double> desired(count, 0.0);
-    for (size_t i = 0; i < row.size(); ++i) {
-      double sum = 0.0;
-      size_t below = 0;
-      for (const size_t next : adjacent[row[i]]) {
-        if (tier[next] < k) {
-          sum += out.nodes[next].x;
-          ++below;
-        }
+// Row k's switches each over the middle of its neighbours below (placed already), pushed apart.
+void place_switches(const judge::TopologyResult& t, const FabricLayoutOptions& o, uint32_t k,
+                    double span, Graph& g, FabricLayout& out) {
+  std::vector<size_t>& row = g.rows[k];
+  const double sep = std::min(o.switch_pitch, span / static_cast<double>(row.size()));
+  std::vector<double> desired(t.nodes.size(), 0.0);
+  for (size_t i = 0; i < row.size(); ++i) {
+    double sum = 0.0;
+    size_t below = 0;
+    for (const size_t next : g.adjacent[row[i]]) {
+      if (g.tier[next] < k) {
+        sum += out.nodes[next].x;
+        ++below;
       }
-      desired[row[i]] = below > 0 ? sum / static_cast<double>(below)
-                                  : o.left + (static_cast<double>(i) + 0.5) * span /
-                                                 static_cast<double>(row.size());
     }
-    std::stable_sort(row.begin(), row.end(),
-                     [&](size_t a, size_t b) { return desired[a] < desired[b]; });
-    std::vector<double> wanted(row.size());
-    for (size_t i = 0; i < row.size(); ++i) wanted[i] = desired[row[i]];
-    const std::vector<double> x = spread(wanted, sep, o.left + sep / 2.0, o.left + span - sep / 2.0);
-    for (size_t i = 0; i < row.size(); ++i) {
-      LaidNode& node = out.nodes[row[i]];
-      node.x = x[i];
-      node.y = out.tier_y[k];
-      const double label_box = text_px(t.nodes[row[i]].name, o) + 10.0;
-      node.label = label_box <= sep - 4.0;
-      node.box_width = node.label ? std::max(label_box, std::min(40.0, sep - 4.0))
-                                  : std::max(2.0, std::min(28.0, sep * 0.7));
-      node.box_height = kSwitchBoxHeight;
-    }
+    desired[row[i]] = below > 0 ? sum / static_cast<double>(below)
+                                : o.left + (static_cast<double>(i) + 0.5) * span /
+                                               static_cast<double>(row.size());
   }
+  std::stable_sort(row.begin(), row.end(),
+                   [&](size_t a, size_t b) { return desired[a] < desired[b]; });
+  std::vector<double> wanted(row.size());
+  for (size_t i = 0; i < row.size(); ++i) wanted[i] = desired[row[i]];
+  const std::vector<double> x = spread(wanted, sep, o.left + sep / 2.0, o.left + span - sep / 2.0);
+  for (size_t i = 0; i < row.size(); ++i) {
+    LaidNode& node = out.nodes[row[i]];
+    node.x = x[i];
+    node.y = out.tier_y[k];
+    const double label_box = text_px(t.nodes[row[i]].name, o) + 10.0;
+    node.label = label_box <= sep - 4.0;
+    node.box_width = node.label ? std::max(label_box, std::min(40.0, sep - 4.0))
+                                : std::max(2.0, std::min(28.0, sep * 0.7));
+    node.box_height = kSwitchBoxHeight;
+  }
+}
 
-  // Runs of hosts whose own names do not fit: one label per run, when it fits the run.
+// Runs of hosts whose own names do not fit: one label per run, when it fits the run.
+void label_host_runs(const judge::TopologyResult& t, const FabricLayoutOptions& o, const Graph& g,
+                     double pitch, FabricLayout& out) {
+  const std::vector<size_t>& hosts = g.rows[0];
   for (size_t i = 0; i < hosts.size();) {
     size_t j = i;
     bool all_labelled = out.nodes[hosts[i]].label;
-    while (j + 1 < hosts.size() && anchor[hosts[j + 1]] == anchor[hosts[i]]) {
+    while (j + 1 < hosts.size() && g.anchor[hosts[j + 1]] == g.anchor[hosts[i]]) {
       ++j;
       all_labelled = all_labelled && out.nodes[hosts[j]].label;
     }
@@ -208,7 +218,7 @@ FabricLayout layout_fabric(const judge::TopologyResult& t, const FabricLayoutOpt
       group.last = hosts[j];
       group.x = (out.nodes[hosts[i]].x + out.nodes[hosts[j]].x) / 2.0;
       group.y = out.tier_y[0] + out.nodes[hosts[i]].box_height / 2.0 + 14.0;
-      const double run_px = out.nodes[hosts[j]].x - out.nodes[hosts[i]].x + host_pitch;
+      const double run_px = out.nodes[hosts[j]].x - out.nodes[hosts[i]].x + pitch;
       // Drawn at 10.5 px, not 12; "h112…" when "h112–h127" is too wide.
       const auto fits = [&](const std::string& text) {
         return text_px(text, o) * 0.875 + 2.0 <= run_px;
@@ -218,6 +228,24 @@ FabricLayout layout_fabric(const judge::TopologyResult& t, const FabricLayoutOpt
     }
     i = j + 1;
   }
+}
+
+}  // namespace
+
+FabricLayout layout_fabric(const judge::TopologyResult& t, const FabricLayoutOptions& o) {
+  FabricLayout out;
+  out.nodes.resize(t.nodes.size());
+  Graph g = graph_of(t, out);
+  for (size_t n = 0; n < t.nodes.size(); ++n) out.nodes[n].tier = g.tier[n];
+  out.tier_y.resize(out.tiers);
+  for (uint32_t k = 0; k < out.tiers; ++k) {
+    out.tier_y[k] = o.top + kSwitchBoxHeight / 2.0 + (out.tiers - 1 - k) * o.tier_gap;
+  }
+  double span = 0.0;
+  const double host_pitch = place_hosts(t, o, g, out, span);
+  for (uint32_t k = 1; k < out.tiers; ++k) place_switches(t, o, k, span, g, out);
+  label_host_runs(t, o, g, host_pitch, out);
+  const double host_box = std::clamp(host_pitch * 0.7, 1.5, kHostBoxMax);
   out.height = out.tier_y[0] + std::max(10.0, host_box) / 2.0 + o.bottom;
   return out;
 }
@@ -252,7 +280,7 @@ const char* load_bucket_colour(int bucket) {
 }
 
 const char* load_bucket_label(int bucket) {
-  static constexpr const char* kLabels[kLoadBuckets] = {"no flow", "< 25 %", "25–50 %",
+  static constexpr const char* kLabels[kLoadBuckets] = {"no flow", "< 25 %",  "25–50 %",
                                                         "50–75 %", "75–90 %", "≥ 90 %"};
   return kLabels[std::clamp(bucket, 0, kLoadBuckets - 1)];
 }

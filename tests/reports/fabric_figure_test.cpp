@@ -53,9 +53,12 @@ Results victim_fabric(const std::string& transport) {
              link("v", "leafB", "v:1->leafB:1", "leafB:1->v:1", 100e9),
              link("leafA", "spine", "leafA:4->spine:1", "spine:1->leafA:4", 100e9),
              link("spine", "leafB", "spine:2->leafB:2", "leafB:2->spine:2", 100e9)};
-  t.paths = {TopologyPath{"s-to-v", 3, 3,
-                          {TopologyHop{"s:1->leafA:1", "VL1"}, TopologyHop{"leafA:4->spine:1", "VL2"},
-                           TopologyHop{"spine:2->leafB:2", "VL2"}, TopologyHop{"leafB:1->v:1", "VL3"}}}};
+  t.paths = {
+      TopologyPath{"s-to-v",
+                   3,
+                   3,
+                   {TopologyHop{"s:1->leafA:1", "VL1"}, TopologyHop{"leafA:4->spine:1", "VL2"},
+                    TopologyHop{"spine:2->leafB:2", "VL2"}, TopologyHop{"leafB:1->v:1", "VL3"}}}};
   s.links = {link_result("s:1->leafA:1", 100e9, 25e9, 0.25, 15e6),
              link_result("leafA:3->r:1", 25e9, 25e9, 1.0, 0.0),
              link_result("leafA:4->spine:1", 100e9, 12.5e9, 0.125, 0.0)};
@@ -63,7 +66,9 @@ Results victim_fabric(const std::string& transport) {
   return r;
 }
 
-std::string render(const Results& r) { return render_html_report(r, nullptr, HtmlOptions{}); }
+std::string render(const Results& r) {
+  return render_html_report(r, nullptr, HtmlOptions{});
+}
 
 // A channel name as an attribute holds it ("->" escaped).
 std::string escaped(const std::string& name) {
@@ -103,7 +108,7 @@ TEST(FabricFigure, EachChannelIsColouredByItsLoadBucket) {
   // Busy time measured: the colour follows utilisation.
   EXPECT_EQ(attr(find("s:1->leafA:1"), "data-bucket"), "2");  // 25 %
   EXPECT_EQ(attr(find("s:1->leafA:1"), "stroke"), load_bucket_colour(2));
-  EXPECT_EQ(attr(find("leafA:3->r:1"), "stroke"), load_bucket_colour(5));  // 100 %
+  EXPECT_EQ(attr(find("leafA:3->r:1"), "stroke"), load_bucket_colour(5));      // 100 %
   EXPECT_EQ(attr(find("leafA:4->spine:1"), "stroke"), load_bucket_colour(1));  // 12.5 %
   // No flow crosses it: grey and dashed.
   const std::string idle = find("leafA:1->s:1");
@@ -167,7 +172,8 @@ TEST(FabricFigure, TwoLinksBetweenTheSameNodesAreDrawnApartWhicheverWayTheyAreGi
   std::vector<std::string> halves;
   for (const auto& tag : tags_with_class(html, "channel")) {
     const std::string channel = attr(tag, "data-channel");
-    if (channel.find("spine:1") != std::string::npos || channel.find("spine:3") != std::string::npos) {
+    if (channel.find("spine:1") != std::string::npos ||
+        channel.find("spine:3") != std::string::npos) {
       // The segment whichever way it is drawn: "M x,y L x,y" with its two points sorted.
       const std::string d = attr(tag, "d");
       std::string from = d.substr(1, d.find(' ') - 1), to = d.substr(d.find('L') + 1);

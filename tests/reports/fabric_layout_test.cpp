@@ -80,7 +80,8 @@ TopologyResult fat_tree(int pods, int tors, int aggs, int hosts, int cores_per_a
   for (int p = 0; p < pods; ++p) {
     for (int a = 0; a < aggs; ++a) {
       for (int c = 0; c < cores_per_agg; ++c) {
-        add_link(t, "agg" + std::to_string(p * aggs + a), "core" + std::to_string(a * cores_per_agg + c));
+        add_link(t, "agg" + std::to_string(p * aggs + a),
+                 "core" + std::to_string(a * cores_per_agg + c));
       }
     }
   }
@@ -106,8 +107,7 @@ void expect_bounded_and_apart(const TopologyResult& t, const FabricLayout& layou
     }
     std::sort(row.begin(), row.end(), [](const auto* a, const auto* b) { return a->x < b->x; });
     for (size_t i = 1; i < row.size(); ++i) {
-      EXPECT_GE(row[i]->x - row[i - 1]->x,
-                (row[i]->box_width + row[i - 1]->box_width) / 2.0 - 1e-9)
+      EXPECT_GE(row[i]->x - row[i - 1]->x, (row[i]->box_width + row[i - 1]->box_width) / 2.0 - 1e-9)
           << "tier " << tier << ", nodes " << i - 1 << " and " << i << " overlap";
     }
   }

@@ -14,19 +14,19 @@
 namespace qb::report {
 
 struct FabricLayoutOptions {
-  double width = 1180.0;        // grows when the widest tier needs more than min_pitch a node
-  double left = 104.0;          // room for the tier names
+  double width = 1180.0;  // grows when the widest tier needs more than min_pitch a node
+  double left = 104.0;    // room for the tier names
   double right = 16.0;
-  double top = 22.0;            // above the top tier's boxes
-  double tier_gap = 100.0;      // between the rows of two tiers
-  double bottom = 40.0;         // under the hosts' boxes, for their labels
-  double min_pitch = 3.0;       // the least room a host gets
-  double switch_pitch = 72.0;   // the room a switch wants (less when its tier is crowded)
-  double char_px = 6.6;         // a label character's width (12 px system font, estimated)
+  double top = 22.0;           // above the top tier's boxes
+  double tier_gap = 100.0;     // between the rows of two tiers
+  double bottom = 40.0;        // under the hosts' boxes, for their labels
+  double min_pitch = 3.0;      // the least room a host gets
+  double switch_pitch = 72.0;  // the room a switch wants (less when its tier is crowded)
+  double char_px = 6.6;        // a label character's width (12 px system font, estimated)
 };
 
 struct LaidNode {
-  uint32_t tier = 0;   // 0: hosts; a switch: its distance in links from the nearest host
+  uint32_t tier = 0;        // 0: hosts; a switch: its distance in links from the nearest host
   double x = 0.0, y = 0.0;  // centre
   double box_width = 0.0, box_height = 0.0;
   bool label = false;  // its own name fits under (host) or in (switch) its box
@@ -42,11 +42,11 @@ struct GroupLabel {
 
 struct FabricLayout {
   double width = 0.0, height = 0.0;
-  uint32_t tiers = 0;                // rows, hosts included
-  std::vector<double> tier_y;        // per tier, the row's centre line
-  std::vector<LaidNode> nodes;       // per topology node, in its order
+  uint32_t tiers = 0;                  // rows, hosts included
+  std::vector<double> tier_y;          // per tier, the row's centre line
+  std::vector<LaidNode> nodes;         // per topology node, in its order
   std::vector<size_t> link_a, link_b;  // per topology link: its ends' node indices
-  std::vector<bool> link_drawn;      // false: an end is not a node (an edited file)
+  std::vector<bool> link_drawn;        // false: an end is not a node (an edited file)
   std::vector<GroupLabel> host_groups;
 };
 
