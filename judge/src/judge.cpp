@@ -10,6 +10,7 @@
 
 #include "convergence.hpp"
 #include "fabric_results.hpp"
+#include "fabric_topology.hpp"
 #include "nic_counter_checks.hpp"
 #include "policy_results.hpp"
 #include "qb/common/units.hpp"
@@ -656,6 +657,7 @@ ScenarioResult judge_scenario(const engine::ScenarioRun& run,
   judge_gates(spec.gates, measured, out);
   out.nic_checks = nic_counter_checks(compiled, out);
   judge_fabric(compiled, spec.gates.max_share_error.value_or(suite::kDefaultMaxShareError), out);
+  describe_topology(compiled, out);
   if (nothing_measured(out)) forget_figures(out);
   return out;
 }

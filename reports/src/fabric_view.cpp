@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "qb/common/units.hpp"
+#include "svg_figures.hpp"
 
 namespace qb::report {
 namespace {
@@ -58,8 +59,9 @@ void print_fabric(const judge::ScenarioResult& s, std::ostream& out) {
 namespace html {
 
 void fabric_section(Markup& m, const judge::ScenarioResult& s) {
-  if (s.links.empty()) return;
-  m.element("h3", {}, "Fabric links");
+  if (s.links.empty() && s.topology.empty()) return;
+  m.element("h3", {}, "The fabric");
+  fabric_figure(m, s);
   for (const judge::VictimResult& victim : s.victims) {
     m.element("p", {{"class", "fail"}},
               fmt::format("Victim: {} got {:+.1f}% of its expectation; {} was paused for {} by "
@@ -67,6 +69,10 @@ void fabric_section(Markup& m, const judge::ScenarioResult& s) {
                           victim.flow, victim.error * 100.0, victim.paused_at,
                           format_duration_ns(victim.paused_ns)));
   }
+  hop_classes_table(m, s);
+  if (s.links.empty()) return;
+  m.element("h3", {}, "Fabric links: expected vs measured");
+  m.open("div", {{"class", "table-wrap"}});
   m.open("table", {{"class", "fabric-links"}});
   m.open("thead").open("tr");
   for (const char* head : {"link", "rate Gbit/s", "expected Gbit/s", "measured Gbit/s", "busy",
@@ -92,7 +98,7 @@ void fabric_section(Markup& m, const judge::ScenarioResult& s) {
     m.element("td", {{"class", link.drops > 0 ? "num fail" : "num"}}, format_sig(link.drops, 10));
     m.close();
   }
-  m.close().close();
+  m.close().close().close();
 }
 
 }  // namespace html

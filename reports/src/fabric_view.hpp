@@ -13,7 +13,8 @@ namespace qb::report {
 void print_fabric(const judge::ScenarioResult& s, std::ostream& out);
 
 namespace html {
-/// The links table (expected against measured, utilisation, pause time) and the victims.
+/// The fabric drawn (fabric_figure.cpp), the victims, the per-hop classes and the links table
+/// (expected against measured, utilisation, pause time).
 void fabric_section(Markup& m, const judge::ScenarioResult& s);
 }  // namespace html
 

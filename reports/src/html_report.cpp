@@ -731,7 +731,6 @@ void time_figures(Markup& m, const ScenarioResult& s, const std::vector<size_t>&
 }
 
 void driver_stats_table(Markup& m, const ScenarioResult& s) {
-  html::fabric_section(m, s);
   html::nic_counters_section(m, s);
   if (!s.driver_stats.empty()) {
     m.open("details");
@@ -763,6 +762,7 @@ void scenario_section(Markup& m, const ScenarioResult& s, size_t index, const Ht
   scenario_cards(m, s);
   m.element("h3", {}, "Gates");
   gates_table(m, s);
+  html::fabric_section(m, s);
   tree_section(m, s);
   arbitration_section(m, s);
   groups_section(m, s, baseline);

@@ -722,6 +722,84 @@ const RecordSchema<VictimResult>& schema_of<VictimResult>() {
   return schema;
 }
 
+// A [topology]'s graph for the report's drawing (qb/judge/topology_results.hpp).
+struct NodeKindCodec : Value {
+  static Json write(const std::string& kind) { return kind; }
+  static std::string read(const JsonNode& node) {
+    std::string kind = node.str();
+    if (kind != "host" && kind != "switch") {
+      node.fail("expected \"host\" or \"switch\", found \"" + kind + "\"");
+    }
+    return kind;
+  }
+};
+// Both ends of a link, and its two channels: exactly two names.
+struct NamePair : Value {
+  static Json write(const std::vector<std::string>& pair) { return pair; }
+  static std::vector<std::string> read(const JsonNode& node) {
+    std::vector<std::string> out = Codec<std::vector<std::string>>::read(node);
+    if (out.size() != 2) node.fail("expected two names, found " + std::to_string(out.size()));
+    return out;
+  }
+};
+
+const Field<TopologyNode> kTopologyNodeFields[] = {
+    member<&TopologyNode::name>("name"),
+    member<&TopologyNode::kind, NodeKindCodec>("kind"),
+};
+template <>
+const RecordSchema<TopologyNode>& schema_of<TopologyNode>() {
+  static const RecordSchema<TopologyNode> schema{kTopologyNodeFields};
+  return schema;
+}
+
+const Field<TopologyLink> kTopologyLinkFields[] = {
+    member<&TopologyLink::ends, NamePair>("ends"),
+    member<&TopologyLink::channels, NamePair>("channels"),
+    member<&TopologyLink::rate_bps>("rate_bps"),
+    member<&TopologyLink::delay_ns>("delay_ns"),
+};
+template <>
+const RecordSchema<TopologyLink>& schema_of<TopologyLink>() {
+  static const RecordSchema<TopologyLink> schema{kTopologyLinkFields};
+  return schema;
+}
+
+const Field<TopologyHop> kTopologyHopFields[] = {
+    member<&TopologyHop::channel>("channel"),
+    member<&TopologyHop::arb_class>("class"),
+};
+template <>
+const RecordSchema<TopologyHop>& schema_of<TopologyHop>() {
+  static const RecordSchema<TopologyHop> schema{kTopologyHopFields};
+  return schema;
+}
+
+const Field<TopologyPath> kTopologyPathFields[] = {
+    member<&TopologyPath::flow>("flow"),
+    member<&TopologyPath::sl>("sl"),
+    member<&TopologyPath::priority>("priority"),
+    member<&TopologyPath::hops>("hops"),
+};
+template <>
+const RecordSchema<TopologyPath>& schema_of<TopologyPath>() {
+  static const RecordSchema<TopologyPath> schema{kTopologyPathFields};
+  return schema;
+}
+
+const Field<TopologyResult> kTopologyFields[] = {
+    member<&TopologyResult::nodes>("nodes"),
+    member<&TopologyResult::links>("links"),
+    member<&TopologyResult::paths>("paths"),
+};
+template <>
+const RecordSchema<TopologyResult>& schema_of<TopologyResult>() {
+  static const RecordSchema<TopologyResult> schema{kTopologyFields};
+  return schema;
+}
+
+bool has_topology(const ScenarioResult& scenario) { return !scenario.topology.empty(); }
+
 bool has_links(const ScenarioResult& scenario) { return !scenario.links.empty(); }
 
 bool has_nic_checks(const ScenarioResult& scenario) {
@@ -850,6 +928,8 @@ const Field<ScenarioResult> kScenarioFields[] = {
     member<&ScenarioResult::nic_checks>("nic_checks", Presence::optional, has_nic_checks),
     member<&ScenarioResult::links>("links", Presence::optional, has_links),
     member<&ScenarioResult::victims>("victims", Presence::optional, has_links),
+    // Only with a [topology]: its graph and the flows' paths, for the report's drawing.
+    member<&ScenarioResult::topology>("topology", Presence::optional, has_topology),
     // Only when the driver models a switch queue (congestion suites on the simulator).
     member<&ScenarioResult::queue_depth>("queue_depth", Presence::optional, has_queue_depth),
     // Only with classes or oracle notes: other results stay as before classes existed.

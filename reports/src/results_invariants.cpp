@@ -5,6 +5,7 @@
 #include <cmath>
 #include <optional>
 #include <string_view>
+#include <unordered_set>
 
 namespace qb::report {
 namespace {
@@ -43,6 +44,39 @@ class Checker {
   std::string source_;
   std::optional<Error> error_;
 };
+
+// A [topology]'s graph names its own nodes and channels: a link to an unknown node, or a path
+// through a channel no link has, is an edited file (the drawing would have nothing to draw).
+void check_topology(const judge::TopologyResult& t, const std::string& at, Checker& check) {
+  std::unordered_set<std::string> nodes;
+  for (size_t n = 0; n < t.nodes.size(); ++n) {
+    check.require(nodes.insert(t.nodes[n].name).second, fmt::format("{}.nodes[{}].name", at, n),
+                  fmt::format("the node \"{}\" is listed twice", t.nodes[n].name));
+  }
+  std::unordered_set<std::string> channels;
+  for (size_t l = 0; l < t.links.size(); ++l) {
+    const judge::TopologyLink& link = t.links[l];
+    for (size_t e = 0; e < link.ends.size(); ++e) {
+      check.require(nodes.contains(link.ends[e]), fmt::format("{}.links[{}].ends[{}]", at, l, e),
+                    fmt::format("a link to \"{}\", which is not a node", link.ends[e]));
+    }
+    for (size_t c = 0; c < link.channels.size(); ++c) {
+      check.require(channels.insert(link.channels[c]).second,
+                    fmt::format("{}.links[{}].channels[{}]", at, l, c),
+                    fmt::format("the channel \"{}\" is listed twice", link.channels[c]));
+    }
+    check.not_negative(link.rate_bps, fmt::format("{}.links[{}].rate_bps", at, l));
+    check.not_negative(link.delay_ns, fmt::format("{}.links[{}].delay_ns", at, l));
+  }
+  for (size_t p = 0; p < t.paths.size(); ++p) {
+    for (size_t h = 0; h < t.paths[p].hops.size(); ++h) {
+      const std::string& channel = t.paths[p].hops[h].channel;
+      check.require(channels.contains(channel),
+                    fmt::format("{}.paths[{}].hops[{}].channel", at, p, h),
+                    fmt::format("a hop over \"{}\", which no link has", channel));
+    }
+  }
+}
 
 void check_scenario(const ScenarioResult& s, const std::string& at, Checker& check) {
   check.require(
@@ -103,6 +137,7 @@ void check_scenario(const ScenarioResult& s, const std::string& at, Checker& che
       check.not_negative(series.mean_bytes[b], fmt::format("{}.mean_bytes[{}]", path, b));
     }
   }
+  check_topology(s.topology, at + ".topology", check);
   const double jain = s.fairness.jain;
   check.require(std::isnan(jain) || (jain >= 0.0 && jain <= 1.0 + 1e-9), at + ".fairness.jain",
                 fmt::format("a Jain index of {} (it is within 0..1)", jain));

@@ -1,6 +1,6 @@
 // Private figures of the HTML report, one function per picture of a scenario, each in its own
 // file (tree_figure.cpp, ets_figure.cpp, vlarb_figure.cpp, bar_figure.cpp,
-// throughput_figure.cpp, latency_figure.cpp, jain_figure.cpp; shared pieces in figure_parts.*).
+// throughput_figure.cpp, latency_figure.cpp, jain_figure.cpp, fabric_figure.cpp; shared pieces in figure_parts.*).
 // Each writes its SVG (and HTML legend/captions) into the Markup, with the data attributes of
 // docs/report.md.
 #pragma once
@@ -55,6 +55,13 @@ void latency_figure(Markup& m, const ScenarioResult& s);
 /// Switch egress queue depth per time bin, one series (mean and maximum) per queue; nothing
 /// when the results have none.
 void queue_figure(Markup& m, const ScenarioResult& s);
+
+/// A [topology]'s fabric: nodes in tiers, links coloured by each channel's load, victims
+/// marked (fabric_figure.cpp); nothing without a topology in the results.
+void fabric_figure(Markup& m, const ScenarioResult& s);
+/// Per flow its SL (IB) or priority (Ethernet) and its class at every hop; nothing on an
+/// Ethernet fabric without classes.
+void hop_classes_table(Markup& m, const ScenarioResult& s);
 
 /// Normalised Jain index per time bin, with the min_jain gate when there is one.
 void jain_figure(Markup& m, const ScenarioResult& s, std::optional<double> gate);

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// Browser test of the HTML report: runs every suite in configs/ (plus two suites with hostile
-// names, and a baseline comparison with a planted regression) on the simulator, renders each to
+// Browser test of the HTML report: runs every suite in configs/ and configs/fabrics/ (the fabric
+// suites shortened to one repetition of kFabricDuration; plus this folder's small InfiniBand
+// fabric, two suites with hostile names, and a baseline comparison with a planted regression)
+// on the simulator, renders each to
 // HTML with the qosbench CLI, opens the page from disk in headless Debian Chromium and checks it
 // against the results JSON. How to run it: docs/testing.md; what it reads: the data attributes
 // the report promises (qb/reports/html_report.hpp).
@@ -9,8 +11,8 @@
 //                         --artifacts BUILD/artifacts/browser
 //   node report_check.mjs --html REPORT.html --json RESULTS.json --artifacts DIR \
 //                         [--hostile NAME]   (one page; NAME must show as text)
-//   --only LABEL checks one page (a config's file name without .toml, hostile_0, hostile_1 or
-//   comparison).
+//   --only LABEL checks one page (a config's file name without .toml, fabrics_NAME for
+//   configs/fabrics/NAME.toml, ib_fabric_hops, hostile_0, hostile_1 or comparison).
 //
 // Exit 0: every page passed; 1: a check failed; 77: cannot run here (no Chromium, no
 // node_modules), which CTest reports as skipped.
@@ -26,6 +28,17 @@ const kRelTolerance = 1e-9;
 // Errors and Jain values sit near 0 and 1; below this absolute difference two values are equal.
 const kAbsTolerance = 1e-12;
 const kHostileNames = ['<script>alert(1)</script>', '"quoted" & <b>'];
+// The fabric suites run one short repetition each, so that the 320-host fat trees stay within
+// CI's time; the drawing does not depend on how long they ran.
+const kFabricRunArgs = ['--duration', '2ms', '--repetitions', '1'];
+// A small IB leaf-spine whose spine maps the SLs to other VLs (per-hop classes to check) until
+// configs/fabrics has an IB suite of its own; it is run as the fabric suites are.
+const kIbFabricSuite = new URL('ib_fabric_hops.toml', import.meta.url).pathname;
+// The drawing's colour per load bucket (reports/src/fabric_layout.cpp, docs/report.md): 0 no
+// flow, then < 25 %, < 50 %, < 75 %, < 90 %, from 90 % up.
+const kLoadColours = ['#c4ccd4', '#9ecae1', '#4292c6', '#2166ac', '#053061', '#d55e00'];
+const kMaxHopRows = 200;
+const kMaxVictimPaths = 3;
 // Exactly the flags of the issue, plus a fresh profile (launchPersistentContext) per run.
 const kChromiumFlags = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
@@ -120,6 +133,14 @@ function produce_reports(args, work_dir) {
     .filter((f) => f.endsWith('.toml'))
     .sort()
     .map((f) => ({ label: path.basename(f, '.toml'), file: path.join(args.configs, f), hostile: null }));
+  const fabrics = path.join(args.configs, 'fabrics');
+  if (fs.existsSync(fabrics)) {
+    for (const f of fs.readdirSync(fabrics).filter((f) => f.endsWith('.toml')).sort()) {
+      suites.push({ label: `fabrics_${path.basename(f, '.toml')}`, file: path.join(fabrics, f),
+                    hostile: null, extra: kFabricRunArgs });
+    }
+  }
+  suites.push({ label: 'ib_fabric_hops', file: kIbFabricSuite, hostile: null, extra: kFabricRunArgs });
   kHostileNames.forEach((name, i) => {
     const file = path.join(work_dir, `hostile_${i}.toml`);
     fs.writeFileSync(file, hostile_suite(name));
@@ -131,7 +152,7 @@ function produce_reports(args, work_dir) {
     const json = path.join(work_dir, `${suite.label}.json`);
     const html = path.join(work_dir, `${suite.label}.html`);
     const html_from_json = path.join(work_dir, `${suite.label}.report.html`);
-    run_cli(args.qosbench, ['run', suite.file, '--json', json, '--html', html, '--quiet']);
+    run_cli(args.qosbench, ['run', suite.file, ...(suite.extra ?? []), '--json', json, '--html', html, '--quiet']);
     run_cli(args.qosbench, ['report', json, '-o', html_from_json]);
     reports.push({ label: suite.label, json, html, hostile: suite.hostile });
     // Both commands render the same JSON; when the bytes differ the second page is checked too.
@@ -284,6 +305,41 @@ function read_dom(hostile) {
     }
     return found;
   };
+  // The fabric drawing: nodes with their drawn size, links with each half's channel, bucket
+  // and rendered stroke colour, the victim marks and the per-hop class table.
+  const read_fabric = (root) => {
+    const svg = root.querySelector('svg.fabric-topology');
+    if (!svg) return null;
+    const svg_box = box(svg);
+    const rgb_hex = (c) => {
+      const m = c.match(/rgba?\((\d+),\s*(\d+),\s*(\d+)/);
+      return m ? '#' + m.slice(1, 4).map((v) => Number(v).toString(16).padStart(2, '0')).join('') : c;
+    };
+    return {
+      attrs: data(svg),
+      svg_box,
+      nodes: [...svg.querySelectorAll('g.fabric-node')].map((g) => {
+        const b = box(g.querySelector('rect'));
+        return { ...data(g), width: b.width, height: b.height,
+                 inside: b.left >= svg_box.left - 0.5 && b.right <= svg_box.right + 0.5 &&
+                         b.top >= svg_box.top - 0.5 && b.bottom <= svg_box.bottom + 0.5 };
+      }),
+      links: [...svg.querySelectorAll('g.fabric-link')].map((g) => ({
+        ...data(g),
+        channels: [...g.querySelectorAll('path.channel')].map((p) => ({
+          ...data(p), stroke: rgb_hex(getComputedStyle(p).stroke), length: p.getTotalLength(),
+        })),
+      })),
+      victim_markers: all(svg, 'g.victim-marker'),
+      victim_halos: all(svg, 'path.victim-halo'),
+      victim_paths: all(svg, 'path.victim-path'),
+      hop_rows: [...root.querySelectorAll('table.hop-classes tr.hop-path')].map((tr) => ({
+        ...data(tr), hops: all(tr, 'span.hop'),
+      })),
+      link_rows: root.querySelectorAll('table.fabric-links tbody tr').length,
+      loose_nodes: root.querySelectorAll('g.fabric-node').length,
+    };
+  };
   const verdict = document.querySelector('#verdict');
   const metadata = document.querySelector('#metadata');
   return {
@@ -328,6 +384,7 @@ function read_dom(hostile) {
         };
       }),
       jain_gates: all(s, 'svg.jain line.jain-gate'),
+      fabric: read_fabric(s),
       // How the overlay lines really render (computed style), to tell the baseline from the
       // expected lines and to hold the legend keys to the lines they name.
       line_styles: Object.fromEntries([
@@ -403,6 +460,7 @@ function check_scenario(c, dom, sc) {
   }
 
   check_arbitration(c, dom, sc, where);
+  check_fabric(c, dom.fabric, sc, where);
 
   // Flow bars: the top min(flows, 20) by |error|, sorted.
   const shown = Math.min(sc.flows.length, kTopFlows);
@@ -548,6 +606,110 @@ function check_arbitration(c, dom, sc, where) {
   });
 }
 
+// The bucket of a channel's load as the drawing colours it: the busy time when the results have
+// one for any channel, else the measured load over the rate; 0 when no flow crosses it.
+function load_bucket(result, busy) {
+  if (!result) return 0;
+  const load = busy ? result.utilisation : (result.rate_bps > 0 ? result.measured_bps / result.rate_bps : 0);
+  if (!(load >= 0.25)) return 1;
+  if (load < 0.5) return 2;
+  if (load < 0.75) return 3;
+  if (load < 0.9) return 4;
+  return 5;
+}
+
+// A [topology] scenario: one drawn node per host and switch, one drawn link per link with a half
+// per channel coloured by its load bucket, every victim's paused channel marked, and where the
+// ports have classes (IB always) each flow's class at every hop.
+function check_fabric(c, fabric, sc, where) {
+  const t = sc.topology;
+  if (!t) {
+    c.expect(fabric === null, `${where}: a fabric drawing without a topology in the results`);
+    return;
+  }
+  if (!c.expect(fabric, `${where}: no svg.fabric-topology although the results have a topology`)) return;
+  c.expect(fabric.svg_box.width > 300 && fabric.svg_box.height > 100,
+           `${where}: the fabric drawing is not rendered with a size (${JSON.stringify(fabric.svg_box)})`);
+  // Nodes.
+  c.expect(fabric.nodes.length === t.nodes.length,
+           `${where}: ${fabric.nodes.length} g.fabric-node, the topology has ${t.nodes.length} nodes`);
+  c.expect(fabric.loose_nodes === fabric.nodes.length, `${where}: g.fabric-node outside the drawing`);
+  const drawn_nodes = new Map(fabric.nodes.map((n) => [n.node, n]));
+  for (const node of t.nodes) {
+    const el = drawn_nodes.get(node.name);
+    if (!c.expect(el, `${where}: node '${node.name}' is not drawn`)) continue;
+    c.expect(el.kind === node.kind, `${where}: node '${node.name}' drawn as ${el.kind}, the results say ${node.kind}`);
+    c.expect(el.width > 0 && el.height > 0 && el.inside,
+             `${where}: node '${node.name}' has no size or lies outside the drawing (${el.width}x${el.height})`);
+  }
+  // Links and their channels' colours.
+  c.expect(fabric.links.length === t.links.length,
+           `${where}: ${fabric.links.length} g.fabric-link, the topology has ${t.links.length} links`);
+  const busy = (sc.links ?? []).some((l) => l.utilisation > 0);
+  c.expect(fabric.attrs['load-basis'] === (busy ? 'busy' : 'measured'),
+           `${where}: data-load-basis = ${fabric.attrs['load-basis']}, expected ${busy ? 'busy' : 'measured'}`);
+  const results = new Map((sc.links ?? []).map((l) => [l.name, l]));
+  const drawn_links = new Map(fabric.links.map((l) => [l.channels.map((ch) => ch.channel).join('|'), l]));
+  let wrong_colours = 0;
+  for (const link of t.links) {
+    const el = drawn_links.get(link.channels.join('|'));
+    if (!c.expect(el, `${where}: link ${link.ends.join(' - ')} (${link.channels.join(', ')}) is not drawn with its two channels`)) continue;
+    c.expect(el.a === link.ends[0] && el.b === link.ends[1],
+             `${where}: link ${link.channels[0]} drawn between ${el.a} and ${el.b}, the results say ${link.ends.join(' and ')}`);
+    c.number(el, 'rate-bps', link.rate_bps, `${where}: link ${link.channels[0]}`);
+    el.channels.forEach((ch) => {
+      const bucket = load_bucket(results.get(ch.channel), busy);
+      const ok = Number(ch.bucket) === bucket && ch.stroke === kLoadColours[bucket] && ch.length > 0;
+      if (!ok) {
+        ++wrong_colours;
+        c.expect(false, `${where}: channel ${ch.channel} drawn in bucket ${ch.bucket} as ${ch.stroke} ` +
+                        `(length ${ch.length}), its load puts it in bucket ${bucket} (${kLoadColours[bucket]})`);
+      }
+    });
+  }
+  c.expect(wrong_colours === 0, `${where}: ${wrong_colours} channels coloured off their load bucket`);
+  c.expect(fabric.link_rows === (sc.links ?? []).length,
+           `${where}: ${fabric.link_rows} rows in table.fabric-links, the results have ${(sc.links ?? []).length} links`);
+  // Victims: each paused channel marked once, naming its victims; the worst victims' paths.
+  const victims = sc.victims ?? [];
+  const paused = [...new Set(victims.map((v) => v.paused_at))];
+  c.expect(fabric.victim_markers.length === paused.length,
+           `${where}: ${fabric.victim_markers.length} g.victim-marker, the victims were paused at ${paused.length} channels`);
+  c.expect(fabric.victim_halos.length === paused.length,
+           `${where}: ${fabric.victim_halos.length} path.victim-halo, expected ${paused.length}`);
+  for (const v of victims) {
+    const marker = fabric.victim_markers.find((m) => m.channel === v.paused_at);
+    if (!c.expect(marker, `${where}: victim '${v.flow}': its paused channel ${v.paused_at} is not marked`)) continue;
+    let flows = [];
+    try { flows = JSON.parse(marker.flows); } catch { /* checked below */ }
+    c.expect(flows.includes(v.flow), `${where}: the marker at ${v.paused_at} does not name victim '${v.flow}' (${marker.flows})`);
+  }
+  c.expect(fabric.victim_paths.length === Math.min(victims.length, kMaxVictimPaths),
+           `${where}: ${fabric.victim_paths.length} path.victim-path, expected ${Math.min(victims.length, kMaxVictimPaths)}`);
+  for (const p of fabric.victim_paths) {
+    c.expect(victims.some((v) => v.flow === p.flow), `${where}: path.victim-path of '${p.flow}', which is no victim`);
+  }
+  // Per-hop classes: every flow's hops in order with its class there (IB always; Ethernet when
+  // some hop has a class).
+  const with_classes = sc.transport === 'ib' ||
+    t.paths.some((p) => p.hops.some((h) => h.class !== 'port'));
+  const rows = with_classes ? Math.min(t.paths.length, kMaxHopRows) : 0;
+  c.expect(fabric.hop_rows.length === rows,
+           `${where}: ${fabric.hop_rows.length} tr.hop-path, expected ${rows}`);
+  for (let i = 0; i < Math.min(rows, fabric.hop_rows.length); ++i) {
+    const path = t.paths[i], row = fabric.hop_rows[i];
+    const what = `${where}: hop classes of '${path.flow}'`;
+    c.expect(row.flow === path.flow, `${what}: row ${i} is '${row.flow}'`);
+    c.expect(row.sl === String(path.sl), `${what}: data-sl = ${row.sl}, the results say ${path.sl}`);
+    c.expect(row.hops.length === path.hops.length, `${what}: ${row.hops.length} hops, the results have ${path.hops.length}`);
+    path.hops.forEach((hop, h) => {
+      const cell = row.hops[h];
+      c.expect(cell && cell.channel === hop.channel && cell.class === hop.class,
+               `${what}: hop ${h} is ${cell ? `${cell.channel} ${cell.class}` : 'missing'}, the results say ${hop.channel} ${hop.class}`);
+    });
+  }
+}
+
 // With a baseline: its series behind every group and every flow shown, and a marker at its
 // error on every group and flow bar; without one, none of them.
 function check_baseline_overlay(c, dom, sc, has_baseline) {
@@ -619,6 +781,11 @@ async function check_report(context, report, artifacts) {
   const dom = await page.evaluate(read_dom, report.hostile);
   const png = path.join(artifacts, `${report.label}.png`);
   await page.screenshot({ path: png, fullPage: true });
+  // The fabric drawing on its own, to look at without scrolling the page.
+  const fabric_figures = await page.$$('figure.fabric');
+  for (let i = 0; i < fabric_figures.length; ++i) {
+    await fabric_figures[i].screenshot({ path: path.join(artifacts, `${report.label}.fabric${i || ''}.png`) });
+  }
   // The page next to its screenshot, to open by hand when a check fails.
   const html_copy = path.join(artifacts, `${report.label}.html`);
   if (path.resolve(html_copy) !== path.resolve(report.html)) fs.copyFileSync(report.html, html_copy);
@@ -647,6 +814,17 @@ async function check_report(context, report, artifacts) {
   }
   c.expect(dom.scenarios.length === results.scenarios.length,
            `${dom.scenarios.length} section.scenario, the results have ${results.scenarios.length}`);
+  // The textbook victim suite names its victim (docs/semantics.md, "Victims"): the page must
+  // show it, whatever else the run measured.
+  if (report.label.startsWith('fabrics_pfc_victim') && !report.label.includes('dcqcn')) {
+    const victims = results.scenarios.flatMap((sc) => sc.victims ?? []);
+    c.expect(victims.some((v) => v.flow === 's-to-v' && v.paused_at === 's:1->leafA:1'),
+             `the PFC victim suite's results do not name s-to-v paused at s:1->leafA:1: ${JSON.stringify(victims)}`);
+  }
+  if (report.label.startsWith('ib_fabric_hops')) {
+    c.expect(results.scenarios.every((sc) => sc.transport === 'ib' && sc.topology),
+             'the IB fabric suite has no IB topology in its results');
+  }
   for (const sc of results.scenarios) {
     const section = dom.scenarios.find((s) => s.attrs.scenario === sc.name);
     if (c.expect(section, `no section.scenario for '${sc.name}'`)) {

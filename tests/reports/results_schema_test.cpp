@@ -103,6 +103,10 @@ Results every_field() {
   // A [topology]: its links and a victim.
   s.links = {LinkResult{"h0:1->leaf0:1", 100e9, 100e9, 25e9, 0.25, 0.0, 15e6}};
   s.victims = {VictimResult{"s-to-v", "h0:1->leaf0:1", 15e6, -0.857}};
+  // Its graph: nodes, a link with both channels, a flow's path with its class per hop.
+  s.topology.nodes = {TopologyNode{"h0", "host"}, TopologyNode{"leaf0", "switch"}};
+  s.topology.links = {TopologyLink{{"h0", "leaf0"}, {"h0:1->leaf0:1", "leaf0:1->h0:1"}, 100e9, 1000}};
+  s.topology.paths = {TopologyPath{"g1-qp#0", 2, 5, {TopologyHop{"h0:1->leaf0:1", "VL2"}}}};
   s.starvation.present = true;  // a real-time driver watched its workers
   s.starvation.lost_ns = 2000;
   s.starvation.run_ns = 100000;

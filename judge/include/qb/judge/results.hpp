@@ -11,6 +11,7 @@
 
 #include "qb/engine/counters.hpp"
 #include "qb/engine/latency_summary.hpp"
+#include "qb/judge/topology_results.hpp"
 
 namespace qb::judge {
 
@@ -332,6 +333,9 @@ struct ScenarioResult {
   std::vector<std::string> oracle_notes;  // e.g. "VLArb credit rule (low table): ..."
   /// Why a class or flow is expected far below what it offers (suite/shortfall.hpp).
   std::vector<std::string> shortfalls;
+  /// A [topology]'s nodes, links and per-flow paths, for the report's drawing (empty otherwise
+  /// and in older results).
+  TopologyResult topology;
   Fairness fairness;
   Convergence convergence;  // in the file only when present
   Starvation starvation;    // in the file only when present
