@@ -47,9 +47,10 @@ std::string incast_dcqcn_as_topology() {
 // DCQCN's shares inside a wave of joiners are chaotic (which flows win depends on which packets
 // RED marks: the one-switch model itself with seed 17 instead of 16 moves single flows by up to
 // 70 %), so the comparison is of what DCQCN settles: the egress's total, each wave's sum, the
-// marks and the CNPs. Measured (2 repetitions, 60 ms): totals 96.29 and 96.43 Gbit/s; waves
-// 77.76/12.98/4.72/0.82 and 77.99/12.59/5.39/0.46 Gbit/s; marks 4293 and 4072; CNPs 3820 and
-// 3640 (one-switch and graph).
+// marks and the CNPs. Measured (2 repetitions, 60 ms, each its own marking stream): totals 96.80
+// and 96.95 Gbit/s; waves 78.94/12.51/4.46/0.88 and 78.24/12.68/5.36/0.66 Gbit/s; marks 4292 and
+// 4071.5, CNPs 3823 and 3641.5 per repetition; deepest queue 501504 and 499399 B (one-switch
+// and graph).
 TEST(FabricCc, GraphModelWithDcqcnAgreesWithTheOneSwitchIncast) {
   const Json one = run_json(QB_SOURCE_DIR "/configs/incast_dcqcn.toml", 0);
   const Json graph = run_json(write_temp("incast_dcqcn_graph.toml", incast_dcqcn_as_topology()), 0);
