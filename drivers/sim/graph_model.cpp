@@ -48,6 +48,7 @@ void GraphModel::configure(const Topology& topology, const policy::QosPlan& plan
   lossy_buffer_bytes_ = plan.congestion.buffer_bytes;
   retransmit_timeout_ps_ = plan.congestion.retransmit_timeout_ns * 1000;
   receiver_.reset(lossy_ ? flow_count : 0);
+  first_psn_.assign(lossy_ ? static_cast<size_t>(flow_count) * kSimSendQueueDepth : 0, 0);
   configure_series(plan);
   ecn_ = plan.congestion.ecn;
   any_ecn_ = plan.congestion.any_ecn();
@@ -181,8 +182,8 @@ void GraphModel::configure_schedulers(const policy::QosPlan& plan) {
   }
 }
 
-// The series of the switch egress classes the expectation loads to their rate, the most
-// loaded first (a fabric may have thousands of egresses: their bottlenecks are what a queue
+// The series of the switch egress classes the expectation loads to their rate, the ones most
+// flows cross first (a fabric may have thousands of egresses: its bottlenecks are what a queue
 // series shows), when the plan has bins and marks, runs a program, drops or gates on the queue.
 void GraphModel::configure_series(const policy::QosPlan& plan) {
   const policy::FabricPlan& g = *graph_;
@@ -194,23 +195,25 @@ void GraphModel::configure_series(const policy::QosPlan& plan) {
     depth_series_.configure(0, 0, 0, 0);
     return;
   }
+  // Per channel: the flows crossing it and the classes they take through it.
+  std::vector<uint32_t> crossing(g.channel_count(), 0);
+  std::vector<uint32_t> class_mask(g.channel_count(), 0);
+  for (size_t f = 0; f < g.flow_path.size(); ++f) {
+    for (size_t hop = 0; hop < g.flow_path[f].size(); ++hop) {
+      ++crossing[g.flow_path[f][hop]];
+      class_mask[g.flow_path[f][hop]] |= 1U << g.flow_class[f][hop];
+    }
+  }
+  // Every loaded egress is at its rate: the most contended (flows crossing) first, then in order.
   std::vector<uint32_t> loaded;
   for (uint32_t ch = 0; ch < g.channel_count(); ++ch) {
     if (g.from_host(ch)) continue;
     if (g.channel_expected_bps[ch] >= g.channels[ch].rate_bps * (1.0 - 1e-9)) loaded.push_back(ch);
   }
-  std::stable_sort(loaded.begin(), loaded.end(), [&g](uint32_t a, uint32_t b) {
-    return g.channel_expected_bps[a] / g.channels[a].rate_bps >
-           g.channel_expected_bps[b] / g.channels[b].rate_bps;
-  });
+  std::stable_sort(loaded.begin(), loaded.end(),
+                   [&crossing](uint32_t a, uint32_t b) { return crossing[a] > crossing[b]; });
   for (const uint32_t ch : loaded) {
-    uint32_t class_mask = 0;  // the classes flows take through it
-    for (size_t f = 0; f < g.flow_path.size(); ++f) {
-      for (size_t hop = 0; hop < g.flow_path[f].size(); ++hop) {
-        if (g.flow_path[f][hop] == ch) class_mask |= 1U << g.flow_class[f][hop];
-      }
-    }
-    for (uint32_t m = class_mask; m != 0 && series_.size() < kMaxSeries; m &= m - 1) {
+    for (uint32_t m = class_mask[ch]; m != 0 && series_.size() < kMaxSeries; m &= m - 1) {
       const auto c = static_cast<uint32_t>(__builtin_ctz(m));
       series_of_[static_cast<size_t>(ch) * classes_ + c] = static_cast<uint32_t>(series_.size());
       series_.push_back(GraphSeries{ch, c});
@@ -267,6 +270,10 @@ void GraphModel::start() noexcept {
 
 GraphModel::SqEntry& GraphModel::entry(uint32_t flow, uint32_t index) noexcept {
   return send_queues_[static_cast<size_t>(flow) * kSimSendQueueDepth + (index & kSqMask)];
+}
+
+uint32_t& GraphModel::first_psn(uint32_t flow, uint32_t index) noexcept {
+  return first_psn_[static_cast<size_t>(flow) * kSimSendQueueDepth + (index & kSqMask)];
 }
 
 uint32_t GraphModel::tx_burst(std::span<const Message> messages) noexcept {
@@ -447,7 +454,7 @@ void GraphModel::take_packet(uint32_t flow, Packet& packet) noexcept {
   if (fs.next_packet == 0) {
     if (first_time) {
       sq.sent_ps = now_ps_;
-      sq.first_psn = packet.psn;
+      if (lossy_) first_psn(flow, fs.next_tx) = packet.psn;
     }
     fs.packets = wire_.packets_for_message(bytes);
   }
@@ -926,13 +933,13 @@ void GraphModel::go_back(uint32_t flow, uint32_t psn) noexcept {
   uint32_t m = fs.head;
   for (; m != fs.tail; ++m) {
     const SqEntry& sq = entry(flow, m);
-    if (psn < sq.first_psn + wire_.packets_for_message(sq.message.bytes)) break;
+    if (psn < first_psn(flow, m) + wire_.packets_for_message(sq.message.bytes)) break;
   }
   if (m == fs.tail) return;  // cannot happen: the PSN was sent
   const SqEntry& sq = entry(flow, m);
   const bool was_idle = fs.next_tx == fs.tail;
   fs.next_tx = m;
-  fs.next_packet = psn - sq.first_psn;
+  fs.next_packet = psn - first_psn(flow, m);
   fs.packets = wire_.packets_for_message(sq.message.bytes);
   fs.next_psn = psn;
   ++fs.epoch;

@@ -62,7 +62,7 @@ struct ChannelStats {
 };
 
 /// The queue depth series the graph model records: a switch egress class the expectation
-/// loads to its rate (the fabric's bottlenecks, the most loaded first, at most kMaxSeries).
+/// loads to its rate (the fabric's bottlenecks, the most crossed first, at most kMaxSeries).
 struct GraphSeries {
   uint32_t channel = 0;
   uint32_t c = 0;  // class
@@ -128,8 +128,7 @@ class GraphModel final : public Queue, public Clock, private RateActions {
   static constexpr uint32_t kNil = UINT32_MAX;
   struct SqEntry {
     Message message;
-    int64_t sent_ps = 0;     // its first packet's first start
-    uint32_t first_psn = 0;  // its first packet's PSN (set when first sent)
+    int64_t sent_ps = 0;  // its first packet's first start
   };
   struct FlowState {
     uint32_t head = 0, next_tx = 0, tail = 0;  // send queue (see SimModel)
@@ -327,6 +326,9 @@ class GraphModel final : public Queue, public Clock, private RateActions {
   int64_t lossy_buffer_bytes_ = 0;
   int64_t retransmit_timeout_ps_ = 0;
   GoBackNReceiver receiver_;
+  std::vector<uint32_t> first_psn_;  // per send queue slot: its message's first PSN (lossy only:
+                                     // 4 KiB per flow that lossless runs need not carry)
+  uint32_t& first_psn(uint32_t flow, uint32_t index) noexcept;
 
   // Queue depth series: per channel and class its index in series_ (kNil: none).
   std::vector<GraphSeries> series_;

@@ -55,8 +55,8 @@ class SimDriver final : public DriverBackend {
       graph_ = std::make_unique<sim::GraphModel>();
       graph_->attach(program_.get());
       graph_->configure(topology_, plan);
-      // Only for plans that mark, run a program, drop or gate on the queue: the other fabric
-      // plans keep their fields.
+      // The congestion counters only for plans that mark, run a program, drop or gate on the
+      // queue (every graph plan has its links' queue percentiles).
       congestion_ = plan.congestion.reports_switch_queue();
       return {};
     }
@@ -225,7 +225,7 @@ class SimDriver final : public DriverBackend {
       const sim::ChannelStats& c = channels[ch];
       int64_t paused_ps = 0;
       for (const int64_t p : c.paused_ps) paused_ps += p;
-      if (c.packets == 0 && paused_ps == 0) continue;
+      if (c.packets == 0 && paused_ps == 0 && c.drops == 0) continue;
       const std::string prefix = "link." + g.channel_names[ch] + ".";
       stats.emplace_back(prefix + "utilisation",
                          window_ps > 0 ? static_cast<double>(c.busy_ps) / window_ps : 0.0);
