@@ -210,7 +210,8 @@ TEST(IbFabricInput, AnSl2vlToVl15OnOneHopDropsThatFlow) {
   const std::string suite = write_temp("ibft_vl15.toml", text);
   const Outcome explained = run_qosbench({"explain", suite, "--json"});
   ASSERT_EQ(explained.exit_code, 0) << explained.err;
-  for (const Json& flow : Json::parse(explained.out)["scenarios"][0]["flows"]) {
+  const Json explanation = Json::parse(explained.out);  // alive while its flows are read
+  for (const Json& flow : explanation["scenarios"][0]["flows"]) {
     const bool through_spine0 = flow["name"] == "up-bulk";
     EXPECT_EQ(flow["dropped"].get<bool>(), through_spine0) << flow["name"];
     if (through_spine0) {
