@@ -14,6 +14,7 @@
 
 #include "one_switch_topology.hpp"
 #include "process.hpp"
+#include "run_results.hpp"
 
 namespace qb::e2e {
 namespace {
@@ -21,18 +22,10 @@ namespace {
 using Json = nlohmann::json;
 
 Json run_json(const std::string& suite, int expected_exit) {
-  const std::string json =
-      ::testing::TempDir() + "/fabric_cc_" + std::to_string(::getpid()) + ".json";
-  const Outcome outcome = run_qosbench({"run", suite, "--json", json, "--quiet"});
-  EXPECT_EQ(outcome.exit_code, expected_exit) << outcome.out << outcome.err;
-  return Json::parse(read_file(json));
+  return run_results(suite, expected_exit, "fabric_cc");
 }
 
-double stat(const Json& scenario, const std::string& name) {
-  const Json& stats = scenario["driver_stats"];
-  EXPECT_TRUE(stats.contains(name)) << name;
-  return stats.contains(name) ? stats[name].get<double>() : NAN;
-}
+double stat(const Json& scenario, const std::string& name) { return driver_stat(scenario, name); }
 
 // configs/incast_dcqcn.toml as a one-switch [topology]: the same 16 hosts, links of 250 ns (the
 // one-switch model's 500 ns one-way delay, half per hop), 64 KiB per ingress buffer (its
