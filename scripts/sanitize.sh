@@ -32,7 +32,7 @@ export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:supp
 # Left out, single-threaded: unit tests, DpdkEngine (one worker), ImportOpensm*, LateStartSeries,
 # the other VerbsCli tests (one worker on the fake, minutes each under TSan; the live printer
 # thread is covered by LiveCli and DpdkCli).
-tsan_tests=${QB_TSAN_TESTS:-'^(Cli|CongestionCli|ConsoleUnits|OutputCli|ReportCli|LiveCli|InterruptCli|Determinism|Configs/ConfigSuite|Configs/LiveIntervals|LiveIntervalsInterrupted|DpdkCli|DpdkCliHangs|DpdkCliStarved|Faults/DpdkCliFault|VerbsTwoHosts|VerbsJob|AgreeAllGather|RepetitionExchange)\.|^VerbsDriver\.InterruptedRun|^VerbsCli\.(Interrupt|CtrlC)'}
+tsan_tests=${QB_TSAN_TESTS:-'^(Cli|CongestionCli|ConsoleUnits|OutputCli|ReportCli|LiveCli|InterruptCli|Determinism|Configs/ConfigSuite|Configs/LiveIntervals|LiveIntervalsInterrupted|DpdkCli|DpdkCliHangs|DpdkCliStarved|Faults/DpdkCliFault|VerbsTwoHosts|VerbsJob|VerbsFabricJob|AgreeAllGather|RepetitionExchange)\.|^VerbsDriver\.InterruptedRun|^VerbsCli\.(Interrupt|CtrlC)'}
 
 configure() {  # dir sanitizers
   cmake -S "$root" -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQB_WERROR=ON \
