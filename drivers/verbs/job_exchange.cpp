@@ -63,6 +63,18 @@ Result<JobRecord> parse_job_record(std::string_view text, uint32_t rank) {
   return record;
 }
 
+// Every rank must run the plan this one runs (the same suite file and options).
+Status same_plan(uint32_t rank, uint64_t their_hash, uint32_t their_flows, uint64_t plan_hash,
+                 uint32_t flows) {
+  if (their_hash == plan_hash && their_flows == flows) return {};
+  return make_error(
+      Errc::invalid_config,
+      fmt::format("verbs: rank {} runs a different plan ({:016x}/{} flows there, "
+                  "{:016x}/{} here): give every rank the same suite file and options",
+                  rank, their_hash, their_flows, plan_hash, flows),
+      "driver.verbs");
+}
+
 }  // namespace
 
 std::string format_job_record(uint64_t plan_hash, uint32_t flows, bool receiver,
@@ -84,13 +96,8 @@ Result<std::vector<QpEndpoint>> match_job_records(const std::vector<std::string>
   for (uint32_t rank = 0; rank < records.size(); ++rank) {
     auto record = parse_job_record(records[rank], rank);
     if (!record) return std::move(record).error();
-    if (record->plan_hash != plan_hash || record->flows != flows) {
-      return make_error(
-          Errc::invalid_config,
-          fmt::format("verbs: rank {} runs a different plan ({:016x}/{} flows there, "
-                      "{:016x}/{} here): give every rank the same suite file and options",
-                      rank, record->plan_hash, record->flows, plan_hash, flows),
-          "driver.verbs");
+    if (auto same = same_plan(rank, record->plan_hash, record->flows, plan_hash, flows); !same) {
+      return std::move(same).error();
     }
     if (record->receiver) {
       if (receiver_rank) {
@@ -205,13 +212,8 @@ Result<FabricPeers> match_fabric_records(const std::vector<std::string>& records
   for (uint32_t rank = 0; rank < records.size(); ++rank) {
     auto record = parse_fabric_record(records[rank], rank);
     if (!record) return std::move(record).error();
-    if (record->plan_hash != plan_hash || record->flows != flows) {
-      return make_error(
-          Errc::invalid_config,
-          fmt::format("verbs: rank {} runs a different plan ({:016x}/{} flows there, "
-                      "{:016x}/{} here): give every rank the same suite file and options",
-                      rank, record->plan_hash, record->flows, plan_hash, flows),
-          "driver.verbs");
+    if (auto same = same_plan(rank, record->plan_hash, record->flows, plan_hash, flows); !same) {
+      return std::move(same).error();
     }
     for (const QpEndpoint& endpoint : record->requesters) {
       if (sender_of[endpoint.flow]) {

@@ -222,16 +222,14 @@ class Arbiter {
   // Sized once (never resized, so a depth's references stay valid while deeper ones work).
   Scratch& scratch(size_t depth) const { return scratch_[depth]; }
 
-  void allocate_at(size_t depth, const ChannelView& view, std::span<const uint32_t> members,
-                   double capacity_bps, std::span<const double> demand,
-                   std::span<double> share) const {
+  // The port's classes among `members` (each class's demand, and its packet size: its flows'
+  // bytes over their packets, the flows at equal rates) and what its arbitration gives each
+  // class (class_share), into this depth's scratch.
+  template <class Demands>
+  Scratch& arbitrate_members(size_t depth, const ChannelView& view,
+                             std::span<const uint32_t> members, double capacity_bps,
+                             const Demands& demand) const {
     const policy::PortQos& qos = *view.qos;
-    if (qos.kind == policy::PortQos::Kind::none) {  // one class: it takes what it needs
-      double total = 0.0;
-      for (const uint32_t m : members) total += positive(demand[view.flows[m]]);
-      divide_class(depth, view, members, std::min(positive(capacity_bps), total), demand, share);
-      return;
-    }
     const uint32_t classes = policy::oracle_class_count(qos);
     Scratch& s = scratch(depth);
     s.class_demand.assign(classes, policy::ClassDemand{});
@@ -244,7 +242,6 @@ class Arbiter {
       s.inverse_bytes[c] += 1.0 / flows_[f].packet_wire_bytes;
       ++s.count[c];
     }
-    // A class's packet size: its flows' bytes over their packets, the flows at equal rates.
     for (uint32_t c = 0; c < classes; ++c) {
       if (s.count[c] > 0) {
         s.class_demand[c].mean_packet_wire_bytes =
@@ -252,6 +249,21 @@ class Arbiter {
       }
     }
     s.class_share = policy::arbitrate_classes(qos, s.class_demand, capacity_bps, nullptr);
+    return s;
+  }
+
+  void allocate_at(size_t depth, const ChannelView& view, std::span<const uint32_t> members,
+                   double capacity_bps, std::span<const double> demand,
+                   std::span<double> share) const {
+    const policy::PortQos& qos = *view.qos;
+    if (qos.kind == policy::PortQos::Kind::none) {  // one class: it takes what it needs
+      double total = 0.0;
+      for (const uint32_t m : members) total += positive(demand[view.flows[m]]);
+      divide_class(depth, view, members, std::min(positive(capacity_bps), total), demand, share);
+      return;
+    }
+    const uint32_t classes = policy::oracle_class_count(qos);
+    Scratch& s = arbitrate_members(depth, view, members, capacity_bps, demand);
     for (uint32_t c = 0; c < classes; ++c) {
       if (s.count[c] == 0) continue;
       s.in_class.clear();
@@ -496,25 +508,7 @@ class Arbiter {
       // The members' total is +inf (f is one of them): the class takes the capacity.
       return greedy_class(depth, view, members, fm, positive(capacity_bps), demand);
     }
-    const uint32_t classes = policy::oracle_class_count(qos);
-    Scratch& s = scratch(depth);
-    s.class_demand.assign(classes, policy::ClassDemand{});
-    s.inverse_bytes.assign(classes, 0.0);
-    s.count.assign(classes, 0);
-    for (const uint32_t m : members) {
-      const uint32_t c = view.cls[m];
-      const uint32_t f = view.flows[m];
-      s.class_demand[c].demand_bps += positive(demand[f]);
-      s.inverse_bytes[c] += 1.0 / flows_[f].packet_wire_bytes;
-      ++s.count[c];
-    }
-    for (uint32_t c = 0; c < classes; ++c) {
-      if (s.count[c] > 0) {
-        s.class_demand[c].mean_packet_wire_bytes =
-            static_cast<double>(s.count[c]) / s.inverse_bytes[c];
-      }
-    }
-    s.class_share = policy::arbitrate_classes(qos, s.class_demand, capacity_bps, nullptr);
+    Scratch& s = arbitrate_members(depth, view, members, capacity_bps, demand);
     const uint32_t cf = view.cls[fm];
     s.in_class.clear();
     for (const uint32_t m : members) {
