@@ -299,6 +299,13 @@ engine::HostRole host_role(Communicator& comm, const JobRoles& roles, Wait wait,
     bounded.deadline = std::chrono::steady_clock::now() + kStartWait;
     return agree_all_gather(comm, mine, bounded);
   };
+  // The ranks' windows end together (lined up at the start): the wait is short, and bounded
+  // as the start's for a rank that hangs.
+  role.at_end = [&comm, wait]() {
+    Wait bounded = wait;
+    bounded.deadline = std::chrono::steady_clock::now() + kStartWait;
+    return comm.barrier(bounded);
+  };
   return role;
 }
 

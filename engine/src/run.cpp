@@ -364,6 +364,8 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t scen
     drive(0);
   }
   if (tap) tap->finish();
+  // A rank of a job keeps its receive side up until every rank has stopped sending to it.
+  const Status all_ended = role != nullptr && role->at_end ? role->at_end() : Status{};
   // A rank of a multi-host job sees only one side, and a send-only driver none: neither knows
   // which messages are outstanding.
   const bool sees_outstanding = role == nullptr && d.capabilities().receives;
@@ -372,6 +374,11 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t scen
   result.clock = std::string(d.clock(0).name());
   summarise_repetition(compiled, result);
   if (Status stopped = stop_driver(d, role != nullptr, result); !stopped) return stopped.error();
+  // Some rank never ended its flows: this one may have torn down what that rank still sent to.
+  if (!all_ended && (interrupted == nullptr || !interrupted->load())) {
+    result.measurement.complete = false;
+    result.measurement.driver_stats.emplace_back("end_wait_failed", 1.0);
+  }
   result.measurement.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return result;

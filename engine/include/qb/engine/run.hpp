@@ -60,6 +60,11 @@ struct HostRole {
   /// before any flow is driven; returns the job's answer: an error when any rank failed (the
   /// repetition then does not run here either). Must be called by every rank alike.
   std::function<Status(const Status& mine)> at_start;
+  /// Called once per repetition that started, after this rank's flows ended and before its
+  /// driver stops; returns when every rank's flows have ended (an error: some rank never
+  /// did). A rank that tore its receive side down (QPs, memory regions) while another still
+  /// posts to it would fail that rank's RDMA writes. Must be called by every rank alike.
+  std::function<Status()> at_end;
   /// The job's all-gather for drivers that connect endpoints across hosts
   /// (Capabilities::exchanges_endpoints): every rank's bytes in rank order, or the first
   /// rank's error on every rank. Called once per repetition by every rank alike, with this
