@@ -6,7 +6,8 @@
 # nothing of it is left running.
 #
 # usage: softroce_vm.sh OUT_DIR COMMAND [ARG...]
-#   COMMAND is a host path outside /tmp and /run, run by bash in the guest as root in a chroot of
+#   COMMAND is a host path outside /tmp and /run (or inside this checkout, which is shared on its
+#   own when it lies under them: a clone in /tmp), run by bash in the guest as root in a chroot of
 #   the host's root (/proc, /sys, /dev, /tmp and /run the guest's own), with
 #   QB_GUEST_KERNEL_DIR the unpacked kernel (`modprobe -d "$QB_GUEST_KERNEL_DIR" MODULE`; the
 #   kernel's own module requests go there too). Its exit code is the script's.
@@ -110,6 +111,16 @@ done
 # The command, in bash's quoting, run by the host's bash in the guest (busybox sh has no arrays).
 [[ "$out" != *"'"* ]] || { echo "softroce_vm: OUT_DIR cannot contain a quote" >&2; exit 2; }
 echo "out='$out'" >"$ir/out"
+# The guest's /tmp and /run are its own: a checkout under them (its scripts, its build, the
+# kernel cache) is shared on its own, read-only, at the same path.
+src_args=()
+src=""
+if [[ "$root" == /tmp/* || "$root" == /run/* ]]; then
+  [[ "$root" != *"'"* ]] || { echo "softroce_vm: the checkout's path cannot contain a quote" >&2; exit 2; }
+  src=$root
+  src_args=(-virtfs "local,path=$root,mount_tag=qbsrc,security_model=none,readonly=on,multidevs=remap")
+fi
+echo "src='$src'" >"$ir/src"
 echo "kdir='$kdir'" >"$ir/kdir"
 # The kernel's own module requests (crc32 for rxe's ICRC, qdiscs, ...) run /sbin/modprobe in the
 # initramfs: the host's modprobe on the cache's modules.
@@ -142,6 +153,12 @@ $b mount -t tmpfs tmp /host/tmp
 $b mount -t tmpfs run /host/run
 . /out
 . /kdir
+. /src
+if [ -n "$src" ]; then
+  $b mkdir -p "/host$src"
+  $b mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000,cache=loose qbsrc "/host$src" ||
+    die "cannot mount the checkout (9p tag qbsrc)"
+fi
 $b mkdir -p "/host$out"
 $b mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 qbout "/host$out" ||
   die "cannot mount the output folder (9p tag qbout)"
@@ -166,7 +183,7 @@ start_ns=$(date +%s%N)
   -kernel "$kernel" -initrd "$work/initramfs.gz" \
   -append "console=ttyS0 quiet panic=-1 mitigations=off clocksource=hpet" \
   -virtfs "local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap" \
-  -virtfs "local,path=$out,mount_tag=qbout,security_model=none" &
+  -virtfs "local,path=$out,mount_tag=qbout,security_model=none" "${src_args[@]}" &
 qemu_pid=$!
 deadline=$((SECONDS + timeout_s))
 while kill -0 "$qemu_pid" 2>/dev/null; do

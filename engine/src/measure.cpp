@@ -80,6 +80,22 @@ std::vector<drv::QueueDepthSeries> merge_queue_depth(
   return out;
 }
 
+// The driver's counters over the repetitions: their mean, and their largest.
+void merge_driver_stats(const std::vector<const RepetitionMeasurement*>& reps,
+                        ScenarioMeasurement& out) {
+  std::map<std::string, double> mean;
+  std::map<std::string, double> max;
+  for (const auto* rep : reps) {
+    for (const auto& [name, value] : rep->driver_stats) {
+      mean[name] += value / static_cast<double>(reps.size());
+      const auto [at, first] = max.try_emplace(name, value);
+      if (!first) at->second = std::max(at->second, value);
+    }
+  }
+  out.driver_stats.assign(mean.begin(), mean.end());
+  out.driver_stats_max.assign(max.begin(), max.end());
+}
+
 }  // namespace
 
 ScenarioMeasurement measure(const ScenarioRun& run) {
@@ -104,14 +120,8 @@ ScenarioMeasurement measure(const ScenarioRun& run) {
       ++out.repetitions_partial;
     }
   }
-  std::map<std::string, double> stats;
-  for (const auto* rep : reps) {
-    out.wall_seconds += rep->wall_seconds;
-    for (const auto& [name, value] : rep->driver_stats) {
-      stats[name] += value / static_cast<double>(reps.size());
-    }
-  }
-  out.driver_stats.assign(stats.begin(), stats.end());
+  for (const auto* rep : reps) out.wall_seconds += rep->wall_seconds;
+  merge_driver_stats(reps, out);
   out.queue_depth = merge_queue_depth(reps);
 
   // Rates are over the window a repetition measured: all of it unless it was interrupted.

@@ -237,10 +237,14 @@ void gather_workers(int64_t warmup_ns, bool sees_outstanding,
 }
 
 // Stops and closes the driver, taking what it counted itself: its stats, the queue depths and
-// the drops no receiver saw. A rank of a job (`in_job`) whose stop failed is not alone: the
-// other ranks go on to the next repetition, whose start agreement this rank's driver, if it
-// is broken, fails for all of them; this one is then incomplete.
-Status stop_driver(drv::Driver& d, bool in_job, TaskResult& result) {
+// the drops no receiver saw. A rank of a job (`role`) first waits until every rank's flows
+// ended: it keeps its receive side up until no rank sends to it any more. A rank whose stop
+// failed is not alone: the other ranks go on to the next repetition, whose start agreement
+// this rank's driver, if it is broken, fails for all of them; this one is then incomplete.
+Status stop_driver(drv::Driver& d, const HostRole* role, const std::atomic<bool>* interrupted,
+                   TaskResult& result) {
+  const bool in_job = role != nullptr;
+  const Status all_ended = in_job && role->at_end ? role->at_end() : Status{};
   const Status stopped = check(d.stop(), "stop");
   result.measurement.driver_stats = d.stats();
   result.measurement.queue_depth = d.queue_depth_series();
@@ -250,6 +254,11 @@ Status stop_driver(drv::Driver& d, bool in_job, TaskResult& result) {
     result.measurement.flows[f].counts.drops += drops[f];
   }
   d.close();
+  // Some rank never ended its flows: this one may have torn down what that rank still sent to.
+  if (!all_ended && (interrupted == nullptr || !interrupted->load())) {
+    result.measurement.complete = false;
+    result.measurement.driver_stats.emplace_back("end_wait_failed", 1.0);
+  }
   if (stopped || !in_job) return stopped;
   result.measurement.complete = false;
   result.measurement.driver_stats.emplace_back("stop_failed", 1.0);
@@ -364,8 +373,6 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t scen
     drive(0);
   }
   if (tap) tap->finish();
-  // A rank of a job keeps its receive side up until every rank has stopped sending to it.
-  const Status all_ended = role != nullptr && role->at_end ? role->at_end() : Status{};
   // A rank of a multi-host job sees only one side, and a send-only driver none: neither knows
   // which messages are outstanding.
   const bool sees_outstanding = role == nullptr && d.capabilities().receives;
@@ -373,12 +380,7 @@ Result<TaskResult> run_repetition(const ScenarioRun& scenario_run, uint32_t scen
                  latency, result);
   result.clock = std::string(d.clock(0).name());
   summarise_repetition(compiled, result);
-  if (Status stopped = stop_driver(d, role != nullptr, result); !stopped) return stopped.error();
-  // Some rank never ended its flows: this one may have torn down what that rank still sent to.
-  if (!all_ended && (interrupted == nullptr || !interrupted->load())) {
-    result.measurement.complete = false;
-    result.measurement.driver_stats.emplace_back("end_wait_failed", 1.0);
-  }
+  if (Status stopped = stop_driver(d, role, interrupted, result); !stopped) return stopped.error();
   result.measurement.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return result;

@@ -340,9 +340,10 @@ void judge_gates(const suite::GateSpec& spec, const engine::ScenarioMeasurement&
   judge_jain(spec, scenario);
   judge_convergence_gate(spec, scenario);
   if (spec.max_queue_depth_bytes) {
-    // The driver's figure; a driver that measured no switch queue cannot pass the gate.
+    // The driver's figure, the deepest of any repetition; a driver that measured no switch
+    // queue cannot pass the gate.
     double depth = std::numeric_limits<double>::infinity();
-    for (const auto& [name, value] : measured.driver_stats) {
+    for (const auto& [name, value] : measured.driver_stats_max) {
       if (name == "switch_queue_max_bytes") depth = value;
     }
     GateResult gate =

@@ -77,5 +77,25 @@ TEST(Measure, GroupsClassesAndElementsAddUpTheirFlows) {
   EXPECT_NEAR(m.element_bps[tree.find("a")] / m.element_bps[tree.find("b")], 3.0, 0.05);
 }
 
+TEST(Measure, DriverStatsAreTheRepetitionsMeanAndTheirMax) {
+  auto suite = suite::load_suite_string(kSuite, "measure.toml");
+  ASSERT_TRUE(suite.ok()) << suite.error().to_string();
+  RunOptions options;
+  options.jobs = 1;
+  auto run = testing_support::run_suite_on(*suite, "sim", options);
+  ASSERT_TRUE(run.ok()) << run.error().to_string();
+  ScenarioRun& scenario = run->scenarios.front();
+  ASSERT_EQ(scenario.reps.size(), 2u);
+  scenario.reps[0].driver_stats = {{"deepest", 1000.0}, {"only_first", 4.0}};
+  scenario.reps[1].driver_stats = {{"deepest", 3000.0}};
+  const ScenarioMeasurement m = measure(scenario);
+  const std::vector<std::pair<std::string, double>> mean = {{"deepest", 2000.0},
+                                                            {"only_first", 2.0}};
+  const std::vector<std::pair<std::string, double>> max = {{"deepest", 3000.0},
+                                                           {"only_first", 4.0}};
+  EXPECT_EQ(m.driver_stats, mean);
+  EXPECT_EQ(m.driver_stats_max, max);
+}
+
 }  // namespace
 }  // namespace qb::engine

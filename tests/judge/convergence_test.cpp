@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -234,9 +235,11 @@ struct Judged {
 };
 
 // A two-flow suite (b joins at 500 us), "measured" as the given series, judged with its gates.
-std::unique_ptr<Judged> judge_series(const std::string& gates,
-                                     const std::vector<std::vector<double>>& series_gbps,
-                                     std::vector<std::pair<std::string, double>> driver_stats) {
+// `driver_stats` are the repetitions' mean and, unless `driver_stats_max` is given, their max.
+std::unique_ptr<Judged> judge_series(
+    const std::string& gates, const std::vector<std::vector<double>>& series_gbps,
+    std::vector<std::pair<std::string, double>> driver_stats,
+    std::optional<std::vector<std::pair<std::string, double>>> driver_stats_max = std::nullopt) {
   auto out = std::make_unique<Judged>();
   auto suite = suite::load_suite_string(
       "[suite]\nwarmup = \"0s\"\nduration = \"1200us\"\nbin = \"100us\"\nrepetitions = 1\n"
@@ -273,6 +276,7 @@ std::unique_ptr<Judged> judge_series(const std::string& gates,
   engine::ScenarioMeasurement m;
   m.repetitions_completed = 1;
   m.bins = series_gbps.front().size();
+  m.driver_stats_max = driver_stats_max.value_or(driver_stats);
   m.driver_stats = std::move(driver_stats);
   for (size_t f = 0; f < flows; ++f) {
     engine::TrafficMeasurement t;
@@ -392,6 +396,18 @@ TEST(ConvergenceGates, MaxQueueDepthFailsWithoutTheDriversFigureOrAboveIt) {
     EXPECT_FALSE(depth->passed);
     EXPECT_DOUBLE_EQ(depth->value, 1001.0);
     EXPECT_DOUBLE_EQ(depth->threshold, 1000.0);
+  }
+  {
+    // One repetition's queue above the limit fails the gate, though their mean is below it.
+    auto judged = judge_series("max_queue_depth = 1000\n", {kA, kB},
+                               {{"switch_queue_max_bytes", 900.0}},
+                               {{{"switch_queue_max_bytes", 1100.0}}});
+    ASSERT_TRUE(judged);
+    ASSERT_TRUE(judged->results.ok());
+    const GateResult* depth = gate_named(judged->results->scenarios.front(), "max_queue_depth");
+    ASSERT_NE(depth, nullptr);
+    EXPECT_FALSE(depth->passed);
+    EXPECT_DOUBLE_EQ(depth->value, 1100.0);
   }
 }
 

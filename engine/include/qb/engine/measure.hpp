@@ -39,6 +39,9 @@ struct ScenarioMeasurement {
   /// Driver counters, mean over the repetitions (keeps counters, maxima and ratios meaningful
   /// without knowing what each one is), sorted by name.
   std::vector<std::pair<std::string, double>> driver_stats;
+  /// The same counters' largest value over the repetitions, sorted by name: what a limit on a
+  /// maximum (the deepest queue) judges, as one repetition above it is a failure.
+  std::vector<std::pair<std::string, double>> driver_stats_max;
   /// Switch egress queue depth per bin: the deepest over the repetitions and the mean of
   /// their means; empty unless the driver models a switch that reports it.
   std::vector<drv::QueueDepthSeries> queue_depth;
