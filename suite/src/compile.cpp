@@ -8,6 +8,7 @@
 
 #include "class_resolution.hpp"
 #include "fabric_compile.hpp"
+#include "retransmit_check.hpp"
 #include "qb/policies/class_oracle.hpp"
 
 namespace qb::suite {
@@ -349,6 +350,7 @@ Result<CompiledScenario> compile_scenario(const Scenario& scenario,
     out.oracle_notes = std::move(expected.notes);
   }
   out.plan.congestion = congestion_plan(scenario);
+  detail::warn_short_retransmit_timeout(scenario, out, warnings);
   const EpochStarts starts = epoch_starts(scenario);
   if (auto status = check_epoch_budget(scenario, starts); !status) {
     return std::move(status).error();

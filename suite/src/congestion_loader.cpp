@@ -250,6 +250,7 @@ void read_fabric_congestion(const TableReader& reader, FabricSpec& fabric, bool 
         *reader.duration_ns("retransmit_timeout", kMinRetransmitTimeoutNs, kMaxRetransmitTimeoutNs,
                             "at least a packet's way; at most an RC QP's longest timeout, "
                             "4.096 us x 2^31");
+    fabric.retransmit_timeout_loc = reader.value_loc("retransmit_timeout");
   }
   const toml::table* ecn = reader.subtable("ecn");
   if (ecn == nullptr) return;

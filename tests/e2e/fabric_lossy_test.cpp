@@ -150,5 +150,23 @@ TEST(FabricLossy, TopologyBufferWithLossyModeIsRefused) {
   EXPECT_NE(outcome.err.find("lossy"), std::string::npos) << outcome.err;
 }
 
+// A timeout shorter than a packet's way (three hops of 1 us, 256 KB buffers at 100 Gbit/s behind
+// each switch egress) is warned about at its key; the default (1.05 ms) is not.
+TEST(FabricLossy, ARetransmitTimeoutShorterThanAPacketsWayIsWarnedAbout) {
+  std::string suite = pfc_victim_lossy() + "retransmit_timeout = \"5us\"\n";
+  const Outcome short_timeout =
+      run_qosbench({"validate", write_temp("lossy_short_timeout.toml", suite)});
+  EXPECT_EQ(short_timeout.exit_code, 0) << short_timeout.out << short_timeout.err;
+  const std::string all = short_timeout.out + short_timeout.err;
+  EXPECT_NE(all.find("fabric.retransmit_timeout"), std::string::npos) << all;
+  EXPECT_NE(all.find("spurious retransmissions"), std::string::npos) << all;
+
+  const Outcome by_default =
+      run_qosbench({"validate", write_temp("lossy_default_timeout.toml", pfc_victim_lossy())});
+  EXPECT_EQ(by_default.exit_code, 0) << by_default.out << by_default.err;
+  EXPECT_EQ((by_default.out + by_default.err).find("retransmit_timeout"), std::string::npos)
+      << by_default.out << by_default.err;
+}
+
 }  // namespace
 }  // namespace qb::e2e

@@ -142,6 +142,7 @@ struct FabricSpec {
   bool lossy = false;                         // mode = "lossy": tail drop at the switch, go-back-N
   int64_t buffer_bytes = 0;                   // lossy: `buffer`, per switch egress class
   int64_t retransmit_timeout_ns = 1'048'576;  // lossy: 4.096 us * 2^8 (an RC QP's timeout 8)
+  SourceLoc retransmit_timeout_loc;           // where it was written (line 0: the default)
   /// `[[fabric.host]]` (one per host, in host order, or none) and `[fabric.receiver]`: the
   /// ranks of a multi-host job; unused on one machine.
   std::vector<RankPlacement> host_ranks;
