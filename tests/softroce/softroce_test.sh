@@ -133,7 +133,12 @@ for pair in "rxe0 10.0.0.1" "rxe1 10.0.0.2"; do
 done
 
 # 3b. The product's own counters (nic/, docs/verbs.md): the receiver's results carry rxe1's
-# hw_counters deltas of its one repetition, read by qosbench; they equal the guest's own reads.
+# hw_counters deltas of its one repetition, read by qosbench; they equal the guest's own reads
+# (taken after the run). Except for a requester's retry (rxe0's completer_retry_err: an ACK
+# late on an emulated guest under load), which can come after the receiver read its counters:
+# then the guest's read may exceed qosbench's by the retried packets and their ACKs, at most a
+# QP's outstanding window per retry (16 messages of 8 KiB: 32 packets at MTU 4096).
+retries=$(delta "$out/counters_before_rxe0.txt" "$out/counters_after_rxe0.txt" completer_retry_err)
 for name in rcvd_pkts sent_pkts; do
   ours=$(delta "$out/counters_before_rxe1.txt" "$out/counters_after_rxe1.txt" "$name")
   product=$(python3 -c 'import json, sys
@@ -141,7 +146,13 @@ stats = json.load(open(sys.argv[1]))["scenarios"][0].get("driver_stats", {})
 value = stats.get("nic.rdma." + sys.argv[2])
 print("none" if value is None else int(value))' "$out/receiver.json" "$name" 2>/dev/null)
   echo "rxe1 $name: qosbench's nic.rdma.$name ${product:-none}, the guest's own read +$ours"
-  [[ "$product" == "$ours" ]] || fail "the receiver's nic.rdma.$name (${product:-none}) is not rxe1's +$ours"
+  if [[ "$product" == "$ours" ]]; then
+    continue
+  elif [[ "$product" =~ ^[0-9]+$ ]] && ((retries > 0 && product < ours && ours - product <= 32 * retries)); then
+    echo "  ($((ours - product)) more in the guest's read, after rxe0's $retries retries: late packets)"
+  else
+    fail "the receiver's nic.rdma.$name (${product:-none}) is not rxe1's +$ours ($retries retries)"
+  fi
 done
 
 # 4. READ.
