@@ -81,8 +81,9 @@ BENCHMARK(BM_Expectation_Hpcc320_Permutation)
 
 // Every host of the first range(1) hosts to every other (320: 102080 flows, the all-to-all
 // suites), per-ingress (range(0) = 0) and per-flow (1). Per-ingress is coupled throughout
-// (~650 sweeps): 32 hosts ~0.3 s, 100 hosts ~13 s, 320 hosts still many minutes
-// (docs/performance.md); run the large ones alone, e.g. --benchmark_filter=AllToAll/0/100/.
+// (~400-700 sweeps) and has more than one fixed point (settled = 0): 32 hosts ~0.2 s, 100 hosts
+// ~13 s, 320 hosts many minutes (docs/performance.md); run the large ones alone, e.g.
+// --benchmark_filter=AllToAll/0/100/.
 void BM_Expectation_Hpcc320_AllToAll(benchmark::State& state) {
   const Topology t = hpcc_fat_tree();
   TrafficTemplate spec;
@@ -96,6 +97,7 @@ void BM_Expectation_Hpcc320_AllToAll(benchmark::State& state) {
   PortPolicy policy;
   policy.fairness = state.range(0) == 0 ? Fairness::per_ingress : Fairness::per_flow;
   uint32_t rounds = 0, coupled = 0, sweeps = 0, bracket = 0;
+  double floor = 0.0, bracket_gap = 0.0;
   bool settled = true;
   for (auto _ : state) {
     auto rates = expected_fabric_rates(t, flows, *routes, policy);
@@ -105,6 +107,8 @@ void BM_Expectation_Hpcc320_AllToAll(benchmark::State& state) {
     sweeps = rates->sweeps;
     bracket = rates->bracket_sweeps;
     settled = rates->settled;
+    floor = rates->rounding_floor;
+    bracket_gap = rates->bracket_gap;
     benchmark::DoNotOptimize(rates->flow_bps.data());
   }
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(flows.size()));
@@ -114,6 +118,8 @@ void BM_Expectation_Hpcc320_AllToAll(benchmark::State& state) {
   state.counters["sweeps"] = sweeps;
   state.counters["bracket"] = bracket;
   state.counters["settled"] = settled ? 1 : 0;
+  state.counters["bracket_gap"] = bracket_gap;  // the bounds' largest relative gap
+  state.counters["floor"] = floor;  // settled at rounding's floor this far from the fixed point
 }
 BENCHMARK(BM_Expectation_Hpcc320_AllToAll)
     ->ArgsProduct({{0, 1}, {32, 100, 320}})

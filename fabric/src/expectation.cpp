@@ -27,6 +27,15 @@ constexpr double kStallGain = 1e-3;
 constexpr uint32_t kStallSweeps = 20;
 // The Gauss-Seidel phase inside stalled bounds gets this many sweeps before the Jacobi one.
 constexpr uint32_t kSeidelSweeps = 500;
+// Rounding's floor: a Gauss-Seidel phase whose largest step stalls (kStallGain, kStallSweeps)
+// at most this far (relative) from the flows' right-hand sides has settled. A NIC's greedy
+// share is its rate minus the others' sum, so its rounding grows as its flows squared (about
+// 1e-12 at 32 flows a NIC): kSettled is out of reach there. As kOverload, far below anything
+// a measurement resolves.
+constexpr double kRoundingFloor = 1e-9;
+// Two fixed points this close (relative, every flow) are one: far above rounding's floor, far
+// below anything a measurement resolves.
+constexpr double kUnique = 1e-6;
 // A channel's expected load may exceed its rate by this much (relative) from rounding alone.
 constexpr double kOverload = 1e-9;
 
@@ -901,14 +910,30 @@ double relative_gap(double low, double high) {
   return high > 0.0 ? (high - low) / high : 0.0;
 }
 
+// The largest relative gap between a flow of `rest` and its right-hand side at `x`.
+double residual(std::span<const uint32_t> rest, std::span<const double> lo,
+                std::span<const double> hi, RightHandSide& rhs, const std::vector<double>& x) {
+  rhs.changed_all(x);
+  uint32_t at = kLimitedByOffered;
+  double largest = 0.0;
+  for (const uint32_t f : rest) {
+    const double target = std::clamp(rhs(f, x, at), lo[f], hi[f]);
+    largest = std::max(largest, relative_gap(std::min(x[f], target), std::max(x[f], target)));
+  }
+  return largest;
+}
+
 // Inside bounds that stalled apart, first flow by flow (Gauss-Seidel, the newest rates of the
 // others): each steps towards its right-hand side, halving its steps when it turns back and
 // regaining them while it keeps its direction, kept within [lo, hi]; only flows whose channels
 // changed look again. Fast where it settles; on some coupled fabrics it swings for ever, so it
-// has kSeidelSweeps. True when no flow moves by more than kSettled in a sweep.
-bool seidel_inside(std::span<const uint32_t> rest, std::span<const double> lo,
-                   std::span<const double> hi, RightHandSide& rhs, Dirty& dirty,
-                   FabricExpectation& out) {
+// has kSeidelSweeps. Settled when no flow moves by more than kSettled in a sweep; at the floor
+// when the largest step stalls below kRoundingFloor (the rounding of the right-hand sides) and
+// every flow, evaluated afresh, is that close to its right-hand side.
+enum class SeidelEnd { not_settled, settled, at_floor };
+SeidelEnd seidel_inside(std::span<const uint32_t> rest, std::span<const double> lo,
+                        std::span<const double> hi, RightHandSide& rhs, Dirty& dirty,
+                        FabricExpectation& out) {
   std::vector<double>& x = out.flow_bps;
   std::vector<double> gain(x.size(), 1.0), last_step(x.size(), 0.0);
   for (const uint32_t f : rest) dirty.mark(f);
@@ -916,13 +941,18 @@ bool seidel_inside(std::span<const uint32_t> rest, std::span<const double> lo,
   uint32_t at = kLimitedByOffered;
   const uint32_t until = std::min(kMaxSweeps, out.sweeps + kSeidelSweeps);
   bool pending = true;
+  double best_gap = kInf;
+  uint32_t stalled = 0;
   while (pending && out.sweeps < until) {
     ++out.sweeps;
+    double sweep_gap = 0.0;  // the largest step this sweep (relative)
     for (const uint32_t f : rest) {
       if (!dirty.take(f)) continue;
       const double target = std::clamp(rhs(f, x, at), lo[f], hi[f]);
       const double step = target - x[f];
-      if (relative_gap(std::min(x[f], target), std::max(x[f], target)) <= kSettled) {
+      const double gap = relative_gap(std::min(x[f], target), std::max(x[f], target));
+      sweep_gap = std::max(sweep_gap, gap);
+      if (gap <= kSettled) {
         x[f] = target;
         rhs.changed(x, f);
         last_step[f] = 0.0;
@@ -937,8 +967,15 @@ bool seidel_inside(std::span<const uint32_t> rest, std::span<const double> lo,
     }
     pending = false;
     for (const uint32_t f : rest) pending = pending || dirty.is(f);
+    if (sweep_gap < best_gap * (1.0 - kStallGain)) {
+      best_gap = sweep_gap;
+      stalled = 0;
+    } else if (++stalled >= kStallSweeps && sweep_gap <= kRoundingFloor) {
+      return residual(rest, lo, hi, rhs, x) <= kRoundingFloor ? SeidelEnd::at_floor
+                                                                : SeidelEnd::not_settled;
+    }
   }
-  return !pending;
+  return pending ? SeidelEnd::not_settled : SeidelEnd::settled;
 }
 
 // Then, from the bounds' midpoint again, all flows at once (Jacobi) step a
@@ -972,6 +1009,53 @@ bool jacobi_inside(std::span<const uint32_t> rest, std::span<const double> lo,
     for (const uint32_t f : rest) x[f] += alpha * (target[f] - x[f]);
   }
   return false;
+}
+
+// Inside stalled bounds there may be more than one fixed point (T is antitone, not a
+// contraction), and then the expectation is not defined. The flow-by-flow phase runs from the
+// bounds' midpoint and, when it settles, again from the lower bounds: two fixed points more
+// than kUnique apart prove there are several (the result is flagged not settled, with a note
+// naming the flow on which they differ most); the same one twice is taken as the expectation
+// (the midpoint's). A flow-by-flow phase that does not settle leaves it to the all-at-once
+// phase (from the midpoint), as does one that only reached rounding's floor from the midpoint.
+bool settle_inside(std::span<const uint32_t> rest, std::span<const double> lo,
+                   std::span<const double> hi, RightHandSide& rhs, Dirty& dirty,
+                   FabricExpectation& out) {
+  std::vector<double>& x = out.flow_bps;
+  const SeidelEnd from_middle = seidel_inside(rest, lo, hi, rhs, dirty, out);
+  if (from_middle == SeidelEnd::not_settled) return jacobi_inside(rest, lo, hi, rhs, out);
+  const std::vector<double> middle = x;
+  for (const uint32_t f : rest) x[f] = lo[f];
+  const SeidelEnd from_low = seidel_inside(rest, lo, hi, rhs, dirty, out);
+  if (from_low != SeidelEnd::not_settled) {
+    double widest = 0.0;
+    uint32_t widest_flow = rest.front();
+    for (const uint32_t f : rest) {
+      const double apart = relative_gap(std::min(x[f], middle[f]), std::max(x[f], middle[f]));
+      if (apart > widest) {
+        widest = apart;
+        widest_flow = f;
+      }
+    }
+    if (widest > kUnique) {
+      out.notes.push_back(fmt::format(
+          "the coupled bottlenecks of {} flows have more than one fixed point (bounds {:.2g} "
+          "apart, relative): two differ by up to {:.2g} % (flow {}: {:.6g} or {:.6g} bit/s), "
+          "so the expectation is not defined; their rates are lower bounds",
+          rest.size(), out.bracket_gap, 100.0 * widest, widest_flow, middle[widest_flow],
+          x[widest_flow]));
+      out.fixed_points = {middle, x};
+      return false;
+    }
+  }
+  x = middle;
+  if (from_middle == SeidelEnd::settled) return true;
+  // Only at rounding's floor: the all-at-once phase (as before the floor was known), and
+  // the floor's result when that does not settle.
+  if (jacobi_inside(rest, lo, hi, rhs, out)) return true;
+  x = middle;
+  out.rounding_floor = residual(rest, lo, hi, rhs, x);
+  return true;
 }
 
 // Step (2). The right-hand side T is antitone: a flow's greedy share can only fall when the
@@ -1047,9 +1131,8 @@ void solve_coupled(const Views& v, uint32_t slots, std::span<const FabricFlow> f
     for (const uint32_t f : rest) x[f] = lo[f];
   } else {
     for (const uint32_t f : rest) x[f] = midpoint(lo[f], hi[f]);
-    out.settled = seidel_inside(rest, lo, hi, rhs, dirty, out) ||
-                  jacobi_inside(rest, lo, hi, rhs, out);
-    if (!out.settled) {
+    out.settled = settle_inside(rest, lo, hi, rhs, dirty, out);
+    if (!out.settled && out.notes.empty()) {
       out.notes.push_back(fmt::format(
           "the coupled bottlenecks of {} flows did not settle within {} sweeps (bounds {:.2g} "
           "apart, relative): their rates are lower bounds",

@@ -510,6 +510,60 @@ void expect_fixed_point(const Topology& t, std::span<const FabricFlow> flows,
   }
 }
 
+// Per-ingress round robin can leave more than one fixed point: two ToRs of two hosts under one
+// aggregation switch, all-to-all (12 flows). The solver reports both, and the result is
+// flagged not settled (the suite then judges nothing against it); each is checked against the
+// definition directly here (expect_fixed_point), and they differ by far more than rounding.
+TEST(FabricExpectation, AnAllToAllWithTwoFixedPointsIsNotSettled) {
+  FatTreeSpec spec;
+  spec.pods = 1;
+  spec.tors_per_pod = 2;
+  spec.aggs_per_pod = 1;
+  spec.hosts_per_tor = 2;
+  spec.cores_per_agg = 1;
+  spec.fabric_rate_bps = 400 * G;
+  auto t = fat_tree(spec, {"topology", {}});
+  ASSERT_TRUE(t) << t.error().to_string();
+  TrafficTemplate all;
+  for (uint32_t h = 0; h < t->host_count(); ++h) all.sources.push_back(h);
+  all.pattern = DestinationPattern::all_to_all;
+  const auto ends = *expand_template(all);
+  ASSERT_EQ(ends.size(), 12u);
+  auto routes = route_flows(*t, ends, RoutingSpec{});
+  ASSERT_TRUE(routes);
+  const std::vector<FabricFlow> flows(ends.size());
+  const PortPolicy policy;  // per-ingress round robin
+  auto got = expected_fabric_rates(*t, flows, *routes, policy);
+  ASSERT_TRUE(got);
+  EXPECT_FALSE(got->settled);
+  ASSERT_EQ(got->notes.size(), 1u);
+  EXPECT_NE(got->notes.front().find("more than one fixed point"), std::string::npos)
+      << got->notes.front();
+  ASSERT_EQ(got->fixed_points.size(), 2u);
+  double widest = 0.0;
+  for (const auto& fixed_point : got->fixed_points) {
+    FabricExpectation candidate = *got;
+    candidate.flow_bps = fixed_point;
+    candidate.channel_bps.assign(t->channel_count(), 0.0);
+    for (uint32_t f = 0; f < flows.size(); ++f) {
+      for (const uint32_t c : (*routes)[f].channels) candidate.channel_bps[c] += fixed_point[f];
+    }
+    expect_fixed_point(*t, flows, *routes, policy, candidate, "a fixed point");
+  }
+  for (uint32_t f = 0; f < flows.size(); ++f) {
+    const double a = got->fixed_points[0][f], b = got->fixed_points[1][f];
+    widest = std::max(widest, std::fabs(a - b) / std::max(a, b));
+  }
+  EXPECT_GT(widest, 1e-3);
+  // Per-flow fairness at the switches has one: settled.
+  PortPolicy per_flow;
+  per_flow.fairness = Fairness::per_flow;
+  auto unique = expected_fabric_rates(*t, flows, *routes, per_flow);
+  ASSERT_TRUE(unique);
+  EXPECT_TRUE(unique->settled);
+  EXPECT_TRUE(unique->fixed_points.empty());
+}
+
 // configs/fabrics/leaf_spine_classes.toml: 2 leaves x 2 spines, 4 hosts per leaf, 100G
 // everywhere; two compute classes all-to-all (TC0, TC1: ETS 50/50) and four 5G storage flows
 // into h7 (TC3, strict) at every hop. 116 flows; the coupled step used to swing for 2000 sweeps

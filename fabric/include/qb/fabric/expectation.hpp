@@ -82,6 +82,12 @@ struct FabricExpectation {
   uint32_t sweeps = 0;                  // sweeps of step (2), both phases
   uint32_t bracket_sweeps = 0;          // of which the two-sided bounds
   double bracket_gap = 0.0;             // the bounds' largest relative gap when they stopped
+  /// Settled at rounding's floor (the flow-by-flow phase's steps stalled this far from the
+  /// right-hand sides, relative, at most 1e-9); 0: within 1e-13.
+  double rounding_floor = 0.0;
+  /// Two fixed points found apart (per flow, wire bit/s), which leave the expectation undefined
+  /// (settled is then false, and `notes` says so); empty when none were.
+  std::vector<std::vector<double>> fixed_points;
   /// False: step (2) did not settle, or a channel came out over its rate (a solver fault; its
   /// flows were scaled down to fit). flow_bps are then feasible lower bounds, not the
   /// expectation: a caller must not judge against them ("not judged"). `notes` says why.
