@@ -68,11 +68,25 @@ struct ShareRow {
   double noise;
 };
 
+// Why a gate over the flows (or groups: `what`) has none to judge: what every flow says when
+// they all say the same (a fabric's expectation that is not defined, or one late start), else
+// that none started in the measured window.
+std::string nothing_to_judge(const ScenarioResult& scenario, const char* what) {
+  const auto& flows = scenario.flows;
+  if (!flows.empty() && !flows.front().not_judged.empty() &&
+      std::all_of(flows.begin(), flows.end(), [&](const FlowResult& flow) {
+        return flow.not_judged == flows.front().not_judged;
+      })) {
+    return flows.front().not_judged;
+  }
+  return fmt::format("no {} started in the measured window", what);
+}
+
 GateResult share_gate(const char* name, const char* what, const std::vector<ShareRow>& rows,
-                      double limit, const std::string& span) {
+                      double limit, const std::string& span, const ScenarioResult& scenario) {
   if (rows.empty()) {
-    return not_judged_gate(name, fmt::format("no {} started in the measured window", what),
-                           GateKind::ratio, GateBound::at_most);
+    return not_judged_gate(name, nothing_to_judge(scenario, what), GateKind::ratio,
+                           GateBound::at_most);
   }
   const double z = noise_quantile(rows.size());
   const ShareRow* worst = &rows.front();
@@ -135,7 +149,7 @@ void judge_shares(const suite::GateSpec& spec, ScenarioResult& scenario) {
     }
     if (!no_epoch_judged(settled)) {
       scenario.gates.push_back(
-          share_gate("max_share_error", "flow", rows, *spec.max_share_error, span));
+          share_gate("max_share_error", "flow", rows, *spec.max_share_error, span, scenario));
     }
   }
   if (!off_in_suite(spec.max_group_share_error, "max_group_share_error", GateKind::ratio,
@@ -156,7 +170,8 @@ void judge_shares(const suite::GateSpec& spec, ScenarioResult& scenario) {
     } else {
       scenario.gates.push_back(share_gate("max_group_share_error", "group", rows,
                                           *spec.max_group_share_error,
-                                          settled.present ? " after each change settled" : ""));
+                                          settled.present ? " after each change settled" : "",
+                                          scenario));
     }
   }
 }
@@ -182,7 +197,7 @@ void judge_jain(const suite::GateSpec& spec, ScenarioResult& scenario) {
   }
   if (judged.empty() || no_epoch_judged(settled)) {
     scenario.gates.push_back(not_judged_gate(
-        "min_jain", judged.empty() ? "no flow started in the measured window" : kNoEpochJudged,
+        "min_jain", judged.empty() ? nothing_to_judge(scenario, "flow") : kNoEpochJudged,
         GateKind::index, GateBound::at_least));
     return;
   }

@@ -82,6 +82,19 @@ void tree_totals(CompiledScenario& compiled) {
   }
 }
 
+// What the gates and flows say when `expected` is no expectation; its note says the rest
+// (the console's "oracle:" line, explain).
+std::string why_unjudgeable(const fabric::FabricExpectation& expected, const char* when) {
+  if (!expected.fixed_points.empty()) {
+    return fmt::format("the expectation across the fabric is not defined{}: it has more than one "
+                       "fixed point (see the oracle note)",
+                       when);
+  }
+  std::string why = fmt::format("the expectation across the fabric did not settle{}", when);
+  if (!expected.notes.empty()) why += " (" + expected.notes.front() + ")";
+  return why;
+}
+
 }  // namespace
 
 Status compile_fabric(const Scenario& scenario, std::span<const fabric::FlowEndpoints> endpoints,
@@ -162,10 +175,7 @@ Status compile_fabric(const Scenario& scenario, std::span<const fabric::FlowEndp
     }
     return error;
   }
-  if (!expected->settled) {
-    compiled.unjudgeable = "the expectation across the fabric did not settle";
-    if (!expected->notes.empty()) compiled.unjudgeable += " (" + expected->notes.front() + ")";
-  }
+  if (!expected->settled) compiled.unjudgeable = why_unjudgeable(*expected, "");
   compiled.expected.flow_bps = expected->flow_bps;
   graph->channel_expected_bps = std::move(expected->channel_bps);
   graph->flow_bottleneck = std::move(expected->bottleneck);
@@ -183,8 +193,7 @@ std::vector<double> fabric_expected_bps(CompiledScenario& compiled,
                                                 port_policy(compiled, *compiled.plan.graph));
   if (!expected) return std::vector<double>(offered_bps.size(), 0.0);  // checked at compile
   if (!expected->settled && compiled.unjudgeable.empty()) {
-    compiled.unjudgeable = "the expectation across the fabric did not settle after a flow joined";
-    if (!expected->notes.empty()) compiled.unjudgeable += " (" + expected->notes.front() + ")";
+    compiled.unjudgeable = why_unjudgeable(*expected, " after a flow joined");
   }
   return std::move(expected->flow_bps);
 }

@@ -305,5 +305,55 @@ TEST(FabricRun, EveryShippedFabricSuiteValidatesAndExplains) {
   EXPECT_GE(suites, 6u);
 }
 
+// An all-to-all over two ToRs of two hosts with per-ingress round robin has more than one fixed
+// point (tests/fabric/expectation_test.cpp): the run judges nothing and every gate says why,
+// instead of comparing the flows with one of them.
+TEST(FabricRun, AnExpectationWithTwoFixedPointsJudgesNothingAndSaysWhy) {
+  const std::string suite = write_temp("two_fixed_points.toml", R"([suite]
+name = "two fixed points"
+duration = "1ms"
+warmup = "200us"
+[port]
+rate = "100Gbps"
+transport = "rocev2"
+mtu = 4096
+[topology]
+kind = "fat_tree"
+pods = 1
+tors_per_pod = 2
+aggs_per_pod = 1
+hosts_per_tor = 2
+cores_per_agg = 1
+host_rate = "100Gbps"
+fabric_rate = "400Gbps"
+[[flow]]
+name = "all"
+size = 65536
+rate = "saturate"
+sources = "*"
+destinations = "all-to-all"
+[gates]
+max_share_error = "5%"
+min_jain = 0.99
+)");
+  const Json results = run_json(suite, 0);
+  const Json& scenario = results["scenarios"][0];
+  ASSERT_EQ(scenario["flows"].size(), 12u);
+  for (const Json& flow : scenario["flows"]) EXPECT_FALSE(flow["judged"].get<bool>());
+  size_t gates = 0;
+  for (const Json& gate : scenario["gates"]) {
+    ++gates;
+    EXPECT_FALSE(gate["judged"].get<bool>()) << gate.dump();
+    EXPECT_NE(gate["detail"].get<std::string>().find("more than one fixed point"),
+              std::string::npos)
+        << gate.dump();
+  }
+  EXPECT_GE(gates, 2u);
+  EXPECT_NE(scenario["oracle_notes"][0].get<std::string>().find("more than one fixed point"),
+            std::string::npos);
+  EXPECT_TRUE(results["verdict"]["summary"].get<std::string>().starts_with("NOT JUDGED"))
+      << results["verdict"]["summary"];
+}
+
 }  // namespace
 }  // namespace qb::e2e
