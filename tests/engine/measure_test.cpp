@@ -40,12 +40,17 @@ size = 4096
 rate = "saturate"
 )";
 
-TEST(Measure, GroupsClassesAndElementsAddUpTheirFlows) {
-  auto suite = suite::load_suite_string(kSuite, "measure.toml");
-  ASSERT_TRUE(suite.ok()) << suite.error().to_string();
+// kSuite run on the simulator, one job (the suite outlives the run, which points into it).
+Result<SuiteRun> run_measure_suite() {
+  static const Result<suite::Suite> suite = suite::load_suite_string(kSuite, "measure.toml");
+  if (!suite) return suite.error();
   RunOptions options;
   options.jobs = 1;
-  auto run = testing_support::run_suite_on(*suite, "sim", options);
+  return testing_support::run_suite_on(*suite, "sim", options);
+}
+
+TEST(Measure, GroupsClassesAndElementsAddUpTheirFlows) {
+  auto run = run_measure_suite();
   ASSERT_TRUE(run.ok()) << run.error().to_string();
   const ScenarioMeasurement m = measure(run->scenarios.front());
 
@@ -78,11 +83,7 @@ TEST(Measure, GroupsClassesAndElementsAddUpTheirFlows) {
 }
 
 TEST(Measure, DriverStatsAreTheRepetitionsMeanAndTheirMax) {
-  auto suite = suite::load_suite_string(kSuite, "measure.toml");
-  ASSERT_TRUE(suite.ok()) << suite.error().to_string();
-  RunOptions options;
-  options.jobs = 1;
-  auto run = testing_support::run_suite_on(*suite, "sim", options);
+  auto run = run_measure_suite();
   ASSERT_TRUE(run.ok()) << run.error().to_string();
   ScenarioRun& scenario = run->scenarios.front();
   ASSERT_EQ(scenario.reps.size(), 2u);
