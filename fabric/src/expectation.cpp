@@ -1132,7 +1132,7 @@ void solve_coupled(const Views& v, uint32_t slots, std::span<const FabricFlow> f
   } else {
     for (const uint32_t f : rest) x[f] = midpoint(lo[f], hi[f]);
     out.settled = settle_inside(rest, lo, hi, rhs, dirty, out);
-    if (!out.settled && out.notes.empty()) {
+    if (!out.settled && out.fixed_points.empty()) {  // (two fixed points: noted already)
       out.notes.push_back(fmt::format(
           "the coupled bottlenecks of {} flows did not settle within {} sweeps (bounds {:.2g} "
           "apart, relative): their rates are lower bounds",
