@@ -52,8 +52,11 @@ if [[ -z "$only" || "$only" == tsan ]]; then
   configure "$root/build-tsan" thread
   # Only the programs of the multi-threaded tests (DPDK's and verbs' when those are built).
   targets=(qosbench qb_integration_tests qb_e2e_tests qb_cluster_tests)
+  # The list read whole first: `grep -q` on the pipe would close it early, ninja then dies of
+  # SIGPIPE and, under pipefail, the target was silently left out (its tests with it).
+  known_targets=$(cmake --build "$root/build-tsan" --target help)
   for optional in qb_dpdk_cli_tests qb_verbs_tests qb_verbs_cli_tests; do
-    if cmake --build "$root/build-tsan" --target help | grep -q "^$optional:"; then
+    if grep -q "^$optional:" <<<"$known_targets"; then
       targets+=("$optional")
     fi
   done

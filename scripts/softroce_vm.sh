@@ -77,8 +77,10 @@ case "$accel" in
   *) echo "softroce_vm: QB_SOFTROCE_ACCEL must be kvm or tcg, not '$accel'" >&2; exit 2 ;;
 esac
 # A QEMU built without the accelerator (e.g. no TCG, and no usable KVM) cannot run the guest.
-if ! "$qemu" -accel help 2>/dev/null | grep -qx "$accel"; then
-  skip "$qemu has no $accel accelerator ($("$qemu" -accel help 2>/dev/null | tail -n +2 | tr '\n' ' '))"
+# (Read whole first: `grep -q` on the pipe could kill qemu with SIGPIPE, a false "no".)
+accels=$("$qemu" -accel help 2>/dev/null || true)
+if ! grep -qx "$accel" <<<"$accels"; then
+  skip "$qemu has no $accel accelerator ($(tail -n +2 <<<"$accels" | tr '\n' ' '))"
 fi
 bios_args=()
 [[ -f /usr/share/qemu/qboot.rom ]] && bios_args=(-bios /usr/share/qemu/qboot.rom)
